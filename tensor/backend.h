@@ -1,0 +1,58 @@
+#pragma once
+// The kernels of one device type. Native ops (tensor/native/) check arguments, apply
+// broadcasting and type promotion and allocate outputs; then they call the Backend of the
+// device the tensors live on. A Backend may assume:
+//   - all tensors are on its device;
+//   - for unary/binary/ternary, inputs already have the output's shape after broadcasting
+//     (they may be expanded views with stride 0) and one common dtype, and `out` has that
+//     dtype too, except for comparisons and logical ops, whose `out` is bool, and Where,
+//     whose condition is bool;
+//   - `out` may have any strides, but does not overlap its inputs in a partial way.
+#include <cstdint>
+#include <vector>
+
+#include "tensor/op_kinds.h"
+#include "tensor/scalar.h"
+#include "tensor/tensor.h"
+
+namespace brisk {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // dst[...] = src[...] with dtype conversion; same shape; src may be on the host or this
+  // device (a CUDA backend handles both directions).
+  virtual void copy(const Tensor& dst, const Tensor& src, bool non_blocking) = 0;
+  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams params) = 0;
+  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams params) = 0;
+  virtual void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c,
+                       OpParams params) = 0;
+  // Reduces `in` over the sorted dims `dims` into `out`, whose shape is in's with those dims
+  // set to 1 (keepdim form). `indices` (int64, same shape as out) is written by
+  // Max/Min when defined, and by ArgMax/ArgMin (then `out` is undefined).
+  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
+                      const std::vector<int64_t>& dims, OpParams params) = 0;
+  // Contiguous in/out; softmax or log-softmax along `dim`.
+  virtual void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) = 0;
+  // grad_in = backward of (log_)softmax given its output and the gradient of the output.
+  virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim,
+                                bool log) = 0;
+  // out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D tensors [B, M, K] x [B, K, N] -> [B, M, N].
+  // a and b may be transposed views (either of their last two strides may be 1).
+  virtual void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) = 0;
+  // out = in.index_select(dim, index) with index int64 1-D, out preallocated.
+  virtual void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
+  // out[i][j] = in[i][index[i][j]] (dim=1 example); index int64 with out's shape.
+  virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
+  // self[i][index[i][j]] += src[i][j] (dim=1 example), in place on self.
+  virtual void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) = 0;
+  // Fills `out` from the counter-based Philox stream (seed, offset): element i of the
+  // contiguous `out` uses counter offset + i, so CPU and CUDA draw the same numbers.
+  virtual void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) = 0;
+};
+
+Backend& backend_for(Device device);
+void register_cuda_backend(Backend* backend);
+
+}  // namespace brisk

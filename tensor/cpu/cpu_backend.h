@@ -1,0 +1,35 @@
+#pragma once
+// The CPU kernels. Elementwise and reduction kernels run the shared functors of
+// tensor/functors/ through the loops of tensor/cpu/loops.h; matmul goes through Eigen.
+// Work splits over OpenMP threads only above a grain size, so tiny tensors pay nothing.
+#include "tensor/backend.h"
+
+namespace brisk::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  // cpu/copy.cc
+  void copy(const Tensor& dst, const Tensor& src, bool non_blocking) override;
+  // cpu/elementwise.cc
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams params) override;
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams params) override;
+  void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c,
+               OpParams params) override;
+  // cpu/reduce.cc
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
+              const std::vector<int64_t>& dims, OpParams params) override;
+  // cpu/softmax.cc
+  void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
+  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim,
+                        bool log) override;
+  // cpu/gemm.cc
+  void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) override;
+  // cpu/index.cc
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) override;
+  // cpu/random.cc
+  void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) override;
+};
+
+}  // namespace brisk::cpu

@@ -1,0 +1,40 @@
+#pragma once
+// Where a tensor's memory lives: the host, or one CUDA device.
+#include <fmt/format.h>
+
+#include <string>
+
+namespace brisk {
+
+enum class DeviceType : uint8_t { CPU, CUDA };
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int index = 0;  // CUDA ordinal; always 0 for CPU
+
+  Device() = default;
+  Device(DeviceType t, int i = 0) : type(t), index(t == DeviceType::CPU ? 0 : i) {}
+  // Parses "cpu", "cuda", "cuda:1".
+  Device(const std::string& spec);
+  Device(const char* spec) : Device(std::string(spec)) {}
+
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  // "cpu" or "cuda:N".
+  std::string str() const;
+};
+
+inline const Device kCPU{DeviceType::CPU, 0};
+inline Device cuda_device(int index = 0) { return Device(DeviceType::CUDA, index); }
+
+}  // namespace brisk
+
+template <>
+struct fmt::formatter<brisk::Device> : fmt::formatter<std::string> {
+  template <typename Ctx>
+  auto format(const brisk::Device& d, Ctx& ctx) const {
+    return fmt::formatter<std::string>::format(d.str(), ctx);
+  }
+};

@@ -1,0 +1,118 @@
+#pragma once
+// Native ops: the tensor library without autograd. Each checks its arguments (errors name
+// the op, shapes, dtypes and devices), applies broadcasting and PyTorch's type promotion,
+// allocates the output and calls the Backend of the tensors' device.
+//
+// Users call the differentiable versions in autograd/ops.h; those call these.
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "tensor/op_kinds.h"
+#include "tensor/scalar.h"
+#include "tensor/tensor.h"
+
+namespace brisk {
+class Generator;
+}
+
+namespace brisk::native {
+
+// ---- Type promotion (torch.result_type) ----
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, Scalar b);
+// The common device of the inputs; errors naming both when they differ.
+Device common_device(const char* op, const std::vector<Tensor>& tensors);
+
+// ---- Factories ----
+Tensor empty(const Shape& shape, TensorOptions options = {});
+Tensor empty_like(const Tensor& t);
+Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
+Tensor zeros(const Shape& shape, TensorOptions options = {});
+Tensor ones(const Shape& shape, TensorOptions options = {});
+Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options);
+// A 0-dim tensor holding `value` with the given dtype.
+Tensor scalar_tensor(Scalar value, DType dtype, Device device = kCPU);
+// Copies host data of type T into a new tensor of `shape` (its numel must match).
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions options);
+
+// ---- Views (share storage) ----
+Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset);
+Tensor view(const Tensor& t, const Shape& shape);  // errors if strides do not allow it
+Tensor reshape(const Tensor& t, const Shape& shape);  // view when possible, else copy
+Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor expand(const Tensor& t, const Shape& shape);
+Tensor squeeze(const Tensor& t, std::optional<int64_t> dim);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim);
+// A tensor sharing storage and metadata but no autograd state.
+Tensor alias(const Tensor& t);
+
+// ---- Copies and conversion ----
+Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking = false);
+Tensor contiguous(const Tensor& t);
+Tensor clone(const Tensor& t);
+Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking = false);
+
+// ---- Elementwise ----
+Tensor unary(UnaryOp op, const Tensor& x, OpParams params = {});
+Tensor& unary_(UnaryOp op, Tensor& self, OpParams params = {});
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams params = {});
+Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams params = {});
+Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams params = {});
+// self = op(self, other); the result dtype must be castable to self's dtype.
+Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, OpParams params = {});
+Tensor& binary_(BinaryOp op, Tensor& self, Scalar other, OpParams params = {});
+Tensor ternary(TernaryOp op, const Tensor& a, const Tensor& b, const Tensor& c, OpParams params = {});
+Tensor& ternary_(TernaryOp op, Tensor& self, const Tensor& b, const Tensor& c, OpParams params = {});
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value);
+Tensor& fill_(Tensor& self, Scalar value);
+
+// ---- Reductions; empty dims = all dims ----
+Tensor reduce(ReduceOp op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim, OpParams params = {});
+// values and int64 indices along one dim (max or min).
+std::pair<Tensor, Tensor> max_with_indices(const Tensor& x, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> min_with_indices(const Tensor& x, int64_t dim, bool keepdim);
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim);
+Tensor softmax(const Tensor& x, int64_t dim, bool log);
+Tensor softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim, bool log);
+// Sums `t` down to `shape` (the inverse of broadcasting `shape` to t's shape).
+Tensor sum_to(const Tensor& t, const Shape& shape);
+
+// ---- Linear algebra ----
+Tensor matmul(const Tensor& a, const Tensor& b);  // torch.matmul semantics, 1-D to N-D
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta = 1, Scalar alpha = 1);
+
+// ---- Joining and indexing ----
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+std::vector<Tensor> split(const Tensor& t, const std::vector<int64_t>& sizes, int64_t dim);  // views
+Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& t, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+
+// ---- Random, from a Generator (the default one when null) ----
+Tensor& uniform_(Tensor& self, double from, double to, Generator* gen);
+Tensor& normal_(Tensor& self, double mean, double std, Generator* gen);
+Tensor& bernoulli_(Tensor& self, double p, Generator* gen);
+// Each element is 1 with the probability given by `p`'s element at the same place.
+Tensor bernoulli(const Tensor& p, Generator* gen);
+Tensor randperm(int64_t n, Generator* gen, TensorOptions options = kInt64);
+
+// ---- Comparison and printing ----
+bool equal(const Tensor& a, const Tensor& b);
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+std::string to_string(const Tensor& t);
+
+}  // namespace brisk::native

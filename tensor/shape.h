@@ -1,0 +1,22 @@
+#pragma once
+// Shapes and strides, counted in elements. fmt prints a Shape as "[2, 3]".
+#include <cstdint>
+#include <vector>
+
+namespace brisk {
+
+using Shape = std::vector<int64_t>;
+
+int64_t shape_numel(const Shape& shape);
+// Row-major strides of a dense tensor of this shape.
+Shape contiguous_strides(const Shape& shape);
+// NumPy broadcasting of two shapes; `op` names the caller in the error.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+// Wraps a negative dim into [0, ndim); `op` names the caller in the error.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+// Every dim wrapped, sorted, checked for duplicates; empty `dims` means all dims.
+std::vector<int64_t> wrap_dims(const std::vector<int64_t>& dims, int64_t ndim, const char* op);
+// Replaces a single -1 in `shape` so that it holds `numel` elements.
+Shape infer_size(const Shape& shape, int64_t numel, const char* op);
+
+}  // namespace brisk
