@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that Brisk's build, tests and default dataset need.
+# Idempotent: when everything is installed it only runs dpkg-query and exits.
+# Otherwise it runs `apt-get update` once and installs just the missing packages
+# (as root, or through sudo when not root).
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap        # Bazel 4.2.3 (pulls in build-essential and a JDK)
+  g++
+  libeigen3-dev          # @eigen
+  libfmt-dev             # @fmt
+  libspdlog-dev          # @spdlog
+  catch2                 # @catch2 (v2, single header)
+  libgloo-dev            # @gloo
+  zlib1g-dev             # @zlib
+  libcli11-dev           # @cli11
+  nlohmann-json3-dev     # @nlohmann_json
+  dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" != installed ]; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "tools/setup.sh: installing missing packages: ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "tools/setup.sh: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+apt_opts=(-o DPkg::Lock::Timeout=300 -q)
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y --no-install-recommends "${missing[@]}"
