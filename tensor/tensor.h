@@ -97,6 +97,12 @@ class Tensor {
   const std::shared_ptr<Storage>& storage() const;
   TensorImpl* impl() const { return impl_.get(); }
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  // Handles sharing this tensor: autograd reuses a gradient buffer in place only when no one
+  // else can see it.
+  long use_count() const { return impl_.use_count(); }
+  // A handle that does not keep the tensor alive (retain_grad's hook lives in the graph,
+  // which the tensor itself keeps alive).
+  std::weak_ptr<TensorImpl> weak_impl() const { return impl_; }
   // Address of the first element. Typed access checks the dtype.
   void* raw_data() const;
   template <typename T>
