@@ -1,0 +1,162 @@
+#include "tests/reference/fixture.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+namespace brisk::reference {
+
+namespace {
+
+double parse_float(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    BRISK_FAIL("fixture: unknown float {}", s);
+  }
+  return v.get<double>();
+}
+
+Shape parse_shape(const json& v) { return v.get<Shape>(); }
+
+// Relative (and absolute) tolerance per floating dtype: float64 and float32 as the
+// reference suite promises; the 16-bit types have 11 and 8 significant bits.
+double tolerance(DType dtype) {
+  switch (dtype) {
+    case kFloat64: return 1e-6;
+    case kFloat32: return 1e-5;
+    case kFloat16: return 2e-3;
+    case kBFloat16: return 1e-2;
+    default: return 0.0;
+  }
+}
+
+// All elements as doubles, read in the tensor's own dtype so the comparison does not
+// depend on Brisk's dtype conversions (16-bit floats go through float32).
+std::vector<double> values(const Tensor& t) {
+  auto widen = [](const auto& v) { return std::vector<double>(v.begin(), v.end()); };
+  switch (t.dtype()) {
+    case kFloat64: return t.to_vector<double>();
+    case kFloat32:
+    case kFloat16:
+    case kBFloat16: return widen(t.to_vector<float>());
+    case kInt64: return widen(t.to_vector<int64_t>());
+    case kInt32: return widen(t.to_vector<int32_t>());
+    case kUInt8: return widen(t.to_vector<uint8_t>());
+    case kBool: return widen(t.to_vector<bool>());
+  }
+  BRISK_FAIL("fixture: unsupported dtype {}", t.dtype());
+}
+
+// "[1, 0]": the index of flat element `flat` in `shape`.
+std::string index_of(int64_t flat, const Shape& shape) {
+  Shape index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return fmt::format("{}", index);
+}
+
+bool close(double got, double expected, double tol) {
+  if (std::isnan(expected)) return std::isnan(got);
+  if (std::isinf(expected)) return got == expected;
+  return std::abs(got - expected) <= tol + tol * std::abs(expected);
+}
+
+}  // namespace
+
+const json& fixture() {
+  static const json parsed = [] {
+    const char* path = "tests/fixtures/ops.json";
+    std::ifstream in(path);
+    BRISK_CHECK(in.good(), "fixture: cannot open {} (run the test from the workspace or runfiles root)", path);
+    return json::parse(in);
+  }();
+  return parsed;
+}
+
+DType parse_dtype(const std::string& name) {
+  for (DType t : {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBool, kBFloat16, kFloat16}) {
+    if (name == dtype_name(t)) return t;
+  }
+  BRISK_FAIL("fixture: unknown dtype {}", name);
+}
+
+Scalar scalar_param(const json& value) {
+  if (value.is_boolean()) return Scalar(value.get<bool>());
+  if (value.is_number_integer()) return Scalar(value.get<int64_t>());
+  return Scalar(parse_float(value));
+}
+
+std::optional<Scalar> optional_scalar_param(const json& value) {
+  if (value.is_null()) return std::nullopt;
+  return scalar_param(value);
+}
+
+double double_param(const json& value) { return parse_float(value); }
+
+Tensor make_tensor(const json& spec) {
+  const Shape shape = parse_shape(spec.at("shape"));
+  const DType dtype = parse_dtype(spec.at("dtype").get<std::string>());
+  const json& data = spec.at("data");
+  if (dtype == kBool) return tensor(data.get<std::vector<bool>>(), shape);
+  if (is_floating_point(dtype)) {
+    std::vector<double> v;
+    v.reserve(data.size());
+    for (const json& x : data) v.push_back(parse_float(x));
+    return tensor(v, shape, TensorOptions(dtype));
+  }
+  return tensor(data.get<std::vector<int64_t>>(), shape, TensorOptions(dtype));
+}
+
+Tensor apply_view(const Tensor& base, const json& steps) {
+  Tensor t = base;
+  for (const json& step : steps) {
+    const std::string op = step.at(0).get<std::string>();
+    auto optional_int = [](const json& v) {
+      return v.is_null() ? std::nullopt : std::optional<int64_t>(v.get<int64_t>());
+    };
+    if (op == "transpose") {
+      t = t.transpose(step.at(1).get<int64_t>(), step.at(2).get<int64_t>());
+    } else if (op == "permute") {
+      t = t.permute(step.at(1).get<std::vector<int64_t>>());
+    } else if (op == "slice") {
+      t = t.slice(step.at(1).get<int64_t>(), optional_int(step.at(2)), optional_int(step.at(3)),
+                  step.at(4).get<int64_t>());
+    } else if (op == "narrow") {
+      t = t.narrow(step.at(1).get<int64_t>(), step.at(2).get<int64_t>(), step.at(3).get<int64_t>());
+    } else if (op == "select") {
+      t = t.select(step.at(1).get<int64_t>(), step.at(2).get<int64_t>());
+    } else if (op == "expand") {
+      t = t.expand(parse_shape(step.at(1)));
+    } else {
+      BRISK_FAIL("fixture: unknown view step {}", op);
+    }
+  }
+  return t;
+}
+
+std::string compare(const Tensor& got, const json& expected) {
+  if (!got.defined()) return "is an undefined tensor";
+  const Shape shape = parse_shape(expected.at("shape"));
+  const DType dtype = parse_dtype(expected.at("dtype").get<std::string>());
+  if (got.sizes() != shape || got.dtype() != dtype) {
+    return fmt::format("expected {} {}, got {} {}", shape, dtype, got.sizes(), got.dtype());
+  }
+  const std::vector<double> actual = values(got);
+  const json& data = expected.at("data");
+  const double tol = tolerance(dtype);
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double want = parse_float(data[i]);
+    if (!close(actual[i], want, tol)) {
+      return fmt::format("element {} of {}: expected {}, got {} (tolerance {})", index_of(i, shape), shape, want,
+                         actual[i], tol);
+    }
+  }
+  return "";
+}
+
+}  // namespace brisk::reference
