@@ -1,0 +1,93 @@
+// Factories: new tensors from a shape and a fill rule, or from host data. Values are produced
+// on the host or by the target device's fill kernel; host data reaches another device
+// through native::to.
+#include <cmath>
+
+#include "tensor/native/ops.h"
+
+namespace brisk::native {
+namespace {
+
+Tensor finish(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+
+// Converts a host tensor built in a convenient dtype to the dtype and device asked for.
+Tensor to_options(const Tensor& host, const TensorOptions& options) {
+  if (host.dtype() == options.dtype() && options.device().is_cpu()) return host;
+  return to(host, options.device(), options.dtype());
+}
+
+}  // namespace
+
+Tensor empty(const Shape& shape, TensorOptions options) {
+  for (int64_t s : shape) BRISK_CHECK(s >= 0, "empty: negative size in shape {}", shape);
+  size_t nbytes = static_cast<size_t>(shape_numel(shape)) * element_size(options.dtype());
+  auto storage = std::make_shared<Storage>(nbytes, options.device());
+  Tensor t(std::make_shared<TensorImpl>(std::move(storage), shape, contiguous_strides(shape), 0, options.dtype()));
+  return finish(t, options);
+}
+
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), TensorOptions(t.dtype()).device(t.device())); }
+
+Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
+  Tensor t = empty(shape, options.requires_grad(false));
+  fill_(t, value);
+  return finish(t, options);
+}
+
+Tensor zeros(const Shape& shape, TensorOptions options) { return full(shape, 0, options); }
+
+Tensor ones(const Shape& shape, TensorOptions options) { return full(shape, 1, options); }
+
+Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
+  // Like PyTorch, int64 results count and step in int64 (float bounds truncate); every other
+  // dtype counts in float64 and computes start + i * step in float64 before the cast.
+  bool int64_math = options.dtype() == kInt64;
+  double s = int64_math ? static_cast<double>(start.to_int()) : start.to_double();
+  double e = int64_math ? static_cast<double>(end.to_int()) : end.to_double();
+  double st = int64_math ? static_cast<double>(step.to_int()) : step.to_double();
+  BRISK_CHECK(std::isfinite(s) && std::isfinite(e), "arange: bounds must be finite, got start={} end={}", s, e);
+  BRISK_CHECK(st != 0, "arange: step must be nonzero");
+  BRISK_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
+              "arange: upper bound {} and lower bound {} are inconsistent with step sign ({})", e, s, st);
+  auto length = static_cast<int64_t>(std::ceil((e - s) / st));
+  Tensor host;
+  if (is_integral(options.dtype(), true)) {
+    host = empty({length}, kInt64);
+    int64_t* p = host.data_ptr<int64_t>();
+    int64_t a = start.to_int(), b = step.to_int();
+    for (int64_t i = 0; i < length; ++i) p[i] = a + i * b;
+  } else {
+    host = empty({length}, kFloat64);
+    double* p = host.data_ptr<double>();
+    for (int64_t i = 0; i < length; ++i) p[i] = s + static_cast<double>(i) * st;
+  }
+  return finish(to_options(host, options), options);
+}
+
+Tensor scalar_tensor(Scalar value, DType dtype, Device device) {
+  return full({}, value, TensorOptions(dtype).device(device));
+}
+
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions options) {
+  BRISK_CHECK(static_cast<int64_t>(values.size()) == shape_numel(shape),
+              "from_vector: {} values cannot fill a tensor of shape {} ({} elements)", values.size(), shape,
+              shape_numel(shape));
+  Tensor host = empty(shape, dtype_of<T>::value);
+  T* p = host.data_ptr<T>();
+  // Element by element because std::vector<bool> has no contiguous data().
+  for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  return finish(to_options(host, options), options);
+}
+
+template Tensor from_vector<float>(const std::vector<float>&, const Shape&, TensorOptions);
+template Tensor from_vector<double>(const std::vector<double>&, const Shape&, TensorOptions);
+template Tensor from_vector<int64_t>(const std::vector<int64_t>&, const Shape&, TensorOptions);
+template Tensor from_vector<int32_t>(const std::vector<int32_t>&, const Shape&, TensorOptions);
+template Tensor from_vector<uint8_t>(const std::vector<uint8_t>&, const Shape&, TensorOptions);
+template Tensor from_vector<bool>(const std::vector<bool>&, const Shape&, TensorOptions);
+
+}  // namespace brisk::native
