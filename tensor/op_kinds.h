@@ -55,4 +55,10 @@ struct OpParams {
   double b = 0.0;
 };
 
+// The PyTorch name of an op ("add", "sigmoid_backward", "logsumexp"), for error messages.
+const char* op_name(UnaryOp op);
+const char* op_name(BinaryOp op);
+const char* op_name(TernaryOp op);
+const char* op_name(ReduceOp op);
+
 }  // namespace brisk

@@ -1,0 +1,180 @@
+#pragma once
+// THE elementwise loop of the CPU backend. A kernel is a functor call:
+//
+//   cpu_kernel(out, [](float a, float b) -> float { return a + b; }, a, b);
+//
+// The lambda's parameter and return types are the element types of the inputs and of `out`
+// (checked against their dtypes). All operands have out's shape; inputs may be broadcast
+// views (stride 0) and any operand may be strided. The loop
+//   - drops size-1 dims, orders dims by stride (out's first) and merges dims that are
+//     contiguous with each other in every operand, so most tensors become one flat run;
+//   - runs a plain indexed loop the compiler vectorizes when every operand is contiguous
+//     along the innermost dim, or all but one input, which is then a broadcast scalar;
+//   - otherwise walks rows with an N-d counter around a tight strided inner loop;
+//   - splits the elements over threads in chunks of at least kGrainSize.
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "tensor/parallel.h"
+#include "tensor/tensor.h"
+
+namespace brisk::cpu {
+
+constexpr int64_t kGrainSize = 32768;
+constexpr int kMaxDims = 25;
+constexpr int kMaxOperands = 4;
+
+// The geometry of operands walked together. Dim 0 is the innermost; strides are in bytes.
+struct LoopShape {
+  int ndim = 0;
+  int noperands = 0;
+  int64_t numel = 1;
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxOperands][kMaxDims];
+  char* data[kMaxOperands];
+};
+
+// Operands must all have the shape of the first. `op` names the caller in errors.
+LoopShape make_loop_shape(std::initializer_list<const Tensor*> operands, const char* op);
+
+// Calls row(ptrs, n) for every run of elements [begin, end) (in LoopShape order) that lies in
+// one innermost row; ptrs[k] points at operand k's first element of the run.
+template <typename Row>
+void for_each_row(const LoopShape& s, int64_t begin, int64_t end, const Row& row) {
+  int64_t idx[kMaxDims];
+  int64_t rem = begin;
+  for (int d = 0; d < s.ndim; ++d) {
+    idx[d] = rem % s.sizes[d];
+    rem /= s.sizes[d];
+  }
+  char* ptrs[kMaxOperands];
+  for (int64_t pos = begin; pos < end;) {
+    for (int k = 0; k < s.noperands; ++k) {
+      char* p = s.data[k];
+      for (int d = 0; d < s.ndim; ++d) p += idx[d] * s.strides[k][d];
+      ptrs[k] = p;
+    }
+    int64_t n = std::min(s.sizes[0] - idx[0], end - pos);
+    row(ptrs, n);
+    pos += n;
+    idx[0] += n;
+    for (int d = 0; d + 1 < s.ndim && idx[d] == s.sizes[d]; ++d) {
+      idx[d] = 0;
+      ++idx[d + 1];
+    }
+  }
+}
+
+// Parameter and return types of a lambda or functor with a const operator().
+template <typename F>
+struct function_traits : function_traits<decltype(&F::operator())> {};
+template <typename C, typename R, typename... Args>
+struct function_traits<R (C::*)(Args...) const> {
+  using result_type = R;
+  static constexpr size_t arity = sizeof...(Args);
+  template <size_t I>
+  using arg = std::tuple_element_t<I, std::tuple<Args...>>;
+};
+
+namespace detail {
+
+// An input of the inner loop: a pointer indexed per element, or a value loaded once.
+template <typename T, bool kScalar>
+struct Operand {
+  const T* p;
+  explicit Operand(const char* data) : p(reinterpret_cast<const T*>(data)) {}
+  T operator[](int64_t i) const { return p[i]; }
+};
+template <typename T>
+struct Operand<T, true> {
+  T v;
+  explicit Operand(const char* data) : v(*reinterpret_cast<const T*>(data)) {}
+  T operator[](int64_t) const { return v; }
+};
+
+// Contiguous inner loop; input kScalar (if < arity) is a broadcast scalar.
+template <size_t kScalar, typename F, size_t... I>
+void flat_loop(char* const* data, int64_t n, const F& f, std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  using Out = typename traits::result_type;
+  Out* out = reinterpret_cast<Out*>(data[0]);
+  std::tuple<Operand<typename traits::template arg<I>, I == kScalar>...> in{
+      Operand<typename traits::template arg<I>, I == kScalar>(data[I + 1])...};
+  for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(in)[i]...);
+}
+
+template <typename F, size_t... I>
+void strided_loop(char* const* data, const int64_t* strides, int64_t n, const F& f, std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  using Out = typename traits::result_type;
+  for (int64_t i = 0; i < n; ++i) {
+    *reinterpret_cast<Out*>(data[0] + i * strides[0]) =
+        f(*reinterpret_cast<const typename traits::template arg<I>*>(data[I + 1] + i * strides[I + 1])...);
+  }
+}
+
+template <size_t kScalar, typename F, size_t... I>
+bool try_scalar_loop(char* const* data, const int64_t* strides, int64_t n, const F& f,
+                     std::index_sequence<I...> seq) {
+  using traits = function_traits<F>;
+  bool fits = strides[kScalar + 1] == 0 &&
+              ((I == kScalar || strides[I + 1] == int64_t(sizeof(typename traits::template arg<I>))) && ...);
+  if (fits) flat_loop<kScalar>(data, n, f, seq);
+  return fits;
+}
+
+template <typename F, size_t... I>
+void inner_loop(char* const* data, const int64_t* strides, int64_t n, const F& f, std::index_sequence<I...> seq) {
+  using traits = function_traits<F>;
+  constexpr size_t kArity = sizeof...(I);
+  if (strides[0] == int64_t(sizeof(typename traits::result_type))) {
+    if (((strides[I + 1] == int64_t(sizeof(typename traits::template arg<I>))) && ...)) {
+      flat_loop<kArity>(data, n, f, seq);
+      return;
+    }
+    // A broadcast scalar among several inputs (x * 2, where(mask, x, 0)) keeps the flat loop.
+    if constexpr (kArity >= 2) {
+      if ((try_scalar_loop<I>(data, strides, n, f, seq) || ...)) return;
+    }
+  }
+  strided_loop(data, strides, n, f, seq);
+}
+
+template <typename T>
+void check_dtype(const Tensor& t, const char* role) {
+  BRISK_CHECK(t.dtype() == dtype_of<T>::value, "cpu_kernel: {} has dtype {} but the kernel expects {}", role,
+              t.dtype(), dtype_name(dtype_of<T>::value));
+}
+
+template <typename F, size_t... I, typename... Inputs>
+void check_dtypes(const Tensor& out, std::index_sequence<I...>, const Inputs&... inputs) {
+  using traits = function_traits<F>;
+  check_dtype<typename traits::result_type>(out, "the output");
+  (check_dtype<typename traits::template arg<I>>(inputs, "an input"), ...);
+}
+
+}  // namespace detail
+
+// out[i] = f(inputs[i]...) over every element; see the top of this file.
+template <typename F, typename... Inputs>
+void cpu_kernel(const Tensor& out, const F& f, const Inputs&... inputs) {
+  using traits = function_traits<F>;
+  static_assert(traits::arity == sizeof...(Inputs), "cpu_kernel: the functor takes one argument per input");
+  static_assert(sizeof...(Inputs) + 1 <= kMaxOperands, "cpu_kernel: too many inputs");
+  constexpr auto seq = std::make_index_sequence<sizeof...(Inputs)>{};
+  detail::check_dtypes<F>(out, seq, inputs...);
+  LoopShape s = make_loop_shape({&out, &inputs...}, "cpu_kernel");
+  if (s.numel == 0) return;
+  int64_t inner_strides[kMaxOperands];
+  for (int k = 0; k < s.noperands; ++k) inner_strides[k] = s.strides[k][0];
+  parallel_for(0, s.numel, kGrainSize, [&](int64_t begin, int64_t end) {
+    for_each_row(s, begin, end,
+                 [&](char* const* ptrs, int64_t n) { detail::inner_loop(ptrs, inner_strides, n, f, seq); });
+  });
+}
+
+}  // namespace brisk::cpu

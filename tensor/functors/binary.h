@@ -1,0 +1,143 @@
+#pragma once
+// One functor per BinaryOp (tensor/op_kinds.h). T is the type the op computes in (opmath_t of
+// the common dtype). Comparisons and logical ops return bool. The *Backward functors take
+// (grad, saved) and return the gradient of the forward op's input, in PyTorch's formulas.
+#include <cmath>
+#include <type_traits>
+
+#include "tensor/functors/math.h"
+#include "tensor/functors/unary.h"
+#include "tensor/op_kinds.h"
+
+namespace brisk::functors {
+
+// a + alpha * b
+template <typename T>
+struct Add {
+  T alpha;
+  explicit Add(OpParams p) : alpha(param_as<T>(p.a)) {}
+  BRISK_INLINE T operator()(T a, T b) const { return static_cast<T>(a + alpha * b); }
+};
+
+// a - alpha * b
+template <typename T>
+struct Sub {
+  T alpha;
+  explicit Sub(OpParams p) : alpha(param_as<T>(p.a)) {}
+  BRISK_INLINE T operator()(T a, T b) const { return static_cast<T>(a - alpha * b); }
+};
+
+template <typename T>
+struct Mul {
+  BRISK_INLINE T operator()(T a, T b) const { return static_cast<T>(a * b); }
+};
+
+// True division; the native op promotes integer operands to float32 first.
+template <typename T>
+struct Div {
+  static_assert(std::is_floating_point_v<T>, "Div computes in floating point");
+  BRISK_INLINE T operator()(T a, T b) const { return a / b; }
+};
+
+template <typename T>
+struct Pow {
+  BRISK_INLINE T operator()(T a, T b) const { return pow_value(a, b); }
+};
+
+template <typename T>
+struct Maximum {
+  BRISK_INLINE T operator()(T a, T b) const { return maximum_propagate_nan(a, b); }
+};
+
+template <typename T>
+struct Minimum {
+  BRISK_INLINE T operator()(T a, T b) const { return minimum_propagate_nan(a, b); }
+};
+
+template <typename T>
+struct Eq {
+  BRISK_INLINE bool operator()(T a, T b) const { return a == b; }
+};
+template <typename T>
+struct Ne {
+  BRISK_INLINE bool operator()(T a, T b) const { return a != b; }
+};
+template <typename T>
+struct Lt {
+  BRISK_INLINE bool operator()(T a, T b) const { return a < b; }
+};
+template <typename T>
+struct Le {
+  BRISK_INLINE bool operator()(T a, T b) const { return a <= b; }
+};
+template <typename T>
+struct Gt {
+  BRISK_INLINE bool operator()(T a, T b) const { return a > b; }
+};
+template <typename T>
+struct Ge {
+  BRISK_INLINE bool operator()(T a, T b) const { return a >= b; }
+};
+
+template <typename T>
+struct LogicalAnd {
+  BRISK_INLINE bool operator()(T a, T b) const { return static_cast<bool>(a) && static_cast<bool>(b); }
+};
+template <typename T>
+struct LogicalOr {
+  BRISK_INLINE bool operator()(T a, T b) const { return static_cast<bool>(a) || static_cast<bool>(b); }
+};
+
+// grad where input > 0 (NaN inputs pass the gradient, as threshold_backward).
+template <typename T>
+struct ReluBackward {
+  BRISK_INLINE T operator()(T grad, T input) const { return input <= T(0) ? T(0) : grad; }
+};
+
+template <typename T>
+struct SigmoidBackward {
+  BRISK_INLINE T operator()(T grad, T output) const { return grad * (T(1) - output) * output; }
+};
+
+template <typename T>
+struct TanhBackward {
+  BRISK_INLINE T operator()(T grad, T output) const { return grad * (T(1) - output * output); }
+};
+
+template <typename T>
+struct GeluBackward {
+  BRISK_INLINE T operator()(T grad, T x) const {
+    constexpr T kAlpha = static_cast<T>(0.70710678118654752440);  // 1/sqrt(2)
+    constexpr T kBeta = static_cast<T>(0.39894228040143267794);   // 1/sqrt(2*pi)
+    T cdf = T(0.5) * (T(1) + std::erf(x * kAlpha));
+    T pdf = kBeta * std::exp(x * x * T(-0.5));
+    return grad * (cdf + x * pdf);
+  }
+};
+
+template <typename T>
+struct GeluTanhBackward {
+  BRISK_INLINE T operator()(T grad, T x) const {
+    constexpr T kBeta = static_cast<T>(0.79788456080286535588);  // sqrt(2/pi)
+    constexpr T kKappa = static_cast<T>(0.044715);
+    T x_sq = x * x;
+    T inner = kBeta * (x + kKappa * x_sq * x);
+    T tanh_inner = std::tanh(inner);
+    T left = T(0.5) * x;
+    T right = T(1) + tanh_inner;
+    T left_derivative = T(0.5) * right;
+    T tanh_derivative = T(1) - tanh_inner * tanh_inner;
+    T inner_derivative = kBeta * (T(1) + T(3) * kKappa * x_sq);
+    return grad * (left_derivative + left * tanh_derivative * inner_derivative);
+  }
+};
+
+template <typename T>
+struct SiluBackward {
+  BRISK_INLINE T operator()(T grad, T x) const {
+    T sigmoid = Sigmoid<T>()(x);
+    return grad * sigmoid * (T(1) + x * (T(1) - sigmoid));
+  }
+};
+
+}  // namespace brisk::functors
