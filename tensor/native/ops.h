@@ -21,6 +21,8 @@ namespace brisk::native {
 // ---- Type promotion (torch.result_type) ----
 DType result_type(const Tensor& a, const Tensor& b);
 DType result_type(const Tensor& a, Scalar b);
+// Over any number of operands (where, clamp, addcmul); undefined tensors are skipped.
+DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>& scalars = {});
 // The common device of the inputs; errors naming both when they differ.
 Device common_device(const char* op, const std::vector<Tensor>& tensors);
 
@@ -60,8 +62,13 @@ Tensor clone(const Tensor& t);
 Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking = false);
 
 // ---- Elementwise ----
+// Clamp, PowScalar and RPowScalar get their numbers as float64 params; on a bool/integral x
+// a whole number counts as an int and any other as a float for type promotion. clamp() and
+// binary(Pow, x, Scalar) below promote by the Scalar's own kind, exactly as PyTorch.
 Tensor unary(UnaryOp op, const Tensor& x, OpParams params = {});
 Tensor& unary_(UnaryOp op, Tensor& self, OpParams params = {});
+// torch.clamp with number bounds (at least one given).
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams params = {});
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams params = {});
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams params = {});
@@ -72,6 +79,7 @@ Tensor ternary(TernaryOp op, const Tensor& a, const Tensor& b, const Tensor& c, 
 Tensor& ternary_(TernaryOp op, Tensor& self, const Tensor& b, const Tensor& c, OpParams params = {});
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value);
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value);
 Tensor& fill_(Tensor& self, Scalar value);
 
 // ---- Reductions; empty dims = all dims ----

@@ -1,0 +1,240 @@
+// Unary and binary elementwise native ops: PyTorch's dtype rules, broadcasting, in-place
+// checks, then one backend kernel. (Ternary ops, where and masked_fill: native/ternary.cc.)
+#include <cmath>
+#include <limits>
+
+#include "tensor/backend.h"
+#include "tensor/native/operands.h"
+
+namespace brisk::native {
+namespace {
+
+bool is_float_op(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Reciprocal:
+    case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Sigmoid: case UnaryOp::Tanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool writes_bool(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt:
+    case BinaryOp::Ge: case BinaryOp::LogicalAnd: case BinaryOp::LogicalOr:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_whole(double v) { return std::isinf(v) || v == std::trunc(v); }
+
+// The dtype a unary op computes in. Clamp/PowScalar/RPowScalar take their numbers as float64
+// params, so a bool/integral input follows result_type(x, number) with the number's kind read
+// off its value: whole numbers count as ints, others as floats.
+DType unary_compute_type(UnaryOp op, const Tensor& x, OpParams p) {
+  const char* name = op_name(op);
+  DType t = x.dtype();
+  switch (op) {
+    case UnaryOp::Neg:
+      BRISK_CHECK(t != kBool,
+                  "neg: negation, the `-` operator, on a bool tensor is not supported; to invert a mask use "
+                  "logical_not() (input {})",
+                  x.describe());
+      return t;
+    case UnaryOp::Abs:
+    case UnaryOp::Relu:
+      BRISK_CHECK(t != kBool, "{}: bool inputs are not supported (input {})", name, x.describe());
+      return t;
+    case UnaryOp::Gelu:
+    case UnaryOp::GeluTanh:
+    case UnaryOp::Silu:
+      BRISK_CHECK(is_floating_point(t), "{}: expected a floating point input, got {}", name, x.describe());
+      return t;
+    case UnaryOp::Square:
+      return t == kBool ? kInt64 : t;
+    case UnaryOp::Clamp:
+    case UnaryOp::PowScalar:
+    case UnaryOp::RPowScalar: {
+      bool whole = is_whole(p.a) && (op != UnaryOp::Clamp || is_whole(p.b));
+      return result_type(x, whole ? Scalar(int64_t(0)) : Scalar(0.0));
+    }
+    default:
+      return is_float_op(op) && !is_floating_point(t) ? kFloat32 : t;
+  }
+}
+
+void check_pow_exponent(const Tensor& base, DType compute, double exponent) {
+  BRISK_CHECK(is_floating_point(compute) || exponent >= 0,
+              "pow: integers to negative integer powers are not allowed (base {}, exponent {})", base.describe(),
+              exponent);
+}
+
+// The dtype a binary op computes in (its output's, except for comparisons and logical ops,
+// which write bool), after PyTorch's checks on it.
+DType binary_compute_type(BinaryOp op, DType promoted, const Tensor& a, const std::string& b_desc, OpParams p) {
+  const char* name = op_name(op);
+  switch (op) {
+    case BinaryOp::Sub:
+      BRISK_CHECK(promoted != kBool,
+                  "sub: subtraction, the `-` operator, with two bool tensors is not supported; use the `^` or "
+                  "logical_xor() operator instead ({} and {})",
+                  a.describe(), b_desc);
+      [[fallthrough]];
+    case BinaryOp::Add:
+      BRISK_CHECK(is_floating_point(promoted) || is_whole(p.a),
+                  "{}: for integral input tensors, argument alpha must not be a floating point number (got {}; "
+                  "inputs {} and {})",
+                  name, p.a, a.describe(), b_desc);
+      return promoted;
+    case BinaryOp::Div:
+      return is_floating_point(promoted) ? promoted : kFloat32;
+    default:
+      return promoted;
+  }
+}
+
+Tensor new_output(const Shape& shape, DType dtype, Device device) {
+  return empty(shape, TensorOptions(dtype).device(device));
+}
+
+// Runs an in-place op straight into self when self can be both the kernel's output and its
+// input as is; otherwise computes out of place and copies (casting) into self.
+template <typename OutOfPlace, typename Kernel>
+Tensor& run_inplace(Tensor& self, bool direct, const OutOfPlace& out_of_place, const Kernel& kernel) {
+  if (direct) {
+    kernel();
+  } else {
+    Tensor result = out_of_place();
+    copy_(self, result);
+  }
+  return self;
+}
+
+}  // namespace
+
+Tensor unary(UnaryOp op, const Tensor& x, OpParams p) {
+  DType compute = unary_compute_type(op, x, p);
+  if (op == UnaryOp::PowScalar) check_pow_exponent(x, compute, p.a);
+  DType out_dtype = op == UnaryOp::LogicalNot ? kBool : compute;
+  DType in_dtype = op == UnaryOp::LogicalNot ? x.dtype() : compute;
+  Tensor out = new_output(x.sizes(), out_dtype, x.device());
+  backend_for(x.device()).unary(op, out, to(x, x.device(), in_dtype), p);
+  return out;
+}
+
+Tensor& unary_(UnaryOp op, Tensor& self, OpParams p) {
+  const char* name = op_name(op);
+  DType compute = unary_compute_type(op, self, p);
+  if (op == UnaryOp::PowScalar) check_pow_exponent(self, compute, p.a);
+  DType out_dtype = op == UnaryOp::LogicalNot ? kBool : compute;
+  detail::check_can_cast(name, out_dtype, self.dtype());
+  detail::check_inplace_output(name, self, self.sizes());
+  bool direct = out_dtype == self.dtype() && (op == UnaryOp::LogicalNot || compute == self.dtype());
+  return run_inplace(
+      self, direct, [&] { return unary(op, self, p); },
+      [&] { backend_for(self.device()).unary(op, self, self, p); });
+}
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  BRISK_CHECK(min || max, "clamp: at least one of min and max must be given (input {})", x.describe());
+  std::vector<Scalar> bounds;
+  if (min) bounds.push_back(*min);
+  if (max) bounds.push_back(*max);
+  DType compute = result_type(std::vector<Tensor>{x}, bounds);
+  OpParams p{min ? min->to_double() : -std::numeric_limits<double>::infinity(),
+             max ? max->to_double() : std::numeric_limits<double>::infinity()};
+  Tensor out = new_output(x.sizes(), compute, x.device());
+  backend_for(x.device()).unary(UnaryOp::Clamp, out, to(x, x.device(), compute), p);
+  return out;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams p) {
+  const char* name = op_name(op);
+  Device device = common_device(name, {a, b});
+  DType compute = binary_compute_type(op, result_type(a, b), a, b.describe(), p);
+  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  Tensor out = new_output(shape, writes_bool(op) ? kBool : compute, device);
+  backend_for(device).binary(op, out, detail::operand(a, compute, device, shape),
+                             detail::operand(b, compute, device, shape), p);
+  return out;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams p) {
+  DType compute = binary_compute_type(op, result_type(a, b), a, fmt::format("the number {}", b.to_double()), p);
+  if (op == BinaryOp::Pow) {
+    // x ** number has its own kernel, with fast paths for the common exponents.
+    check_pow_exponent(a, compute, b.to_double());
+    Tensor out = new_output(a.sizes(), compute, a.device());
+    backend_for(a.device()).unary(UnaryOp::PowScalar, out, to(a, a.device(), compute), {b.to_double()});
+    return out;
+  }
+  Tensor out = new_output(a.sizes(), writes_bool(op) ? kBool : compute, a.device());
+  backend_for(a.device()).binary(op, out, detail::operand(a, compute, a.device(), a.sizes()),
+                                 expand(detail::scalar_operand(b, compute, a.device()), a.sizes()), p);
+  return out;
+}
+
+Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams p) {
+  DType compute = binary_compute_type(op, result_type(b, a), b, b.describe(), p);
+  if (op == BinaryOp::Pow) {
+    Tensor out = new_output(b.sizes(), compute, b.device());
+    backend_for(b.device()).unary(UnaryOp::RPowScalar, out, to(b, b.device(), compute), {a.to_double()});
+    return out;
+  }
+  Tensor out = new_output(b.sizes(), writes_bool(op) ? kBool : compute, b.device());
+  backend_for(b.device()).binary(op, out, expand(detail::scalar_operand(a, compute, b.device()), b.sizes()),
+                                 detail::operand(b, compute, b.device(), b.sizes()), p);
+  return out;
+}
+
+Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, OpParams p) {
+  const char* name = op_name(op);
+  Device device = common_device(name, {self, other});
+  DType compute = binary_compute_type(op, result_type(self, other), self, other.describe(), p);
+  DType out_dtype = writes_bool(op) ? kBool : compute;
+  detail::check_can_cast(name, out_dtype, self.dtype());
+  detail::check_inplace_output(name, self, broadcast_shapes(self.sizes(), other.sizes(), name));
+  bool direct = out_dtype == self.dtype() && compute == self.dtype() && !detail::partially_overlaps(self, other);
+  return run_inplace(
+      self, direct, [&] { return binary(op, self, other, p); },
+      [&] { backend_for(device).binary(op, self, self, detail::operand(other, compute, device, self.sizes()), p); });
+}
+
+Tensor& binary_(BinaryOp op, Tensor& self, Scalar other, OpParams p) {
+  const char* name = op_name(op);
+  DType compute =
+      binary_compute_type(op, result_type(self, other), self, fmt::format("the number {}", other.to_double()), p);
+  DType out_dtype = writes_bool(op) ? kBool : compute;
+  detail::check_can_cast(name, out_dtype, self.dtype());
+  detail::check_inplace_output(name, self, self.sizes());
+  if (op == BinaryOp::Pow) check_pow_exponent(self, compute, other.to_double());
+  bool direct = out_dtype == self.dtype() && compute == self.dtype();
+  Backend& backend = backend_for(self.device());
+  return run_inplace(self, direct, [&] { return binary(op, self, other, p); }, [&] {
+    if (op == BinaryOp::Pow) {
+      backend.unary(UnaryOp::PowScalar, self, self, {other.to_double()});
+    } else {
+      backend.binary(op, self, self, expand(detail::scalar_operand(other, compute, self.device()), self.sizes()), p);
+    }
+  });
+}
+
+Tensor& fill_(Tensor& self, Scalar value) {
+  detail::check_fits("fill_", value, self.dtype());
+  detail::check_inplace_output("fill_", self, self.sizes());
+  // float64 holds every int up to 2^53 exactly; larger int64 values go through an exact copy.
+  constexpr int64_t kExactInDouble = int64_t(1) << 53;
+  bool exact = value.kind() != Scalar::Kind::Int ||
+               (value.to_int() <= kExactInDouble && value.to_int() >= -kExactInDouble);
+  if (exact) {
+    backend_for(self.device()).unary(UnaryOp::Fill, self, self, {value.to_double()});
+  } else {
+    copy_(self, detail::scalar_operand(value, self.dtype(), kCPU));
+  }
+  return self;
+}
+
+}  // namespace brisk::native
