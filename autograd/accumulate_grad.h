@@ -1,0 +1,40 @@
+#pragma once
+// Where the gradient of a leaf ends up: the AccumulateGrad node adds it into the leaf's .grad.
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "autograd/node.h"
+
+namespace brisk::autograd {
+
+class AccumulateGrad final : public Node {
+ public:
+  // Runs as soon as it is ready (its gradient is complete), so .grad and the post-accumulate
+  // hooks that DistributedDataParallel relies on see gradients as early as possible.
+  explicit AccumulateGrad(Tensor variable)
+      : Node(std::numeric_limits<uint64_t>::max()), variable_(std::move(variable)) {
+    add_input_metadata(variable_);
+  }
+
+  std::string name() const override { return "AccumulateGrad"; }
+  // Accumulates into .grad, then runs the leaf's post-accumulate-grad hooks.
+  TensorList apply(TensorList&& grads) override;
+  // The leaf's own hooks (registered with register_hook) live on the leaf.
+  Tensor call_pre_hooks(uint32_t slot, Tensor grad) override;
+
+  const Tensor& variable() const { return variable_; }
+
+ private:
+  Tensor variable_;
+};
+
+// The leaf's AccumulateGrad: created on first use, shared by every graph using the leaf, and
+// freed with the last of them.
+std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);
+
+// The edge a gradient for `t` flows into: its grad_fn's slot for a non-leaf, its
+// AccumulateGrad for a leaf that requires grad, none otherwise.
+Edge gradient_edge(const Tensor& t);
+
+}  // namespace brisk::autograd

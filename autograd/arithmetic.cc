@@ -1,0 +1,158 @@
+// Arithmetic: add, sub, mul, div, pow, neg, addcmul, addcdiv, with tensor and number operands.
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "autograd/record.h"
+#include "tensor/native/ops.h"
+
+namespace brisk {
+
+using autograd::BackwardArgs;
+using autograd::record;
+using autograd::TensorList;
+
+namespace {
+
+Tensor scaled(const Tensor& grad, Scalar factor) {
+  return factor.to_double() == 1.0 ? grad : grad * factor;
+}
+
+// The tensor to save only when `needed`: saving keeps memory alive until backward.
+Tensor save_if(bool needed, const Tensor& t) { return needed ? t : Tensor(); }
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  Tensor out = native::binary(BinaryOp::Add, a, b, OpParams{alpha.to_double()});
+  return record("AddBackward", out, {a, b}, {}, [alpha](const BackwardArgs& g) -> TensorList {
+    return {g.grad(), g.needs_grad[1] ? scaled(g.grad(), alpha) : Tensor()};
+  });
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  Tensor out = native::binary(BinaryOp::Sub, a, b, OpParams{alpha.to_double()});
+  return record("SubBackward", out, {a, b}, {}, [alpha](const BackwardArgs& g) -> TensorList {
+    return {g.grad(), g.needs_grad[1] ? scaled(g.grad(), -alpha.to_double()) : Tensor()};
+  });
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = native::binary(BinaryOp::Mul, a, b);
+  return record("MulBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
+                [](const BackwardArgs& g) -> TensorList {
+                  return {g.needs_grad[0] ? g.grad() * g.saved[1] : Tensor(),
+                          g.needs_grad[1] ? g.grad() * g.saved[0] : Tensor()};
+                });
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  Tensor out = native::binary(BinaryOp::Div, a, b);
+  return record("DivBackward", out, {a, b}, {save_if(b.requires_grad(), a), b},
+                [](const BackwardArgs& g) -> TensorList {
+                  const Tensor& a = g.saved[0];
+                  const Tensor& b = g.saved[1];
+                  return {g.needs_grad[0] ? g.grad() / b : Tensor(),
+                          g.needs_grad[1] ? -g.grad() * a / (b * b) : Tensor()};
+                });
+}
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  Tensor out = native::binary(BinaryOp::Pow, a, b);
+  return record(
+      "PowBackward", out, {a, b}, {a, b, save_if(b.requires_grad(), out)}, [](const BackwardArgs& g) -> TensorList {
+        const Tensor& base = g.saved[0];
+        const Tensor& exponent = g.saved[1];
+        Tensor grad_base, grad_exponent;
+        if (g.needs_grad[0]) {
+          // d/da a^b = b a^(b-1), taken as 0 where b == 0 (so 0^0 has no NaN gradient).
+          grad_base = masked_fill(g.grad() * exponent * pow(base, exponent - 1.0), exponent.eq(0.0), 0.0);
+        }
+        if (g.needs_grad[1]) {
+          // d/db a^b = a^b log(a), taken as 0 where a == 0 and b >= 0, as PyTorch.
+          Tensor zero_base = logical_and(base.eq(0.0), exponent.ge(0.0));
+          grad_exponent = masked_fill(g.grad() * g.saved[2] * log(base), zero_base, 0.0);
+        }
+        return {grad_base, grad_exponent};
+      });
+}
+
+Tensor pow(const Tensor& a, Scalar exponent) {
+  Tensor out = native::binary(BinaryOp::Pow, a, exponent);
+  return record("PowBackward", out, {a}, {a}, [exponent](const BackwardArgs& g) -> TensorList {
+    double e = exponent.to_double();
+    if (e == 0.0) return {zeros_like(g.grad())};
+    return {g.grad() * pow(g.saved[0], e - 1.0) * e};
+  });
+}
+
+Tensor pow(Scalar base, const Tensor& exponent) {
+  Tensor out = native::binary(BinaryOp::Pow, base, exponent);
+  return record("PowBackward", out, {exponent}, {exponent, out}, [base](const BackwardArgs& g) -> TensorList {
+    double b = base.to_double();
+    if (b == 0.0) return {masked_fill(g.grad() * g.saved[1] * -INFINITY, g.saved[0].ge(0.0), 0.0)};
+    return {g.grad() * g.saved[1] * std::log(b)};
+  });
+}
+
+Tensor neg(const Tensor& x) {
+  Tensor out = native::unary(UnaryOp::Neg, x);
+  return record("NegBackward", out, {x}, {}, [](const BackwardArgs& g) -> TensorList { return {-g.grad()}; });
+}
+
+Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value) {
+  Tensor out = native::ternary(TernaryOp::Addcmul, x, a, b, OpParams{value.to_double()});
+  return record("AddcmulBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
+                [value](const BackwardArgs& g) -> TensorList {
+                  return {g.grad(), g.needs_grad[1] ? scaled(g.grad() * g.saved[1], value) : Tensor(),
+                          g.needs_grad[2] ? scaled(g.grad() * g.saved[0], value) : Tensor()};
+                });
+}
+
+Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value) {
+  Tensor out = native::ternary(TernaryOp::Addcdiv, x, a, b, OpParams{value.to_double()});
+  return record("AddcdivBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), b},
+                [value](const BackwardArgs& g) -> TensorList {
+                  const Tensor& a = g.saved[0];
+                  const Tensor& b = g.saved[1];
+                  return {g.grad(), g.needs_grad[1] ? scaled(g.grad() / b, value) : Tensor(),
+                          g.needs_grad[2] ? scaled(-g.grad() * a / (b * b), value) : Tensor()};
+                });
+}
+
+// ---- Tensor and number ----
+
+Tensor Tensor::add(Scalar other) const {
+  Tensor out = native::binary(BinaryOp::Add, *this, other, OpParams{1.0});
+  return record("AddBackward", out, {*this}, {}, [](const BackwardArgs& g) -> TensorList { return {g.grad()}; });
+}
+
+Tensor Tensor::sub(Scalar other) const {
+  Tensor out = native::binary(BinaryOp::Sub, *this, other, OpParams{1.0});
+  return record("SubBackward", out, {*this}, {}, [](const BackwardArgs& g) -> TensorList { return {g.grad()}; });
+}
+
+Tensor Tensor::mul(Scalar other) const {
+  Tensor out = native::binary(BinaryOp::Mul, *this, other);
+  return record("MulBackward", out, {*this}, {},
+                [other](const BackwardArgs& g) -> TensorList { return {g.grad() * other}; });
+}
+
+Tensor Tensor::div(Scalar other) const {
+  Tensor out = native::binary(BinaryOp::Div, *this, other);
+  return record("DivBackward", out, {*this}, {},
+                [other](const BackwardArgs& g) -> TensorList { return {g.grad() / other}; });
+}
+
+Tensor operator-(Scalar a, const Tensor& b) {
+  Tensor out = native::binary(BinaryOp::Sub, a, b, OpParams{1.0});
+  return record("RsubBackward", out, {b}, {}, [](const BackwardArgs& g) -> TensorList { return {-g.grad()}; });
+}
+
+Tensor operator/(Scalar a, const Tensor& b) {
+  Tensor out = native::binary(BinaryOp::Div, a, b);
+  return record("RdivBackward", out, {b}, {b, out}, [](const BackwardArgs& g) -> TensorList {
+    return {-g.grad() * g.saved[1] / g.saved[0]};
+  });
+}
+
+}  // namespace brisk

@@ -1,0 +1,98 @@
+#include "autograd/backward_ops.h"
+
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "autograd/record.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::autograd {
+
+namespace {
+
+const char* activation_backward_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::ReluBackward: return "ReluBackwardBackward";
+    case BinaryOp::SigmoidBackward: return "SigmoidBackwardBackward";
+    case BinaryOp::TanhBackward: return "TanhBackwardBackward";
+    case BinaryOp::GeluBackward: return "GeluBackwardBackward";
+    case BinaryOp::GeluTanhBackward: return "GeluTanhBackwardBackward";
+    case BinaryOp::SiluBackward: return "SiluBackwardBackward";
+    default: BRISK_FAIL("activation_backward: op {} is not an activation backward", static_cast<int>(op));
+  }
+}
+
+// d f'(s) / ds for the activation whose backward kernel is `op`; undefined when zero.
+Tensor activation_second_derivative(BinaryOp op, const Tensor& s) {
+  switch (op) {
+    case BinaryOp::ReluBackward:
+      return Tensor();
+    case BinaryOp::SigmoidBackward:  // f' = y (1 - y)
+      return 1.0 - 2.0 * s;
+    case BinaryOp::TanhBackward:  // f' = 1 - y^2
+      return -2.0 * s;
+    case BinaryOp::GeluBackward: {  // f'' = phi(x) (2 - x^2)
+      Tensor x2 = s * s;
+      return exp(x2 * -0.5) * (1.0 / std::sqrt(2.0 * M_PI)) * (2.0 - x2);
+    }
+    case BinaryOp::GeluTanhBackward: {  // f = x/2 (1 + tanh(u)), u = k (x + c x^3)
+      const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+      Tensor x2 = s * s;
+      Tensor t = tanh((s + c * x2 * s) * k);
+      Tensor du = (1.0 + 3.0 * c * x2) * k;
+      Tensor d2u = s * (6.0 * k * c);
+      return (1.0 - t * t) * (du + 0.5 * s * (d2u - 2.0 * t * du * du));
+    }
+    case BinaryOp::SiluBackward: {  // f'' = sigma (1 - sigma) (2 + x (1 - 2 sigma))
+      Tensor sig = sigmoid(s);
+      return sig * (1.0 - sig) * (2.0 + s * (1.0 - 2.0 * sig));
+    }
+    default:
+      BRISK_FAIL("activation_backward: op {} is not an activation backward", static_cast<int>(op));
+  }
+}
+
+}  // namespace
+
+Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  if (grad.sizes() == shape) return grad;
+  return record("SumToBackward", native::sum_to(grad, shape), {grad}, {},
+                [grad_shape = grad.sizes()](const BackwardArgs& a) -> TensorList {
+                  return {a.grad().expand(grad_shape)};
+                });
+}
+
+Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor out = native::zeros(input_shape, TensorOptions(grad.dtype()).device(grad.device()));
+  Tensor region = native::slice(out, dim, start, end, step);
+  native::copy_(region, grad);
+  return record("SliceBackwardBackward", out, {grad}, {}, [=](const BackwardArgs& a) -> TensorList {
+    return {a.grad().slice(dim, start, end, step)};
+  });
+}
+
+Tensor select_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, int64_t index) {
+  Tensor out = native::zeros(input_shape, TensorOptions(grad.dtype()).device(grad.device()));
+  Tensor region = native::select(out, dim, index);
+  native::copy_(region, grad);
+  return record("SelectBackwardBackward", out, {grad}, {},
+                [=](const BackwardArgs& a) -> TensorList { return {a.grad().select(dim, index)}; });
+}
+
+Tensor activation_backward(BinaryOp op, const Tensor& grad, const Tensor& saved) {
+  Tensor out = native::binary(op, grad, saved);
+  return record(activation_backward_name(op), out, {grad, saved}, {grad, saved},
+                [op](const BackwardArgs& a) -> TensorList {
+                  const Tensor& grad_grad = a.grad();
+                  Tensor d_grad = a.needs_grad[0] ? activation_backward(op, grad_grad, a.saved[1]) : Tensor();
+                  Tensor d_saved;
+                  if (a.needs_grad[1]) {
+                    Tensor second = activation_second_derivative(op, a.saved[1]);
+                    if (second.defined()) d_saved = grad_grad * a.saved[0] * second;
+                  }
+                  return {d_grad, d_saved};
+                });
+}
+
+}  // namespace brisk::autograd

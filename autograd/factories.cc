@@ -1,0 +1,85 @@
+// Factories: the native ones plus requires_grad from the options. They never record history.
+#include <type_traits>
+
+#include "autograd/ops.h"
+#include "tensor/native/ops.h"
+
+namespace brisk {
+
+namespace {
+
+Tensor with_grad(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+
+TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
+
+// arange's dtype when none is given: int64 when all bounds are integers, else float32.
+DType arange_dtype(Scalar start, Scalar end, Scalar step) {
+  bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
+  return floating ? kFloat32 : kInt64;
+}
+
+}  // namespace
+
+Tensor empty(const Shape& shape, TensorOptions options) { return with_grad(native::empty(shape, options), options); }
+Tensor zeros(const Shape& shape, TensorOptions options) { return with_grad(native::zeros(shape, options), options); }
+Tensor ones(const Shape& shape, TensorOptions options) { return with_grad(native::ones(shape, options), options); }
+Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
+  return with_grad(native::full(shape, value, options), options);
+}
+
+Tensor zeros_like(const Tensor& t) { return native::zeros(t.sizes(), like(t)); }
+Tensor ones_like(const Tensor& t) { return native::ones(t.sizes(), like(t)); }
+Tensor full_like(const Tensor& t, Scalar value) { return native::full(t.sizes(), value, like(t)); }
+Tensor empty_like(const Tensor& t) { return native::empty_like(t); }
+
+Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, options); }
+Tensor arange(Scalar end) { return arange(0, end, 1); }
+Tensor arange(Scalar start, Scalar end, Scalar step) {
+  return native::arange(start, end, step, arange_dtype(start, end, step));
+}
+Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
+  return with_grad(native::arange(start, end, step, options), options);
+}
+
+Tensor rand(const Shape& shape, TensorOptions options, Generator* gen) {
+  Tensor t = native::empty(shape, options);
+  native::uniform_(t, 0.0, 1.0, gen);
+  return with_grad(t, options);
+}
+
+Tensor randn(const Shape& shape, TensorOptions options, Generator* gen) {
+  Tensor t = native::empty(shape, options);
+  native::normal_(t, 0.0, 1.0, gen);
+  return with_grad(t, options);
+}
+
+Tensor bernoulli(const Tensor& p, Generator* gen) { return native::bernoulli(p, gen); }
+Tensor randperm(int64_t n, Generator* gen, TensorOptions options) {
+  return with_grad(native::randperm(n, gen, options), options);
+}
+
+template <typename T>
+Tensor tensor(const std::vector<T>& values, const Shape& shape, std::optional<TensorOptions> options) {
+  if constexpr (std::is_same_v<T, int>) {
+    // An int list makes an int64 tensor, as a Python int list does in PyTorch.
+    return tensor(std::vector<int64_t>(values.begin(), values.end()), shape, options);
+  } else {
+    TensorOptions opts = options.value_or(TensorOptions(dtype_of<T>::value));
+    return with_grad(native::from_vector<T>(values, shape, opts), opts);
+  }
+}
+
+template Tensor tensor<float>(const std::vector<float>&, const Shape&, std::optional<TensorOptions>);
+template Tensor tensor<double>(const std::vector<double>&, const Shape&, std::optional<TensorOptions>);
+template Tensor tensor<int>(const std::vector<int>&, const Shape&, std::optional<TensorOptions>);
+template Tensor tensor<int64_t>(const std::vector<int64_t>&, const Shape&, std::optional<TensorOptions>);
+template Tensor tensor<bool>(const std::vector<bool>&, const Shape&, std::optional<TensorOptions>);
+
+Tensor scalar_tensor(Scalar value, TensorOptions options) {
+  return with_grad(native::full({}, value, options), options);
+}
+
+}  // namespace brisk

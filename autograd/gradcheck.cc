@@ -1,0 +1,148 @@
+#include "autograd/gradcheck.h"
+
+#include <cmath>
+#include <string>
+
+#include "autograd/engine.h"
+#include "autograd/grad_mode.h"
+#include "autograd/ops.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::autograd {
+
+namespace {
+
+// The storage position (in elements) of each element of `t`, in row-major order.
+std::vector<int64_t> element_offsets(const Tensor& t) {
+  std::vector<int64_t> offsets;
+  offsets.reserve(t.numel());
+  Shape index(t.dim(), 0);
+  for (int64_t n = 0; n < t.numel(); ++n) {
+    int64_t offset = t.offset();
+    for (int64_t d = 0; d < t.dim(); ++d) offset += index[d] * t.stride(d);
+    offsets.push_back(offset);
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      if (++index[d] < t.size(d)) break;
+      index[d] = 0;
+    }
+  }
+  return offsets;
+}
+
+// "[1, 2]": the multi-index of row-major element `flat` of a tensor of `shape`.
+std::string element_name(const Shape& shape, int64_t flat) {
+  Shape index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return fmt::format("{}", index);
+}
+
+void check_input(const Tensor& t, size_t i) {
+  BRISK_CHECK(t.dtype() == kFloat64, "gradcheck: input {} has dtype {}; gradcheck needs float64 inputs", i,
+              t.dtype());
+  BRISK_CHECK(t.is_cpu(), "gradcheck: input {} is on {}; gradcheck perturbs inputs on the cpu", i, t.device());
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    BRISK_CHECK(t.stride(d) != 0 || t.size(d) <= 1,
+                "gradcheck: input {} ({}) has elements sharing memory (stride 0 in dim {}); perturbing one would "
+                "change several",
+                i, t.describe(), d);
+  }
+}
+
+std::vector<double> evaluate(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
+  NoGradGuard no_grad;
+  return fn(inputs).to_vector<double>();
+}
+
+}  // namespace
+
+bool gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double eps, double atol, double rtol) {
+  std::vector<size_t> checked;
+  TensorList differentiable;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined() || !inputs[i].requires_grad()) continue;
+    check_input(inputs[i], i);
+    checked.push_back(i);
+    differentiable.push_back(inputs[i]);
+  }
+  BRISK_CHECK(!checked.empty(), "gradcheck: no input requires grad");
+
+  // Analytical Jacobians, row k = the gradient of output element k (one backward pass each).
+  Tensor out = fn(inputs);
+  BRISK_CHECK(out.defined() && out.dtype() == kFloat64, "gradcheck: fn must return a float64 tensor, got {}",
+              out.describe());
+  const int64_t out_numel = out.numel();
+  std::vector<std::vector<double>> analytical(checked.size());
+  for (size_t c = 0; c < checked.size(); ++c) analytical[c].assign(out_numel * inputs[checked[c]].numel(), 0.0);
+  if (out.requires_grad()) {
+    for (int64_t k = 0; k < out_numel; ++k) {
+      std::vector<double> unit(out_numel, 0.0);
+      unit[k] = 1.0;
+      Tensor grad_output = native::from_vector<double>(unit, out.sizes(), kFloat64);
+      TensorList grads = grad({out}, differentiable, {grad_output}, true, false, true);
+      for (size_t c = 0; c < checked.size(); ++c) {
+        if (!grads[c].defined()) continue;
+        std::vector<double> row = grads[c].to_vector<double>();
+        std::copy(row.begin(), row.end(), analytical[c].begin() + k * static_cast<int64_t>(row.size()));
+      }
+    }
+  }
+
+  // Numerical Jacobians by central differences, perturbing the input's memory directly.
+  for (size_t c = 0; c < checked.size(); ++c) {
+    const Tensor& x = inputs[checked[c]];
+    double* data = static_cast<double*>(x.storage()->data());
+    const std::vector<int64_t> offsets = element_offsets(x);
+    const int64_t in_numel = x.numel();
+    for (int64_t j = 0; j < in_numel; ++j) {
+      double original = data[offsets[j]];
+      data[offsets[j]] = original + eps;
+      std::vector<double> plus = evaluate(fn, inputs);
+      data[offsets[j]] = original - eps;
+      std::vector<double> minus = evaluate(fn, inputs);
+      data[offsets[j]] = original;
+      for (int64_t k = 0; k < out_numel; ++k) {
+        double numerical = (plus[k] - minus[k]) / (2.0 * eps);
+        double analytic = analytical[c][k * in_numel + j];
+        BRISK_CHECK(std::abs(analytic - numerical) <= atol + rtol * std::abs(numerical),
+                    "gradcheck: Jacobian mismatch for input {} (shape {}) at element {} and output element {} of "
+                    "{}: numerical {} vs analytical {} (atol {}, rtol {})",
+                    checked[c], x.sizes(), element_name(x.sizes(), j), element_name(out.sizes(), k), out.sizes(),
+                    numerical, analytic, atol, rtol);
+      }
+    }
+  }
+  return true;
+}
+
+bool gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double eps, double atol, double rtol) {
+  Tensor v;
+  {
+    NoGradGuard no_grad;
+    Generator gen(2024);
+    v = randn(fn(inputs).sizes(), kFloat64, &gen);
+  }
+  GradcheckFn first_derivative = [&fn, v](const std::vector<Tensor>& in) {
+    EnableGradGuard enable;
+    Tensor out = fn(in);
+    TensorList differentiable;
+    for (const Tensor& t : in) {
+      if (t.defined() && t.requires_grad()) differentiable.push_back(t);
+    }
+    TensorList flat;
+    if (!out.requires_grad()) {
+      for (const Tensor& t : differentiable) flat.push_back(zeros({t.numel()}, kFloat64));
+      return cat(flat, 0);
+    }
+    TensorList grads = grad({out}, differentiable, {v}, true, true, true);
+    for (size_t i = 0; i < grads.size(); ++i) {
+      flat.push_back(grads[i].defined() ? grads[i].reshape({-1}) : zeros({differentiable[i].numel()}, kFloat64));
+    }
+    return cat(flat, 0);
+  };
+  return gradcheck(first_derivative, inputs, eps, atol, rtol);
+}
+
+}  // namespace brisk::autograd

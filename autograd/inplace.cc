@@ -1,0 +1,258 @@
+// In-place ops. Each bumps the version counter (so saved tensors notice the change) and,
+// when history is recorded, rebases the tensor's history onto a node for the op. Refused in
+// grad mode on a leaf that requires grad and on a view of a tensor that requires grad.
+#include <cmath>
+
+#include "autograd/backward_ops.h"
+#include "autograd/grad_mode.h"
+#include "autograd/ops.h"
+#include "autograd/record.h"
+#include "tensor/autograd_meta.h"
+#include "tensor/native/ops.h"
+
+namespace brisk {
+
+using autograd::BackwardArgs;
+using autograd::needs_history;
+using autograd::rebase_history;
+using autograd::TensorList;
+
+namespace {
+
+void check_inplace(const Tensor& self, const char* op) {
+  if (!autograd::GradMode::is_enabled()) return;
+  const AutogradMeta* meta = self.autograd_meta_if_exists();
+  if (meta == nullptr) return;
+  BRISK_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr),
+              "{}: a leaf Variable that requires grad is being used in an in-place operation. ({})", op,
+              self.describe());
+  BRISK_CHECK(!meta->is_view,
+              "{}: a view of a tensor that requires grad is being modified in place ({}); its base's gradient "
+              "would miss the change. clone() the view first, or modify it under NoGradGuard.",
+              op, self.describe());
+}
+
+// Runs the native in-place `kernel` and makes sure the version moves on exactly once, whether
+// or not the kernel bumped it.
+template <typename Kernel>
+void modify(Tensor& self, Kernel&& kernel) {
+  uint32_t before = self.version();
+  kernel();
+  if (self.version() == before) self.bump_version();
+}
+
+autograd::BackwardFn pass_through() {
+  return [](const BackwardArgs& g) -> TensorList { return {g.grad()}; };
+}
+
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  check_inplace(*this, "add_");
+  modify(*this, [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{alpha.to_double()}); });
+  rebase_history("AddBackward", *this, {*this, other}, {}, [alpha](const BackwardArgs& g) -> TensorList {
+    return {g.grad(), g.needs_grad[1] ? g.grad() * alpha : Tensor()};
+  });
+  return *this;
+}
+
+Tensor& Tensor::add_(Scalar other) {
+  check_inplace(*this, "add_");
+  modify(*this, [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{1.0}); });
+  rebase_history("AddBackward", *this, {*this}, {}, pass_through());
+  return *this;
+}
+
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  check_inplace(*this, "sub_");
+  modify(*this, [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{alpha.to_double()}); });
+  rebase_history("SubBackward", *this, {*this, other}, {}, [alpha](const BackwardArgs& g) -> TensorList {
+    return {g.grad(), g.needs_grad[1] ? g.grad() * -alpha.to_double() : Tensor()};
+  });
+  return *this;
+}
+
+Tensor& Tensor::sub_(Scalar other) {
+  check_inplace(*this, "sub_");
+  modify(*this, [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{1.0}); });
+  rebase_history("SubBackward", *this, {*this}, {}, pass_through());
+  return *this;
+}
+
+Tensor& Tensor::mul_(const Tensor& other) {
+  check_inplace(*this, "mul_");
+  // The gradient for `other` needs self's value from before the change.
+  Tensor original = needs_history({other}) ? native::clone(*this) : Tensor();
+  modify(*this, [&] { native::binary_(BinaryOp::Mul, *this, other); });
+  rebase_history("MulBackward", *this, {*this, other}, {other, original}, [](const BackwardArgs& g) -> TensorList {
+    return {g.needs_grad[0] ? g.grad() * g.saved[0] : Tensor(), g.needs_grad[1] ? g.grad() * g.saved[1] : Tensor()};
+  });
+  return *this;
+}
+
+Tensor& Tensor::mul_(Scalar other) {
+  check_inplace(*this, "mul_");
+  modify(*this, [&] { native::binary_(BinaryOp::Mul, *this, other); });
+  rebase_history("MulBackward", *this, {*this}, {},
+                 [other](const BackwardArgs& g) -> TensorList { return {g.grad() * other}; });
+  return *this;
+}
+
+Tensor& Tensor::div_(const Tensor& other) {
+  check_inplace(*this, "div_");
+  modify(*this, [&] { native::binary_(BinaryOp::Div, *this, other); });
+  // d(a/b)/db = -(a/b)/b: the result stands in for the original value.
+  rebase_history("DivBackward", *this, {*this, other}, {other, *this}, [](const BackwardArgs& g) -> TensorList {
+    const Tensor& b = g.saved[0];
+    return {g.needs_grad[0] ? g.grad() / b : Tensor(), g.needs_grad[1] ? -g.grad() * g.saved[1] / b : Tensor()};
+  });
+  return *this;
+}
+
+Tensor& Tensor::div_(Scalar other) {
+  check_inplace(*this, "div_");
+  modify(*this, [&] { native::binary_(BinaryOp::Div, *this, other); });
+  rebase_history("DivBackward", *this, {*this}, {},
+                 [other](const BackwardArgs& g) -> TensorList { return {g.grad() / other}; });
+  return *this;
+}
+
+Tensor& Tensor::pow_(Scalar exponent) {
+  check_inplace(*this, "pow_");
+  Tensor original = needs_history({*this}) ? native::clone(*this) : Tensor();
+  modify(*this, [&] { native::binary_(BinaryOp::Pow, *this, exponent); });
+  rebase_history("PowBackward", *this, {*this}, {original}, [exponent](const BackwardArgs& g) -> TensorList {
+    double e = exponent.to_double();
+    if (e == 0.0) return {zeros_like(g.grad())};
+    return {g.grad() * brisk::pow(g.saved[0], e - 1.0) * e};
+  });
+  return *this;
+}
+
+Tensor& Tensor::neg_() {
+  check_inplace(*this, "neg_");
+  modify(*this, [&] { native::unary_(UnaryOp::Neg, *this); });
+  rebase_history("NegBackward", *this, {*this}, {}, [](const BackwardArgs& g) -> TensorList { return {-g.grad()}; });
+  return *this;
+}
+
+Tensor& Tensor::abs_() {
+  check_inplace(*this, "abs_");
+  Tensor sign = needs_history({*this}) ? native::unary(UnaryOp::Sign, *this) : Tensor();
+  modify(*this, [&] { native::unary_(UnaryOp::Abs, *this); });
+  rebase_history("AbsBackward", *this, {*this}, {sign},
+                 [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0]}; });
+  return *this;
+}
+
+Tensor& Tensor::exp_() {
+  check_inplace(*this, "exp_");
+  modify(*this, [&] { native::unary_(UnaryOp::Exp, *this); });
+  rebase_history("ExpBackward", *this, {*this}, {*this},
+                 [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0]}; });
+  return *this;
+}
+
+Tensor& Tensor::log_() {
+  check_inplace(*this, "log_");
+  Tensor original = needs_history({*this}) ? native::clone(*this) : Tensor();
+  modify(*this, [&] { native::unary_(UnaryOp::Log, *this); });
+  rebase_history("LogBackward", *this, {*this}, {original},
+                 [](const BackwardArgs& g) -> TensorList { return {g.grad() / g.saved[0]}; });
+  return *this;
+}
+
+Tensor& Tensor::sqrt_() {
+  check_inplace(*this, "sqrt_");
+  modify(*this, [&] { native::unary_(UnaryOp::Sqrt, *this); });
+  rebase_history("SqrtBackward", *this, {*this}, {*this},
+                 [](const BackwardArgs& g) -> TensorList { return {g.grad() / (g.saved[0] * 2.0)}; });
+  return *this;
+}
+
+namespace {
+
+// In-place activations whose backward kernel takes the output (relu's output marks where its
+// input was positive).
+Tensor& activation_(Tensor& self, const char* op, const char* name, UnaryOp forward, BinaryOp backward) {
+  check_inplace(self, op);
+  modify(self, [&] { native::unary_(forward, self); });
+  rebase_history(name, self, {self}, {self}, [backward](const BackwardArgs& g) -> TensorList {
+    return {autograd::activation_backward(backward, g.grad(), g.saved[0])};
+  });
+  return self;
+}
+
+}  // namespace
+
+Tensor& Tensor::relu_() { return activation_(*this, "relu_", "ReluBackward", UnaryOp::Relu, BinaryOp::ReluBackward); }
+Tensor& Tensor::sigmoid_() {
+  return activation_(*this, "sigmoid_", "SigmoidBackward", UnaryOp::Sigmoid, BinaryOp::SigmoidBackward);
+}
+Tensor& Tensor::tanh_() { return activation_(*this, "tanh_", "TanhBackward", UnaryOp::Tanh, BinaryOp::TanhBackward); }
+
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_inplace(*this, "clamp_");
+  BRISK_CHECK(min || max, "clamp_: at least one of min and max must be given (tensor {})", describe());
+  Tensor outside;
+  if (needs_history({*this})) {
+    Tensor inside = min ? ge(*min) : le(*max);
+    if (min && max) inside = logical_and(inside, le(*max));
+    outside = brisk::logical_not(inside);
+  }
+  OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
+  modify(*this, [&] { native::unary_(UnaryOp::Clamp, *this, params); });
+  rebase_history("ClampBackward", *this, {*this}, {outside}, [](const BackwardArgs& g) -> TensorList {
+    return {brisk::masked_fill(g.grad(), g.saved[0], 0.0)};
+  });
+  return *this;
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  check_inplace(*this, "masked_fill_");
+  Tensor filled = native::masked_fill(*this, mask, value);
+  BRISK_CHECK(filled.sizes() == sizes(), "masked_fill_: mask of shape {} does not broadcast to the tensor's shape {}",
+              mask.sizes(), sizes());
+  modify(*this, [&] { native::copy_(*this, filled); });
+  rebase_history("MaskedFillBackward", *this, {*this}, {mask}, [](const BackwardArgs& g) -> TensorList {
+    return {brisk::masked_fill(g.grad(), g.saved[0], 0.0)};
+  });
+  return *this;
+}
+
+Tensor& Tensor::fill_(Scalar value) {
+  check_inplace(*this, "fill_");
+  modify(*this, [&] { native::fill_(*this, value); });
+  rebase_history("FillBackward", *this, {*this}, {},
+                 [](const BackwardArgs&) -> TensorList { return {Tensor()}; });
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  check_inplace(*this, "copy_");
+  modify(*this, [&] { native::copy_(*this, src, non_blocking); });
+  if (!src.is_floating_point()) {
+    rebase_history("CopyBackward", *this, {*this}, {}, [](const BackwardArgs&) -> TensorList { return {Tensor()}; });
+    return *this;
+  }
+  rebase_history("CopyBackward", *this, {*this, src}, {},
+                 [src_device = src.device(), src_dtype = src.dtype()](const BackwardArgs& g) -> TensorList {
+                   return {Tensor(), g.needs_grad[1] ? g.grad().to(src_device, src_dtype) : Tensor()};
+                 });
+  return *this;
+}
+
+// ---- Compound assignment ----
+
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, Scalar b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, Scalar b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, Scalar b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, Scalar b) { return a.div_(b); }
+
+}  // namespace brisk

@@ -1,0 +1,85 @@
+// Matrix products.
+#include "autograd/backward_ops.h"
+#include "autograd/ops.h"
+#include "autograd/record.h"
+#include "tensor/native/ops.h"
+
+namespace brisk {
+
+using autograd::BackwardArgs;
+using autograd::record;
+using autograd::TensorList;
+
+namespace {
+
+Tensor save_if(bool needed, const Tensor& t) { return needed ? t : Tensor(); }
+
+Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
+
+// The gradients of matmul(a, b) for every case of its shapes. A 1-D operand is treated as
+// a matrix (a row for `a`, a column for `b`) and the gradient of the output gets the
+// matching unit dim back; then the batched formula holds, and summing to the operand's
+// shape undoes the broadcast of batch dims.
+TensorList matmul_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool need_a, bool need_b) {
+  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+  Tensor g = grad;
+  if (a.dim() == 1) g = g.unsqueeze(b.dim() == 1 ? 0 : -2);
+  if (b.dim() == 1) g = g.unsqueeze(-1);
+  Tensor grad_a, grad_b;
+  if (need_a) grad_a = autograd::sum_to(matmul(g, mT(b2)), a2.sizes()).reshape(a.sizes());
+  if (need_b) {
+    if (b2.dim() == 2 && a2.dim() > 2) {
+      // Folding the batch dims into the rows gives one large product instead of a batched
+      // one followed by a sum (the usual case: a linear layer applied to a batch of sequences).
+      int64_t k = a2.size(-1), n = g.size(-1);
+      grad_b = mm(a2.reshape({-1, k}).t(), g.reshape({-1, n}));
+    } else {
+      grad_b = autograd::sum_to(matmul(mT(a2), g), b2.sizes());
+    }
+    grad_b = grad_b.reshape(b.sizes());
+  }
+  return {grad_a, grad_b};
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  Tensor out = native::matmul(a, b);
+  return record("MatmulBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
+                [](const BackwardArgs& g) -> TensorList {
+                  return matmul_backward(g.grad(), g.saved[0], g.saved[1], g.needs_grad[0], g.needs_grad[1]);
+                });
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  Tensor out = native::mm(a, b);
+  return record("MmBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
+                [](const BackwardArgs& g) -> TensorList {
+                  return {g.needs_grad[0] ? mm(g.grad(), g.saved[1].t()) : Tensor(),
+                          g.needs_grad[1] ? mm(g.saved[0].t(), g.grad()) : Tensor()};
+                });
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  Tensor out = native::bmm(a, b);
+  return record("BmmBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
+                [](const BackwardArgs& g) -> TensorList {
+                  return {g.needs_grad[0] ? bmm(g.grad(), mT(g.saved[1])) : Tensor(),
+                          g.needs_grad[1] ? bmm(mT(g.saved[0]), g.grad()) : Tensor()};
+                });
+}
+
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  Tensor out = native::addmm(bias, a, b, beta, alpha);
+  return record("AddmmBackward", out, {bias, a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
+                [beta, alpha](const BackwardArgs& g) -> TensorList {
+                  const Tensor& grad = g.grad();
+                  auto scaled = [](const Tensor& t, Scalar s) { return s.to_double() == 1.0 ? t : t * s; };
+                  return {g.needs_grad[0] ? scaled(grad, beta) : Tensor(),
+                          g.needs_grad[1] ? scaled(mm(grad, g.saved[1].t()), alpha) : Tensor(),
+                          g.needs_grad[2] ? scaled(mm(g.saved[0].t(), grad), alpha) : Tensor()};
+                });
+}
+
+}  // namespace brisk

@@ -1,0 +1,133 @@
+#include "autograd/record.h"
+
+#include "autograd/accumulate_grad.h"
+#include "autograd/grad_mode.h"
+#include "tensor/autograd_meta.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::autograd {
+
+namespace {
+
+std::shared_ptr<ClosureNode> make_node(const char* name, const TensorList& inputs, BackwardFn fn) {
+  auto node = std::make_shared<ClosureNode>(name, std::move(fn));
+  std::vector<Edge> edges;
+  edges.reserve(inputs.size());
+  for (const Tensor& input : inputs) edges.push_back(gradient_edge(input));
+  node->set_next_edges(std::move(edges));
+  return node;
+}
+
+void set_history(const Tensor& output, const std::shared_ptr<ClosureNode>& node) {
+  BRISK_CHECK(output.defined(), "{}: cannot record history for an undefined output", node->name());
+  uint32_t slot = node->add_input_metadata(output);
+  if (!output.is_floating_point()) return;
+  AutogradMeta& meta = output.autograd_meta();
+  meta.requires_grad = true;
+  meta.grad_fn = node;
+  meta.output_nr = slot;
+}
+
+void save(const std::shared_ptr<ClosureNode>& node, const TensorList& saved, const TensorList& outputs) {
+  std::vector<SavedTensor> packed;
+  packed.reserve(saved.size());
+  for (const Tensor& t : saved) {
+    uint32_t output_nr = 0;
+    while (output_nr < outputs.size() && !(t.defined() && t.is_same(outputs[output_nr]))) ++output_nr;
+    bool is_output = output_nr < outputs.size();
+    packed.emplace_back(t, is_output, is_output ? output_nr : 0);
+  }
+  node->set_saved(std::move(packed));
+}
+
+}  // namespace
+
+TensorList ClosureNode::apply(TensorList&& grads) {
+  bool any_defined = false;
+  for (const Tensor& g : grads) any_defined = any_defined || g.defined();
+  if (!any_defined) return TensorList(num_outputs());
+
+  BackwardArgs args;
+  args.grads = std::move(grads);
+  for (size_t i = 0; i < args.grads.size(); ++i) {
+    if (!args.grads[i].defined()) args.grads[i] = input_metadata(i).zeros();
+  }
+  std::shared_ptr<Node> self = shared_from_this();
+  args.saved.reserve(saved_.size());
+  for (const SavedTensor& s : saved_) args.saved.push_back(s.unpack(self));
+  args.needs_grad.reserve(num_outputs());
+  for (const Edge& edge : next_edges()) args.needs_grad.push_back(edge.valid());
+  return fn_(args);
+}
+
+void ClosureNode::release_saved() {
+  for (SavedTensor& s : saved_) s.release();
+}
+
+bool needs_history(const TensorList& inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs) {
+    if (t.defined() && t.requires_grad()) return true;
+  }
+  return false;
+}
+
+TensorList record(const char* name, TensorList outputs, const TensorList& inputs, const TensorList& saved,
+                  BackwardFn fn) {
+  if (!needs_history(inputs)) return outputs;
+  for (Tensor& out : outputs) {
+    for (const Tensor& in : inputs) {
+      if (out.defined() && out.is_same(in)) {
+        out = native::alias(out);
+        break;
+      }
+    }
+  }
+  auto node = make_node(name, inputs, std::move(fn));
+  for (const Tensor& out : outputs) set_history(out, node);
+  save(node, saved, outputs);
+  return outputs;
+}
+
+Tensor record(const char* name, Tensor output, const TensorList& inputs, const TensorList& saved, BackwardFn fn) {
+  if (!needs_history(inputs)) return output;
+  return record(name, TensorList{std::move(output)}, inputs, saved, std::move(fn))[0];
+}
+
+void rebase_history(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
+                    BackwardFn fn) {
+  if (!needs_history(inputs)) return;
+  auto node = make_node(name, inputs, std::move(fn));
+  AutogradMeta& meta = self.autograd_meta();
+  bool move_retain_hook = meta.retains_grad && meta.grad_fn != nullptr;
+  if (move_retain_hook) meta.grad_fn->remove_pre_hook(meta.retain_grad_hook);
+  set_history(self, node);
+  save(node, saved, {self});
+  if (move_retain_hook) {
+    meta.retains_grad = false;
+    install_retain_grad_hook(self);
+  }
+}
+
+void install_retain_grad_hook(const Tensor& t) {
+  AutogradMeta& meta = t.autograd_meta();
+  if (meta.retains_grad) return;
+  std::weak_ptr<TensorImpl> weak = t.weak_impl();
+  GradHook hook = [weak](const Tensor& grad) {
+    if (std::shared_ptr<TensorImpl> impl = weak.lock()) {
+      Tensor& stored = Tensor(impl).autograd_meta().grad;
+      if (!stored.defined()) {
+        stored = GradMode::is_enabled() ? grad : native::clone(grad);
+      } else {
+        stored = stored + grad;
+      }
+    }
+    return Tensor();
+  };
+  size_t handle = next_hook_handle();
+  t.grad_fn()->add_pre_hook(handle, t.output_nr(), std::move(hook), /*runs_last=*/true);
+  meta.retains_grad = true;
+  meta.retain_grad_hook = handle;
+}
+
+}  // namespace brisk::autograd

@@ -1,0 +1,77 @@
+#pragma once
+// Recording an op's history: how the differentiable ops attach a backward closure to
+// their outputs.
+//
+//   Tensor exp(const Tensor& x) {
+//     Tensor out = native::unary(UnaryOp::Exp, x);
+//     return record("ExpBackward", out, {x}, {out},
+//                   [](const BackwardArgs& a) -> TensorList { return {a.grad() * a.saved[0]}; });
+//   }
+//
+// The closure returns one gradient per input (undefined where an input needs none; check
+// a.needs_grad to skip work). It need not reduce over broadcast dims or cast to the input's
+// dtype: the engine does that for every node (validate_grads). It must compute with the
+// public differentiable ops, so that under create_graph the gradient itself gets a history.
+// Tensors the backward needs go in the saved list, never in the lambda's captures, so
+// that in-place changes are detected and retain_graph=false frees them.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/node.h"
+#include "autograd/saved_tensor.h"
+
+namespace brisk::autograd {
+
+struct BackwardArgs {
+  // The gradient of each output; zeros where none flowed (unless none flowed at all, in
+  // which case the closure is not called).
+  TensorList grads;
+  // The saved tensors, in the order given to record.
+  TensorList saved;
+  // Whether each input wants a gradient.
+  std::vector<bool> needs_grad;
+
+  const Tensor& grad() const { return grads[0]; }
+};
+
+using BackwardFn = std::function<TensorList(const BackwardArgs&)>;
+
+// The node of an op recorded by `record`.
+class ClosureNode final : public Node {
+ public:
+  ClosureNode(std::string name, BackwardFn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+
+  std::string name() const override { return name_; }
+  TensorList apply(TensorList&& grads) override;
+  void release_saved() override;
+
+  void set_saved(std::vector<SavedTensor> saved) { saved_ = std::move(saved); }
+
+ private:
+  std::string name_;
+  BackwardFn fn_;
+  std::vector<SavedTensor> saved_;
+};
+
+// Whether an op on `inputs` records history: grad mode is on and some input requires grad.
+bool needs_history(const TensorList& inputs);
+
+// Attaches a ClosureNode to `outputs` when needs_history(inputs) and returns the outputs.
+// Only floating-point outputs get the node as grad_fn; every output keeps its slot. An
+// output that is the same tensor as an input is replaced by an alias, so the input's own
+// history is never overwritten.
+TensorList record(const char* name, TensorList outputs, const TensorList& inputs, const TensorList& saved,
+                  BackwardFn fn);
+Tensor record(const char* name, Tensor output, const TensorList& inputs, const TensorList& saved, BackwardFn fn);
+
+// For in-place ops: `self` (already modified, listed among `inputs` for its old history)
+// gets a new node as grad_fn. A retain_grad on `self` moves to the new node.
+void rebase_history(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
+                    BackwardFn fn);
+
+// Makes retain_grad() keep the gradient of non-leaf `t` (used by Tensor::retain_grad and by
+// rebase_history).
+void install_retain_grad_hook(const Tensor& t);
+
+}  // namespace brisk::autograd

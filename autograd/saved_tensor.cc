@@ -1,0 +1,45 @@
+#include "autograd/saved_tensor.h"
+
+#include "autograd/node.h"
+#include "tensor/autograd_meta.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::autograd {
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
+    : output_nr_(output_nr), is_output_(is_output), was_defined_(t.defined()) {
+  if (!was_defined_) return;
+  saved_version_ = t.version();
+  data_ = is_output ? native::alias(t) : t;
+}
+
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& saved_for) const {
+  BRISK_CHECK(!released_,
+              "Trying to backward through the graph a second time (or directly access saved tensors after they "
+              "have already been freed). Saved intermediate values of the graph are freed when you call "
+              "backward() or autograd::grad(). Specify retain_graph=true if you need to backward through the "
+              "graph a second time or if you need to access saved tensors after calling backward.");
+  if (!was_defined_) return Tensor();
+  BRISK_CHECK(data_.version() == saved_version_,
+              "one of the variables needed for gradient computation has been modified by an inplace operation: "
+              "[{} {}]{} is at version {}; expected version {} instead. Hint: clone() the tensor before "
+              "modifying it in place, or modify a copy.",
+              data_.dtype(), data_.sizes(),
+              is_output_ && saved_for ? fmt::format(", which is output {} of {},", output_nr_, saved_for->name())
+                                      : std::string(),
+              data_.version(), saved_version_);
+  if (!is_output_ || !saved_for) return data_;
+  Tensor out = native::alias(data_);
+  AutogradMeta& meta = out.autograd_meta();
+  meta.requires_grad = true;
+  meta.grad_fn = saved_for;
+  meta.output_nr = output_nr_;
+  return out;
+}
+
+void SavedTensor::release() {
+  data_ = Tensor();
+  released_ = true;
+}
+
+}  // namespace brisk::autograd

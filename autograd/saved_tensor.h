@@ -1,0 +1,38 @@
+#pragma once
+// A tensor kept by a node for its backward, with the version it had when saved.
+//
+// Unpacking checks the version: a tensor modified in place after it was saved would give a
+// wrong gradient, so that is an error, as in PyTorch. A node's own output is saved as an
+// alias without autograd state (the output refers to the node, so keeping the output itself
+// would make a reference cycle) and gets the node back as its grad_fn when unpacked.
+#include <cstdint>
+#include <memory>
+
+#include "tensor/tensor.h"
+
+namespace brisk::autograd {
+
+class Node;
+
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  // `output_nr` is meaningful when `is_output`: which output of the saving node it is.
+  SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr = 0);
+
+  // The saved tensor; `saved_for` is the node that saved it (the grad_fn of a saved output).
+  Tensor unpack(const std::shared_ptr<Node>& saved_for) const;
+  // Frees the data; a later unpack throws the "backward through the graph a second time" error.
+  void release();
+  bool was_defined() const { return was_defined_; }
+
+ private:
+  Tensor data_;
+  uint32_t saved_version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
+  bool was_defined_ = false;
+  bool released_ = false;
+};
+
+}  // namespace brisk::autograd

@@ -1,0 +1,81 @@
+// The Tensor methods that are spelled as free functions in autograd/ops.h.
+#include "autograd/ops.h"
+
+namespace brisk {
+
+Tensor Tensor::add(const Tensor& other, Scalar alpha) const { return brisk::add(*this, other, alpha); }
+Tensor Tensor::sub(const Tensor& other, Scalar alpha) const { return brisk::sub(*this, other, alpha); }
+Tensor Tensor::mul(const Tensor& other) const { return brisk::mul(*this, other); }
+Tensor Tensor::div(const Tensor& other) const { return brisk::div(*this, other); }
+Tensor Tensor::pow(const Tensor& exponent) const { return brisk::pow(*this, exponent); }
+Tensor Tensor::pow(Scalar exponent) const { return brisk::pow(*this, exponent); }
+Tensor Tensor::neg() const { return brisk::neg(*this); }
+Tensor Tensor::abs() const { return brisk::abs(*this); }
+Tensor Tensor::exp() const { return brisk::exp(*this); }
+Tensor Tensor::log() const { return brisk::log(*this); }
+Tensor Tensor::sqrt() const { return brisk::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return brisk::rsqrt(*this); }
+Tensor Tensor::square() const { return brisk::square(*this); }
+Tensor Tensor::reciprocal() const { return brisk::reciprocal(*this); }
+Tensor Tensor::sin() const { return brisk::sin(*this); }
+Tensor Tensor::cos() const { return brisk::cos(*this); }
+Tensor Tensor::relu() const { return brisk::relu(*this); }
+Tensor Tensor::sigmoid() const { return brisk::sigmoid(*this); }
+Tensor Tensor::tanh() const { return brisk::tanh(*this); }
+Tensor Tensor::gelu(const std::string& approximate) const { return brisk::gelu(*this, approximate); }
+Tensor Tensor::silu() const { return brisk::silu(*this); }
+Tensor Tensor::sign() const { return brisk::sign(*this); }
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return brisk::clamp(*this, min, max);
+}
+Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const { return brisk::clamp(*this, min, max); }
+Tensor Tensor::maximum(const Tensor& other) const { return brisk::maximum(*this, other); }
+Tensor Tensor::minimum(const Tensor& other) const { return brisk::minimum(*this, other); }
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return brisk::masked_fill(*this, mask, value); }
+Tensor Tensor::eq(const Tensor& other) const { return brisk::eq(*this, other); }
+Tensor Tensor::ne(const Tensor& other) const { return brisk::ne(*this, other); }
+Tensor Tensor::lt(const Tensor& other) const { return brisk::lt(*this, other); }
+Tensor Tensor::le(const Tensor& other) const { return brisk::le(*this, other); }
+Tensor Tensor::gt(const Tensor& other) const { return brisk::gt(*this, other); }
+Tensor Tensor::ge(const Tensor& other) const { return brisk::ge(*this, other); }
+Tensor Tensor::logical_not() const { return brisk::logical_not(*this); }
+
+Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::sum(*this, dims, keepdim); }
+Tensor Tensor::mean(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::mean(*this, dims, keepdim); }
+Tensor Tensor::prod(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::prod(*this, dims, keepdim); }
+Tensor Tensor::amax(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::amin(*this, dims, keepdim); }
+std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return brisk::max(*this, dim, keepdim); }
+std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return brisk::min(*this, dim, keepdim); }
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return brisk::argmax(*this, dim, keepdim); }
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return brisk::argmin(*this, dim, keepdim); }
+Tensor Tensor::var(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return brisk::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return brisk::std(*this, dims, correction, keepdim);
+}
+Tensor Tensor::logsumexp(const std::vector<int64_t>& dims, bool keepdim) const {
+  return brisk::logsumexp(*this, dims, keepdim);
+}
+Tensor Tensor::norm(double p, const std::vector<int64_t>& dims, bool keepdim) const {
+  return brisk::norm(*this, p, dims, keepdim);
+}
+Tensor Tensor::softmax(int64_t dim) const { return brisk::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int64_t dim) const { return brisk::log_softmax(*this, dim); }
+
+Tensor Tensor::matmul(const Tensor& other) const { return brisk::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return brisk::mm(*this, other); }
+Tensor Tensor::bmm(const Tensor& other) const { return brisk::bmm(*this, other); }
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const { return brisk::index_select(*this, dim, index); }
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return brisk::gather(*this, dim, index); }
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return brisk::scatter_add(*this, dim, index, src);
+}
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const { return brisk::split(*this, split_size, dim); }
+std::vector<Tensor> Tensor::split(const std::vector<int64_t>& split_sizes, int64_t dim) const {
+  return brisk::split(*this, split_sizes, dim);
+}
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const { return brisk::chunk(*this, chunks, dim); }
+
+}  // namespace brisk

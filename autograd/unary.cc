@@ -1,0 +1,71 @@
+// Elementwise math functions of one tensor.
+#include "autograd/ops.h"
+#include "autograd/record.h"
+#include "tensor/native/ops.h"
+
+namespace brisk {
+
+using autograd::BackwardArgs;
+using autograd::record;
+using autograd::TensorList;
+
+Tensor abs(const Tensor& x) {
+  return record("AbsBackward", native::unary(UnaryOp::Abs, x), {x}, {x},
+                [](const BackwardArgs& g) -> TensorList { return {g.grad() * sign(g.saved[0])}; });
+}
+
+Tensor exp(const Tensor& x) {
+  Tensor out = native::unary(UnaryOp::Exp, x);
+  return record("ExpBackward", out, {x}, {out},
+                [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0]}; });
+}
+
+Tensor log(const Tensor& x) {
+  return record("LogBackward", native::unary(UnaryOp::Log, x), {x}, {x},
+                [](const BackwardArgs& g) -> TensorList { return {g.grad() / g.saved[0]}; });
+}
+
+Tensor sqrt(const Tensor& x) {
+  Tensor out = native::unary(UnaryOp::Sqrt, x);
+  return record("SqrtBackward", out, {x}, {out},
+                [](const BackwardArgs& g) -> TensorList { return {g.grad() / (g.saved[0] * 2.0)}; });
+}
+
+Tensor rsqrt(const Tensor& x) {
+  Tensor out = native::unary(UnaryOp::Rsqrt, x);
+  return record("RsqrtBackward", out, {x}, {out}, [](const BackwardArgs& g) -> TensorList {
+    const Tensor& y = g.saved[0];
+    return {g.grad() * y * y * y * -0.5};
+  });
+}
+
+Tensor square(const Tensor& x) {
+  return record("SquareBackward", native::unary(UnaryOp::Square, x), {x}, {x},
+                [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0] * 2.0}; });
+}
+
+Tensor reciprocal(const Tensor& x) {
+  Tensor out = native::unary(UnaryOp::Reciprocal, x);
+  return record("ReciprocalBackward", out, {x}, {out}, [](const BackwardArgs& g) -> TensorList {
+    const Tensor& y = g.saved[0];
+    return {-g.grad() * y * y};
+  });
+}
+
+Tensor sin(const Tensor& x) {
+  return record("SinBackward", native::unary(UnaryOp::Sin, x), {x}, {x},
+                [](const BackwardArgs& g) -> TensorList { return {g.grad() * cos(g.saved[0])}; });
+}
+
+Tensor cos(const Tensor& x) {
+  return record("CosBackward", native::unary(UnaryOp::Cos, x), {x}, {x},
+                [](const BackwardArgs& g) -> TensorList { return {-g.grad() * sin(g.saved[0])}; });
+}
+
+// Piecewise constant: the gradient is zero everywhere it exists.
+Tensor sign(const Tensor& x) {
+  return record("SignBackward", native::unary(UnaryOp::Sign, x), {x}, {},
+                [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
+}
+
+}  // namespace brisk
