@@ -1,0 +1,31 @@
+#pragma once
+// Turns every failed CUDA, cuBLAS, cuDNN and NCCL call into a brisk::Error that names the
+// call, the library's message, and the file and line of the call.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "tensor/error.h"
+
+namespace brisk::cuda {
+
+[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
+[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
+
+}  // namespace brisk::cuda
+
+#define BRISK_CUDA_CHECK(call)                                                              \
+  do {                                                                                      \
+    cudaError_t brisk_status_ = (call);                                                     \
+    if (brisk_status_ != cudaSuccess)                                                       \
+      ::brisk::cuda::throw_cuda_error(brisk_status_, #call, __FILE__, __LINE__);            \
+  } while (0)
+
+// After a kernel launch: reports launch-configuration errors at the launch site.
+#define BRISK_CUDA_CHECK_LAUNCH() BRISK_CUDA_CHECK(cudaGetLastError())
+
+#define BRISK_CUBLAS_CHECK(call)                                                            \
+  do {                                                                                      \
+    cublasStatus_t brisk_status_ = (call);                                                  \
+    if (brisk_status_ != CUBLAS_STATUS_SUCCESS)                                             \
+      ::brisk::cuda::throw_cublas_error(brisk_status_, #call, __FILE__, __LINE__);          \
+  } while (0)
