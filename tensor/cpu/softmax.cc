@@ -1,0 +1,208 @@
+// CpuBackend::softmax and softmax_backward over contiguous tensors.
+//
+// A tensor seen as [outer, n, inner] is normalized along n. With inner == 1 each of the outer
+// rows is contiguous and is handled on its own; otherwise blocks of neighbouring columns are
+// processed together, so every pass reads memory in order. The forward subtracts the
+// maximum before exp, so exp never overflows.
+#include <cmath>
+#include <limits>
+
+#include "tensor/cpu/cpu_backend.h"
+#include "tensor/cpu/loops.h"
+#include "tensor/dispatch.h"
+#include "tensor/functors/cast.h"
+#include "tensor/functors/math.h"
+
+namespace brisk::cpu {
+namespace {
+
+constexpr int64_t kColumnBlock = 64;
+
+struct SoftmaxGeometry {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+SoftmaxGeometry geometry(const Tensor& t, int64_t dim) {
+  SoftmaxGeometry g;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d < dim) g.outer *= t.sizes()[d];
+    if (d == dim) g.n = t.sizes()[d];
+    if (d > dim) g.inner *= t.sizes()[d];
+  }
+  return g;
+}
+
+// Sums in float64 for float32 and float64 inputs, float32 for the 16-bit floats.
+template <typename T>
+using sum_t = std::conditional_t<is_reduced_float_v<T>, float, double>;
+
+// Runs f(width, offset) for each block of up to kColumnBlock neighbouring columns, in
+// parallel; offset is the element offset of the block's first column at position 0 along
+// the softmax dim.
+template <typename F>
+void for_each_block(const SoftmaxGeometry& g, const F& f) {
+  int64_t blocks_per_outer = (g.inner + kColumnBlock - 1) / kColumnBlock;
+  int64_t blocks = g.outer * blocks_per_outer;
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n * std::min(g.inner, kColumnBlock)));
+  parallel_for(0, blocks, grain, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      int64_t o = b / blocks_per_outer, j0 = (b % blocks_per_outer) * kColumnBlock;
+      f(std::min(kColumnBlock, g.inner - j0), o * g.n * g.inner + j0);
+    }
+  });
+}
+
+// One contiguous row (inner == 1).
+template <typename T>
+void softmax_row(T* y, const T* x, int64_t n, bool log) {
+  using C = opmath_t<T>;
+  using S = sum_t<T>;
+  C max = -std::numeric_limits<C>::infinity();
+  for (int64_t i = 0; i < n; ++i) max = maximum_propagate_nan(max, static_cast<C>(x[i]));
+  S sum = 0;
+  if (log) {
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<S>(std::exp(static_cast<C>(x[i]) - max));
+    C log_sum = static_cast<C>(std::log(sum));
+    for (int64_t i = 0; i < n; ++i) y[i] = cast<T>(static_cast<C>(x[i]) - max - log_sum);
+    return;
+  }
+  // exp once per element: kept in y between the passes, unless T would round it.
+  for (int64_t i = 0; i < n; ++i) {
+    C e = std::exp(static_cast<C>(x[i]) - max);
+    sum += static_cast<S>(e);
+    if constexpr (!is_reduced_float_v<T>) y[i] = e;
+  }
+  C scale = static_cast<C>(S(1) / sum);
+  for (int64_t i = 0; i < n; ++i) {
+    C e = is_reduced_float_v<T> ? std::exp(static_cast<C>(x[i]) - max) : static_cast<C>(y[i]);
+    y[i] = cast<T>(e * scale);
+  }
+}
+
+// `width` neighbouring columns (inner > 1), `stride` elements apart along the softmax dim.
+template <typename T>
+void softmax_columns(T* y, const T* x, int64_t n, int64_t stride, int64_t width, bool log) {
+  using C = opmath_t<T>;
+  using S = sum_t<T>;
+  C max[kColumnBlock];
+  S sum[kColumnBlock];
+  for (int64_t j = 0; j < width; ++j) {
+    max[j] = -std::numeric_limits<C>::infinity();
+    sum[j] = S(0);
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const T* in = x + k * stride;
+    for (int64_t j = 0; j < width; ++j) max[j] = maximum_propagate_nan(max[j], static_cast<C>(in[j]));
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const T* in = x + k * stride;
+    for (int64_t j = 0; j < width; ++j) sum[j] += static_cast<S>(std::exp(static_cast<C>(in[j]) - max[j]));
+  }
+  C post[kColumnBlock];  // log(sum) or 1 / sum
+  for (int64_t j = 0; j < width; ++j) post[j] = static_cast<C>(log ? std::log(sum[j]) : S(1) / sum[j]);
+  for (int64_t k = 0; k < n; ++k) {
+    const T* in = x + k * stride;
+    T* out = y + k * stride;
+    for (int64_t j = 0; j < width; ++j) {
+      C shifted = static_cast<C>(in[j]) - max[j];
+      out[j] = cast<T>(log ? shifted - post[j] : std::exp(shifted) * post[j]);
+    }
+  }
+}
+
+template <typename T>
+void softmax_forward(T* y, const T* x, const SoftmaxGeometry& g, bool log) {
+  if (g.inner == 1) {
+    int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
+    parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) softmax_row(y + r * g.n, x + r * g.n, g.n, log);
+    });
+    return;
+  }
+  for_each_block(g, [&](int64_t width, int64_t base) { softmax_columns(y + base, x + base, g.n, g.inner, width, log); });
+}
+
+// softmax:     grad_in = y * (grad_out - sum(grad_out * y))
+// log_softmax: grad_in = grad_out - exp(y) * sum(grad_out)
+template <typename T>
+BRISK_INLINE opmath_t<T> backward_term(T go, T y, bool log) {
+  using C = opmath_t<T>;
+  return log ? static_cast<C>(go) : static_cast<C>(go) * static_cast<C>(y);
+}
+
+template <typename T>
+BRISK_INLINE T backward_value(T go, T y, opmath_t<T> total, bool log) {
+  using C = opmath_t<T>;
+  C g = static_cast<C>(go), v = static_cast<C>(y);
+  return cast<T>(log ? g - std::exp(v) * total : v * (g - total));
+}
+
+template <typename T>
+void backward_row(T* gi, const T* go, const T* y, int64_t n, bool log) {
+  sum_t<T> sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += backward_term(go[i], y[i], log);
+  auto total = static_cast<opmath_t<T>>(sum);
+  for (int64_t i = 0; i < n; ++i) gi[i] = backward_value(go[i], y[i], total, log);
+}
+
+template <typename T>
+void backward_columns(T* gi, const T* go, const T* y, int64_t n, int64_t stride, int64_t width, bool log) {
+  sum_t<T> sum[kColumnBlock];
+  for (int64_t j = 0; j < width; ++j) sum[j] = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    for (int64_t j = 0; j < width; ++j) sum[j] += backward_term(go[k * stride + j], y[k * stride + j], log);
+  }
+  opmath_t<T> total[kColumnBlock];
+  for (int64_t j = 0; j < width; ++j) total[j] = static_cast<opmath_t<T>>(sum[j]);
+  for (int64_t k = 0; k < n; ++k) {
+    for (int64_t j = 0; j < width; ++j) {
+      int64_t i = k * stride + j;
+      gi[i] = backward_value(go[i], y[i], total[j], log);
+    }
+  }
+}
+
+template <typename T>
+void softmax_backward_impl(T* gi, const T* go, const T* y, const SoftmaxGeometry& g, bool log) {
+  if (g.inner == 1) {
+    int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
+    parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) backward_row(gi + r * g.n, go + r * g.n, y + r * g.n, g.n, log);
+    });
+    return;
+  }
+  for_each_block(g, [&](int64_t width, int64_t base) {
+    backward_columns(gi + base, go + base, y + base, g.n, g.inner, width, log);
+  });
+}
+
+void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) BRISK_CHECK(t->is_contiguous(), "{}: expected contiguous tensors, got {}", op, t->describe());
+}
+
+}  // namespace
+
+void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
+  const char* name = log ? "log_softmax" : "softmax";
+  check_contiguous(name, {&out, &in});
+  if (in.numel() == 0) return;
+  SoftmaxGeometry g = geometry(in, dim);
+  dispatch_floating(in.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_forward<T>(out.data_ptr<T>(), in.data_ptr<T>(), g, log);
+  });
+}
+
+void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim,
+                                  bool log) {
+  const char* name = log ? "log_softmax_backward" : "softmax_backward";
+  check_contiguous(name, {&grad_in, &grad_out, &out});
+  if (out.numel() == 0) return;
+  SoftmaxGeometry g = geometry(out, dim);
+  dispatch_floating(out.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_backward_impl<T>(grad_in.data_ptr<T>(), grad_out.data_ptr<T>(), out.data_ptr<T>(), g, log);
+  });
+}
+
+}  // namespace brisk::cpu
