@@ -42,12 +42,10 @@ Tensor zeros(const Shape& shape, TensorOptions options) { return full(shape, 0, 
 Tensor ones(const Shape& shape, TensorOptions options) { return full(shape, 1, options); }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
-  // Like PyTorch, int64 results count and step in int64 (float bounds truncate); every other
-  // dtype counts in float64 and computes start + i * step in float64 before the cast.
-  bool int64_math = options.dtype() == kInt64;
-  double s = int64_math ? static_cast<double>(start.to_int()) : start.to_double();
-  double e = int64_math ? static_cast<double>(end.to_int()) : end.to_double();
-  double st = int64_math ? static_cast<double>(step.to_int()) : step.to_double();
+  // As in PyTorch, the length always comes from the float64 bounds, while integer dtypes
+  // compute the values from the truncated start and step: arange(0, 5, 1.5) as int64 is
+  // [0, 1, 2, 3].
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
   BRISK_CHECK(std::isfinite(s) && std::isfinite(e), "arange: bounds must be finite, got start={} end={}", s, e);
   BRISK_CHECK(st != 0, "arange: step must be nonzero");
   BRISK_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),

@@ -50,6 +50,12 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
   check_operands("addmm", bias, a);
   check_inner("addmm", a, b, a.size(1), b.size(0));
   Shape shape{a.size(0), b.size(1)};
+  bool bias_fits = bias.dim() <= 2;
+  for (int64_t i = 1; bias_fits && i <= bias.dim(); ++i) {
+    int64_t s = bias.size(-i);
+    bias_fits = s == 1 || s == shape[2 - i];
+  }
+  BRISK_CHECK(bias_fits, "addmm: bias of shape {} cannot be broadcast to the product's shape {}", bias.sizes(), shape);
   Tensor out = empty({1, shape[0], shape[1]}, TensorOptions(a.dtype()).device(a.device()));
   // With beta == 0 the bias is ignored entirely, so NaN or inf in it does not leak through.
   if (beta.to_double() != 0) {

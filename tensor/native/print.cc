@@ -174,7 +174,8 @@ std::string to_string(const Tensor& t) {
   if (!t.defined()) return "tensor(undefined)";
   std::vector<std::string> suffixes;
   if (!t.is_cpu()) suffixes.push_back(fmt::format("device='{}'", t.device()));
-  std::string dtype_suffix = fmt::format("dtype={}", t.dtype());
+  // PyTorch spells dtypes as Python names; the length matters for where lines wrap.
+  std::string dtype_suffix = fmt::format("dtype=torch.{}", t.dtype());
   std::string text;
   if (t.numel() == 0) {
     // With no elements to show, the shape (unless 1-D) and any dtype but float32 are spelled out.

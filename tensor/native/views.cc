@@ -197,9 +197,9 @@ Tensor expand(const Tensor& t, const Shape& shape) {
 
 Tensor squeeze(const Tensor& t, std::optional<int64_t> dim) {
   Shape sizes, strides;
-  std::optional<int64_t> only = dim ? std::optional<int64_t>(wrap_dim(*dim, t.dim(), "squeeze")) : std::nullopt;
+  int64_t only = dim ? wrap_dim(*dim, t.dim(), "squeeze") : -1;  // -1: every size-1 dim
   for (int64_t d = 0; d < t.dim(); ++d) {
-    bool drop = t.sizes()[d] == 1 && (!only || *only == d);
+    bool drop = t.sizes()[d] == 1 && (only < 0 || only == d);
     if (drop) continue;
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d]);
