@@ -196,8 +196,9 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   BRISK_CHECK(min || max, "clamp_: at least one of min and max must be given (tensor {})", describe());
   Tensor outside;
   if (needs_history({*this})) {
-    Tensor inside = min ? ge(*min) : le(*max);
-    if (min && max) inside = logical_and(inside, le(*max));
+    // As clamp: the gradient flows only strictly inside the bounds.
+    Tensor inside = min ? gt(*min) : lt(*max);
+    if (min && max) inside = logical_and(inside, lt(*max));
     outside = brisk::logical_not(inside);
   }
   OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
@@ -224,7 +225,7 @@ Tensor& Tensor::fill_(Scalar value) {
   check_inplace(*this, "fill_");
   modify(*this, [&] { native::fill_(*this, value); });
   rebase_history("FillBackward", *this, {*this}, {},
-                 [](const BackwardArgs&) -> TensorList { return {Tensor()}; });
+                 [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
   return *this;
 }
 
@@ -234,12 +235,14 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   check_inplace(*this, "copy_");
   modify(*this, [&] { native::copy_(*this, src, non_blocking); });
   if (!src.is_floating_point()) {
-    rebase_history("CopyBackward", *this, {*this}, {}, [](const BackwardArgs&) -> TensorList { return {Tensor()}; });
+    rebase_history("CopyBackward", *this, {*this}, {},
+                   [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
     return *this;
   }
   rebase_history("CopyBackward", *this, {*this, src}, {},
                  [src_device = src.device(), src_dtype = src.dtype()](const BackwardArgs& g) -> TensorList {
-                   return {Tensor(), g.needs_grad[1] ? g.grad().to(src_device, src_dtype) : Tensor()};
+                   return {g.needs_grad[0] ? zeros_like(g.grad()) : Tensor(),
+                           g.needs_grad[1] ? g.grad().to(src_device, src_dtype) : Tensor()};
                  });
   return *this;
 }

@@ -17,10 +17,10 @@ namespace {
 // `grad` where `keep` holds, else 0.
 Tensor grad_where(const Tensor& grad, const Tensor& keep) { return masked_fill(grad, logical_not(keep), 0.0); }
 
-// The gradient of one operand of maximum/minimum: all of it where that operand won, half of
-// it on ties (as PyTorch).
-Tensor pick_grad(const Tensor& grad, const Tensor& wins, const Tensor& ties) {
-  return grad_where(grad, wins) + grad_where(grad, ties) * 0.5;
+// The gradient of operand `a` of maximum(a, b) (or minimum, with `loses` = a > b): all of it
+// unless `a` lost, half of it on ties. Where either is NaN both get all of it, as in PyTorch.
+Tensor pick_grad(const Tensor& grad, const Tensor& loses, const Tensor& ties) {
+  return masked_fill(where(ties, grad * 0.5, grad), loses, 0.0);
 }
 
 }  // namespace
@@ -30,28 +30,33 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
   Tensor out = native::unary(UnaryOp::Clamp, x, params);
   return record("ClampBackward", out, {x}, {x}, [min, max](const BackwardArgs& g) -> TensorList {
+    // Strictly inside the bounds only: at a bound (and at NaN) the gradient is 0, as PyTorch.
     const Tensor& x = g.saved[0];
     Tensor inside;
-    if (min) inside = x.ge(*min);
-    if (max) inside = inside.defined() ? logical_and(inside, x.le(*max)) : x.le(*max);
+    if (min) inside = x.gt(*min);
+    if (max) inside = inside.defined() ? logical_and(inside, x.lt(*max)) : x.lt(*max);
     return {grad_where(g.grad(), inside)};
   });
 }
 
+// With tensor bounds the gradient is that of minimum(maximum(x, min), max): ties split it.
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
   BRISK_CHECK(min.defined() || max.defined(), "clamp: at least one of min and max must be given (tensor {})",
               x.describe());
-  if (!max.defined()) return where(x.lt(min), min, x);
-  if (!min.defined()) return where(x.gt(max), max, x);
+  if (!max.defined()) return maximum(x, min);
+  if (!min.defined()) return minimum(x, max);
   Tensor out = native::ternary(TernaryOp::Clamp, x, min, max);
   return record("ClampBackward", out, {x, min, max}, {x, min, max}, [](const BackwardArgs& g) -> TensorList {
     const Tensor& x = g.saved[0];
     const Tensor& lo = g.saved[1];
     const Tensor& hi = g.saved[2];
-    // When min > max the result is max everywhere, as in PyTorch.
-    return {g.needs_grad[0] ? grad_where(g.grad(), logical_and(x.ge(lo), x.le(hi))) : Tensor(),
-            g.needs_grad[1] ? grad_where(g.grad(), logical_and(x.lt(lo), lo.lt(hi))) : Tensor(),
-            g.needs_grad[2] ? grad_where(g.grad(), logical_or(hi.lt(x), hi.lt(lo))) : Tensor()};
+    Tensor raised = maximum(x, lo);
+    Tensor ties_hi = raised.eq(hi);
+    Tensor grad_raised = pick_grad(g.grad(), raised.gt(hi), ties_hi);
+    Tensor ties_lo = x.eq(lo);
+    return {g.needs_grad[0] ? pick_grad(grad_raised, x.lt(lo), ties_lo) : Tensor(),
+            g.needs_grad[1] ? pick_grad(grad_raised, lo.lt(x), ties_lo) : Tensor(),
+            g.needs_grad[2] ? pick_grad(g.grad(), hi.gt(raised), ties_hi) : Tensor()};
   });
 }
 
@@ -61,8 +66,8 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
     const Tensor& a = g.saved[0];
     const Tensor& b = g.saved[1];
     Tensor ties = a.eq(b);
-    return {g.needs_grad[0] ? pick_grad(g.grad(), a.gt(b), ties) : Tensor(),
-            g.needs_grad[1] ? pick_grad(g.grad(), b.gt(a), ties) : Tensor()};
+    return {g.needs_grad[0] ? pick_grad(g.grad(), a.lt(b), ties) : Tensor(),
+            g.needs_grad[1] ? pick_grad(g.grad(), b.lt(a), ties) : Tensor()};
   });
 }
 
@@ -72,8 +77,8 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
     const Tensor& a = g.saved[0];
     const Tensor& b = g.saved[1];
     Tensor ties = a.eq(b);
-    return {g.needs_grad[0] ? pick_grad(g.grad(), a.lt(b), ties) : Tensor(),
-            g.needs_grad[1] ? pick_grad(g.grad(), b.lt(a), ties) : Tensor()};
+    return {g.needs_grad[0] ? pick_grad(g.grad(), a.gt(b), ties) : Tensor(),
+            g.needs_grad[1] ? pick_grad(g.grad(), b.gt(a), ties) : Tensor()};
   });
 }
 
