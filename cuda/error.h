@@ -3,6 +3,8 @@
 // call, the library's message, and the file and line of the call.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cudnn.h>
+#include <nccl.h>
 
 #include "tensor/error.h"
 
@@ -10,6 +12,8 @@ namespace brisk::cuda {
 
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
+[[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line);
+[[noreturn]] void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line);
 
 }  // namespace brisk::cuda
 
@@ -28,4 +32,18 @@ namespace brisk::cuda {
     cublasStatus_t brisk_status_ = (call);                                                  \
     if (brisk_status_ != CUBLAS_STATUS_SUCCESS)                                             \
       ::brisk::cuda::throw_cublas_error(brisk_status_, #call, __FILE__, __LINE__);          \
+  } while (0)
+
+#define BRISK_CUDNN_CHECK(call)                                                             \
+  do {                                                                                      \
+    cudnnStatus_t brisk_status_ = (call);                                                   \
+    if (brisk_status_ != CUDNN_STATUS_SUCCESS)                                              \
+      ::brisk::cuda::throw_cudnn_error(brisk_status_, #call, __FILE__, __LINE__);           \
+  } while (0)
+
+#define BRISK_NCCL_CHECK(call)                                                              \
+  do {                                                                                      \
+    ncclResult_t brisk_status_ = (call);                                                    \
+    if (brisk_status_ != ncclSuccess)                                                       \
+      ::brisk::cuda::throw_nccl_error(brisk_status_, #call, __FILE__, __LINE__);            \
   } while (0)

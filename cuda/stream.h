@@ -1,6 +1,9 @@
 #pragma once
 // CUDA streams. Every kernel of the CUDA backend is launched on the current stream of the
 // tensor's device, so work is stream-ordered: users switch streams with a StreamGuard.
+//
+// The current stream is per thread and per device, like PyTorch's: a StreamGuard on one
+// thread does not move another thread's work.
 #include <cuda_runtime.h>
 
 namespace brisk::cuda {
@@ -9,5 +12,56 @@ namespace brisk::cuda {
 // guard sets another).
 cudaStream_t current_stream(int device);
 void set_current_stream(int device, cudaStream_t stream);
+
+// The legacy default stream (0), which synchronizes with every blocking stream.
+inline cudaStream_t default_stream() { return nullptr; }
+
+// A stream the user owns: created on `device` at construction, destroyed (after its
+// queued work completes; cudaStreamDestroy does not wait) with the object. It does not
+// synchronize implicitly with the default stream, so hand data across with an Event or
+// wait_stream().
+class Stream {
+ public:
+  // priority: lower numbers run first; 0 is the default, cudaDeviceGetStreamPriorityRange
+  // gives the valid range.
+  explicit Stream(int device, int priority = 0);
+  // On the current device.
+  Stream();
+  ~Stream();
+  Stream(Stream&& other) noexcept;
+  Stream& operator=(Stream&& other) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  cudaStream_t handle() const { return stream_; }
+  operator cudaStream_t() const { return stream_; }
+  int device() const { return device_; }
+
+  // True when all work queued so far has finished.
+  bool query() const;
+  void synchronize() const;
+  // Work queued on this stream from now on waits for the work queued on `other` so far.
+  void wait_stream(cudaStream_t other) const;
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  int device_ = 0;
+};
+
+// For a scope: makes `stream` the current stream of `device` and `device` the current
+// device; restores both at the end.
+class StreamGuard {
+ public:
+  StreamGuard(cudaStream_t stream, int device);
+  explicit StreamGuard(const Stream& stream);
+  ~StreamGuard();
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+
+ private:
+  int device_;
+  int previous_device_;
+  cudaStream_t previous_stream_;
+};
 
 }  // namespace brisk::cuda

@@ -32,13 +32,20 @@ load("@local_cuda//:defs.bzl", _CUDA_ENABLED = "CUDA_ENABLED", _NVCC = "NVCC")
 
 CUDA_ENABLED = _CUDA_ENABLED
 
+# GPU architectures: machine code for each, plus PTX of the last so newer GPUs can JIT it.
+CUDA_ARCHS = ["80", "90"]
+
+# For a cc_library that reports the architectures (brisk::cuda::build_info()):
+# defines BRISK_CUDA_ARCHS as the token list sm_80,sm_90,compute_90.
+CUDA_ARCHS_DEFINE = "BRISK_CUDA_ARCHS=" + ",".join(
+    ["sm_" + a for a in CUDA_ARCHS] + ["compute_" + CUDA_ARCHS[-1]],
+)
+
 NVCC_FLAGS = [
     "-std=c++17",
     "-O3",
-    "-gencode arch=compute_80,code=sm_80",
-    "-gencode arch=compute_90,code=sm_90",
-    # PTX for compute_90 so newer GPUs can JIT it.
-    "-gencode arch=compute_90,code=compute_90",
+] + ["-gencode arch=compute_%s,code=sm_%s" % (a, a) for a in CUDA_ARCHS] + [
+    "-gencode arch=compute_%s,code=compute_%s" % (CUDA_ARCHS[-1], CUDA_ARCHS[-1]),
     "-Xcompiler -fPIC",
     "--expt-relaxed-constexpr",
     "--extended-lambda",

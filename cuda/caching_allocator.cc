@@ -1,0 +1,249 @@
+#include "cuda/caching_allocator.h"
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "tensor/error.h"
+
+namespace brisk::cuda {
+
+// A piece of a segment. The blocks of one segment form a doubly linked list in address
+// order; a segment that is one free block (no neighbours) can go back to the device.
+struct DeviceCachingAllocator::Block {
+  size_t size;
+  void* ptr;
+  StreamHandle stream;
+  bool small;
+  bool allocated = false;
+  Block* prev = nullptr;
+  Block* next = nullptr;
+  // Streams other than `stream` that used the block (record_stream).
+  std::vector<StreamHandle> stream_uses;
+  // Events still to complete before a freed block can be reused.
+  int pending_events = 0;
+
+  Block(size_t size, void* ptr, StreamHandle stream, bool small) : size(size), ptr(ptr), stream(stream), small(small) {}
+};
+
+bool DeviceCachingAllocator::BlockLess::operator()(const Block* a, const Block* b) const {
+  if (a->stream != b->stream) return std::less<StreamHandle>()(a->stream, b->stream);
+  if (a->size != b->size) return a->size < b->size;
+  return std::less<void*>()(a->ptr, b->ptr);
+}
+
+size_t round_block_size(size_t nbytes) {
+  if (nbytes < kMinBlockSize) return kMinBlockSize;
+  return (nbytes + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+}
+
+size_t segment_size(size_t rounded) {
+  if (rounded <= kSmallSize) return kSmallBuffer;
+  if (rounded < kMinLargeAlloc) return kLargeBuffer;
+  return (rounded + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
+}
+
+DeviceCachingAllocator::DeviceCachingAllocator(int device, std::unique_ptr<DeviceMemoryApi> api)
+    : device_(device), api_(std::move(api)) {}
+
+DeviceCachingAllocator::~DeviceCachingAllocator() {
+  for (const PendingFree& p : pending_) api_->destroy_event(p.event);
+  std::vector<Block*> blocks(small_pool_.begin(), small_pool_.end());
+  blocks.insert(blocks.end(), large_pool_.begin(), large_pool_.end());
+  for (const auto& [ptr, block] : allocated_) blocks.push_back(block);
+  for (const PendingFree& p : pending_) {
+    if (std::find(blocks.begin(), blocks.end(), p.block) == blocks.end()) blocks.push_back(p.block);
+  }
+  for (Block* block : blocks) {
+    if (block->prev == nullptr) api_->free(block->ptr);
+  }
+  for (Block* block : blocks) delete block;
+}
+
+void* DeviceCachingAllocator::malloc(size_t nbytes, StreamHandle stream) {
+  if (nbytes == 0) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  process_events();
+  size_t size = round_block_size(nbytes);
+  bool small = size <= kSmallSize;
+  Block* block = take_cached_block(small ? small_pool_ : large_pool_, stream, size);
+  if (block == nullptr) block = new_segment(size, nbytes, stream, small);
+  split(block, size);
+  block->allocated = true;
+  allocated_[block->ptr] = block;
+  stats_.allocated_bytes += block->size;
+  stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+  ++stats_.num_allocs;
+  return block->ptr;
+}
+
+void DeviceCachingAllocator::free(void* ptr) {
+  if (ptr == nullptr) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = allocated_.find(ptr);
+  BRISK_CHECK(it != allocated_.end(), "CUDA caching allocator: free of {} on cuda:{}, which it did not allocate", ptr,
+              device_);
+  Block* block = it->second;
+  allocated_.erase(it);
+  stats_.allocated_bytes -= block->size;
+  ++stats_.num_frees;
+  if (block->stream_uses.empty()) {
+    free_block(block);
+    return;
+  }
+  for (StreamHandle stream : block->stream_uses) {
+    pending_.push_back({api_->record_event(stream), block});
+    ++block->pending_events;
+  }
+  block->stream_uses.clear();
+}
+
+void DeviceCachingAllocator::record_stream(void* ptr, StreamHandle stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = allocated_.find(ptr);
+  BRISK_CHECK(it != allocated_.end(),
+              "record_stream: {} on cuda:{} was not allocated by Brisk's CUDA caching allocator (or was freed)", ptr,
+              device_);
+  Block* block = it->second;
+  if (stream == block->stream) return;
+  if (std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) == block->stream_uses.end()) {
+    block->stream_uses.push_back(stream);
+  }
+}
+
+void DeviceCachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  synchronize_and_free_events();
+  release_cached_segments();
+}
+
+MemoryStats DeviceCachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void DeviceCachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.peak_allocated_bytes = stats_.allocated_bytes;
+  stats_.peak_reserved_bytes = stats_.reserved_bytes;
+}
+
+DeviceCachingAllocator::Pool& DeviceCachingAllocator::pool_of(const Block* block) {
+  return block->small ? small_pool_ : large_pool_;
+}
+
+DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& pool, StreamHandle stream,
+                                                                         size_t size) {
+  Block key(size, nullptr, stream, false);
+  auto it = pool.lower_bound(&key);
+  if (it == pool.end() || (*it)->stream != stream) return nullptr;
+  Block* block = *it;
+  pool.erase(it);
+  return block;
+}
+
+DeviceCachingAllocator::Block* DeviceCachingAllocator::new_segment(size_t size, size_t requested,
+                                                                   StreamHandle stream, bool small) {
+  size_t bytes = segment_size(size);
+  void* ptr = nullptr;
+  if (!api_->malloc(&ptr, bytes)) {
+    synchronize_and_free_events();
+    release_cached_segments();
+    if (!api_->malloc(&ptr, bytes)) raise_out_of_memory(requested, bytes);
+  }
+  stats_.reserved_bytes += bytes;
+  stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
+  ++stats_.num_device_mallocs;
+  return new Block(bytes, ptr, stream, small);
+}
+
+void DeviceCachingAllocator::split(Block* block, size_t size) {
+  size_t remaining = block->size - size;
+  bool worth_it = block->small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+  if (!worth_it) return;
+  Block* rest = new Block(remaining, static_cast<char*>(block->ptr) + size, block->stream, block->small);
+  rest->prev = block;
+  rest->next = block->next;
+  if (rest->next != nullptr) rest->next->prev = rest;
+  block->next = rest;
+  block->size = size;
+  pool_of(rest).insert(rest);
+}
+
+void DeviceCachingAllocator::free_block(Block* block) {
+  block->allocated = false;
+  Pool& pool = pool_of(block);
+  merge(block, block->prev, pool);
+  merge(block, block->next, pool);
+  pool.insert(block);
+}
+
+// Absorbs `neighbour` into `block` if it is free and cached (in `pool`).
+void DeviceCachingAllocator::merge(Block* block, Block* neighbour, Pool& pool) {
+  if (neighbour == nullptr || neighbour->allocated || neighbour->pending_events > 0) return;
+  if (neighbour == block->prev) {
+    block->ptr = neighbour->ptr;
+    block->prev = neighbour->prev;
+    if (block->prev != nullptr) block->prev->next = block;
+  } else {
+    block->next = neighbour->next;
+    if (block->next != nullptr) block->next->prev = block;
+  }
+  block->size += neighbour->size;
+  pool.erase(neighbour);
+  delete neighbour;
+}
+
+void DeviceCachingAllocator::process_events() {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (!api_->query_event(it->event)) {
+      ++it;
+      continue;
+    }
+    api_->destroy_event(it->event);
+    Block* block = it->block;
+    it = pending_.erase(it);
+    if (--block->pending_events == 0) free_block(block);
+  }
+}
+
+void DeviceCachingAllocator::synchronize_and_free_events() {
+  for (const PendingFree& p : pending_) {
+    api_->synchronize_event(p.event);
+    api_->destroy_event(p.event);
+    if (--p.block->pending_events == 0) free_block(p.block);
+  }
+  pending_.clear();
+}
+
+void DeviceCachingAllocator::release_cached_segments() {
+  for (Pool* pool : {&small_pool_, &large_pool_}) {
+    for (auto it = pool->begin(); it != pool->end();) {
+      Block* block = *it;
+      if (block->prev != nullptr || block->next != nullptr) {
+        ++it;
+        continue;
+      }
+      api_->free(block->ptr);
+      stats_.reserved_bytes -= block->size;
+      ++stats_.num_device_frees;
+      it = pool->erase(it);
+      delete block;
+    }
+  }
+}
+
+void DeviceCachingAllocator::raise_out_of_memory(size_t requested, size_t segment) {
+  ++stats_.num_ooms;
+  size_t free = 0, total = 0;
+  api_->mem_get_info(&free, &total);
+  BRISK_FAIL(
+      "CUDA out of memory on cuda:{}: tried to allocate {} (a new {} segment). The device has {} free of {} total; "
+      "Brisk has {} allocated to tensors and {} reserved by its caching allocator ({} of that reserved but unused, "
+      "in pieces of partly used segments). Lower the batch size, or free tensors that are no longer needed.",
+      device_, format_bytes(requested), format_bytes(segment), format_bytes(free), format_bytes(total),
+      format_bytes(stats_.allocated_bytes), format_bytes(stats_.reserved_bytes),
+      format_bytes(stats_.reserved_bytes - stats_.allocated_bytes));
+}
+
+}  // namespace brisk::cuda

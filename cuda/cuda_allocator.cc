@@ -1,0 +1,72 @@
+// The allocator of CUDA tensors: one DeviceCachingAllocator per device, registered with the
+// tensor library at static-initialization time (//cuda is alwayslink), plus cuda/memory.h.
+#include <memory>
+#include <vector>
+
+#include "cuda/caching_allocator.h"
+#include "cuda/cuda_memory_api.h"
+#include "cuda/device.h"
+#include "cuda/memory.h"
+#include "cuda/stream.h"
+#include "tensor/allocator.h"
+
+namespace brisk::cuda {
+namespace {
+
+// Made on first use, after check_device() has confirmed a usable GPU. Never destroyed:
+// tensors freed during static destruction still return their memory here.
+const std::vector<DeviceCachingAllocator*>& device_allocators() {
+  static const auto* allocators = [] {
+    auto* all = new std::vector<DeviceCachingAllocator*>;
+    for (int d = 0; d < device_count(); ++d) {
+      all->push_back(new DeviceCachingAllocator(d, make_device_memory_api(d)));
+    }
+    return all;
+  }();
+  return *allocators;
+}
+
+// Raises the "no driver / no GPU / no such device" error when `device` cannot be used.
+DeviceCachingAllocator& allocator_of(int device) {
+  check_device(device);
+  return *device_allocators()[device];
+}
+
+class CudaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes, Device device) override {
+    DeviceCachingAllocator* allocator = &allocator_of(device.index);
+    void* ptr = allocator->malloc(nbytes, current_stream(device.index));
+    return DataPtr(ptr, [allocator](void* p) { allocator->free(p); });
+  }
+};
+
+[[maybe_unused]] const bool registered = [] {
+  static CudaAllocator allocator;
+  register_allocator(DeviceType::CUDA, &allocator);
+  return true;
+}();
+
+}  // namespace
+
+MemoryStats memory_stats(int device) { return allocator_of(device).stats(); }
+
+MemoryStats memory_stats() { return memory_stats(current_device()); }
+
+void empty_cache() {
+  if (!is_available()) return;
+  for (DeviceCachingAllocator* allocator : device_allocators()) allocator->empty_cache();
+}
+
+void reset_peak_memory_stats(int device) { allocator_of(device).reset_peak_stats(); }
+
+void reset_peak_memory_stats() { reset_peak_memory_stats(current_device()); }
+
+void record_stream(const Tensor& tensor, cudaStream_t stream) {
+  BRISK_CHECK(tensor.defined() && tensor.is_cuda(), "record_stream: expected a CUDA tensor, got {}",
+              tensor.defined() ? tensor.describe() : std::string("an undefined tensor"));
+  void* data = tensor.storage()->data();
+  if (data != nullptr) allocator_of(tensor.device().index).record_stream(data, stream);
+}
+
+}  // namespace brisk::cuda

@@ -1,0 +1,98 @@
+#include "cuda/cuda_memory_api.h"
+
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include "cuda/device.h"
+#include "cuda/error.h"
+
+namespace brisk::cuda {
+namespace {
+
+// The event calls, shared by both implementations. Events are made on the stream's own
+// device, which need not be the allocator's (record_stream with another device's stream).
+class CudaEvents : public DeviceMemoryApi {
+ public:
+  EventHandle record_event(StreamHandle stream) override {
+    int device = 0;
+    BRISK_CUDA_CHECK(cudaStreamGetDevice(stream, &device));
+    DeviceGuard guard(device);
+    cudaEvent_t event;
+    BRISK_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    BRISK_CUDA_CHECK(cudaEventRecord(event, stream));
+    return event;
+  }
+
+  bool query_event(EventHandle event) override {
+    cudaError_t status = cudaEventQuery(event);
+    if (status == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    BRISK_CUDA_CHECK(status);
+    return true;
+  }
+
+  void synchronize_event(EventHandle event) override { BRISK_CUDA_CHECK(cudaEventSynchronize(event)); }
+
+  void destroy_event(EventHandle event) override { BRISK_CUDA_CHECK(cudaEventDestroy(event)); }
+};
+
+// Out-of-memory is the one failure the caller handles (free the cache, retry).
+bool out_of_memory(cudaError_t status) {
+  if (status != cudaErrorMemoryAllocation) return false;
+  cudaGetLastError();
+  return true;
+}
+
+class DeviceApi final : public CudaEvents {
+ public:
+  explicit DeviceApi(int device) : device_(device) {}
+
+  bool malloc(void** ptr, size_t nbytes) override {
+    DeviceGuard guard(device_);
+    cudaError_t status = cudaMalloc(ptr, nbytes);
+    if (out_of_memory(status)) return false;
+    BRISK_CUDA_CHECK(status);
+    return true;
+  }
+
+  void free(void* ptr) override {
+    DeviceGuard guard(device_);
+    BRISK_CUDA_CHECK(cudaFree(ptr));
+  }
+
+  void mem_get_info(size_t* free, size_t* total) override {
+    DeviceGuard guard(device_);
+    BRISK_CUDA_CHECK(cudaMemGetInfo(free, total));
+  }
+
+ private:
+  int device_;
+};
+
+class PinnedApi final : public CudaEvents {
+ public:
+  bool malloc(void** ptr, size_t nbytes) override {
+    cudaError_t status = cudaHostAlloc(ptr, nbytes, cudaHostAllocDefault);
+    if (out_of_memory(status)) return false;
+    BRISK_CUDA_CHECK(status);
+    return true;
+  }
+
+  void free(void* ptr) override { BRISK_CUDA_CHECK(cudaFreeHost(ptr)); }
+
+  void mem_get_info(size_t* free, size_t* total) override {
+    size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    *free = static_cast<size_t>(sysconf(_SC_AVPHYS_PAGES)) * page;
+    *total = static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * page;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceMemoryApi> make_device_memory_api(int device) { return std::make_unique<DeviceApi>(device); }
+
+std::unique_ptr<DeviceMemoryApi> make_pinned_memory_api() { return std::make_unique<PinnedApi>(); }
+
+}  // namespace brisk::cuda

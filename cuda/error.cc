@@ -1,0 +1,29 @@
+#include "cuda/error.h"
+
+namespace brisk::cuda {
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  // Clears a non-sticky error so the next CUDA call does not report it again.
+  cudaGetLastError();
+  BRISK_FAIL("CUDA error {} ({}): {}\n  in {} at {}:{}", cudaGetErrorName(status), static_cast<int>(status),
+             cudaGetErrorString(status), call, file, line);
+}
+
+void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
+  BRISK_FAIL("cuBLAS error {}: {}\n  in {} at {}:{}", cublasGetStatusName(status), cublasGetStatusString(status),
+             call, file, line);
+}
+
+void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
+  char detail[512] = "";
+  cudnnGetLastErrorString(detail, sizeof(detail));
+  BRISK_FAIL("cuDNN error {}{}{}\n  in {} at {}:{}", cudnnGetErrorString(status), detail[0] ? ": " : "", detail,
+             call, file, line);
+}
+
+void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line) {
+  BRISK_FAIL("NCCL error {}: {}\n  in {} at {}:{}", static_cast<int>(status), ncclGetErrorString(status), call,
+             file, line);
+}
+
+}  // namespace brisk::cuda

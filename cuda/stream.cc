@@ -1,0 +1,87 @@
+#include "cuda/stream.h"
+
+#include <utility>
+#include <vector>
+
+#include "cuda/device.h"
+#include "cuda/error.h"
+
+namespace brisk::cuda {
+namespace {
+
+// Indexed by device; devices never set on this thread use the default stream.
+thread_local std::vector<cudaStream_t> current_streams;
+
+}  // namespace
+
+cudaStream_t current_stream(int device) {
+  return static_cast<size_t>(device) < current_streams.size() ? current_streams[device] : default_stream();
+}
+
+void set_current_stream(int device, cudaStream_t stream) {
+  if (static_cast<size_t>(device) >= current_streams.size()) current_streams.resize(device + 1, default_stream());
+  current_streams[device] = stream;
+}
+
+Stream::Stream(int device, int priority) : device_(device) {
+  DeviceGuard guard(device);
+  BRISK_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));
+}
+
+Stream::Stream() : Stream(current_device()) {}
+
+Stream::~Stream() {
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+Stream::Stream(Stream&& other) noexcept
+    : stream_(std::exchange(other.stream_, nullptr)), device_(other.device_) {}
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+  if (this != &other) {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    stream_ = std::exchange(other.stream_, nullptr);
+    device_ = other.device_;
+  }
+  return *this;
+}
+
+bool Stream::query() const {
+  cudaError_t status = cudaStreamQuery(stream_);
+  if (status == cudaErrorNotReady) {
+    // Not an error: clear it so the next launch check does not report it.
+    cudaGetLastError();
+    return false;
+  }
+  BRISK_CUDA_CHECK(status);
+  return true;
+}
+
+void Stream::synchronize() const { BRISK_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+void Stream::wait_stream(cudaStream_t other) const {
+  int other_device = device_;
+  BRISK_CUDA_CHECK(cudaStreamGetDevice(other, &other_device));
+  DeviceGuard guard(other_device);
+  cudaEvent_t event;
+  BRISK_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  BRISK_CUDA_CHECK(cudaEventRecord(event, other));
+  BRISK_CUDA_CHECK(cudaStreamWaitEvent(stream_, event, 0));
+  // Safe while the wait is pending: the event's resources are released once it completes.
+  BRISK_CUDA_CHECK(cudaEventDestroy(event));
+}
+
+StreamGuard::StreamGuard(cudaStream_t stream, int device)
+    : device_(device), previous_device_(current_device()), previous_stream_(current_stream(device)) {
+  if (device_ != previous_device_) set_device(device_);
+  set_current_stream(device_, stream);
+}
+
+StreamGuard::StreamGuard(const Stream& stream) : StreamGuard(stream.handle(), stream.device()) {}
+
+StreamGuard::~StreamGuard() {
+  set_current_stream(device_, previous_stream_);
+  if (device_ != previous_device_) cudaSetDevice(previous_device_);
+}
+
+}  // namespace brisk::cuda
