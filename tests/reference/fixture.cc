@@ -8,7 +8,10 @@ namespace brisk::reference {
 
 namespace {
 
+// A data or params value as a double: numbers, bools, and the strings JSON needs for
+// the floats it cannot hold.
 double parse_float(const json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
     if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
@@ -60,6 +63,18 @@ std::string index_of(int64_t flat, const Shape& shape) {
   return fmt::format("{}", index);
 }
 
+// Element i of a pattern input: ((i * mul) % mod + offset) / divisor, in integers and one
+// float64 division, exactly as the generator computes it.
+std::vector<double> pattern_values(int64_t n, const json& pattern) {
+  const int64_t mul = pattern.at("mul").get<int64_t>();
+  const int64_t mod = pattern.at("mod").get<int64_t>();
+  const int64_t offset = pattern.at("offset").get<int64_t>();
+  const double divisor = pattern.at("divisor").get<double>();
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<double>((i * mul) % mod + offset) / divisor;
+  return v;
+}
+
 bool close(double got, double expected, double tol) {
   if (std::isnan(expected)) return std::isnan(got);
   if (std::isinf(expected)) return got == expected;
@@ -101,6 +116,9 @@ double double_param(const json& value) { return parse_float(value); }
 Tensor make_tensor(const json& spec) {
   const Shape shape = parse_shape(spec.at("shape"));
   const DType dtype = parse_dtype(spec.at("dtype").get<std::string>());
+  if (spec.contains("pattern")) {
+    return tensor(pattern_values(shape_numel(shape), spec.at("pattern")), shape, TensorOptions(dtype));
+  }
   const json& data = spec.at("data");
   if (dtype == kBool) return tensor(data.get<std::vector<bool>>(), shape);
   if (is_floating_point(dtype)) {

@@ -28,7 +28,8 @@ Scalar scalar_param(const json& value);
 std::optional<Scalar> optional_scalar_param(const json& value);
 double double_param(const json& value);
 
-// A new contiguous tensor from {"shape", "dtype", "data"}.
+// A new contiguous tensor from {"shape", "dtype", "data"}, or "pattern" instead of "data"
+// for a large generated input.
 Tensor make_tensor(const json& spec);
 // `base` after an input's view steps, each applied with the Brisk view op of its name.
 Tensor apply_view(const Tensor& base, const json& steps);

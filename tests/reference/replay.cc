@@ -100,15 +100,23 @@ std::string replay(const json& c, const Variant& variant) {
   } catch (const std::exception& e) {
     return fmt::format("threw: {}", e.what());
   }
-  std::string problem = check_outputs(outs, c);
-  if (!problem.empty() || !c.contains("grad_outputs")) return problem;
+  try {
+    std::string problem = check_outputs(outs, c);
+    if (!problem.empty() || !c.contains("grad_outputs")) return problem;
+  } catch (const std::exception& e) {
+    return fmt::format("reading the outputs threw: {}", e.what());
+  }
 
   try {
     backward(outs, c.at("grad_outputs"));
   } catch (const std::exception& e) {
     return fmt::format("backward threw: {}", e.what());
   }
-  return check_grads(leaves, c.at("grads"));
+  try {
+    return check_grads(leaves, c.at("grads"));
+  } catch (const std::exception& e) {
+    return fmt::format("reading the gradients threw: {}", e.what());
+  }
 }
 
 }  // namespace brisk::reference
