@@ -7,8 +7,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
+# -c opt also defines NDEBUG, which drops Eigen's internal assertions.
 bazel build -c opt //tools/bench:cpu_ops_bench >&2
-brisk="$(bazel-bin/tools/bench/cpu_ops_bench)"
+# Asked of bazel rather than read from the bazel-bin symlink, which the next build of another
+# configuration repoints.
+brisk="$("$(bazel info -c opt bazel-bin 2>/dev/null)/tools/bench/cpu_ops_bench")"
 threads="$(awk '$1 == "threads" { print $2 }' <<<"$brisk")"
 torch="$(python3 tools/bench/cpu_ops_bench_torch.py "$threads")"
 
