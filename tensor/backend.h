@@ -43,7 +43,9 @@ class Backend {
   virtual void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) = 0;
   // out = in.index_select(dim, index) with index int64 1-D, out preallocated.
   virtual void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
-  // out[i][j] = in[i][index[i][j]] (dim=1 example); index int64 with out's shape.
+  // out[i][j] = in[i][index[i][j]] (dim=1 example); index int64 with out's shape. For
+  // index_select, gather and scatter_add every tensor has at least one dim, and an index
+  // out of range is an error (the CPU kernels raise it before writing anything).
   virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
   // self[i][index[i][j]] += src[i][j] (dim=1 example), in place on self.
   virtual void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) = 0;
