@@ -7,6 +7,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "tensor/functors/cast.h"
 #include "tensor/functors/math.h"
 #include "tensor/op_kinds.h"
 
@@ -166,10 +167,11 @@ struct RPowScalar {
   BRISK_INLINE T operator()(T x) const { return pow_value(base, x); }
 };
 
+// Converts like a copy does (uint8 -1 -> 255); the native op checks the range first.
 template <typename T>
 struct Fill {
   T value;
-  explicit Fill(OpParams p) : value(param_as<T>(p.a)) {}
+  explicit Fill(OpParams p) : value(cast<T>(p.a)) {}
   BRISK_INLINE T operator()() const { return value; }
 };
 
