@@ -36,21 +36,26 @@ double tolerance(DType dtype) {
   }
 }
 
-// All elements as doubles, read in the tensor's own dtype so the comparison does not
-// depend on Brisk's dtype conversions (16-bit floats go through float32).
-std::vector<double> values(const Tensor& t) {
-  auto widen = [](const auto& v) { return std::vector<double>(v.begin(), v.end()); };
+// Elements read in the tensor's own dtype, so the comparison does not depend on Brisk's
+// dtype conversions (16-bit floats go through float32). Integers stay exact.
+template <typename To, typename From>
+std::vector<To> widen(const std::vector<From>& v) {
+  return std::vector<To>(v.begin(), v.end());
+}
+
+std::vector<double> float_values(const Tensor& t) {
+  if (t.dtype() == kFloat64) return t.to_vector<double>();
+  return widen<double>(t.to_vector<float>());
+}
+
+std::vector<int64_t> integer_values(const Tensor& t) {
   switch (t.dtype()) {
-    case kFloat64: return t.to_vector<double>();
-    case kFloat32:
-    case kFloat16:
-    case kBFloat16: return widen(t.to_vector<float>());
-    case kInt64: return widen(t.to_vector<int64_t>());
-    case kInt32: return widen(t.to_vector<int32_t>());
-    case kUInt8: return widen(t.to_vector<uint8_t>());
-    case kBool: return widen(t.to_vector<bool>());
+    case kInt64: return t.to_vector<int64_t>();
+    case kInt32: return widen<int64_t>(t.to_vector<int32_t>());
+    case kUInt8: return widen<int64_t>(t.to_vector<uint8_t>());
+    case kBool: return widen<int64_t>(t.to_vector<bool>());
+    default: BRISK_FAIL("fixture: {} is not an integer dtype", t.dtype());
   }
-  BRISK_FAIL("fixture: unsupported dtype {}", t.dtype());
 }
 
 // "[1, 0]": the index of flat element `flat` in `shape`.
@@ -164,8 +169,18 @@ std::string compare(const Tensor& got, const json& expected) {
   if (got.sizes() != shape || got.dtype() != dtype) {
     return fmt::format("expected {} {}, got {} {}", shape, dtype, got.sizes(), got.dtype());
   }
-  const std::vector<double> actual = values(got);
   const json& data = expected.at("data");
+  if (!is_floating_point(dtype)) {
+    const std::vector<int64_t> actual = integer_values(got);
+    for (size_t i = 0; i < actual.size(); ++i) {
+      const int64_t want = data[i].is_boolean() ? int64_t(data[i].get<bool>()) : data[i].get<int64_t>();
+      if (actual[i] != want) {
+        return fmt::format("element {} of {}: expected {}, got {}", index_of(i, shape), shape, want, actual[i]);
+      }
+    }
+    return "";
+  }
+  const std::vector<double> actual = float_values(got);
   const double tol = tolerance(dtype);
   for (size_t i = 0; i < actual.size(); ++i) {
     const double want = parse_float(data[i]);

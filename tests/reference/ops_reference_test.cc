@@ -13,7 +13,7 @@ namespace {
 // The fixture's families, one TEST_CASE each below.
 const std::set<std::string> kFamilies = {"elementwise", "comparison", "promotion", "reduction", "linalg",
                                          "view",        "copy",       "join",      "indexing",  "inplace",
-                                         "factory",     "compare",    "error",     "large"};
+                                         "factory",     "compare",    "error",     "edge",      "large"};
 
 void check_family(const std::string& family) {
   int replayed = 0;
@@ -61,6 +61,9 @@ TEST_CASE("reference: in-place ops", "[reference]") { check_family("inplace"); }
 TEST_CASE("reference: factories", "[reference]") { check_family("factory"); }
 TEST_CASE("reference: equal and allclose", "[reference]") { check_family("compare"); }
 TEST_CASE("reference: calls PyTorch refuses throw brisk::Error", "[reference]") { check_family("error"); }
+TEST_CASE("reference: empty and 0-dim tensors, inf and NaN, integer wrap-around", "[reference]") {
+  check_family("edge");
+}
 TEST_CASE("reference: inputs large enough for SIMD tails, GEMM blocks and threads", "[reference]") {
   check_family("large");
 }

@@ -54,6 +54,11 @@ void add_math(RunnerTable& t) {
 }
 
 void add_writes(RunnerTable& t) {
+  // No clone: in-place on a leaf that requires grad (or a view of one) must be refused.
+  t["inplace_on_leaf"] = {{"leaf.add_(b)", [](const Inputs& in, const json&) -> Outputs {
+                             Tensor leaf = in[0];
+                             return {leaf.add_(in[1])};
+                           }}};
   t["masked_fill_"] = {{"x.masked_fill_(mask, v)", BRISK_REF_INPLACE(self.masked_fill_(in[1], scalar(p, "value")))}};
   t["fill_"] = {{"x.fill_(v)", BRISK_REF_INPLACE(self.fill_(scalar(p, "value")))}};
   t["zero_"] = {{"x.zero_()", BRISK_REF_INPLACE(self.zero_())}};
