@@ -19,25 +19,31 @@ Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
 // The gradients of matmul(a, b) for every case of its shapes. A 1-D operand is treated as
 // a matrix (a row for `a`, a column for `b`) and the gradient of the output gets the
 // matching unit dim back; then the batched formula holds, and summing to the operand's
-// shape undoes the broadcast of batch dims.
-TensorList matmul_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool need_a, bool need_b) {
-  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
-  Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+// shape undoes the broadcast of batch dims. `a` is needed only for b's gradient and vice
+// versa, so either may be undefined.
+TensorList matmul_backward(const Tensor& grad, const Tensor& a, const Tensor& b, const Shape& a_shape,
+                           const Shape& b_shape, bool need_a, bool need_b) {
+  const bool a_vector = a_shape.size() == 1, b_vector = b_shape.size() == 1;
   Tensor g = grad;
-  if (a.dim() == 1) g = g.unsqueeze(b.dim() == 1 ? 0 : -2);
-  if (b.dim() == 1) g = g.unsqueeze(-1);
+  if (a_vector) g = g.unsqueeze(b_vector ? 0 : -2);
+  if (b_vector) g = g.unsqueeze(-1);
   Tensor grad_a, grad_b;
-  if (need_a) grad_a = autograd::sum_to(matmul(g, mT(b2)), a2.sizes()).reshape(a.sizes());
+  if (need_a) {
+    Tensor b2 = b_vector ? b.unsqueeze(1) : b;
+    Shape a2_shape = a_vector ? Shape{1, a_shape[0]} : a_shape;
+    grad_a = autograd::sum_to(matmul(g, mT(b2)), a2_shape).reshape(a_shape);
+  }
   if (need_b) {
-    if (b2.dim() == 2 && a2.dim() > 2) {
+    Tensor a2 = a_vector ? a.unsqueeze(0) : a;
+    Shape b2_shape = b_vector ? Shape{b_shape[0], 1} : b_shape;
+    if (b2_shape.size() == 2 && a2.dim() > 2) {
       // Folding the batch dims into the rows gives one large product instead of a batched
       // one followed by a sum (the usual case: a linear layer applied to a batch of sequences).
-      int64_t k = a2.size(-1), n = g.size(-1);
-      grad_b = mm(a2.reshape({-1, k}).t(), g.reshape({-1, n}));
+      grad_b = mm(a2.reshape({-1, a2.size(-1)}).t(), g.reshape({-1, g.size(-1)}));
     } else {
-      grad_b = autograd::sum_to(matmul(mT(a2), g), b2.sizes());
+      grad_b = autograd::sum_to(matmul(mT(a2), g), b2_shape);
     }
-    grad_b = grad_b.reshape(b.sizes());
+    grad_b = grad_b.reshape(b_shape);
   }
   return {grad_a, grad_b};
 }
@@ -47,8 +53,9 @@ TensorList matmul_backward(const Tensor& grad, const Tensor& a, const Tensor& b,
 Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor out = native::matmul(a, b);
   return record("MatmulBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
-                [](const BackwardArgs& g) -> TensorList {
-                  return matmul_backward(g.grad(), g.saved[0], g.saved[1], g.needs_grad[0], g.needs_grad[1]);
+                [a_shape = a.sizes(), b_shape = b.sizes()](const BackwardArgs& g) -> TensorList {
+                  return matmul_backward(g.grad(), g.saved[0], g.saved[1], a_shape, b_shape, g.needs_grad[0],
+                                         g.needs_grad[1]);
                 });
 }
 
