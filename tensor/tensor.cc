@@ -116,4 +116,18 @@ AutogradMeta& Tensor::autograd_meta() const {
 
 AutogradMeta* Tensor::autograd_meta_if_exists() const { return checked(impl_).autograd.get(); }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  BRISK_CHECK(new_data.defined(), "set_data: the new data of this {} is an undefined tensor", describe());
+  BRISK_CHECK(is_leaf(), "set_data: only leaf tensors can change their data, got a non-leaf {}", describe());
+  BRISK_CHECK(!requires_grad() || new_data.is_floating_point(),
+              "set_data: a tensor that requires grad needs floating point data, got {}", new_data.describe());
+  auto& impl = const_cast<TensorImpl&>(checked(impl_));
+  const TensorImpl& src = *new_data.impl();
+  impl.storage = src.storage;
+  impl.sizes = src.sizes;
+  impl.strides = src.strides;
+  impl.offset = src.offset;
+  impl.dtype = src.dtype;
+}
+
 }  // namespace brisk

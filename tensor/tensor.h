@@ -133,6 +133,11 @@ class Tensor {
   void bump_version() const;
   AutogradMeta& autograd_meta() const;  // creates it if absent
   AutogradMeta* autograd_meta_if_exists() const;
+  // Points this tensor at new_data's storage, sizes, strides, offset and dtype, keeping its
+  // identity and autograd state (requires_grad, .grad, hooks): every handle to this tensor
+  // sees the new data (torch's `param.data = new_data`). Leaves only, as history recorded
+  // against the old data would no longer describe it. How nn::Module::to moves parameters.
+  void set_data(const Tensor& new_data) const;
 
   // ---- Autograd (autograd/) ----
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false, bool create_graph = false) const;

@@ -1,0 +1,277 @@
+#include "nn/module.h"
+
+#include <ostream>
+#include <sstream>
+#include <typeinfo>
+#include <unordered_set>
+
+#include "autograd/function.h"
+#include "autograd/grad_mode.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::nn {
+
+namespace {
+
+// Visits (dotted name, tensor) of one kind of registry through the tree, skipping absent
+// (undefined) tensors. With dedupe, a tensor seen before is skipped.
+template <typename Registry, typename Visit>
+void visit_tensors(const Module& module, const std::string& prefix, bool recurse, Registry registry,
+                   const Visit& visit) {
+  for (const auto& [name, tensor] : registry(module)) {
+    if (tensor.defined()) visit(prefix + name, tensor);
+  }
+  if (!recurse) return;
+  for (const auto& [name, child] : module.named_children()) {
+    visit_tensors(*child, prefix + name + ".", true, registry, visit);
+  }
+}
+
+StateDict collect(const Module& module, bool recurse, const std::function<const StateDict&(const Module&)>& registry) {
+  StateDict out;
+  std::unordered_set<const TensorImpl*> seen;
+  visit_tensors(module, "", recurse, registry, [&](const std::string& name, const Tensor& t) {
+    if (seen.insert(t.impl()).second) out.insert(name, t);
+  });
+  return out;
+}
+
+// Indents every line after the first by two spaces (nested module printing).
+std::string indent(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+}  // namespace
+
+// The registries, for the traversal helpers of this file.
+struct ModuleRegistries {
+  static const StateDict& parameters(const Module& m) { return m.parameters_; }
+  static const StateDict& buffers(const Module& m) { return m.buffers_; }
+};
+
+std::string Module::name() const {
+  std::string full = autograd::demangle(typeid(*this).name());
+  size_t colon = full.rfind("::");
+  std::string name = colon == std::string::npos ? full : full.substr(colon + 2);
+  const std::string suffix = "Impl";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    name.resize(name.size() - suffix.size());
+  }
+  return name;
+}
+
+void Module::check_new_name(const std::string& name, const char* kind) const {
+  BRISK_CHECK(!name.empty(), "{}: register_{}: the name must not be empty", this->name(), kind);
+  BRISK_CHECK(name.find('.') == std::string::npos, "{}: register_{}: the name \"{}\" must not contain '.'",
+              this->name(), kind, name);
+  BRISK_CHECK(!parameters_.contains(name) && !buffers_.contains(name) && !children_.contains(name),
+              "{}: register_{}: the name \"{}\" is already taken by a parameter, buffer or submodule", this->name(),
+              kind, name);
+}
+
+Tensor Module::register_parameter(std::string name, Tensor tensor, bool requires_grad) {
+  check_new_name(name, "parameter");
+  if (tensor.defined()) {
+    BRISK_CHECK(tensor.is_leaf(), "{}: register_parameter: \"{}\" must be a leaf tensor (detach() it), got a {}",
+                this->name(), name, tensor.describe());
+    tensor.requires_grad_(requires_grad);
+  }
+  parameters_.insert(std::move(name), tensor);
+  return tensor;
+}
+
+Tensor Module::register_buffer(std::string name, Tensor tensor) {
+  check_new_name(name, "buffer");
+  buffers_.insert(std::move(name), tensor);
+  return tensor;
+}
+
+void Module::add_child(std::string name, std::shared_ptr<Module> module) {
+  check_new_name(name, "module");
+  BRISK_CHECK(module != nullptr, "{}: register_module: the module \"{}\" is empty (null)", this->name(), name);
+  BRISK_CHECK(module.get() != this, "{}: register_module: a module cannot be its own child (\"{}\")", this->name(),
+              name);
+  children_.insert(std::move(name), std::move(module));
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const { return named_parameters(recurse).values(); }
+StateDict Module::named_parameters(bool recurse) const {
+  return collect(*this, recurse, &ModuleRegistries::parameters);
+}
+std::vector<Tensor> Module::buffers(bool recurse) const { return named_buffers(recurse).values(); }
+StateDict Module::named_buffers(bool recurse) const { return collect(*this, recurse, &ModuleRegistries::buffers); }
+
+std::vector<std::shared_ptr<Module>> Module::children() const { return children_.values(); }
+OrderedDict<std::shared_ptr<Module>> Module::named_children() const { return children_; }
+
+OrderedDict<std::shared_ptr<Module>> Module::named_modules(bool include_self) {
+  OrderedDict<std::shared_ptr<Module>> out;
+  std::unordered_set<const Module*> seen;
+  std::function<void(const std::string&, const std::shared_ptr<Module>&)> walk =
+      [&](const std::string& prefix, const std::shared_ptr<Module>& module) {
+        for (const auto& [name, child] : module->children_) {
+          if (!seen.insert(child.get()).second) continue;
+          std::string path = prefix.empty() ? name : prefix + "." + name;
+          out.insert(path, child);
+          walk(path, child);
+        }
+      };
+  // shared_from_this needs the module to be owned by a shared_ptr; a module on the stack
+  // is listed through a non-owning alias instead.
+  std::shared_ptr<Module> self = weak_from_this().lock();
+  if (!self) self = std::shared_ptr<Module>(std::shared_ptr<Module>(), this);
+  seen.insert(this);
+  if (include_self) out.insert("", self);
+  walk("", self);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) {
+  return named_modules(include_self).values();
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  for (const auto& [name, child] : children_) child->apply(fn);
+  fn(*this);
+}
+
+void Module::train(bool on) {
+  is_training_ = on;
+  for (const auto& [name, child] : children_) child->train(on);
+}
+
+void Module::apply_to_tensors(const std::function<Tensor(const Tensor&)>& convert) {
+  NoGradGuard no_grad;
+  std::unordered_set<const TensorImpl*> done;
+  auto move = [&](const Tensor& t) {
+    if (!t.defined() || !done.insert(t.impl()).second) return;
+    t.set_data(convert(t));
+    Tensor grad = t.grad();
+    if (grad.defined()) t.set_grad(convert(grad));
+  };
+  for (const auto& module : modules()) {
+    for (const auto& [name, t] : module->parameters_) move(t);
+    for (const auto& [name, t] : module->buffers_) move(t);
+  }
+}
+
+void Module::to(Device device, bool non_blocking) {
+  apply_to_tensors([&](const Tensor& t) { return native::to(t, device, t.dtype(), non_blocking); });
+}
+
+void Module::to(DType dtype) {
+  BRISK_CHECK(is_floating_point(dtype), "{}: to: modules can only be converted to a floating point dtype, got {}",
+              name(), dtype);
+  apply_to_tensors([&](const Tensor& t) {
+    return native::to(t, t.device(), t.is_floating_point() ? dtype : t.dtype(), false);
+  });
+}
+
+void Module::to(Device device, DType dtype, bool non_blocking) {
+  BRISK_CHECK(is_floating_point(dtype), "{}: to: modules can only be converted to a floating point dtype, got {}",
+              name(), dtype);
+  apply_to_tensors([&](const Tensor& t) {
+    return native::to(t, device, t.is_floating_point() ? dtype : t.dtype(), non_blocking);
+  });
+}
+
+void Module::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (const Tensor& p : parameters()) {
+    Tensor grad = p.grad();
+    if (!grad.defined()) continue;
+    if (set_to_none) {
+      p.set_grad(Tensor());
+    } else {
+      // A gradient with history (create_graph) must not be changed in place under it.
+      if (grad.grad_fn()) p.set_grad(grad.detach());
+      p.mutable_grad().zero_();
+    }
+  }
+}
+
+namespace {
+
+// (name, registered tensor) of every parameter and buffer, in state_dict order.
+void state_entries(const Module& module, const std::string& prefix,
+                   std::vector<std::pair<std::string, Tensor>>& out) {
+  for (const auto& [name, t] : ModuleRegistries::parameters(module)) {
+    if (t.defined()) out.emplace_back(prefix + name, t);
+  }
+  for (const auto& [name, t] : ModuleRegistries::buffers(module)) {
+    if (t.defined()) out.emplace_back(prefix + name, t);
+  }
+  for (const auto& [name, child] : module.named_children()) state_entries(*child, prefix + name + ".", out);
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "\"" : ", \"") + name + "\"";
+  return out;
+}
+
+}  // namespace
+
+StateDict Module::state_dict() const {
+  std::vector<std::pair<std::string, Tensor>> entries;
+  state_entries(*this, "", entries);
+  StateDict out;
+  for (auto& [name, t] : entries) out.insert(name, t.detach());
+  return out;
+}
+
+void Module::load_state_dict(const StateDict& state, bool strict) {
+  std::vector<std::pair<std::string, Tensor>> entries;
+  state_entries(*this, "", entries);
+  std::vector<std::string> missing, mismatched, unexpected;
+  std::unordered_set<std::string> known;
+  for (const auto& [name, t] : entries) {
+    known.insert(name);
+    const Tensor* value = state.find(name);
+    if (value == nullptr) {
+      missing.push_back(name);
+    } else if (value->sizes() != t.sizes()) {
+      mismatched.push_back(fmt::format("size mismatch for {}: copying a tensor with shape {} from the state dict, "
+                                       "the shape in the current model is {}",
+                                       name, value->sizes(), t.sizes()));
+    }
+  }
+  for (const auto& [name, value] : state) {
+    if (!known.count(name)) unexpected.push_back(name);
+  }
+  std::string errors;
+  if (strict && !missing.empty()) errors += "\n  Missing key(s) in state_dict: " + quoted_list(missing) + ".";
+  if (strict && !unexpected.empty()) errors += "\n  Unexpected key(s) in state_dict: " + quoted_list(unexpected) + ".";
+  for (const auto& line : mismatched) errors += "\n  " + line + ".";
+  BRISK_CHECK(errors.empty(), "load_state_dict: error(s) in loading state_dict for {}:{}", name(), errors);
+
+  NoGradGuard no_grad;
+  for (auto& [name, t] : entries) {
+    if (const Tensor* value = state.find(name)) {
+      Tensor target = t;
+      native::copy_(target, *value);
+    }
+  }
+}
+
+void Module::pretty_print(std::ostream& stream) const { stream << name(); }
+
+std::ostream& operator<<(std::ostream& stream, const Module& module) {
+  module.pretty_print(stream);
+  auto children = module.named_children();
+  if (children.empty()) return stream;
+  stream << "(\n";
+  for (const auto& [name, child] : children) {
+    std::ostringstream text;
+    text << *child;
+    stream << "  (" << name << "): " << indent(text.str()) << "\n";
+  }
+  return stream << ")";
+}
+
+}  // namespace brisk::nn

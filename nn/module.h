@@ -1,0 +1,157 @@
+#pragma once
+// nn::Module: the base of every layer and model, in the shape of PyTorch's C++ frontend.
+//
+//   struct NetImpl : brisk::nn::Module {
+//     NetImpl() {
+//       fc1 = register_module("fc1", nn::Linear(784, 64));
+//       fc2 = register_module("fc2", nn::Linear(64, 10));
+//     }
+//     Tensor forward(const Tensor& x) { return fc2(relu(fc1(x.flatten(1)))); }
+//     nn::Linear fc1{nullptr}, fc2{nullptr};
+//   };
+//   BRISK_MODULE(Net);  // Net: a shared handle to a NetImpl (nn/module_holder.h)
+//
+// A module owns named parameters (leaves that require grad by default), named buffers
+// (state that is saved but not trained, e.g. BatchNorm's running mean) and named child
+// modules. Names are listed in registration order and joined with dots through the tree
+// ("fc1.weight"), as PyTorch's state_dict keys.
+//
+// Modules are handled through std::shared_ptr (or a ModuleHolder) and are not copyable:
+// copying a module would silently share its parameters.
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nn/ordered_dict.h"
+#include "tensor/tensor.h"
+
+namespace brisk::nn {
+
+template <typename Contained>
+class ModuleHolder;
+
+// name -> tensor, in registration order: what state_dict() returns and load_state_dict() takes.
+using StateDict = OrderedDict<Tensor>;
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // The type's name for printing: the class name without namespace and "Impl" ("Linear").
+  virtual std::string name() const;
+
+  // ---- Registration. Names are non-empty, contain no '.', and are unique within a module
+  // across parameters, buffers and children. Each returns what it registered. ----
+
+  // `tensor` must be a leaf; its requires_grad is set to `requires_grad`. An undefined tensor
+  // registers an absent parameter (e.g. a bias that is switched off): the name is taken but
+  // parameters() and state_dict() skip it.
+  Tensor register_parameter(std::string name, Tensor tensor, bool requires_grad = true);
+  Tensor register_buffer(std::string name, Tensor tensor);
+  template <typename M>
+  std::shared_ptr<M> register_module(std::string name, std::shared_ptr<M> module) {
+    add_child(std::move(name), module);
+    return module;
+  }
+  template <typename M>
+  ModuleHolder<M> register_module(std::string name, ModuleHolder<M> holder) {
+    add_child(std::move(name), holder.ptr());
+    return holder;
+  }
+
+  // ---- Traversal. Tensors and modules reachable twice (shared weights, a child registered
+  // in two places) are listed once, at their first name, as in PyTorch. ----
+
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  StateDict named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  StateDict named_buffers(bool recurse = true) const;
+  // Direct children only.
+  std::vector<std::shared_ptr<Module>> children() const;
+  OrderedDict<std::shared_ptr<Module>> named_children() const;
+  // This module (when include_self) and every descendant, depth first in registration order.
+  std::vector<std::shared_ptr<Module>> modules(bool include_self = true);
+  // Descendants named by their dotted path; this module (when include_self) is named "".
+  OrderedDict<std::shared_ptr<Module>> named_modules(bool include_self = true);
+  // Calls fn on this module and every descendant, children first (as torch's apply).
+  void apply(const std::function<void(Module&)>& fn);
+  // This module as its concrete type, or null when it is another type.
+  template <typename T>
+  T* as() {
+    return dynamic_cast<T*>(this);
+  }
+  template <typename T>
+  const T* as() const {
+    return dynamic_cast<const T*>(this);
+  }
+
+  // ---- Modes ----
+
+  // Sets training mode here and in every descendant (Dropout and BatchNorm read it).
+  virtual void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return is_training_; }
+
+  // ---- Moving and gradients ----
+
+  // Moves every parameter and buffer (and every defined .grad) to `device`, and converts the
+  // floating-point ones to `dtype`, IN PLACE: each tensor keeps its identity
+  // (Tensor::set_data), so the handles users and optimizers already hold see the moved data.
+  // Integer buffers (num_batches_tracked) keep their dtype, as in PyTorch.
+  void to(Device device, bool non_blocking = false);
+  void to(DType dtype);
+  void to(Device device, DType dtype, bool non_blocking = false);
+  // Clears the gradients of all parameters: undefined (set_to_none) or zero-filled in place.
+  void zero_grad(bool set_to_none = true);
+
+  // ---- State ----
+
+  // Every parameter, then every buffer, of this module, then each child's under its
+  // "child." prefix, in registration order (PyTorch's order; unlike parameters(), a tensor
+  // reachable under two names is listed under both, as in PyTorch). The tensors are
+  // detached handles sharing the module's memory.
+  StateDict state_dict() const;
+  // Copies the values of `state` into the module's parameters and buffers (converting dtype
+  // and device as needed). A shape mismatch is always an error; with strict, so are keys
+  // missing from `state` and keys the module does not have. The error lists every offending
+  // key at once, with both shapes for mismatches.
+  void load_state_dict(const StateDict& state, bool strict = true);
+
+  // ---- Printing ----
+
+  // One line describing this module's own configuration: "Linear(in_features=784,
+  // out_features=64, bias=true)". The default prints name().
+  virtual void pretty_print(std::ostream& stream) const;
+
+ protected:
+  // The registered tensors, for subclasses that replace one wholesale (e.g. reassigning
+  // `weight` must also update the registry).
+  OrderedDict<Tensor>& parameters_registry() { return parameters_; }
+  OrderedDict<Tensor>& buffers_registry() { return buffers_; }
+
+ private:
+  friend struct ModuleRegistries;
+
+  void add_child(std::string name, std::shared_ptr<Module> module);
+  void check_new_name(const std::string& name, const char* kind) const;
+  void apply_to_tensors(const std::function<Tensor(const Tensor&)>& convert);
+
+  OrderedDict<Tensor> parameters_;
+  OrderedDict<Tensor> buffers_;
+  OrderedDict<std::shared_ptr<Module>> children_;
+  bool is_training_ = true;
+};
+
+// Prints the module tree as PyTorch does:
+//   Net(
+//     (fc1): Linear(in_features=784, out_features=64, bias=true)
+//     ...
+//   )
+std::ostream& operator<<(std::ostream& stream, const Module& module);
+
+}  // namespace brisk::nn

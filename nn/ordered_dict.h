@@ -1,0 +1,97 @@
+#pragma once
+// A string-keyed dictionary that remembers insertion order, as the names of a module's
+// parameters, buffers and children must (state_dict() lists them in registration order,
+// like PyTorch). Iteration yields std::pair<std::string, V>:
+//
+//   for (const auto& [name, tensor] : model->named_parameters()) ...
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tensor/error.h"
+
+namespace brisk::nn {
+
+template <typename V>
+class OrderedDict {
+ public:
+  using Item = std::pair<std::string, V>;
+  using iterator = typename std::vector<Item>::iterator;
+  using const_iterator = typename std::vector<Item>::const_iterator;
+
+  OrderedDict() = default;
+  OrderedDict(std::initializer_list<Item> items) {
+    for (const Item& item : items) insert(item.first, item.second);
+  }
+
+  // Adds a new key; a key that is already present is an error.
+  V& insert(std::string key, V value) {
+    BRISK_CHECK(!contains(key), "OrderedDict: key \"{}\" already present", key);
+    index_.emplace(key, items_.size());
+    items_.emplace_back(std::move(key), std::move(value));
+    return items_.back().second;
+  }
+  // Adds the key or replaces its value in place (keeping its position).
+  V& insert_or_assign(std::string key, V value) {
+    if (V* existing = find(key)) return *existing = std::move(value);
+    return insert(std::move(key), std::move(value));
+  }
+
+  bool contains(const std::string& key) const { return index_.count(key) != 0; }
+  // Null when absent.
+  V* find(const std::string& key) {
+    auto it = index_.find(key);
+    return it == index_.end() ? nullptr : &items_[it->second].second;
+  }
+  const V* find(const std::string& key) const {
+    auto it = index_.find(key);
+    return it == index_.end() ? nullptr : &items_[it->second].second;
+  }
+  // Errors naming the key when absent.
+  V& operator[](const std::string& key) { return at(key); }
+  const V& operator[](const std::string& key) const { return at(key); }
+  V& at(const std::string& key) {
+    V* value = find(key);
+    BRISK_CHECK(value != nullptr, "OrderedDict: no key \"{}\"", key);
+    return *value;
+  }
+  const V& at(const std::string& key) const {
+    const V* value = find(key);
+    BRISK_CHECK(value != nullptr, "OrderedDict: no key \"{}\"", key);
+    return *value;
+  }
+
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  void clear() {
+    items_.clear();
+    index_.clear();
+  }
+
+  iterator begin() { return items_.begin(); }
+  iterator end() { return items_.end(); }
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
+  const std::vector<Item>& items() const { return items_; }
+
+  std::vector<std::string> keys() const {
+    std::vector<std::string> out;
+    out.reserve(items_.size());
+    for (const Item& item : items_) out.push_back(item.first);
+    return out;
+  }
+  std::vector<V> values() const {
+    std::vector<V> out;
+    out.reserve(items_.size());
+    for (const Item& item : items_) out.push_back(item.second);
+    return out;
+  }
+
+ private:
+  std::vector<Item> items_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+}  // namespace brisk::nn

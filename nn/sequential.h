@@ -1,0 +1,73 @@
+#pragma once
+// nn::Sequential: modules applied one after another, each taking and returning one Tensor.
+//
+//   nn::Sequential net(nn::Linear(784, 64), nn::ReLU(), nn::Linear(64, 10));
+//   net->push_back(nn::LogSoftmax(1));       // children are named "0", "1", ...
+//   net->push_back("head", nn::Linear(10, 10));
+//   Tensor y = net(x);
+//   auto& fc = net->at<nn::LinearImpl>(0);   // typed access; net[0] is a shared_ptr<Module>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nn/any_module.h"
+#include "nn/module.h"
+#include "nn/module_holder.h"
+
+namespace brisk::nn {
+
+class SequentialImpl : public Module {
+ public:
+  SequentialImpl() = default;
+  template <typename First, typename... Rest>
+  explicit SequentialImpl(First&& first, Rest&&... rest) {
+    push_back(std::forward<First>(first));
+    (push_back(std::forward<Rest>(rest)), ...);
+  }
+
+  std::string name() const override { return "Sequential"; }
+
+  // Appends a module holder or std::shared_ptr to a module with `Tensor forward(const Tensor&)`,
+  // named by its position.
+  template <typename M>
+  void push_back(const M& module) {
+    push_back(std::to_string(entries_.size()), module);
+  }
+  template <typename M>
+  void push_back(std::string name, const M& module) {
+    auto ptr = detail::module_pointer(module);
+    register_module(std::move(name), ptr);
+    entries_.push_back({ptr, detail::unary_forward(ptr)});
+  }
+
+  // Applies the modules in order; an empty Sequential is the identity.
+  Tensor forward(const Tensor& input) const;
+
+  size_t size() const { return entries_.size(); }
+  bool is_empty() const { return entries_.empty(); }
+  // The module at `index` (an error names the index and the size when out of range).
+  std::shared_ptr<Module> ptr(size_t index) const;
+  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
+  // The module at `index` as its concrete type (errors if it is another type).
+  template <typename T>
+  T& at(size_t index) const {
+    auto* typed = dynamic_cast<T*>(ptr(index).get());
+    BRISK_CHECK(typed != nullptr, "Sequential::at: the module at index {} is a {}, not the requested type", index,
+                ptr(index)->name());
+    return *typed;
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<Module> module;
+    std::function<Tensor(const Tensor&)> forward;
+  };
+  std::vector<Entry> entries_;
+};
+
+BRISK_MODULE(Sequential);
+
+}  // namespace brisk::nn
