@@ -1,0 +1,133 @@
+#pragma once
+// Batches of a dataset for a training loop (torch.utils.data.DataLoader):
+//
+//   data::DataLoader loader(dataset, data::DataLoaderOptions().batch_size(256).shuffle(true).num_workers(2));
+//   for (int epoch = 0; epoch < 10; ++epoch) {
+//     loader.set_epoch(epoch);  // optional: iterations count epochs 0, 1, 2, ... by themselves
+//     for (data::Batch& batch : loader) train_step(batch.data, batch.target);
+//   }
+//
+// Determinism: the batches of an epoch depend only on the seed, the epoch and the options
+// other than num_workers: the same with 0 workers as with 8. The sampler orders the epoch
+// from (seed, epoch), and every example is loaded with its own generator seeded from (seed,
+// epoch, position in the epoch), which random transforms given no generator draw from
+// (data/random.h). Without an explicit seed the loader takes one from
+// brisk::default_generator() when it is constructed, so brisk::manual_seed() fixes it, as
+// torch.manual_seed does for PyTorch's DataLoader.
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "data/batch_producer.h"
+#include "data/collate.h"
+#include "data/dataset.h"
+#include "data/sampler.h"
+
+namespace brisk::data {
+
+// Chained like TensorOptions: DataLoaderOptions().batch_size(64).shuffle(true).
+class DataLoaderOptions {
+ public:
+  // Examples per batch (default 1).
+  int64_t batch_size() const { return batch_size_; }
+  DataLoaderOptions batch_size(int64_t n) const { auto o = *this; o.batch_size_ = n; return o; }
+  // A new random order every epoch (default false: dataset order).
+  bool shuffle() const { return shuffle_; }
+  DataLoaderOptions shuffle(bool s) const { auto o = *this; o.shuffle_ = s; return o; }
+  // Leaves out the last batch of an epoch when it is smaller than batch_size.
+  bool drop_last() const { return drop_last_; }
+  DataLoaderOptions drop_last(bool d) const { auto o = *this; o.drop_last_ = d; return o; }
+  // Threads loading batches ahead of the training loop (default 0: the loop's own thread).
+  int num_workers() const { return num_workers_; }
+  DataLoaderOptions num_workers(int n) const { auto o = *this; o.num_workers_ = n; return o; }
+  // Batches each worker may load ahead (default 2): num_workers * prefetch_factor batches
+  // are loaded or waiting at most.
+  int64_t prefetch_factor() const { return prefetch_factor_; }
+  DataLoaderOptions prefetch_factor(int64_t n) const { auto o = *this; o.prefetch_factor_ = n; return o; }
+  // Batches in pinned host memory, for asynchronous copies to the GPU. Needs CUDA: without
+  // it the DataLoader's constructor raises brisk::Error saying why.
+  bool pin_memory() const { return pin_memory_; }
+  DataLoaderOptions pin_memory(bool p) const { auto o = *this; o.pin_memory_ = p; return o; }
+  // The seed of shuffling and of random transforms (default: drawn from
+  // brisk::default_generator() by the DataLoader's constructor).
+  std::optional<uint64_t> seed() const { return seed_; }
+  DataLoaderOptions seed(uint64_t s) const { auto o = *this; o.seed_ = s; return o; }
+  // How examples become a batch (default: default_collate, which stacks them). Called on
+  // worker threads.
+  const Collate& collate() const { return collate_; }
+  DataLoaderOptions collate(Collate c) const { auto o = *this; o.collate_ = std::move(c); return o; }
+
+ private:
+  int64_t batch_size_ = 1;
+  bool shuffle_ = false;
+  bool drop_last_ = false;
+  int num_workers_ = 0;
+  int64_t prefetch_factor_ = 2;
+  bool pin_memory_ = false;
+  std::optional<uint64_t> seed_;
+  Collate collate_ = default_collate;
+};
+
+class DataLoader {
+ public:
+  class Iterator;
+  struct Sentinel {};
+
+  // Samples in order, or in a RandomSampler's order when options.shuffle().
+  explicit DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options = {});
+  // Samples in the order `sampler` gives (options.shuffle() must be false).
+  DataLoader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Sampler> sampler,
+             DataLoaderOptions options = {});
+
+  // Batches per epoch (len(loader)).
+  int64_t size() const;
+  // The epoch the next iteration loads; each iteration then moves on to the next one.
+  void set_epoch(int64_t epoch) { epoch_ = epoch; }
+  int64_t epoch() const { return epoch_; }
+  uint64_t seed() const { return seed_; }
+  const Dataset& dataset() const { return *dataset_; }
+  Sampler& sampler() const { return *sampler_; }
+  const DataLoaderOptions& options() const { return options_; }
+
+  // Starts loading an epoch; the iterator holds it (and its workers) until destroyed.
+  Iterator begin();
+  Sentinel end() const { return {}; }
+
+ private:
+  std::shared_ptr<const Dataset> dataset_;
+  std::shared_ptr<Sampler> sampler_;
+  DataLoaderOptions options_;
+  uint64_t seed_;
+  int64_t epoch_ = 0;
+};
+
+// An input iterator over the batches of one epoch. Dereferencing gives the current batch;
+// ++ fetches the next, rethrowing a failure to load it (see data/batch_producer.h).
+class DataLoader::Iterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = Batch;
+  using difference_type = std::ptrdiff_t;
+  using pointer = Batch*;
+  using reference = Batch&;
+
+  Batch& operator*() { return *batch_; }
+  Batch* operator->() { return &*batch_; }
+  Iterator& operator++();
+  bool operator==(Sentinel) const { return !batch_.has_value(); }
+  bool operator!=(Sentinel) const { return batch_.has_value(); }
+  // Index in the epoch of the current batch.
+  int64_t index() const { return index_; }
+
+ private:
+  friend class DataLoader;
+  explicit Iterator(std::shared_ptr<BatchProducer> producer);
+
+  std::shared_ptr<BatchProducer> producer_;
+  std::optional<Batch> batch_;
+  int64_t index_ = 0;
+};
+
+}  // namespace brisk::data

@@ -1,0 +1,18 @@
+#include "data/random_sampler.h"
+
+#include "autograd/ops.h"
+#include "data/random.h"
+#include "tensor/error.h"
+
+namespace brisk::data {
+
+RandomSampler::RandomSampler(int64_t size, uint64_t seed) : size_(size), seed_(seed) {
+  BRISK_CHECK(size >= 0, "RandomSampler: size must be non-negative, got {}", size);
+}
+
+std::vector<int64_t> RandomSampler::indices() const {
+  Generator gen(derive_seed(seed_, static_cast<uint64_t>(epoch_)));
+  return randperm(size_, &gen).to_vector<int64_t>();
+}
+
+}  // namespace brisk::data
