@@ -1,5 +1,6 @@
 // Random fills from the Philox stream. Element i of `out` uses counter offset + i, so the
-// numbers do not depend on the thread count or on how work is split.
+// numbers do not depend on the thread count or on how work is split; the draws are the
+// functors of tensor/functors/philox.h, shared with the CUDA backend.
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
@@ -27,12 +28,10 @@ void CpuBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t 
       dispatch_floating(out.dtype(), "uniform_", [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, double>) {
-          fill<T>(out, seed, offset, [&](const Philox4x32& r) {
-            return params.a + (params.b - params.a) * uniform_double(r.v[0], r.v[1]);
-          });
+          fill<T>(out, seed, offset, UniformDoubleDraw{params.a, params.b - params.a});
         } else {
-          auto from = static_cast<float>(params.a), range = static_cast<float>(params.b - params.a);
-          fill<T>(out, seed, offset, [=](const Philox4x32& r) { return from + range * uniform_float(r.v[0]); });
+          fill<T>(out, seed, offset,
+                  UniformFloatDraw{static_cast<float>(params.a), static_cast<float>(params.b - params.a)});
         }
       });
       break;
@@ -40,18 +39,16 @@ void CpuBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t 
       dispatch_floating(out.dtype(), "normal_", [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, double>) {
-          fill<T>(out, seed, offset, [&](const Philox4x32& r) { return params.a + params.b * normal_double(r); });
+          fill<T>(out, seed, offset, NormalDoubleDraw{params.a, params.b});
         } else {
-          auto mean = static_cast<float>(params.a), std = static_cast<float>(params.b);
-          fill<T>(out, seed, offset, [=](const Philox4x32& r) { return mean + std * normal_float(r); });
+          fill<T>(out, seed, offset, NormalFloatDraw{static_cast<float>(params.a), static_cast<float>(params.b)});
         }
       });
       break;
     case RandomOp::Bernoulli:
       dispatch_all(out.dtype(), "bernoulli_", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        double p = params.a;
-        fill<T>(out, seed, offset, [=](const Philox4x32& r) { return uniform_double(r.v[0], r.v[1]) < p ? 1 : 0; });
+        fill<T>(out, seed, offset, BernoulliDraw{params.a});
       });
       break;
   }

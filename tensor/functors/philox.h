@@ -74,4 +74,37 @@ BRISK_INLINE double normal_double(const Philox4x32& r) {
   return sqrt(-2.0 * log(u1)) * cos(6.28318530717958647692 * u2);
 }
 
+// The draws of the random ops (RandomOp), shared by the CPU and CUDA kernels so that both
+// produce the same numbers. Each scales with one explicit fma: compilers contract
+// `from + range * u` into an fma or not at their own discretion, which would change last bits
+// between devices and builds.
+struct UniformFloatDraw {
+  float from, range;
+  BRISK_INLINE float operator()(const Philox4x32& r) const { return fmaf(range, uniform_float(r.v[0]), from); }
+};
+
+struct UniformDoubleDraw {
+  double from, range;
+  BRISK_INLINE double operator()(const Philox4x32& r) const {
+    return fma(range, uniform_double(r.v[0], r.v[1]), from);
+  }
+};
+
+// Box-Muller's logf/cosf/sqrtf are each library's own, so normal samples agree between the
+// CPU and CUDA to a few ulps, not bit for bit.
+struct NormalFloatDraw {
+  float mean, std;
+  BRISK_INLINE float operator()(const Philox4x32& r) const { return fmaf(std, normal_float(r), mean); }
+};
+
+struct NormalDoubleDraw {
+  double mean, std;
+  BRISK_INLINE double operator()(const Philox4x32& r) const { return fma(std, normal_double(r), mean); }
+};
+
+struct BernoulliDraw {
+  double p;
+  BRISK_INLINE bool operator()(const Philox4x32& r) const { return uniform_double(r.v[0], r.v[1]) < p; }
+};
+
 }  // namespace brisk

@@ -77,6 +77,8 @@ struct Sign {
   BRISK_INLINE T operator()(T x) const {
     if constexpr (std::is_same_v<T, bool>) {
       return x;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return static_cast<T>(x != T(0));
     } else {
       return static_cast<T>((T(0) < x) - (x < T(0)));
     }
@@ -86,7 +88,13 @@ struct Sign {
 // NaN and -0.0 pass through, as PyTorch's relu.
 template <typename T>
 struct Relu {
-  BRISK_INLINE T operator()(T x) const { return x < T(0) ? T(0) : x; }
+  BRISK_INLINE T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T>) {
+      return x;
+    } else {
+      return x < T(0) ? T(0) : x;
+    }
+  }
 };
 
 // Two branches so that exp never overflows and small outputs keep their relative precision.

@@ -1,0 +1,68 @@
+// CudaBackend::softmax and softmax_backward (cuda/softmax.cu) against the CPU: the last dim
+// (short rows packed into warps, long rows over a block, 16-byte loads or not), inner dims,
+// every floating dtype, and rows of -inf, +inf and NaN.
+#include "tests/cuda/backend_test_util.h"
+
+namespace brisk {
+namespace {
+
+using testing::on_gpu;
+using testing::random_cpu;
+using testing::require_matches;
+using testing::Tolerance;
+
+Tolerance softmax_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return {2e-5, 1e-7};
+    case DType::Float64: return {1e-12, 1e-15};
+    case DType::Float16: return {2e-3, 1e-6};
+    default: return {1.6e-2, 1e-5};
+  }
+}
+
+TEST_CASE("softmax and log_softmax forward and backward match the CPU", "[gpu]") {
+  uint64_t seed = 0;
+  const std::vector<std::pair<Shape, int64_t>> cases{
+      {{1000, 10}, 1},    // short rows, several per warp
+      {{64, 4099}, 1},    // long rows, no 16-byte loads (odd length)
+      {{32, 8192}, -1},   // long aligned rows
+      {{8, 3, 50257}, 2}, // a vocabulary-sized row
+      {{16, 300, 7}, 1},  // the middle dim: strided columns
+      {{5, 2000, 40}, 1}, // long strided columns
+      {{70, 33}, 0},      // the first dim
+      {{1, 1}, 1},
+  };
+  for (DType dtype : {kFloat32, kFloat64, kBFloat16, kFloat16}) {
+    for (const auto& [shape, dim] : cases) {
+      for (bool log : {false, true}) {
+        INFO((log ? "log_softmax" : "softmax") << " of " << dtype_name(dtype) << " [" << shape.size()
+                                               << "-D, numel " << shape_numel(shape) << "] along " << dim);
+        Tensor x = random_cpu(shape, dtype, ++seed, -5.0, 5.0);
+        Tensor y = native::softmax(x, dim, log);
+        Tensor gy = native::softmax(on_gpu(x), dim, log);
+        require_matches(gy, y, softmax_tolerance(dtype));
+        Tensor grad = random_cpu(shape, dtype, ++seed);
+        // Backward from the same output on both devices, so only the backward kernel differs.
+        require_matches(native::softmax_backward(on_gpu(grad), on_gpu(y), dim, log),
+                        native::softmax_backward(grad, y, dim, log), softmax_tolerance(dtype));
+      }
+    }
+  }
+}
+
+TEST_CASE("softmax rows with infinities and NaN follow the CPU", "[gpu]") {
+  std::vector<float> rows{
+      -INFINITY, -INFINITY, -INFINITY, -INFINITY,  // all -inf: NaN
+      1.0f,      -INFINITY, 2.0f,      -INFINITY,  // -inf entries get 0
+      INFINITY,  1.0f,      2.0f,      3.0f,       // +inf: NaN
+      NAN,       1.0f,      2.0f,      3.0f,       // NaN: NaN
+      1e30f,     -1e30f,    0.0f,      1e30f,      // huge but finite
+  };
+  Tensor x = native::from_vector(rows, {5, 4}, kFloat32);
+  for (bool log : {false, true}) {
+    require_matches(native::softmax(on_gpu(x), 1, log), native::softmax(x, 1, log), softmax_tolerance(kFloat32));
+  }
+}
+
+}  // namespace
+}  // namespace brisk
