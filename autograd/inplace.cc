@@ -209,6 +209,41 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   return *this;
 }
 
+Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar value) {
+  check_inplace(*this, "addcmul_");
+  modify(*this, [&] { native::ternary_(TernaryOp::Addcmul, *this, a, b, OpParams{value.to_double()}); });
+  Tensor saved_a = b.requires_grad() ? a : Tensor();
+  Tensor saved_b = a.requires_grad() ? b : Tensor();
+  rebase_history("AddcmulBackward", *this, {*this, a, b}, {saved_a, saved_b},
+                 [value](const BackwardArgs& g) -> TensorList {
+                   return {g.grad(), g.needs_grad[1] ? g.grad() * g.saved[1] * value : Tensor(),
+                           g.needs_grad[2] ? g.grad() * g.saved[0] * value : Tensor()};
+                 });
+  return *this;
+}
+
+Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar value) {
+  check_inplace(*this, "addcdiv_");
+  modify(*this, [&] { native::ternary_(TernaryOp::Addcdiv, *this, a, b, OpParams{value.to_double()}); });
+  Tensor saved_a = b.requires_grad() ? a : Tensor();
+  rebase_history("AddcdivBackward", *this, {*this, a, b}, {saved_a, b}, [value](const BackwardArgs& g) -> TensorList {
+    const Tensor& b = g.saved[1];
+    return {g.grad(), g.needs_grad[1] ? g.grad() / b * value : Tensor(),
+            g.needs_grad[2] ? -g.grad() * g.saved[0] / (b * b) * value : Tensor()};
+  });
+  return *this;
+}
+
+Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
+  check_inplace(*this, "lerp_");
+  modify(*this, [&] { native::lerp_(*this, end, weight); });
+  rebase_history("LerpBackward", *this, {*this, end}, {}, [weight](const BackwardArgs& g) -> TensorList {
+    double w = weight.to_double();
+    return {g.needs_grad[0] ? g.grad() * (1.0 - w) : Tensor(), g.needs_grad[1] ? g.grad() * w : Tensor()};
+  });
+  return *this;
+}
+
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
   check_inplace(*this, "masked_fill_");
   Tensor filled = native::masked_fill(*this, mask, value);
@@ -221,15 +256,20 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
   return *this;
 }
 
-Tensor& Tensor::fill_(Scalar value) {
-  check_inplace(*this, "fill_");
-  modify(*this, [&] { native::fill_(*this, value); });
-  rebase_history("FillBackward", *this, {*this}, {},
+namespace {
+
+Tensor& fill(Tensor& self, Scalar value, const char* op) {
+  check_inplace(self, op);
+  modify(self, [&] { native::fill_(self, value); });
+  rebase_history("FillBackward", self, {self}, {},
                  [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
-  return *this;
+  return self;
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
+}  // namespace
+
+Tensor& Tensor::fill_(Scalar value) { return fill(*this, value, "fill_"); }
+Tensor& Tensor::zero_() { return fill(*this, 0, "zero_"); }
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   check_inplace(*this, "copy_");
