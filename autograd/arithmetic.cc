@@ -1,4 +1,4 @@
-// Arithmetic: add, sub, mul, div, pow, neg, addcmul, addcdiv, with tensor and number operands.
+// Arithmetic: add, sub, mul, div, pow, neg, addcmul, addcdiv, lerp, with tensor and number operands.
 #include <cmath>
 
 #include "autograd/ops.h"
@@ -117,6 +117,14 @@ Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value) 
                   return {g.grad(), g.needs_grad[1] ? scaled(g.grad() / b, value) : Tensor(),
                           g.needs_grad[2] ? scaled(-g.grad() * a / (b * b), value) : Tensor()};
                 });
+}
+
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  Tensor out = native::lerp(start, end, weight);
+  return record("LerpBackward", out, {start, end}, {}, [weight](const BackwardArgs& g) -> TensorList {
+    double w = weight.to_double();
+    return {g.needs_grad[0] ? scaled(g.grad(), 1.0 - w) : Tensor(), g.needs_grad[1] ? scaled(g.grad(), w) : Tensor()};
+  });
 }
 
 // ---- Tensor and number ----

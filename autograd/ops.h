@@ -73,6 +73,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
 Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
 Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
+// start + weight * (end - start); start and end share one floating point dtype.
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
 // Comparisons and logical ops return bool tensors and are not differentiable.
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);

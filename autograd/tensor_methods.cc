@@ -31,6 +31,7 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 Tensor Tensor::clamp(const Tensor& min, const Tensor& max) const { return brisk::clamp(*this, min, max); }
 Tensor Tensor::maximum(const Tensor& other) const { return brisk::maximum(*this, other); }
 Tensor Tensor::minimum(const Tensor& other) const { return brisk::minimum(*this, other); }
+Tensor Tensor::lerp(const Tensor& end, Scalar weight) const { return brisk::lerp(*this, end, weight); }
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return brisk::masked_fill(*this, mask, value); }
 Tensor Tensor::eq(const Tensor& other) const { return brisk::eq(*this, other); }
 Tensor Tensor::ne(const Tensor& other) const { return brisk::ne(*this, other); }

@@ -39,6 +39,7 @@ const char* op_name(BinaryOp op) {
     case BinaryOp::Pow: return "pow";
     case BinaryOp::Maximum: return "maximum";
     case BinaryOp::Minimum: return "minimum";
+    case BinaryOp::Lerp: return "lerp";
     case BinaryOp::Eq: return "eq";
     case BinaryOp::Ne: return "ne";
     case BinaryOp::Lt: return "lt";

@@ -18,6 +18,7 @@ enum class BinaryOp : uint8_t {
   Add,  // a + params.a * b  (alpha)
   Sub,  // a - params.a * b
   Mul, Div, Pow, Maximum, Minimum,
+  Lerp,  // a + params.a * (b - a): torch.lerp with a number weight (floating point only)
   Eq, Ne, Lt, Le, Gt, Ge,  // write bool
   LogicalAnd, LogicalOr,   // write bool
   // Fused backward kernels: (grad, saved) -> grad_input.

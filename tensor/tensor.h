@@ -209,6 +209,7 @@ class Tensor {
   Tensor clamp(const Tensor& min, const Tensor& max) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
+  Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor eq(const Tensor& other) const;
   Tensor eq(Scalar other) const;
@@ -243,6 +244,11 @@ class Tensor {
   Tensor& sigmoid_();
   Tensor& tanh_();
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
+  // self += value * a * b, self += value * a / b, self += weight * (end - self): the
+  // optimizers' update steps.
+  Tensor& addcmul_(const Tensor& a, const Tensor& b, Scalar value = 1);
+  Tensor& addcdiv_(const Tensor& a, const Tensor& b, Scalar value = 1);
+  Tensor& lerp_(const Tensor& end, Scalar weight);
   Tensor& masked_fill_(const Tensor& mask, Scalar value);
   Tensor& fill_(Scalar value);
   Tensor& zero_();

@@ -102,6 +102,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
     case BinaryOp::Pow: return run<f::Pow>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Maximum: return run<f::Maximum>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Minimum: return run<f::Minimum>(AllTypes{}, name, t, p, out, a, b);
+    case BinaryOp::Lerp: return run<f::Lerp>(FloatingTypes{}, name, t, p, out, a, b);
     case BinaryOp::Eq: return run<f::Eq>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Ne: return run<f::Ne>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Lt: return run<f::Lt>(AllTypes{}, name, t, p, out, a, b);

@@ -54,6 +54,17 @@ struct Minimum {
   BRISK_INLINE T operator()(T a, T b) const { return minimum_propagate_nan(a, b); }
 };
 
+// a + weight * (b - a), in PyTorch's two-sided form: from b's side when |weight| >= 0.5,
+// so that weight 1 gives exactly b.
+template <typename T>
+struct Lerp {
+  static_assert(std::is_floating_point_v<T>, "Lerp computes in floating point");
+  T weight;
+  bool from_a;
+  explicit Lerp(OpParams p) : weight(static_cast<T>(p.a)), from_a(std::abs(weight) < T(0.5)) {}
+  BRISK_INLINE T operator()(T a, T b) const { return from_a ? a + weight * (b - a) : b - (b - a) * (T(1) - weight); }
+};
+
 template <typename T>
 struct Eq {
   BRISK_INLINE bool operator()(T a, T b) const { return a == b; }

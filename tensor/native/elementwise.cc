@@ -91,6 +91,10 @@ DType binary_compute_type(BinaryOp op, DType promoted, const Tensor& a, const st
       return promoted;
     case BinaryOp::Div:
       return is_floating_point(promoted) ? promoted : kFloat32;
+    case BinaryOp::Lerp:
+      BRISK_CHECK(is_floating_point(promoted), "lerp: expected floating point tensors, got {} and {}", a.describe(),
+                  b_desc);
+      return promoted;
     default:
       return promoted;
   }
@@ -220,6 +224,25 @@ Tensor& binary_(BinaryOp op, Tensor& self, Scalar other, OpParams p) {
       backend.binary(op, self, self, expand(detail::scalar_operand(other, compute, self.device()), self.sizes()), p);
     }
   });
+}
+
+namespace {
+
+void check_lerp_dtypes(const char* op, const Tensor& start, const Tensor& end) {
+  BRISK_CHECK(start.dtype() == end.dtype(), "{}: expected dtype {} for `end` but got {} (start {}, end {})", op,
+              start.dtype(), end.dtype(), start.describe(), end.describe());
+}
+
+}  // namespace
+
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  check_lerp_dtypes("lerp", start, end);
+  return binary(BinaryOp::Lerp, start, end, {weight.to_double()});
+}
+
+Tensor& lerp_(Tensor& self, const Tensor& end, Scalar weight) {
+  check_lerp_dtypes("lerp_", self, end);
+  return binary_(BinaryOp::Lerp, self, end, {weight.to_double()});
 }
 
 Tensor& fill_(Tensor& self, Scalar value) {
