@@ -1,0 +1,124 @@
+#include "optim/adam.h"
+
+#include <cmath>
+
+#include "autograd/grad_mode.h"
+#include "autograd/ops.h"
+#include "optim/json_fields.h"
+
+namespace brisk::optim {
+
+nlohmann::json AdamOptions::to_json() const {
+  return {{"lr", lr_},
+          {"betas", {betas_.first, betas_.second}},
+          {"eps", eps_},
+          {"weight_decay", weight_decay_},
+          {"amsgrad", amsgrad_},
+          {"maximize", maximize_},
+          {"decoupled_weight_decay", decoupled_weight_decay_}};
+}
+
+void AdamOptions::from_json(const nlohmann::json& json) {
+  lr_ = detail::json_number(json, "lr", "Adam");
+  std::vector<double> betas = detail::json_numbers(json, "betas", "Adam");
+  BRISK_CHECK(betas.size() == 2, "Adam: \"betas\" in the state dict should hold two numbers, got {}",
+              json["betas"].dump());
+  betas_ = {betas[0], betas[1]};
+  eps_ = detail::json_number(json, "eps", "Adam");
+  weight_decay_ = detail::json_number(json, "weight_decay", "Adam");
+  amsgrad_ = detail::json_bool(json, "amsgrad", "Adam");
+  maximize_ = detail::json_bool(json, "maximize", "Adam");
+  decoupled_weight_decay_ = detail::json_bool(json, "decoupled_weight_decay", "Adam");
+}
+
+// ---- Adam ----
+
+Adam::Adam(const char* name, const AdamOptions& defaults) : Optimizer(name, defaults.clone()) {}
+
+Adam::Adam(const std::vector<Tensor>& params, const AdamOptions& defaults) : Adam({ParamGroup(params)}, defaults) {}
+
+Adam::Adam(const std::vector<ParamGroup>& groups, const AdamOptions& defaults) : Adam("Adam", defaults) {
+  add_param_groups(groups);
+}
+
+void Adam::check_options(const OptimizerOptions& options) const {
+  const auto* o = dynamic_cast<const AdamOptions*>(&options);
+  BRISK_CHECK(o != nullptr, "{}: a parameter group has options of another optimizer ({}); use AdamOptions", name(),
+              options.to_json().dump());
+  auto [beta1, beta2] = o->betas();
+  BRISK_CHECK(o->lr() >= 0.0, "{}: invalid learning rate: {} (must be >= 0)", name(), o->lr());
+  BRISK_CHECK(o->eps() >= 0.0, "{}: invalid epsilon value: {} (must be >= 0)", name(), o->eps());
+  BRISK_CHECK(beta1 >= 0.0 && beta1 < 1.0, "{}: invalid beta parameter at index 0: {} (must be in [0, 1))", name(),
+              beta1);
+  BRISK_CHECK(beta2 >= 0.0 && beta2 < 1.0, "{}: invalid beta parameter at index 1: {} (must be in [0, 1))", name(),
+              beta2);
+  BRISK_CHECK(o->weight_decay() >= 0.0, "{}: invalid weight_decay value: {} (must be >= 0)", name(),
+              o->weight_decay());
+}
+
+void Adam::step() {
+  NoGradGuard no_grad;
+  for (ParamGroup& group : param_groups()) {
+    const auto& o = static_cast<const AdamOptions&>(group.options());
+    auto [beta1, beta2] = o.betas();
+    for (Tensor& p : group.params()) {
+      Tensor grad = p.grad();
+      if (!grad.defined()) continue;
+      ParamState& state = this->state(p);
+      if (state.empty()) {
+        state["step"] = zeros(Shape{}, kFloat32);
+        state["exp_avg"] = zeros_like(p);
+        state["exp_avg_sq"] = zeros_like(p);
+      }
+      if (o.amsgrad() && state.count("max_exp_avg_sq") == 0) state["max_exp_avg_sq"] = zeros_like(p);
+      Tensor& step_count = state.at("step");
+      Tensor& exp_avg = state.at("exp_avg");
+      Tensor& exp_avg_sq = state.at("exp_avg_sq");
+
+      if (o.maximize()) grad = -grad;
+      step_count.add_(1);
+      if (o.weight_decay() != 0.0) {
+        if (o.decoupled_weight_decay()) {
+          p.mul_(1.0 - o.lr() * o.weight_decay());
+        } else {
+          grad = grad.add(p, o.weight_decay());
+        }
+      }
+      exp_avg.lerp_(grad, 1.0 - beta1);
+      exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
+
+      // The scalar factors in float64, exactly as PyTorch computes them from the step count.
+      double step = step_count.item<float>();
+      double bias_correction1 = 1.0 - std::pow(beta1, step);
+      double bias_correction2_sqrt = std::pow(1.0 - std::pow(beta2, step), 0.5);
+      double step_size = o.lr() / bias_correction1;
+
+      Tensor second_moment = exp_avg_sq;
+      if (o.amsgrad()) {
+        Tensor& max_exp_avg_sq = state.at("max_exp_avg_sq");
+        max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
+        second_moment = max_exp_avg_sq;
+      }
+      Tensor denom = (second_moment.sqrt() / bias_correction2_sqrt).add_(o.eps());
+      p.addcdiv_(exp_avg, denom, -step_size);
+    }
+  }
+}
+
+// ---- AdamW ----
+
+AdamW::AdamW(const std::vector<Tensor>& params, const AdamOptions& defaults)
+    : AdamW({ParamGroup(params)}, defaults) {}
+
+AdamW::AdamW(const std::vector<ParamGroup>& groups, const AdamOptions& defaults) : Adam("AdamW", defaults) {
+  add_param_groups(groups);
+}
+
+void AdamW::check_options(const OptimizerOptions& options) const {
+  Adam::check_options(options);
+  BRISK_CHECK(static_cast<const AdamOptions&>(options).decoupled_weight_decay(),
+              "AdamW: options without decoupled_weight_decay ({}); use AdamWOptions, or Adam for L2 weight decay",
+              options.to_json().dump());
+}
+
+}  // namespace brisk::optim

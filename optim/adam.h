@@ -1,0 +1,99 @@
+#pragma once
+// Adam and AdamW, as torch.optim.Adam/AdamW (their single-tensor reference algorithm). Per
+// parameter, at step t:
+//
+//   g = grad (negated when maximize)
+//   Adam:  g += weight_decay * p                    (L2 penalty through the gradient)
+//   AdamW: p *= 1 - lr * weight_decay               (decoupled, before the moments)
+//   m = lerp(m, g, 1 - beta1)          v = beta2 * v + (1 - beta2) * g * g
+//   amsgrad: v_max = max(v_max, v), used instead of v below
+//   p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+//
+// so the first step already moves by about lr (the bias corrections undo the zero start).
+//
+//   optim::Adam opt(model->parameters(), optim::AdamOptions(1e-3).betas({0.9, 0.98}).amsgrad(true));
+//   optim::AdamW opt(model->parameters(), optim::AdamWOptions(1e-3).weight_decay(0.05));
+#include <utility>
+#include <vector>
+
+#include "optim/optimizer.h"
+
+namespace brisk::optim {
+
+class AdamOptions : public OptimizerOptions {
+ public:
+  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
+
+  AdamOptions& lr(double lr) { lr_ = lr; return *this; }
+  AdamOptions& betas(std::pair<double, double> betas) { betas_ = betas; return *this; }
+  AdamOptions& eps(double eps) { eps_ = eps; return *this; }
+  AdamOptions& weight_decay(double weight_decay) { weight_decay_ = weight_decay; return *this; }
+  AdamOptions& amsgrad(bool amsgrad) { amsgrad_ = amsgrad; return *this; }
+  AdamOptions& maximize(bool maximize) { maximize_ = maximize; return *this; }
+  // AdamW's weight decay (PyTorch's Adam option of the same name).
+  AdamOptions& decoupled_weight_decay(bool decoupled) { decoupled_weight_decay_ = decoupled; return *this; }
+
+  double lr() const { return lr_; }
+  std::pair<double, double> betas() const { return betas_; }
+  double eps() const { return eps_; }
+  double weight_decay() const { return weight_decay_; }
+  bool amsgrad() const { return amsgrad_; }
+  bool maximize() const { return maximize_; }
+  bool decoupled_weight_decay() const { return decoupled_weight_decay_; }
+
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  // beta1
+  bool has_momentum() const override { return true; }
+  double get_momentum() const override { return betas_.first; }
+  void set_momentum(double beta1) override { betas_.first = beta1; }
+  // {"lr", "betas": [beta1, beta2], "eps", "weight_decay", "amsgrad", "maximize", "decoupled_weight_decay"}
+  nlohmann::json to_json() const override;
+  void from_json(const nlohmann::json& json) override;
+
+ private:
+  double lr_;
+  std::pair<double, double> betas_{0.9, 0.999};
+  double eps_ = 1e-8;
+  double weight_decay_ = 0.0;
+  bool amsgrad_ = false;
+  bool maximize_ = false;
+  bool decoupled_weight_decay_ = false;
+};
+
+// AdamW's defaults: PyTorch's weight_decay 1e-2, decoupled.
+class AdamWOptions : public AdamOptions {
+ public:
+  explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) {
+    weight_decay(1e-2);
+    decoupled_weight_decay(true);
+  }
+};
+
+class Adam : public Optimizer {
+ public:
+  explicit Adam(const std::vector<Tensor>& params, const AdamOptions& defaults = AdamOptions());
+  explicit Adam(const std::vector<ParamGroup>& groups, const AdamOptions& defaults = AdamOptions());
+
+  // Per-parameter state, created at a parameter's first step: "step" (a float32 count on
+  // the CPU, as PyTorch), "exp_avg", "exp_avg_sq", and "max_exp_avg_sq" with amsgrad.
+  void step() override;
+
+ protected:
+  Adam(const char* name, const AdamOptions& defaults);
+  void check_options(const OptimizerOptions& options) const override;
+};
+
+// Adam with decoupled weight decay: every group's options must have decoupled_weight_decay,
+// as AdamWOptions do.
+class AdamW : public Adam {
+ public:
+  explicit AdamW(const std::vector<Tensor>& params, const AdamOptions& defaults = AdamWOptions());
+  explicit AdamW(const std::vector<ParamGroup>& groups, const AdamOptions& defaults = AdamWOptions());
+
+ protected:
+  void check_options(const OptimizerOptions& options) const override;
+};
+
+}  // namespace brisk::optim

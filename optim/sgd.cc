@@ -1,0 +1,68 @@
+#include "optim/sgd.h"
+
+#include "autograd/grad_mode.h"
+#include "optim/json_fields.h"
+
+namespace brisk::optim {
+
+nlohmann::json SGDOptions::to_json() const {
+  return {{"lr", lr_},         {"momentum", momentum_}, {"dampening", dampening_}, {"weight_decay", weight_decay_},
+          {"nesterov", nesterov_}, {"maximize", maximize_}};
+}
+
+void SGDOptions::from_json(const nlohmann::json& json) {
+  lr_ = detail::json_number(json, "lr", "SGD");
+  momentum_ = detail::json_number(json, "momentum", "SGD");
+  dampening_ = detail::json_number(json, "dampening", "SGD");
+  weight_decay_ = detail::json_number(json, "weight_decay", "SGD");
+  nesterov_ = detail::json_bool(json, "nesterov", "SGD");
+  maximize_ = detail::json_bool(json, "maximize", "SGD");
+}
+
+SGD::SGD(const std::vector<Tensor>& params, const SGDOptions& defaults) : SGD({ParamGroup(params)}, defaults) {}
+
+SGD::SGD(const std::vector<ParamGroup>& groups, const SGDOptions& defaults)
+    : Optimizer("SGD", defaults.clone()) {
+  add_param_groups(groups);
+}
+
+void SGD::check_options(const OptimizerOptions& options) const {
+  const auto* o = dynamic_cast<const SGDOptions*>(&options);
+  BRISK_CHECK(o != nullptr, "SGD: a parameter group has options of another optimizer ({}); use SGDOptions",
+              options.to_json().dump());
+  BRISK_CHECK(o->lr() >= 0.0, "SGD: invalid learning rate: {} (must be >= 0)", o->lr());
+  BRISK_CHECK(o->momentum() >= 0.0, "SGD: invalid momentum value: {} (must be >= 0)", o->momentum());
+  BRISK_CHECK(o->weight_decay() >= 0.0, "SGD: invalid weight_decay value: {} (must be >= 0)", o->weight_decay());
+  BRISK_CHECK(!o->nesterov() || (o->momentum() > 0.0 && o->dampening() == 0.0),
+              "SGD: Nesterov momentum requires a momentum and zero dampening (momentum {}, dampening {})",
+              o->momentum(), o->dampening());
+}
+
+void SGD::step() {
+  NoGradGuard no_grad;
+  for (ParamGroup& group : param_groups()) {
+    const auto& o = static_cast<const SGDOptions&>(group.options());
+    for (Tensor& p : group.params()) {
+      Tensor grad = p.grad();
+      if (!grad.defined()) continue;
+      if (o.maximize()) grad = -grad;
+      if (o.weight_decay() != 0.0) grad = grad.add(p, o.weight_decay());
+      if (o.momentum() != 0.0) {
+        ParamState& state = this->state(p);
+        auto it = state.find("momentum_buffer");
+        Tensor buf;
+        if (it == state.end()) {
+          buf = grad.clone();
+          state["momentum_buffer"] = buf;
+        } else {
+          buf = it->second;
+          buf.mul_(o.momentum()).add_(grad, 1.0 - o.dampening());
+        }
+        grad = o.nesterov() ? grad.add(buf, o.momentum()) : buf;
+      }
+      p.add_(grad, -o.lr());
+    }
+  }
+}
+
+}  // namespace brisk::optim

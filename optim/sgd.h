@@ -1,0 +1,68 @@
+#pragma once
+// Stochastic gradient descent, as torch.optim.SGD (its single-tensor reference algorithm):
+//
+//   g = grad (negated when maximize) + weight_decay * p
+//   when momentum != 0:
+//     buf = g at a parameter's first step, afterwards momentum * buf + (1 - dampening) * g
+//     g = nesterov ? g + momentum * buf : buf
+//   p -= lr * g
+//
+//   optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).momentum(0.9).nesterov(true).weight_decay(1e-4));
+#include <vector>
+
+#include "optim/optimizer.h"
+
+namespace brisk::optim {
+
+class SGDOptions : public OptimizerOptions {
+ public:
+  explicit SGDOptions(double lr = 1e-3) : lr_(lr) {}
+
+  SGDOptions& lr(double lr) { lr_ = lr; return *this; }
+  SGDOptions& momentum(double momentum) { momentum_ = momentum; return *this; }
+  SGDOptions& dampening(double dampening) { dampening_ = dampening; return *this; }
+  SGDOptions& weight_decay(double weight_decay) { weight_decay_ = weight_decay; return *this; }
+  // Needs momentum > 0 and dampening 0.
+  SGDOptions& nesterov(bool nesterov) { nesterov_ = nesterov; return *this; }
+  // Ascend instead of descend.
+  SGDOptions& maximize(bool maximize) { maximize_ = maximize; return *this; }
+
+  double lr() const { return lr_; }
+  double momentum() const { return momentum_; }
+  double dampening() const { return dampening_; }
+  double weight_decay() const { return weight_decay_; }
+  bool nesterov() const { return nesterov_; }
+  bool maximize() const { return maximize_; }
+
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  bool has_momentum() const override { return true; }
+  double get_momentum() const override { return momentum_; }
+  void set_momentum(double momentum) override { momentum_ = momentum; }
+  // {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"}
+  nlohmann::json to_json() const override;
+  void from_json(const nlohmann::json& json) override;
+
+ private:
+  double lr_;
+  double momentum_ = 0.0;
+  double dampening_ = 0.0;
+  double weight_decay_ = 0.0;
+  bool nesterov_ = false;
+  bool maximize_ = false;
+};
+
+class SGD : public Optimizer {
+ public:
+  explicit SGD(const std::vector<Tensor>& params, const SGDOptions& defaults = SGDOptions());
+  explicit SGD(const std::vector<ParamGroup>& groups, const SGDOptions& defaults = SGDOptions());
+
+  // Per-parameter state: "momentum_buffer", from the first step on when momentum != 0.
+  void step() override;
+
+ protected:
+  void check_options(const OptimizerOptions& options) const override;
+};
+
+}  // namespace brisk::optim
