@@ -64,17 +64,22 @@ void ClosureNode::release_saved() {
   for (SavedTensor& s : saved_) s.release();
 }
 
-bool needs_history(const TensorList& inputs) {
+namespace {
+template <typename Range>
+bool any_requires_grad(const Range& inputs) {
   if (!GradMode::is_enabled()) return false;
   for (const Tensor& t : inputs) {
     if (t.defined() && t.requires_grad()) return true;
   }
   return false;
 }
+}  // namespace
 
-TensorList record(const char* name, TensorList outputs, const TensorList& inputs, const TensorList& saved,
-                  BackwardFn fn) {
-  if (!needs_history(inputs)) return outputs;
+bool needs_history(std::initializer_list<Tensor> inputs) { return any_requires_grad(inputs); }
+bool needs_history(const TensorList& inputs) { return any_requires_grad(inputs); }
+
+TensorList attach_history(const char* name, TensorList outputs, const TensorList& inputs, const TensorList& saved,
+                          BackwardFn fn) {
   for (Tensor& out : outputs) {
     for (const Tensor& in : inputs) {
       if (out.defined() && out.is_same(in)) {
@@ -89,14 +94,8 @@ TensorList record(const char* name, TensorList outputs, const TensorList& inputs
   return outputs;
 }
 
-Tensor record(const char* name, Tensor output, const TensorList& inputs, const TensorList& saved, BackwardFn fn) {
-  if (!needs_history(inputs)) return output;
-  return record(name, TensorList{std::move(output)}, inputs, saved, std::move(fn))[0];
-}
-
-void rebase_history(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
-                    BackwardFn fn) {
-  if (!needs_history(inputs)) return;
+void rebase_history_now(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
+                        BackwardFn fn) {
   auto node = make_node(name, inputs, std::move(fn));
   AutogradMeta& meta = self.autograd_meta();
   bool move_retain_hook = meta.retains_grad && meta.grad_fn != nullptr;

@@ -15,7 +15,9 @@
 // Tensors the backward needs go in the saved list, never in the lambda's captures, so
 // that in-place changes are detected and retain_graph=false frees them.
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/node.h"
@@ -37,10 +39,10 @@ struct BackwardArgs {
 
 using BackwardFn = std::function<TensorList(const BackwardArgs&)>;
 
-// The node of an op recorded by `record`.
+// The node of an op recorded by `record`. `name` must outlive the node (a string literal).
 class ClosureNode final : public Node {
  public:
-  ClosureNode(std::string name, BackwardFn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  ClosureNode(const char* name, BackwardFn fn) : name_(name), fn_(std::move(fn)) {}
 
   std::string name() const override { return name_; }
   TensorList apply(TensorList&& grads) override;
@@ -49,26 +51,54 @@ class ClosureNode final : public Node {
   void set_saved(std::vector<SavedTensor> saved) { saved_ = std::move(saved); }
 
  private:
-  std::string name_;
+  const char* name_;
   BackwardFn fn_;
   std::vector<SavedTensor> saved_;
 };
 
 // Whether an op on `inputs` records history: grad mode is on and some input requires grad.
+bool needs_history(std::initializer_list<Tensor> inputs);
 bool needs_history(const TensorList& inputs);
 
-// Attaches a ClosureNode to `outputs` when needs_history(inputs) and returns the outputs.
+// Attaches a ClosureNode to `outputs` and returns them; the record* functions below call it
+// only when needs_history(inputs), so an op costs no allocation when nothing is recorded.
 // Only floating-point outputs get the node as grad_fn; every output keeps its slot. An
 // output that is the same tensor as an input is replaced by an alias, so the input's own
 // history is never overwritten.
-TensorList record(const char* name, TensorList outputs, const TensorList& inputs, const TensorList& saved,
-                  BackwardFn fn);
-Tensor record(const char* name, Tensor output, const TensorList& inputs, const TensorList& saved, BackwardFn fn);
+TensorList attach_history(const char* name, TensorList outputs, const TensorList& inputs, const TensorList& saved,
+                          BackwardFn fn);
 
 // For in-place ops: `self` (already modified, listed among `inputs` for its old history)
 // gets a new node as grad_fn. A retain_grad on `self` moves to the new node.
-void rebase_history(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
-                    BackwardFn fn);
+void rebase_history_now(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
+                        BackwardFn fn);
+
+template <typename F>
+Tensor record(const char* name, Tensor output, std::initializer_list<Tensor> inputs,
+              std::initializer_list<Tensor> saved, F&& fn) {
+  if (!needs_history(inputs)) return output;
+  return attach_history(name, {std::move(output)}, inputs, saved, std::forward<F>(fn))[0];
+}
+
+template <typename F>
+Tensor record(const char* name, Tensor output, const TensorList& inputs, std::initializer_list<Tensor> saved,
+              F&& fn) {
+  if (!needs_history(inputs)) return output;
+  return attach_history(name, {std::move(output)}, inputs, saved, std::forward<F>(fn))[0];
+}
+
+template <typename F>
+TensorList record(const char* name, TensorList outputs, std::initializer_list<Tensor> inputs,
+                  std::initializer_list<Tensor> saved, F&& fn) {
+  if (!needs_history(inputs)) return outputs;
+  return attach_history(name, std::move(outputs), inputs, saved, std::forward<F>(fn));
+}
+
+template <typename F>
+void rebase_history(const char* name, const Tensor& self, std::initializer_list<Tensor> inputs,
+                    std::initializer_list<Tensor> saved, F&& fn) {
+  if (needs_history(inputs)) rebase_history_now(name, self, inputs, saved, std::forward<F>(fn));
+}
 
 // Makes retain_grad() keep the gradient of non-leaf `t` (used by Tensor::retain_grad and by
 // rebase_history).
