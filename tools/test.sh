@@ -18,10 +18,7 @@ if ! tools/setup.sh; then
 fi
 
 jobs="${BRISK_JOBS:-2}"
-# A disk cache outside the checkout lets a fresh clone on the same machine (CI right after a
-# session) reuse compiled objects instead of rebuilding everything cold.
-args=(--jobs="$jobs" --local_test_jobs="$jobs" --keep_going --test_summary=short --color=no --curses=no
-      --disk_cache="${BRISK_DISK_CACHE:-$HOME/.cache/brisk/bazel-disk-cache}")
+args=(--jobs="$jobs" --local_test_jobs="$jobs" --keep_going --test_summary=short --color=no --curses=no)
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   echo "tools/test.sh: GPU found, running gpu-tagged tests too"
 else
