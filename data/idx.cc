@@ -18,8 +18,8 @@ struct IdxType {
 };
 
 constexpr IdxType kTypes[] = {
-    {0x08, "uint8", 1, kUInt8},   {0x09, "int8", 1, kInt32},      {0x0b, "int16", 2, kInt32},
-    {0x0c, "int32", 4, kInt32},   {0x0d, "float32", 4, kFloat32}, {0x0e, "float64", 8, kFloat64},
+    {0x08, "uint8", 1, kUInt8}, {0x09, "int8", 1, kInt32},      {0x0b, "int16", 2, kInt32},
+    {0x0c, "int32", 4, kInt32}, {0x0d, "float32", 4, kFloat32}, {0x0e, "float64", 8, kFloat64},
 };
 
 // Beyond this many elements (or bytes) an array cannot be real, and its strides would overflow.

@@ -37,9 +37,8 @@ void MNIST::init(Tensor images, Tensor labels, const std::string& images_name, c
   BRISK_CHECK(labels.defined() && labels.dim() == 1 && labels.dtype() == kUInt8 && labels.is_cpu(),
               "MNIST: labels file {} holds a {} array, expected uint8 cpu with 1 dim [N]", labels_name,
               labels.defined() ? labels.describe() : "undefined");
-  BRISK_CHECK(labels.size(0) == images.size(0),
-              "MNIST: labels file {} has {} labels but images file {} has {} images", labels_name, labels.size(0),
-              images_name, images.size(0));
+  BRISK_CHECK(labels.size(0) == images.size(0), "MNIST: labels file {} has {} labels but images file {} has {} images",
+              labels_name, labels.size(0), images_name, images.size(0));
   labels = labels.contiguous();
   const uint8_t* raw = labels.data_ptr<uint8_t>();
   for (int64_t i = 0; i < labels.size(0); ++i) {

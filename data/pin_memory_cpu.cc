@@ -1,7 +1,6 @@
 // pin_memory in a build without CUDA: there is no pinned memory to be had.
-#include "data/pin_memory.h"
-
 #include "cuda/device.h"
+#include "data/pin_memory.h"
 
 namespace brisk::data {
 

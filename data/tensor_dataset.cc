@@ -11,8 +11,7 @@ TensorDataset::TensorDataset(Tensor data, Tensor target) : data_(std::move(data)
   BRISK_CHECK(data_.dim() >= 1, "TensorDataset: data must have at least one dim (one row per example), got {}",
               data_.describe());
   if (target_.defined()) {
-    BRISK_CHECK(target_.dim() >= 1,
-                "TensorDataset: target must have at least one dim (one row per example), got {}",
+    BRISK_CHECK(target_.dim() >= 1, "TensorDataset: target must have at least one dim (one row per example), got {}",
                 target_.describe());
     BRISK_CHECK(target_.size(0) == data_.size(0),
                 "TensorDataset: data has {} rows but target has {} (data {}, target {})", data_.size(0),

@@ -9,8 +9,7 @@ namespace brisk::data {
 
 RandomCrop::RandomCrop(CropSize size, int64_t padding, Generator* generator)
     : height_(size.height), width_(size.width), padding_(padding), generator_(generator) {
-  BRISK_CHECK(height_ > 0 && width_ > 0, "RandomCrop: the crop size must be positive, got [{}, {}]", height_,
-              width_);
+  BRISK_CHECK(height_ > 0 && width_ > 0, "RandomCrop: the crop size must be positive, got [{}, {}]", height_, width_);
   BRISK_CHECK(padding >= 0, "RandomCrop: padding must be non-negative, got {}", padding);
 }
 

@@ -47,8 +47,7 @@ TEST_CASE("CIFAR10 reads the five train batches and the test batch", "[data][cif
   REQUIRE(train.size() == 15);
   CHECK(train.images().sizes() == Shape{15, 32, 32, 3});
   CHECK(train.images().dtype() == kUInt8);
-  CHECK(train.labels().to_vector<int64_t>() ==
-        std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4});
+  CHECK(train.labels().to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4});
   // Example 13 (from data_batch_5): channels last; pixel (row 1, col 2) is plane index 34.
   Example e = train.get(13);
   CHECK(e.data.sizes() == Shape{32, 32, 3});

@@ -2,9 +2,8 @@
 // drop_last, custom collate, bounded prefetching and errors from workers.
 #include "data/data_loader.h"
 
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "autograd/ops.h"
@@ -186,8 +185,8 @@ TEST_CASE("DataLoader rethrows a worker's failure with the batch index", "[data]
       for (auto it = loader.begin(); it != loader.end(); ++it) reached.push_back(it.index());
       FAIL("no exception");
     } catch (const Error& e) {
-      CHECK_THAT(e.what(), Contains("DataLoader: loading batch 4 failed") &&
-                               Contains("Probe: cannot decode example 17"));
+      CHECK_THAT(e.what(),
+                 Contains("DataLoader: loading batch 4 failed") && Contains("Probe: cannot decode example 17"));
       if (workers > 0) CHECK_THAT(e.what(), Contains("in worker"));
     }
     CHECK(reached == std::vector<int64_t>{0, 1, 2, 3});

@@ -25,7 +25,8 @@ TEST_CASE("TensorDataset hands out rows", "[data][dataset]") {
 
 TEST_CASE("TransformDataset applies transforms to data and target", "[data][dataset]") {
   auto base = std::make_shared<TensorDataset>(tensor<float>({1, 2, 3, 4}, {2, 2}), tensor<int64_t>({0, 1}));
-  TransformDataset ds(base, [](const Tensor& x) { return x * 10; }, [](const Tensor& y) { return y + 5; });
+  TransformDataset ds(
+      base, [](const Tensor& x) { return x * 10; }, [](const Tensor& y) { return y + 5; });
   CHECK(ds.size() == 2);
   Example e = ds.get(1);
   CHECK(e.data.to_vector<float>() == std::vector<float>{30, 40});
@@ -47,9 +48,9 @@ TEST_CASE("default_collate stacks data and targets", "[data][collate]") {
   CHECK(b.target.to_vector<int64_t>() == std::vector<int64_t>{3, 0, 2, 1});
 
   CHECK_FALSE(default_collate({{zeros({2}), Tensor()}}).target.defined());
-  CHECK_THROWS_WITH(default_collate({{zeros({2, 3}), Tensor()}, {zeros({2, 4}), Tensor()}}),
-                    Contains("data of example 1") && Contains("[2, 4]") && Contains("[2, 3]") &&
-                        Contains("collate function"));
+  CHECK_THROWS_WITH(
+      default_collate({{zeros({2, 3}), Tensor()}, {zeros({2, 4}), Tensor()}}),
+      Contains("data of example 1") && Contains("[2, 4]") && Contains("[2, 3]") && Contains("collate function"));
   CHECK_THROWS_WITH(default_collate({{zeros({2}), zeros({})}, {zeros({2}), zeros({}, kInt64)}}),
                     Contains("target of example 1") && Contains("int64") && Contains("float32"));
   CHECK_THROWS_WITH(default_collate({{zeros({2}), zeros({})}, {zeros({2}), Tensor()}}),

@@ -78,8 +78,8 @@ TEST_CASE("IDX arrays with no elements or no dims", "[data][idx]") {
 
 TEST_CASE("IDX errors name the file, the problem and the byte offset", "[data][idx]") {
   std::string dir = testing::scratch_dir("idx_errors");
-  CHECK_THROWS_WITH(read_idx(dir + "/missing"), Contains("cannot open '" + dir + "/missing'") &&
-                                                      Contains("No such file"));
+  CHECK_THROWS_WITH(read_idx(dir + "/missing"),
+                    Contains("cannot open '" + dir + "/missing'") && Contains("No such file"));
 
   std::vector<uint8_t> good = testing::idx(0x08, {2, 3}, std::vector<uint8_t>(6, 1));
 
@@ -91,7 +91,8 @@ TEST_CASE("IDX errors name the file, the problem and the byte offset", "[data][i
 
   std::vector<uint8_t> type = good;
   type[2] = 0x07;
-  CHECK_THROWS_WITH(parse(type, "t.idx"), Contains("t.idx") && Contains("unknown element type code 0x07 at byte offset 2"));
+  CHECK_THROWS_WITH(parse(type, "t.idx"),
+                    Contains("t.idx") && Contains("unknown element type code 0x07 at byte offset 2"));
 
   std::vector<uint8_t> header(good.begin(), good.begin() + 10);
   CHECK_THROWS_WITH(parse(header, "h.idx"),
@@ -99,9 +100,9 @@ TEST_CASE("IDX errors name the file, the problem and the byte offset", "[data][i
                         Contains("has 10 bytes"));
 
   std::vector<uint8_t> data(good.begin(), good.end() - 2);
-  CHECK_THROWS_WITH(parse(data, "d.idx"),
-                    Contains("d.idx") && Contains("truncated data: the dims [2, 3] of uint8 need 6 bytes") &&
-                        Contains("only 4 bytes follow"));
+  CHECK_THROWS_WITH(parse(data, "d.idx"), Contains("d.idx") &&
+                                              Contains("truncated data: the dims [2, 3] of uint8 need 6 bytes") &&
+                                              Contains("only 4 bytes follow"));
 
   std::vector<uint8_t> extra = good;
   extra.push_back(9);

@@ -76,8 +76,8 @@ TEST_CASE("MNIST reads the real Fashion-MNIST files", "[data][mnist]") {
   CHECK(train.images()[0].to(kInt64).sum().item<int64_t>() == 76247);
   CHECK(test.images().to(kInt64).sum().item<int64_t>() == 573469082);
   CHECK(test.get(0).data[10].to_vector<uint8_t>() ==
-        std::vector<uint8_t>{0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   4,
-                             0,   53,  129, 120, 147, 175, 157, 166, 135, 154, 168, 140, 0,   0});
+        std::vector<uint8_t>{0, 0,  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0, 4,
+                             0, 53, 129, 120, 147, 175, 157, 166, 135, 154, 168, 140, 0, 0});
 }
 
 TEST_CASE("MNIST errors name the file and what is wrong with it", "[data][mnist]") {
@@ -90,8 +90,8 @@ TEST_CASE("MNIST errors name the file and what is wrong with it", "[data][mnist]
   testing::write_file(images, testing::idx(0x08, {3, 2, 2}, std::vector<uint8_t>(12, 0)));
 
   testing::write_file(labels, testing::idx(0x08, {2}, {1, 2}));
-  CHECK_THROWS_WITH(MNIST(dir, true), Contains(labels) && Contains("has 2 labels") && Contains(images) &&
-                                          Contains("has 3 images"));
+  CHECK_THROWS_WITH(MNIST(dir, true),
+                    Contains(labels) && Contains("has 2 labels") && Contains(images) && Contains("has 3 images"));
 
   testing::write_file(labels, testing::idx(0x08, {3}, {1, 10, 2}));
   CHECK_THROWS_WITH(MNIST(dir, true), Contains(labels) && Contains("label 10 of example 1 (byte offset 9") &&

@@ -1,7 +1,6 @@
 // Samplers: the order of an epoch, reshuffled per epoch, reproducible from the seed.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <numeric>
 
 #include "data/random_sampler.h"
