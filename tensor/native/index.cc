@@ -1,5 +1,5 @@
-// Indexing with int64 index tensors: index_select, gather, scatter_add and one_hot. 0-dim
-// operands are handled here as 1-element 1-D ones, so backends always see dim >= 1.
+// Indexing with int64 index tensors: index_select, gather, scatter_add and one_hot. As in
+// PyTorch, a 0-dim operand counts as a 1-element 1-D one, so backends always see dim >= 1.
 #include "tensor/backend.h"
 #include "tensor/native/ops.h"
 
@@ -47,10 +47,11 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
 
 Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   check_index("gather", t, index);
-  int64_t d = wrap_dim(dim, t.dim(), "gather");
-  check_scatter_gather_shapes("gather", t, d, index, nullptr);
+  Tensor in = at_least_1d(t), idx = at_least_1d(index);
+  int64_t d = wrap_dim(dim, in.dim(), "gather");
+  check_scatter_gather_shapes("gather", in, d, idx, nullptr);
   Tensor out = empty(index.sizes(), TensorOptions(t.dtype()).device(t.device()));
-  backend_for(t.device()).gather(at_least_1d(out), at_least_1d(t), d, at_least_1d(index));
+  backend_for(t.device()).gather(at_least_1d(out), in, d, idx);
   return out;
 }
 
@@ -60,11 +61,12 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
               self.dtype());
   BRISK_CHECK(src.device() == self.device(), "scatter_add: src on {} but the tensor on {}", src.device(),
               self.device());
-  BRISK_CHECK(src.dim() == self.dim(), "scatter_add: src of shape {} must have as many dims as the tensor of shape {}",
+  Tensor dst = at_least_1d(self), idx = at_least_1d(index), from = at_least_1d(src);
+  BRISK_CHECK(from.dim() == dst.dim(), "scatter_add: src of shape {} must have as many dims as the tensor of shape {}",
               src.sizes(), self.sizes());
-  int64_t d = wrap_dim(dim, self.dim(), "scatter_add");
-  check_scatter_gather_shapes("scatter_add", self, d, index, &src);
-  backend_for(self.device()).scatter_add(at_least_1d(self), d, at_least_1d(index), at_least_1d(src));
+  int64_t d = wrap_dim(dim, dst.dim(), "scatter_add");
+  check_scatter_gather_shapes("scatter_add", dst, d, idx, &from);
+  backend_for(self.device()).scatter_add(dst, d, idx, from);
   return self;
 }
 

@@ -55,6 +55,21 @@ TEST_CASE("scatter_add accumulates repeated indices", "[index]") {
                     Contains("float64") && Contains("float32"));
 }
 
+TEST_CASE("0-dim operands count as 1-element 1-D ones", "[index]") {
+  // torch.zeros(()).scatter_add(0, tensor([0]), tensor([1.])) == tensor(1.)
+  Tensor s = native::scatter_add(native::zeros({}), 0, longs({0}, {1}), native::ones({1}));
+  CHECK(s.dim() == 0);
+  CHECK(s.item<float>() == 1.0f);
+  CHECK(native::scatter_add(native::zeros({}), 0, longs({0}, {}), native::full({}, 2.0, kFloat32)).item<float>() == 2.0f);
+  // torch.zeros(3).gather(0, tensor(1)) is 0-dim; torch.zeros(()).gather(0, tensor([0, 0])) has 2 elements.
+  CHECK(native::gather(native::arange(0, 3, 1, kFloat32), 0, longs({1}, {})).dim() == 0);
+  CHECK(native::gather(native::arange(0, 3, 1, kFloat32), 0, longs({2}, {})).item<float>() == 2.0f);
+  CHECK(native::gather(native::full({}, 5.0, kFloat32), 0, longs({0, 0}, {2})).to_vector<float>() ==
+        std::vector<float>{5, 5});
+  CHECK(native::index_select(native::full({}, 5.0, kFloat32), 0, longs({0}, {1})).dim() == 0);
+  CHECK_THROWS_WITH(native::gather(native::zeros({2, 2}), 0, longs({0}, {1})), Contains("dims"));
+}
+
 TEST_CASE("one_hot", "[index]") {
   Tensor inferred = native::one_hot(longs({0, 2, 1, 0}, {2, 2}));
   CHECK(inferred.sizes() == Shape{2, 2, 3});
