@@ -23,7 +23,8 @@ void reset_peak_memory_stats();
 // uses `tensor`'s memory. Without it, once the tensor is freed its memory could be handed
 // to new work on the allocating stream while `stream` still reads or writes it; with it,
 // the memory is reused only after the work queued on `stream` at the time of the free has
-// finished. Like torch.Tensor.record_stream.
+// finished. Like torch.Tensor.record_stream; as there, `stream` must still exist when the
+// tensor's memory is freed.
 void record_stream(const Tensor& tensor, cudaStream_t stream);
 
 }  // namespace brisk::cuda
