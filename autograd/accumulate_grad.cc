@@ -7,9 +7,12 @@
 namespace brisk::autograd {
 
 namespace {
-// True when no tensor other than the one handle can see `t`'s memory, so it can be adopted
-// or updated in place.
-bool exclusively_owned(const Tensor& t) { return t.use_count() == 1 && t.storage().use_count() == 1; }
+// True when no tensor other than the one handle can see `t`'s memory and no two of its
+// elements share memory (as in an expanded gradient), so it can be adopted as .grad or
+// updated in place.
+bool exclusively_owned(const Tensor& t) {
+  return t.use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
+}
 }  // namespace
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
@@ -21,7 +24,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
     // create_graph: .grad keeps its history so it can be differentiated again.
     current = current.defined() ? current + grad : grad;
   } else if (!current.defined()) {
-    current = exclusively_owned(grad) && grad.is_contiguous() ? std::move(grad) : native::clone(grad);
+    current = exclusively_owned(grad) ? std::move(grad) : native::clone(grad);
   } else if (exclusively_owned(current) && current.sizes() == grad.sizes()) {
     native::binary_(BinaryOp::Add, current, grad, OpParams{1.0});
     current.bump_version();

@@ -95,9 +95,13 @@ void count_dependencies(Node* root, GraphTask& task) {
   }
 }
 
-bool exclusively_owned(const Tensor& t) { return t.use_count() == 1 && t.storage().use_count() == 1; }
+// A buffer that may be summed into in place: nobody else sees it, and it is contiguous (a
+// gradient can be an expanded view, whose stride-0 elements share memory).
+bool exclusively_owned(const Tensor& t) {
+  return t.use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
+}
 
-// Sums a gradient into a node's input slot, in place when no one else can see the buffer.
+// Sums a gradient into a node's input slot, in place when the buffer allows it.
 void accumulate(Tensor& slot, Tensor grad, bool create_graph) {
   if (!grad.defined()) return;
   if (!slot.defined()) {

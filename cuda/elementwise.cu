@@ -125,6 +125,7 @@ void CudaBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParam
     case UnaryOp::RPowScalar: return run<f::RPowScalar>(AllTypes{}, name, t, p, out, in);
     case UnaryOp::Fill: return run<f::Fill>(AllTypes{}, name, out.dtype(), p, out);
   }
+  BRISK_FAIL("{}: no CUDA kernel for this op", name);
 }
 
 void CudaBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
@@ -138,6 +139,7 @@ void CudaBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const 
     case BinaryOp::Pow: return run<f::Pow>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Maximum: return run<f::Maximum>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Minimum: return run<f::Minimum>(AllTypes{}, name, t, p, out, a, b);
+    case BinaryOp::Lerp: return run<f::Lerp>(FloatingTypes{}, name, t, p, out, a, b);
     case BinaryOp::Eq: return run<f::Eq>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Ne: return run<f::Ne>(AllTypes{}, name, t, p, out, a, b);
     case BinaryOp::Lt: return run<f::Lt>(AllTypes{}, name, t, p, out, a, b);
@@ -153,6 +155,7 @@ void CudaBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const 
     case BinaryOp::GeluTanhBackward: return run<f::GeluTanhBackward>(FloatingTypes{}, name, t, p, out, a, b);
     case BinaryOp::SiluBackward: return run<f::SiluBackward>(FloatingTypes{}, name, t, p, out, a, b);
   }
+  BRISK_FAIL("{}: no CUDA kernel for this op", name);
 }
 
 void CudaBackend::ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c,
@@ -169,6 +172,7 @@ void CudaBackend::ternary(TernaryOp op, const Tensor& out, const Tensor& a, cons
     case TernaryOp::Addcmul: return run<f::Addcmul>(NumericTypes{}, name, a.dtype(), p, out, a, b, c);
     case TernaryOp::Addcdiv: return run<f::Addcdiv>(FloatingTypes{}, name, a.dtype(), p, out, a, b, c);
   }
+  BRISK_FAIL("{}: no CUDA kernel for this op", name);
 }
 
 }  // namespace brisk::cuda

@@ -1,4 +1,4 @@
-// CudaBackend::batched_gemm through cublasGemmStridedBatchedEx.
+// CudaBackend::batched_gemm through cublasGemmEx (one product) or cublasGemmStridedBatchedEx.
 //
 // cuBLAS is column-major. A row-major [r, c] matrix with row stride ld is, read column-major,
 // its transpose with leading dimension ld; so each operand is passed with the transpose flag
@@ -95,14 +95,21 @@ void gemm(const Tensor& out, int64_t ldc, const Tensor& p, const ColumnMajor& lp
   double alpha64 = alpha, beta64 = beta;
   float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
   bool wide = out.dtype() == kFloat64;
+  const void* alpha_ptr = wide ? static_cast<const void*>(&alpha64) : &alpha32;
+  const void* beta_ptr = wide ? static_cast<const void*>(&beta64) : &beta32;
+  int im = checked_int(m, "a dim"), in = checked_int(n, "a dim"), ik = checked_int(k, "a dim");
+  int lda = checked_int(lp.ld, "a stride"), ldb = checked_int(lq.ld, "a stride"), ld = checked_int(ldc, "a stride");
   int64_t batches = out.size(0);
+  if (batches == 1) {
+    BRISK_CUBLAS_CHECK(cublasGemmEx(handle.get(), lp.op, lq.op, im, in, ik, alpha_ptr, p.raw_data(), types.data, lda,
+                                    q.raw_data(), types.data, ldb, beta_ptr, out.raw_data(), types.data, ld,
+                                    types.compute, CUBLAS_GEMM_DEFAULT));
+    return;
+  }
   BRISK_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-      handle.get(), lp.op, lq.op, checked_int(m, "a dim"), checked_int(n, "a dim"), checked_int(k, "a dim"),
-      wide ? static_cast<const void*>(&alpha64) : &alpha32, p.raw_data(), types.data, checked_int(lp.ld, "a stride"),
-      batches == 1 ? 0 : p.stride(0), q.raw_data(), types.data, checked_int(lq.ld, "a stride"),
-      batches == 1 ? 0 : q.stride(0), wide ? static_cast<const void*>(&beta64) : &beta32, out.raw_data(), types.data,
-      checked_int(ldc, "a stride"), batches == 1 ? 0 : out.stride(0), checked_int(batches, "the batch"),
-      types.compute, CUBLAS_GEMM_DEFAULT));
+      handle.get(), lp.op, lq.op, im, in, ik, alpha_ptr, p.raw_data(), types.data, lda, p.stride(0), q.raw_data(),
+      types.data, ldb, q.stride(0), beta_ptr, out.raw_data(), types.data, ld, out.stride(0),
+      checked_int(batches, "the batch"), types.compute, CUBLAS_GEMM_DEFAULT));
 }
 
 // out = beta * out, for products with nothing to sum (K = 0); beta = 0 never reads out.

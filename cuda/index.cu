@@ -7,8 +7,9 @@
 //   - the "indexed" tensor with stride 0 along dim, so its offset is the line's start and
 //     the index picks the element: offset + index * stride_along_dim;
 //   - the index, broadcast (stride 0) over the dims it does not vary along.
-// Indices are checked on the device: a bad one prints the op, the index and the size, then
-// traps, which fails the next CUDA call on the host (as PyTorch's device-side assert).
+// Indices are checked on the device: a bad one prints the op, the index, the dim and its size,
+// then fails a device-side assertion, so the host's next CUDA call raises "device-side assert
+// triggered" (as in PyTorch; the CUDA context is unusable afterwards).
 // scatter_add adds atomically, so duplicate indices sum in an unspecified order.
 #include <cstdio>
 #include <cstring>
@@ -19,6 +20,11 @@
 #include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
 #include "tensor/native/ops.h"
+
+// What assert() calls in device code. glibc declares it for the host only, and not at all
+// under NDEBUG; the bounds check must not vanish in optimized builds, so it is called directly.
+extern "C" [[noreturn]] __host__ __device__ void __assert_fail(const char* assertion, const char* file,
+                                                               unsigned int line, const char* function) noexcept;
 
 namespace brisk::cuda {
 namespace {
@@ -71,6 +77,7 @@ __device__ __forceinline__ void atomic_add(T* address, T value) {
 }
 
 struct IndexArgs {
+  int64_t dim;
   int64_t size;            // of the indexed tensor along dim
   int64_t indexed_stride;  // bytes between neighbours along dim in the indexed tensor
 };
@@ -84,9 +91,9 @@ __global__ void __launch_bounds__(kThreads)
     Array<int64_t, 3> offsets = calc.get(i);
     int64_t index = *reinterpret_cast<const int64_t*>(data[2] + offsets[2]);
     if (index < 0 || index >= args.size) {
-      printf("%s: index %lld is out of bounds for a dim of size %lld\n", index_op_name(kOp),
-             static_cast<long long>(index), static_cast<long long>(args.size));
-      __trap();
+      printf("%s: index %lld is out of bounds for dim %lld with size %lld\n", index_op_name(kOp),
+             static_cast<long long>(index), static_cast<long long>(args.dim), static_cast<long long>(args.size));
+      __assert_fail("index out of bounds", __FILE__, __LINE__, __func__);
     }
     T* walked = reinterpret_cast<T*>(data[0] + offsets[0]);
     T* indexed = reinterpret_cast<T*>(data[1] + offsets[1] + index * args.indexed_stride);
@@ -130,7 +137,7 @@ void run(const char* name, const Tensor& walked, const Tensor& indexed, int64_t 
   Tensor indexed_lines = lines_of(indexed, walked.sizes(), dim);
   LaunchScope scope(walked.device());
   cpu::LoopShape shape = cpu::make_loop_shape({&walked, &indexed_lines, &index_view}, name);
-  IndexArgs args{indexed.size(dim), indexed.stride(dim) * static_cast<int64_t>(indexed.element_size())};
+  IndexArgs args{dim, indexed.size(dim), indexed.stride(dim) * static_cast<int64_t>(indexed.element_size())};
   dispatch_all(walked.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     IndexLaunch<T, kOp> launch{args, scope};

@@ -46,13 +46,13 @@ __device__ __forceinline__ Packed<T, kVec> load_packed(const char* base, int64_t
   return reinterpret_cast<const Packed<T, kVec>*>(base)[vec_index];
 }
 
-// Elements per thread in the vectorized kernel: kVecBytes of the widest operand, at most 8
-// (bytes of a uint8 operand beyond that buy nothing but registers).
+// Elements per thread in the vectorized kernel: kVecBytes of the widest operand (the others,
+// a bool mask say, take narrower accesses).
 template <typename F, size_t... I>
 constexpr int vec_width(std::index_sequence<I...>) {
   using traits = function_traits<F>;
   size_t widest = std::max({sizeof(typename traits::result_type), sizeof(typename traits::template arg<I>)...});
-  return static_cast<int>(std::min<size_t>(8, kVecBytes / widest));
+  return static_cast<int>(kVecBytes / widest);
 }
 
 template <int kVec, typename F>

@@ -46,7 +46,7 @@ void CudaBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t
                   UniformFloatDraw{static_cast<float>(params.a), static_cast<float>(params.b - params.a)});
         }
       });
-      break;
+      return;
     case RandomOp::Normal:
       dispatch_floating(out.dtype(), "normal_", [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -56,14 +56,15 @@ void CudaBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t
           fill<T>(out, seed, offset, NormalFloatDraw{static_cast<float>(params.a), static_cast<float>(params.b)});
         }
       });
-      break;
+      return;
     case RandomOp::Bernoulli:
       dispatch_all(out.dtype(), "bernoulli_", [&](auto tag) {
         using T = typename decltype(tag)::type;
         fill<T>(out, seed, offset, BernoulliDraw{params.a});
       });
-      break;
+      return;
   }
+  BRISK_FAIL("random: no CUDA kernel for op {}", static_cast<int>(op));
 }
 
 }  // namespace brisk::cuda

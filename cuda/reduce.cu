@@ -387,6 +387,7 @@ void CudaBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& indices, 
       });
     case ReduceOp::Norm: return norm(out, in, dims, p.a);
   }
+  BRISK_FAIL("{}: no CUDA kernel for this op", name);
 }
 
 }  // namespace brisk::cuda

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "data/batch_producer.h"
 #include "data/pin_memory.h"
 #include "data/random.h"
 #include "data/random_sampler.h"

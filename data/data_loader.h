@@ -11,7 +11,8 @@
 // other than num_workers: the same with 0 workers as with 8. The sampler orders the epoch
 // from (seed, epoch), and every example is loaded with its own generator seeded from (seed,
 // epoch, position in the epoch), which random transforms given no generator draw from
-// (data/random.h). Without an explicit seed the loader takes one from
+// (data/random.h); a transform of your own gets the same guarantee by drawing from
+// data::sample_generator() too. Without an explicit seed the loader takes one from
 // brisk::default_generator() when it is constructed, so brisk::manual_seed() fixes it, as
 // torch.manual_seed does for PyTorch's DataLoader.
 #include <cstdint>
@@ -20,12 +21,13 @@
 #include <optional>
 #include <utility>
 
-#include "data/batch_producer.h"
 #include "data/collate.h"
 #include "data/dataset.h"
 #include "data/sampler.h"
 
 namespace brisk::data {
+
+class BatchProducer;
 
 // Chained like TensorOptions: DataLoaderOptions().batch_size(64).shuffle(true).
 class DataLoaderOptions {

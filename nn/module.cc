@@ -11,23 +11,33 @@
 
 namespace brisk::nn {
 
+// The registries, for the traversal helpers of this file.
+struct ModuleRegistries {
+  static const StateDict& parameters(const Module& m) { return m.parameters_; }
+  static const StateDict& buffers(const Module& m) { return m.buffers_; }
+  static const OrderedDict<std::shared_ptr<Module>>& children(const Module& m) { return m.children_; }
+};
+
 namespace {
 
-// Visits (dotted name, tensor) of one kind of registry through the tree, skipping absent
-// (undefined) tensors. With dedupe, a tensor seen before is skipped.
-template <typename Registry, typename Visit>
+using Registry = const StateDict& (*)(const Module&);
+
+// Visits (dotted name, tensor) of one registry through the tree, skipping absent
+// (undefined) tensors.
+template <typename Visit>
 void visit_tensors(const Module& module, const std::string& prefix, bool recurse, Registry registry,
                    const Visit& visit) {
   for (const auto& [name, tensor] : registry(module)) {
     if (tensor.defined()) visit(prefix + name, tensor);
   }
   if (!recurse) return;
-  for (const auto& [name, child] : module.named_children()) {
+  for (const auto& [name, child] : ModuleRegistries::children(module)) {
     visit_tensors(*child, prefix + name + ".", true, registry, visit);
   }
 }
 
-StateDict collect(const Module& module, bool recurse, const std::function<const StateDict&(const Module&)>& registry) {
+// The tensors of one registry, each listed once, at its first name.
+StateDict collect(const Module& module, bool recurse, Registry registry) {
   StateDict out;
   std::unordered_set<const TensorImpl*> seen;
   visit_tensors(module, "", recurse, registry, [&](const std::string& name, const Tensor& t) {
@@ -47,12 +57,6 @@ std::string indent(const std::string& text) {
 }
 
 }  // namespace
-
-// The registries, for the traversal helpers of this file.
-struct ModuleRegistries {
-  static const StateDict& parameters(const Module& m) { return m.parameters_; }
-  static const StateDict& buffers(const Module& m) { return m.buffers_; }
-};
 
 std::string Module::name() const {
   std::string full = autograd::demangle(typeid(*this).name());
@@ -206,7 +210,9 @@ void state_entries(const Module& module, const std::string& prefix,
   for (const auto& [name, t] : ModuleRegistries::buffers(module)) {
     if (t.defined()) out.emplace_back(prefix + name, t);
   }
-  for (const auto& [name, child] : module.named_children()) state_entries(*child, prefix + name + ".", out);
+  for (const auto& [name, child] : ModuleRegistries::children(module)) {
+    state_entries(*child, prefix + name + ".", out);
+  }
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -263,7 +269,7 @@ void Module::pretty_print(std::ostream& stream) const { stream << name(); }
 
 std::ostream& operator<<(std::ostream& stream, const Module& module) {
   module.pretty_print(stream);
-  auto children = module.named_children();
+  const auto& children = ModuleRegistries::children(module);
   if (children.empty()) return stream;
   stream << "(\n";
   for (const auto& [name, child] : children) {

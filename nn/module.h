@@ -22,6 +22,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "nn/ordered_dict.h"
@@ -29,8 +30,7 @@
 
 namespace brisk::nn {
 
-template <typename Contained>
-class ModuleHolder;
+class ModuleHolderBase;
 
 // name -> tensor, in registration order: what state_dict() returns and load_state_dict() takes.
 using StateDict = OrderedDict<Tensor>;
@@ -58,8 +58,9 @@ class Module : public std::enable_shared_from_this<Module> {
     add_child(std::move(name), module);
     return module;
   }
-  template <typename M>
-  ModuleHolder<M> register_module(std::string name, ModuleHolder<M> holder) {
+  // A holder (nn::Linear, ...) is returned as the same holder type.
+  template <typename Holder, typename = std::enable_if_t<std::is_base_of_v<ModuleHolderBase, Holder>>>
+  Holder register_module(std::string name, Holder holder) {
     add_child(std::move(name), holder.ptr());
     return holder;
   }

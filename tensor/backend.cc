@@ -4,8 +4,14 @@
 
 namespace brisk {
 namespace {
+
 Backend* cuda_backend_slot = nullptr;
+
+[[noreturn]] void window_op_missing(const char* op, const Tensor& t) {
+  BRISK_FAIL("{}: not implemented for device {} yet", op, t.device());
 }
+
+}  // namespace
 
 void register_cuda_backend(Backend* backend) { cuda_backend_slot = backend; }
 
@@ -16,6 +22,28 @@ Backend& backend_for(Device device) {
               "device {} requested, but this build of Brisk has no CUDA support (built without the CUDA toolkit)",
               device);
   return *cuda_backend_slot;
+}
+
+void Backend::conv2d(const Tensor& out, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+  window_op_missing("conv2d", out);
+}
+void Backend::conv2d_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor& grad_out, const Tensor&,
+                              const Tensor&, const Conv2dParams&) {
+  window_op_missing("conv2d_backward", grad_out);
+}
+void Backend::max_pool2d(const Tensor& out, const Tensor&, const Tensor&, const Pool2dParams&) {
+  window_op_missing("max_pool2d", out);
+}
+void Backend::max_pool2d_backward(const Tensor& grad_input, const Tensor&, const Tensor&) {
+  window_op_missing("max_pool2d_backward", grad_input);
+}
+void Backend::avg_pool2d(const Tensor& out, const Tensor&, const Pool2dParams&) { window_op_missing("avg_pool2d", out); }
+void Backend::avg_pool2d_backward(const Tensor& grad_input, const Tensor&, const Pool2dParams&) {
+  window_op_missing("avg_pool2d_backward", grad_input);
+}
+void Backend::adaptive_avg_pool2d(const Tensor& out, const Tensor&) { window_op_missing("adaptive_avg_pool2d", out); }
+void Backend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor&) {
+  window_op_missing("adaptive_avg_pool2d_backward", grad_input);
 }
 
 }  // namespace brisk

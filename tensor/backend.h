@@ -14,6 +14,7 @@
 #include "tensor/op_kinds.h"
 #include "tensor/scalar.h"
 #include "tensor/tensor.h"
+#include "tensor/window_params.h"
 
 namespace brisk {
 
@@ -52,6 +53,32 @@ class Backend {
   // Fills `out` from the counter-based Philox stream (seed, offset): element i of the
   // contiguous `out` uses counter offset + i, so CPU and CUDA draw the same numbers.
   virtual void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) = 0;
+
+  // ---- Convolution and pooling over contiguous NCHW float32/float64 tensors, geometry
+  // checked by the native ops (tensor/native/conv.cc, pool.cc). A backend without them
+  // raises "<op>: not implemented for device <device> yet" (these defaults). ----
+
+  // out [N, OC, OH, OW] = input [N, C, H, W] convolved with weight [OC, C / groups, KH, KW],
+  // plus bias [OC] when defined.
+  virtual void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const Conv2dParams& params);
+  // The gradients of conv2d given grad_out [N, OC, OH, OW]; each of grad_input, grad_weight
+  // and grad_bias is overwritten when defined and skipped otherwise.
+  virtual void conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                               const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                               const Conv2dParams& params);
+  // out and indices [N, C, OH, OW]: each window's maximum (NaN wins, as in PyTorch) and its
+  // int64 position h * W + w within the input plane.
+  virtual void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params);
+  // grad_input [N, C, H, W] (overwritten) receives each grad_out element at its argmax.
+  virtual void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices);
+  virtual void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params);
+  // grad_input (overwritten) for avg_pool2d with the same params.
+  virtual void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params);
+  // out [N, C, OH, OW]: the mean of input rows [floor(i * H / OH), ceil((i + 1) * H / OH)),
+  // likewise for columns.
+  virtual void adaptive_avg_pool2d(const Tensor& out, const Tensor& input);
+  virtual void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out);
 };
 
 Backend& backend_for(Device device);

@@ -1,6 +1,7 @@
 #pragma once
 // bfloat16 and IEEE float16 as 16-bit storage types. Arithmetic converts to float32;
-// conversions round to nearest even, as PyTorch does.
+// conversions round to nearest even, as PyTorch does. In CUDA device code each conversion is
+// one cvt instruction with the same rounding (NaN may come out as another NaN pattern).
 #include <cstdint>
 #include <cstring>
 
@@ -33,6 +34,9 @@ struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   BRISK_HOST_DEVICE BFloat16(float f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+#else
     uint32_t u = detail::float_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) {
       bits = 0x7fc0;  // NaN
@@ -40,6 +44,7 @@ struct BFloat16 {
       uint32_t rounding_bias = 0x7fffu + ((u >> 16) & 1u);
       bits = static_cast<uint16_t>((u + rounding_bias) >> 16);
     }
+#endif
   }
   BRISK_HOST_DEVICE operator float() const { return detail::bits_float(static_cast<uint32_t>(bits) << 16); }
 };
@@ -51,6 +56,11 @@ struct Half {
   BRISK_HOST_DEVICE operator float() const { return to_float(bits); }
 
   BRISK_HOST_DEVICE static uint16_t from_float(float f) {
+#if defined(__CUDA_ARCH__)
+    uint16_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+#else
     uint32_t x = detail::float_bits(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t abs = x & 0x7fffffffu;
@@ -65,8 +75,14 @@ struct Half {
     uint32_t mant_odd = (abs >> 13) & 1u;
     abs += 0xc8000fffu + mant_odd;  // rebias exponent (-112 << 23) and round
     return static_cast<uint16_t>(sign | (abs >> 13));
+#endif
   }
   BRISK_HOST_DEVICE static float to_float(uint16_t h) {
+#if defined(__CUDA_ARCH__)
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#else
     uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1fu;
     uint32_t mant = h & 0x3ffu;
@@ -77,6 +93,7 @@ struct Half {
       return sign ? -v : v;
     }
     return detail::bits_float(sign | ((exp + 112) << 23) | (mant << 13));
+#endif
   }
 };
 

@@ -30,6 +30,19 @@ class CpuBackend final : public Backend {
   void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) override;
   // cpu/random.cc
   void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) override;
+  // cpu/conv.cc
+  void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+              const Conv2dParams& params) override;
+  void conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                       const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                       const Conv2dParams& params) override;
+  // cpu/pool.cc
+  void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) override;
+  void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) override;
+  void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) override;
+  void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) override;
+  void adaptive_avg_pool2d(const Tensor& out, const Tensor& input) override;
+  void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) override;
 };
 
 }  // namespace brisk::cpu

@@ -170,6 +170,7 @@ void fold_outputs(const ReduceShape& s, const Op& op, int64_t o0, int64_t o1, in
       for_each_reduced_run(s, r0, r1, [&](int64_t offset, int64_t len, int64_t r) {
         for (int64_t i = 0; i < len; ++i) {
           const In* x = reinterpret_cast<const In*>(base + offset + i * s.red_strides[0]);
+#pragma omp simd
           for (int64_t j = 0; j < width; ++j) accs[j] = op.reduce(accs[j], cast<I>(x[j]), r + i);
         }
       });

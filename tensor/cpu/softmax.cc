@@ -12,6 +12,7 @@
 #include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
 #include "tensor/functors/math.h"
+#include "tensor/functors/vec_math.h"
 
 namespace brisk::cpu {
 namespace {
@@ -52,36 +53,57 @@ void for_each_block(const SoftmaxGeometry& g, const F& f) {
   });
 }
 
-// One contiguous row (inner == 1).
+// The largest element of a contiguous row; NaN if any element is NaN.
 template <typename T>
-void softmax_row(T* y, const T* x, int64_t n, bool log) {
+opmath_t<T> row_max(const T* x, int64_t n) {
+  using C = opmath_t<T>;
+  C m = -std::numeric_limits<C>::infinity();
+  bool nan = false;
+#pragma omp simd reduction(max : m) reduction(|| : nan)
+  for (int64_t i = 0; i < n; ++i) {
+    C v = static_cast<C>(x[i]);
+    m = v > m ? v : m;
+    nan = nan || v != v;
+  }
+  return nan ? std::numeric_limits<C>::quiet_NaN() : m;
+}
+
+// One contiguous row (inner == 1).
+template <bool kLog, typename T>
+void softmax_row(T* y, const T* x, int64_t n) {
   using C = opmath_t<T>;
   using S = sum_t<T>;
-  C max = -std::numeric_limits<C>::infinity();
-  for (int64_t i = 0; i < n; ++i) max = maximum_propagate_nan(max, static_cast<C>(x[i]));
+  C max = row_max(x, n);
   S sum = 0;
-  if (log) {
-    for (int64_t i = 0; i < n; ++i) sum += static_cast<S>(std::exp(static_cast<C>(x[i]) - max));
-    C log_sum = static_cast<C>(std::log(sum));
+  if constexpr (kLog) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<S>(vexp(static_cast<C>(x[i]) - max));
+    auto log_sum = static_cast<C>(std::log(sum));
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = cast<T>(static_cast<C>(x[i]) - max - log_sum);
-    return;
-  }
-  // exp once per element: kept in y between the passes, unless T would round it.
-  for (int64_t i = 0; i < n; ++i) {
-    C e = std::exp(static_cast<C>(x[i]) - max);
-    sum += static_cast<S>(e);
-    if constexpr (!is_reduced_float_v<T>) y[i] = e;
-  }
-  C scale = static_cast<C>(S(1) / sum);
-  for (int64_t i = 0; i < n; ++i) {
-    C e = is_reduced_float_v<T> ? std::exp(static_cast<C>(x[i]) - max) : static_cast<C>(y[i]);
-    y[i] = cast<T>(e * scale);
+  } else if constexpr (is_reduced_float_v<T>) {
+    // exp twice rather than storing it rounded to 16 bits between the passes.
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) sum += static_cast<S>(vexp(static_cast<C>(x[i]) - max));
+    auto scale = static_cast<C>(S(1) / sum);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = cast<T>(vexp(static_cast<C>(x[i]) - max) * scale);
+  } else {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) {
+      C e = vexp(x[i] - max);
+      sum += static_cast<S>(e);
+      y[i] = e;
+    }
+    auto scale = static_cast<C>(S(1) / sum);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
   }
 }
 
 // `width` neighbouring columns (inner > 1), `stride` elements apart along the softmax dim.
-template <typename T>
-void softmax_columns(T* y, const T* x, int64_t n, int64_t stride, int64_t width, bool log) {
+template <bool kLog, typename T>
+void softmax_columns(T* y, const T* x, int64_t n, int64_t stride, int64_t width) {
   using C = opmath_t<T>;
   using S = sum_t<T>;
   C max[kColumnBlock];
@@ -92,87 +114,104 @@ void softmax_columns(T* y, const T* x, int64_t n, int64_t stride, int64_t width,
   }
   for (int64_t k = 0; k < n; ++k) {
     const T* in = x + k * stride;
+#pragma omp simd
     for (int64_t j = 0; j < width; ++j) max[j] = maximum_propagate_nan(max[j], static_cast<C>(in[j]));
   }
   for (int64_t k = 0; k < n; ++k) {
     const T* in = x + k * stride;
-    for (int64_t j = 0; j < width; ++j) sum[j] += static_cast<S>(std::exp(static_cast<C>(in[j]) - max[j]));
+#pragma omp simd
+    for (int64_t j = 0; j < width; ++j) sum[j] += static_cast<S>(vexp(static_cast<C>(in[j]) - max[j]));
   }
   C post[kColumnBlock];  // log(sum) or 1 / sum
-  for (int64_t j = 0; j < width; ++j) post[j] = static_cast<C>(log ? std::log(sum[j]) : S(1) / sum[j]);
+  for (int64_t j = 0; j < width; ++j) post[j] = static_cast<C>(kLog ? std::log(sum[j]) : S(1) / sum[j]);
   for (int64_t k = 0; k < n; ++k) {
     const T* in = x + k * stride;
     T* out = y + k * stride;
+#pragma omp simd
     for (int64_t j = 0; j < width; ++j) {
       C shifted = static_cast<C>(in[j]) - max[j];
-      out[j] = cast<T>(log ? shifted - post[j] : std::exp(shifted) * post[j]);
+      if constexpr (kLog) {
+        out[j] = cast<T>(shifted - post[j]);
+      } else {
+        out[j] = cast<T>(vexp(shifted) * post[j]);
+      }
     }
   }
 }
 
-template <typename T>
-void softmax_forward(T* y, const T* x, const SoftmaxGeometry& g, bool log) {
+template <bool kLog, typename T>
+void softmax_forward(T* y, const T* x, const SoftmaxGeometry& g) {
   if (g.inner == 1) {
     int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
     parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) softmax_row(y + r * g.n, x + r * g.n, g.n, log);
-    });
-    return;
-  }
-  for_each_block(g, [&](int64_t width, int64_t base) { softmax_columns(y + base, x + base, g.n, g.inner, width, log); });
-}
-
-// softmax:     grad_in = y * (grad_out - sum(grad_out * y))
-// log_softmax: grad_in = grad_out - exp(y) * sum(grad_out)
-template <typename T>
-BRISK_INLINE opmath_t<T> backward_term(T go, T y, bool log) {
-  using C = opmath_t<T>;
-  return log ? static_cast<C>(go) : static_cast<C>(go) * static_cast<C>(y);
-}
-
-template <typename T>
-BRISK_INLINE T backward_value(T go, T y, opmath_t<T> total, bool log) {
-  using C = opmath_t<T>;
-  C g = static_cast<C>(go), v = static_cast<C>(y);
-  return cast<T>(log ? g - std::exp(v) * total : v * (g - total));
-}
-
-template <typename T>
-void backward_row(T* gi, const T* go, const T* y, int64_t n, bool log) {
-  sum_t<T> sum = 0;
-  for (int64_t i = 0; i < n; ++i) sum += backward_term(go[i], y[i], log);
-  auto total = static_cast<opmath_t<T>>(sum);
-  for (int64_t i = 0; i < n; ++i) gi[i] = backward_value(go[i], y[i], total, log);
-}
-
-template <typename T>
-void backward_columns(T* gi, const T* go, const T* y, int64_t n, int64_t stride, int64_t width, bool log) {
-  sum_t<T> sum[kColumnBlock];
-  for (int64_t j = 0; j < width; ++j) sum[j] = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    for (int64_t j = 0; j < width; ++j) sum[j] += backward_term(go[k * stride + j], y[k * stride + j], log);
-  }
-  opmath_t<T> total[kColumnBlock];
-  for (int64_t j = 0; j < width; ++j) total[j] = static_cast<opmath_t<T>>(sum[j]);
-  for (int64_t k = 0; k < n; ++k) {
-    for (int64_t j = 0; j < width; ++j) {
-      int64_t i = k * stride + j;
-      gi[i] = backward_value(go[i], y[i], total[j], log);
-    }
-  }
-}
-
-template <typename T>
-void softmax_backward_impl(T* gi, const T* go, const T* y, const SoftmaxGeometry& g, bool log) {
-  if (g.inner == 1) {
-    int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
-    parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) backward_row(gi + r * g.n, go + r * g.n, y + r * g.n, g.n, log);
+      for (int64_t r = r0; r < r1; ++r) softmax_row<kLog>(y + r * g.n, x + r * g.n, g.n);
     });
     return;
   }
   for_each_block(g, [&](int64_t width, int64_t base) {
-    backward_columns(gi + base, go + base, y + base, g.n, g.inner, width, log);
+    softmax_columns<kLog>(y + base, x + base, g.n, g.inner, width);
+  });
+}
+
+// softmax:     grad_in = y * (grad_out - sum(grad_out * y))
+// log_softmax: grad_in = grad_out - exp(y) * sum(grad_out)
+template <bool kLog, typename T>
+BRISK_INLINE opmath_t<T> backward_term(T go, T y) {
+  using C = opmath_t<T>;
+  return kLog ? static_cast<C>(go) : static_cast<C>(go) * static_cast<C>(y);
+}
+
+template <bool kLog, typename T>
+BRISK_INLINE T backward_value(T go, T y, opmath_t<T> total) {
+  using C = opmath_t<T>;
+  C g = static_cast<C>(go), v = static_cast<C>(y);
+  if constexpr (kLog) {
+    return cast<T>(g - vexp(v) * total);
+  } else {
+    return cast<T>(v * (g - total));
+  }
+}
+
+template <bool kLog, typename T>
+void backward_row(T* gi, const T* go, const T* y, int64_t n) {
+  sum_t<T> sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i) sum += backward_term<kLog>(go[i], y[i]);
+  auto total = static_cast<opmath_t<T>>(sum);
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) gi[i] = backward_value<kLog>(go[i], y[i], total);
+}
+
+template <bool kLog, typename T>
+void backward_columns(T* gi, const T* go, const T* y, int64_t n, int64_t stride, int64_t width) {
+  sum_t<T> sum[kColumnBlock];
+  for (int64_t j = 0; j < width; ++j) sum[j] = 0;
+  for (int64_t k = 0; k < n; ++k) {
+#pragma omp simd
+    for (int64_t j = 0; j < width; ++j) sum[j] += backward_term<kLog>(go[k * stride + j], y[k * stride + j]);
+  }
+  opmath_t<T> total[kColumnBlock];
+  for (int64_t j = 0; j < width; ++j) total[j] = static_cast<opmath_t<T>>(sum[j]);
+  for (int64_t k = 0; k < n; ++k) {
+#pragma omp simd
+    for (int64_t j = 0; j < width; ++j) {
+      int64_t i = k * stride + j;
+      gi[i] = backward_value<kLog>(go[i], y[i], total[j]);
+    }
+  }
+}
+
+template <bool kLog, typename T>
+void softmax_backward_impl(T* gi, const T* go, const T* y, const SoftmaxGeometry& g) {
+  if (g.inner == 1) {
+    int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
+    parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) backward_row<kLog>(gi + r * g.n, go + r * g.n, y + r * g.n, g.n);
+    });
+    return;
+  }
+  for_each_block(g, [&](int64_t width, int64_t base) {
+    backward_columns<kLog>(gi + base, go + base, y + base, g.n, g.inner, width);
   });
 }
 
@@ -189,7 +228,11 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool 
   SoftmaxGeometry g = geometry(in, dim);
   dispatch_floating(in.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    softmax_forward<T>(out.data_ptr<T>(), in.data_ptr<T>(), g, log);
+    if (log) {
+      softmax_forward<true>(out.data_ptr<T>(), in.data_ptr<T>(), g);
+    } else {
+      softmax_forward<false>(out.data_ptr<T>(), in.data_ptr<T>(), g);
+    }
   });
 }
 
@@ -201,7 +244,12 @@ void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out,
   SoftmaxGeometry g = geometry(out, dim);
   dispatch_floating(out.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    softmax_backward_impl<T>(grad_in.data_ptr<T>(), grad_out.data_ptr<T>(), out.data_ptr<T>(), g, log);
+    T* gi = grad_in.data_ptr<T>();
+    if (log) {
+      softmax_backward_impl<true>(gi, grad_out.data_ptr<T>(), out.data_ptr<T>(), g);
+    } else {
+      softmax_backward_impl<false>(gi, grad_out.data_ptr<T>(), out.data_ptr<T>(), g);
+    }
   });
 }
 

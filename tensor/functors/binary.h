@@ -120,8 +120,8 @@ struct GeluBackward {
   BRISK_INLINE T operator()(T grad, T x) const {
     constexpr T kAlpha = static_cast<T>(0.70710678118654752440);  // 1/sqrt(2)
     constexpr T kBeta = static_cast<T>(0.39894228040143267794);   // 1/sqrt(2*pi)
-    T cdf = T(0.5) * (T(1) + std::erf(x * kAlpha));
-    T pdf = kBeta * std::exp(x * x * T(-0.5));
+    T cdf = T(0.5) * (T(1) + verf(x * kAlpha));
+    T pdf = kBeta * vexp(x * x * T(-0.5));
     return grad * (cdf + x * pdf);
   }
 };
@@ -133,7 +133,7 @@ struct GeluTanhBackward {
     constexpr T kKappa = static_cast<T>(0.044715);
     T x_sq = x * x;
     T inner = kBeta * (x + kKappa * x_sq * x);
-    T tanh_inner = std::tanh(inner);
+    T tanh_inner = vtanh(inner);
     T left = T(0.5) * x;
     T right = T(1) + tanh_inner;
     T left_derivative = T(0.5) * right;

@@ -19,6 +19,7 @@
 #include <limits>
 
 #include "tensor/functors/math.h"
+#include "tensor/functors/vec_math.h"
 
 namespace brisk::functors {
 
@@ -162,7 +163,7 @@ struct LogSumExpReduce {
       b = t;
     }
     if (b.max == -std::numeric_limits<Acc>::infinity()) return a;
-    Acc scale = b.max == a.max ? Acc(1) : std::exp(b.max - a.max);
+    Acc scale = b.max == a.max ? Acc(1) : vexp(b.max - a.max);
     return {a.max, a.sum + b.sum * scale};
   }
   BRISK_INLINE Acc project(acc_t a) const { return a.max + std::log(a.sum); }

@@ -9,6 +9,7 @@
 
 #include "tensor/functors/cast.h"
 #include "tensor/functors/math.h"
+#include "tensor/functors/vec_math.h"
 #include "tensor/op_kinds.h"
 
 namespace brisk::functors {
@@ -33,7 +34,7 @@ struct Abs {
 
 template <typename T>
 struct Exp {
-  BRISK_INLINE T operator()(T x) const { return std::exp(x); }
+  BRISK_INLINE T operator()(T x) const { return vexp(x); }
 };
 
 template <typename T>
@@ -97,19 +98,20 @@ struct Relu {
   }
 };
 
-// Two branches so that exp never overflows and small outputs keep their relative precision.
+// With e = exp(-|x|): 1 / (1 + e) for x >= 0 and e / (1 + e) below, so exp never overflows
+// and small outputs keep their relative precision. Branch-free, so loops vectorize.
 template <typename T>
 struct Sigmoid {
   BRISK_INLINE T operator()(T x) const {
-    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-    T e = std::exp(x);
-    return e / (T(1) + e);
+    T e = vexp(-std::abs(x));
+    T r = T(1) / (T(1) + e);
+    return vselect(x >= T(0), r, e * r);
   }
 };
 
 template <typename T>
 struct Tanh {
-  BRISK_INLINE T operator()(T x) const { return std::tanh(x); }
+  BRISK_INLINE T operator()(T x) const { return vtanh(x); }
 };
 
 // Exact GELU: x * Phi(x), with Phi through erf.
@@ -117,7 +119,7 @@ template <typename T>
 struct Gelu {
   BRISK_INLINE T operator()(T x) const {
     constexpr T kAlpha = static_cast<T>(0.70710678118654752440);  // 1/sqrt(2)
-    return x * T(0.5) * (T(1) + std::erf(x * kAlpha));
+    return x * T(0.5) * (T(1) + verf(x * kAlpha));
   }
 };
 
@@ -128,7 +130,7 @@ struct GeluTanh {
     constexpr T kBeta = static_cast<T>(0.79788456080286535588);  // sqrt(2/pi)
     constexpr T kKappa = static_cast<T>(0.044715);
     T inner = kBeta * (x + kKappa * x * x * x);
-    return T(0.5) * x * (T(1) + std::tanh(inner));
+    return T(0.5) * x * (T(1) + vtanh(inner));
   }
 };
 

@@ -4,6 +4,7 @@
 // allocates the output and calls the Backend of the tensors' device.
 //
 // Users call the differentiable versions in autograd/ops.h; those call these.
+#include <array>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "tensor/op_kinds.h"
 #include "tensor/scalar.h"
 #include "tensor/tensor.h"
+#include "tensor/window_params.h"
 
 namespace brisk {
 class Generator;
@@ -102,6 +104,24 @@ Tensor matmul(const Tensor& a, const Tensor& b);  // torch.matmul semantics, 1-D
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta = 1, Scalar alpha = 1);
+
+// ---- Convolution and pooling (tensor/native/conv.cc, pool.cc) ----
+// Inputs are NCHW [N, C, H, W], or CHW [C, H, W] for one unbatched image (the result is then
+// unbatched too), float32 or float64. Geometry errors name the input shape, kernel, stride,
+// padding and dilation.
+// weight [OC, C / groups, KH, KW]; bias [OC] or undefined.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dParams& params);
+// The gradients {input, weight, bias} of conv2d; only those with their `need` flag set are
+// computed (the others are undefined).
+std::array<Tensor, 3> conv2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                      const Conv2dParams& params, std::array<bool, 3> need);
+// Values and int64 indices (h * W + w within each input plane) of each window's maximum.
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Pool2dParams& params);
+Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& indices);
+Tensor avg_pool2d(const Tensor& input, const Pool2dParams& params);
+Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Pool2dParams& params);
+Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size);
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input);
 
 // ---- Joining and indexing ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

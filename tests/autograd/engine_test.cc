@@ -82,6 +82,29 @@ TEST_CASE("a gradient of the wrong shape is an error naming both shapes", "[engi
                                                            Catch::Contains("[3]") && Catch::Contains("[2, 3]"));
 }
 
+TEST_CASE("a gradient that arrives as a broadcast view is summed correctly with later ones", "[engine]") {
+  // The sum's gradient (an expanded view) reaches x first; u's gradient arrives after it.
+  Tensor x = make({4});
+  Tensor u = x * 3.0;
+  Tensor t = x.sum() * 2.0;
+  (t + u.sum()).backward();
+  REQUIRE(values(x.grad()) == std::vector<double>(4, 5.0));
+  Tensor a = x * 1.0;
+  Tensor v = a * 3.0;
+  Tensor w = a.sum() * 2.0;
+  x.set_grad(Tensor());
+  (w + v.sum()).backward();
+  REQUIRE(values(x.grad()) == std::vector<double>(4, 5.0));
+}
+
+TEST_CASE("a broadcast first gradient is stored as a dense .grad and accumulates correctly", "[engine]") {
+  Tensor x = make({3});
+  (x.sum() * 2.0).backward();
+  REQUIRE(x.grad().is_contiguous());
+  (x * 1.0).sum().backward();
+  REQUIRE(values(x.grad()) == std::vector<double>(3, 3.0));
+}
+
 TEST_CASE("backward from a leaf accumulates the given gradient", "[engine]") {
   Tensor x = make({2});
   x.backward(full({2}, 3.0, kFloat64));

@@ -43,7 +43,7 @@ struct Tolerance {
 // result may then round one step apart. Integers and bool must match exactly.
 inline Tolerance elementwise_tolerance(DType dtype) {
   switch (dtype) {
-    case DType::Float32: return {1e-5, 1e-6};
+    case DType::Float32: return {1e-5, 2e-6};
     case DType::Float64: return {1e-12, 1e-14};
     case DType::Float16: return {2e-3, 1e-5};
     case DType::BFloat16: return {1.6e-2, 1e-5};

@@ -35,12 +35,12 @@ const std::vector<UnaryCase>& unary_cases() {
 
 const std::vector<BinaryOp>& binary_ops() {
   static const std::vector<BinaryOp> ops{
-      BinaryOp::Add,          BinaryOp::Sub,          BinaryOp::Mul,          BinaryOp::Div,
-      BinaryOp::Pow,          BinaryOp::Maximum,      BinaryOp::Minimum,      BinaryOp::Eq,
-      BinaryOp::Ne,           BinaryOp::Lt,           BinaryOp::Le,           BinaryOp::Gt,
-      BinaryOp::Ge,           BinaryOp::LogicalAnd,   BinaryOp::LogicalOr,    BinaryOp::ReluBackward,
-      BinaryOp::SigmoidBackward, BinaryOp::TanhBackward, BinaryOp::GeluBackward, BinaryOp::GeluTanhBackward,
-      BinaryOp::SiluBackward,
+      BinaryOp::Add,          BinaryOp::Sub,           BinaryOp::Mul,          BinaryOp::Div,
+      BinaryOp::Pow,          BinaryOp::Maximum,       BinaryOp::Minimum,      BinaryOp::Lerp,
+      BinaryOp::Eq,           BinaryOp::Ne,            BinaryOp::Lt,           BinaryOp::Le,
+      BinaryOp::Gt,           BinaryOp::Ge,            BinaryOp::LogicalAnd,   BinaryOp::LogicalOr,
+      BinaryOp::ReluBackward, BinaryOp::SigmoidBackward, BinaryOp::TanhBackward, BinaryOp::GeluBackward,
+      BinaryOp::GeluTanhBackward, BinaryOp::SiluBackward,
   };
   return ops;
 }

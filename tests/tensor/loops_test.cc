@@ -124,6 +124,20 @@ TEST_CASE("cpu_kernel splits large tensors over threads and covers every element
     std::vector<float> v = out.to_vector<float>();
     for (int64_t i = 0; i < rows * cols; ++i) REQUIRE(v[i] == float(i + 1));
   }
+  SECTION("a batch of transposed matrices goes in tiles") {
+    Tensor b = arange_f(5 * 70 * 90, {5, 70, 90});
+    Tensor t = native::transpose(b, 1, 2);  // [5, 90, 70]
+    Tensor out = native::empty({5, 90, 70});
+    cpu::LoopShape s = cpu::make_loop_shape({&out, &t}, "test");
+    REQUIRE(cpu::wants_tiles(s));
+    cpu::cpu_kernel(out, [](float x) -> float { return x; }, t);
+    std::vector<float> v = out.to_vector<float>();
+    for (int64_t i = 0; i < 5; ++i) {
+      for (int64_t r = 0; r < 90; ++r) {
+        for (int64_t c = 0; c < 70; ++c) REQUIRE(v[(i * 90 + r) * 70 + c] == float((i * 70 + c) * 90 + r));
+      }
+    }
+  }
   SECTION("transposed") {
     Tensor t = native::transpose(a, 0, 1);  // [cols, rows]
     Tensor out = native::empty({cols, rows});

@@ -1,0 +1,65 @@
+#pragma once
+// dist::ProcessGroup: the collectives among a fixed set of ranks, as c10d::ProcessGroup.
+// Implementations: ProcessGroupGloo (CPU tensors) and ProcessGroupNCCL (CUDA tensors).
+//
+// Every operation is asynchronous: it enqueues the collective and returns a Work; tensors
+// passed in must stay alive and unmodified until the Work completes. Collectives act in
+// place on contiguous tensors; every rank must call the same collectives in the same order
+// with tensors of the same size and dtype. A mismatch (when check_desync is on) or a rank
+// that does not arrive within `timeout` fails the Work with an error naming the operation,
+// its sequence number and the ranks concerned.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/reduce_op.h"
+#include "distributed/work.h"
+#include "tensor/tensor.h"
+
+namespace brisk::dist {
+
+struct ProcessGroupOptions {
+  std::chrono::milliseconds timeout{std::chrono::minutes(10)};
+  // Before each collective, compare (op, sequence number, numel, dtype) across ranks.
+  bool check_desync = true;
+};
+
+class ProcessGroup {
+ public:
+  ProcessGroup(int rank, int size) : rank_(rank), size_(size) {}
+  virtual ~ProcessGroup() = default;
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  virtual std::string backend_name() const = 0;
+
+  // tensor on `root` is copied into tensor on every rank.
+  virtual std::shared_ptr<Work> broadcast(Tensor& tensor, int root) = 0;
+  virtual std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) = 0;
+  // The reduction lands in tensor on `root`; other ranks' tensors are unspecified after.
+  virtual std::shared_ptr<Work> reduce(Tensor& tensor, int root, ReduceOp op = ReduceOp::SUM) = 0;
+  // outputs[r] receives rank r's input; outputs has size() tensors shaped like input.
+  virtual std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) = 0;
+  // As all_gather, into outputs on `root` only (outputs is ignored elsewhere).
+  virtual std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) = 0;
+  // Rank r receives inputs[r] from `root` (inputs is ignored elsewhere).
+  virtual std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) = 0;
+  // output = reduction over ranks of their inputs[rank()].
+  virtual std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                                               ReduceOp op = ReduceOp::SUM) = 0;
+  // outputs[r] receives rank r's inputs[rank()].
+  virtual std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) = 0;
+  virtual std::shared_ptr<Work> barrier() = 0;
+  virtual std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag = 0) = 0;
+  virtual std::shared_ptr<Work> recv(Tensor& tensor, int src, int tag = 0) = 0;
+
+ private:
+  int rank_;
+  int size_;
+};
+
+}  // namespace brisk::dist

@@ -1,0 +1,28 @@
+#pragma once
+// dist::Work: the handle of an asynchronous collective, as c10d::Work.
+//
+//   auto work = group->all_reduce(grad);   // returns at once
+//   ...                                     // overlap other work
+//   work->wait();                           // the result is in `grad`
+//
+// wait() throws a brisk::Error when the collective failed or timed out; the message names
+// the operation, its sequence number in the group, and the ranks that did not take part.
+// On CUDA (NCCL), wait() makes the caller's current stream wait for the collective rather
+// than blocking the host, as PyTorch does.
+#include <chrono>
+#include <exception>
+
+namespace brisk::dist {
+
+class Work {
+ public:
+  virtual ~Work() = default;
+  // True once the collective finished, successfully or not; never blocks.
+  virtual bool is_completed() = 0;
+  // True when it completed without error.
+  virtual bool is_success() = 0;
+  // Blocks until completion (at most the group's timeout) and rethrows its error, if any.
+  virtual void wait() = 0;
+};
+
+}  // namespace brisk::dist

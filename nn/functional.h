@@ -1,0 +1,102 @@
+#pragma once
+// nn::functional: the stateless forms of the layers and the losses, differentiable, with
+// PyTorch's argument names, defaults and semantics. Modules (nn/modules/) call these.
+//
+//   namespace F = brisk::nn::functional;
+//   Tensor y = F::max_pool2d(F::relu(F::conv2d(x, w, b, /*stride=*/1, /*padding=*/2)), 2);
+//   Tensor loss = F::cross_entropy(logits, labels);
+//
+// Convolution and pooling take NCHW inputs (or CHW for one unbatched image) in float32 or
+// float64.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "nn/size2.h"
+#include "tensor/generator.h"
+#include "tensor/tensor.h"
+
+namespace brisk::nn {
+
+// How a loss combines its per-element values.
+enum class Reduction { None, Mean, Sum };
+
+}  // namespace brisk::nn
+
+namespace brisk::nn::functional {
+
+// ---- Activations (nn/functional/activation.cc) ----
+Tensor relu(const Tensor& x);
+// approximate: "none" (exact, with erf) or "tanh".
+Tensor gelu(const Tensor& x, const std::string& approximate = "none");
+Tensor silu(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+
+// ---- Linear and reshaping (nn/functional/linear.cc) ----
+// input [*, in_features] @ weight [out_features, in_features]^T + bias [out_features].
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+Tensor flatten(const Tensor& input, int64_t start_dim = 1, int64_t end_dim = -1);
+
+// ---- Convolution (nn/functional/conv.cc) ----
+// weight [out_channels, in_channels / groups, kH, kW]; bias [out_channels] or undefined.
+// Zero padding. Differentiable twice (the backward is itself built from conv2d ops).
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), Size2 stride = 1,
+              Size2 padding = 0, Size2 dilation = 1, int64_t groups = 1);
+
+// ---- Pooling (nn/functional/pool.cc). An absent stride means stride = kernel_size. ----
+Tensor max_pool2d(const Tensor& input, Size2 kernel_size, std::optional<Size2> stride = std::nullopt,
+                  Size2 padding = 0, Size2 dilation = 1, bool ceil_mode = false);
+// Also returns the int64 position (h * W + w in the input plane) of each maximum.
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 kernel_size,
+                                                  std::optional<Size2> stride = std::nullopt, Size2 padding = 0,
+                                                  Size2 dilation = 1, bool ceil_mode = false);
+// count_include_pad: zero padding counts in each window's divisor (PyTorch's default).
+Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, std::optional<Size2> stride = std::nullopt,
+                  Size2 padding = 0, bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
+
+// ---- Normalization (nn/functional/normalization.cc) ----
+// input [N, C, *]. In training (or without running stats) normalizes with the batch
+// statistics over every dim but C and, when running stats are given, updates them in place:
+// running = (1 - momentum) * running + momentum * batch statistic, with the unbiased batch
+// variance. Otherwise normalizes with the running stats.
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
+                  double momentum = 0.1, double eps = 1e-5);
+// Normalizes over the trailing dims given by normalized_shape (which must match them).
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+
+// ---- Dropout (nn/functional/dropout.cc) ----
+// In training, zeroes each element with probability p (drawn from `generator`, the default
+// one when null) and scales the others by 1 / (1 - p); the identity otherwise.
+Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, Generator* generator = nullptr);
+
+// ---- Embedding (nn/functional/embedding.cc) ----
+// Rows of weight [num_embeddings, dim] picked by int64 indices of any shape: [*, dim]. The
+// row padding_idx gets no gradient.
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+
+// ---- Losses (nn/functional/loss.cc) ----
+// input: log-probabilities [N, C], [N, C, d1, ...] or [C]; target: int64 class indices [N],
+// [N, d1, ...] or []. Each element's loss is -weight[t] * input[n, t]; targets equal to
+// ignore_index contribute nothing, and the mean divides by the total weight of the others
+// (NaN when every target is ignored, as PyTorch).
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                int64_t ignore_index = -100, Reduction reduction = Reduction::Mean);
+// log_softmax over the class dim followed by nll_loss. With label_smoothing s, the result is
+// (1 - s) * nll_loss + s / C * smooth, where smooth is each element's -sum_c weight[c] *
+// log_softmax[c] (zero for ignored targets) reduced like the loss (the mean divides by the
+// same total weight), exactly as PyTorch.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                     int64_t ignore_index = -100, Reduction reduction = Reduction::Mean,
+                     double label_smoothing = 0.0);
+// (input - target)^2, broadcast.
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+
+}  // namespace brisk::nn::functional

@@ -1,0 +1,28 @@
+#include "nn/modules/activation.h"
+
+#include <ostream>
+
+#include "nn/functional.h"
+
+namespace brisk::nn {
+
+Tensor ReLUImpl::forward(const Tensor& input) const { return functional::relu(input); }
+
+GELUImpl::GELUImpl(std::string approximate_) : approximate(std::move(approximate_)) {
+  BRISK_CHECK(approximate == "none" || approximate == "tanh",
+              "GELU: approximate must be \"none\" or \"tanh\", got \"{}\"", approximate);
+}
+Tensor GELUImpl::forward(const Tensor& input) const { return functional::gelu(input, approximate); }
+void GELUImpl::pretty_print(std::ostream& stream) const { stream << "GELU(approximate=" << approximate << ")"; }
+
+Tensor SiLUImpl::forward(const Tensor& input) const { return functional::silu(input); }
+Tensor TanhImpl::forward(const Tensor& input) const { return functional::tanh(input); }
+Tensor SigmoidImpl::forward(const Tensor& input) const { return functional::sigmoid(input); }
+
+Tensor SoftmaxImpl::forward(const Tensor& input) const { return functional::softmax(input, dim); }
+void SoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "Softmax(dim=" << dim << ")"; }
+
+Tensor LogSoftmaxImpl::forward(const Tensor& input) const { return functional::log_softmax(input, dim); }
+void LogSoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "LogSoftmax(dim=" << dim << ")"; }
+
+}  // namespace brisk::nn

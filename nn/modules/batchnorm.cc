@@ -1,0 +1,75 @@
+#include "nn/modules/batchnorm.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "autograd/grad_mode.h"
+#include "autograd/ops.h"
+#include "nn/functional.h"
+#include "nn/init.h"
+
+namespace brisk::nn {
+
+BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& options_, const char* name,
+                                     std::initializer_list<int64_t> input_dims)
+    : options(options_), name_(name), input_dims_(input_dims) {
+  const int64_t c = options.num_features();
+  BRISK_CHECK(c > 0, "{}: num_features must be positive, got {}", name_, c);
+  if (options.affine()) {
+    weight = register_parameter("weight", empty({c}));
+    bias = register_parameter("bias", empty({c}));
+  }
+  if (options.track_running_stats()) {
+    running_mean = register_buffer("running_mean", empty({c}));
+    running_var = register_buffer("running_var", empty({c}));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, kInt64));
+  }
+  reset_parameters();
+}
+
+void BatchNormImplBase::reset_running_stats() {
+  if (!options.track_running_stats()) return;
+  init::zeros_(running_mean);
+  init::ones_(running_var);
+  init::zeros_(num_batches_tracked);
+}
+
+void BatchNormImplBase::reset_parameters() {
+  reset_running_stats();
+  if (options.affine()) {
+    init::ones_(weight);
+    init::zeros_(bias);
+  }
+}
+
+Tensor BatchNormImplBase::forward(const Tensor& input) {
+  BRISK_CHECK(std::find(input_dims_.begin(), input_dims_.end(), input.dim()) != input_dims_.end(),
+              "{}: expected a {}-D input, got input {}", name_, fmt::join(input_dims_, "-D or "), input.describe());
+  double momentum = options.momentum().value_or(0.0);
+  if (is_training() && options.track_running_stats()) {
+    {
+      NoGradGuard no_grad;
+      num_batches_tracked.add_(1);
+    }
+    if (!options.momentum()) momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>());
+  }
+  // Batch statistics in training, and always when no running statistics are kept.
+  bool use_batch_stats = is_training() || !options.track_running_stats();
+  bool update_running = is_training() && options.track_running_stats();
+  return functional::batch_norm(input, update_running || !use_batch_stats ? running_mean : Tensor(),
+                                update_running || !use_batch_stats ? running_var : Tensor(), weight, bias,
+                                use_batch_stats, momentum, options.eps());
+}
+
+void BatchNormImplBase::pretty_print(std::ostream& stream) const {
+  stream << name_ << "(" << options.num_features() << ", eps=" << options.eps() << ", momentum=";
+  if (options.momentum()) {
+    stream << *options.momentum();
+  } else {
+    stream << "None";
+  }
+  stream << ", affine=" << (options.affine() ? "true" : "false")
+         << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false") << ")";
+}
+
+}  // namespace brisk::nn

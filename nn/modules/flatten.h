@@ -1,0 +1,23 @@
+#pragma once
+// nn::Flatten: merges dims start_dim..end_dim (by default all but the batch dim).
+#include <cstdint>
+#include <iosfwd>
+
+#include "nn/module.h"
+#include "nn/module_holder.h"
+
+namespace brisk::nn {
+
+class FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(int64_t start_dim = 1, int64_t end_dim = -1) : start_dim(start_dim), end_dim(end_dim) {}
+  Tensor forward(const Tensor& input) const;
+  void pretty_print(std::ostream& stream) const override;
+
+  int64_t start_dim;
+  int64_t end_dim;
+};
+
+BRISK_MODULE(Flatten);
+
+}  // namespace brisk::nn

@@ -1,0 +1,64 @@
+#pragma once
+// Loss modules over nn::functional's losses: CrossEntropyLoss, NLLLoss and MSELoss.
+//
+//   nn::CrossEntropyLoss criterion(nn::CrossEntropyLossOptions().label_smoothing(0.1));
+//   Tensor loss = criterion(logits, labels);
+#include <cstdint>
+
+#include "nn/functional.h"
+#include "nn/module.h"
+#include "nn/module_holder.h"
+#include "nn/options.h"
+
+namespace brisk::nn {
+
+struct CrossEntropyLossOptions {
+  // Per-class weights [C], or undefined.
+  BRISK_ARG(Tensor, weight);
+  BRISK_ARG(int64_t, ignore_index) = -100;
+  BRISK_ARG(Reduction, reduction) = Reduction::Mean;
+  BRISK_ARG(double, label_smoothing) = 0.0;
+};
+
+class CrossEntropyLossImpl : public Module {
+ public:
+  explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
+  // logits [N, C, ...] or [C], int64 targets [N, ...] or [].
+  Tensor forward(const Tensor& input, const Tensor& target) const;
+
+  CrossEntropyLossOptions options;
+  Tensor weight;  // a buffer when given
+};
+BRISK_MODULE(CrossEntropyLoss);
+
+struct NLLLossOptions {
+  BRISK_ARG(Tensor, weight);
+  BRISK_ARG(int64_t, ignore_index) = -100;
+  BRISK_ARG(Reduction, reduction) = Reduction::Mean;
+};
+
+class NLLLossImpl : public Module {
+ public:
+  explicit NLLLossImpl(const NLLLossOptions& options = {});
+  // log-probabilities [N, C, ...] or [C], int64 targets [N, ...] or [].
+  Tensor forward(const Tensor& input, const Tensor& target) const;
+
+  NLLLossOptions options;
+  Tensor weight;
+};
+BRISK_MODULE(NLLLoss);
+
+struct MSELossOptions {
+  BRISK_ARG(Reduction, reduction) = Reduction::Mean;
+};
+
+class MSELossImpl : public Module {
+ public:
+  explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
+  Tensor forward(const Tensor& input, const Tensor& target) const;
+
+  MSELossOptions options;
+};
+BRISK_MODULE(MSELoss);
+
+}  // namespace brisk::nn

@@ -1,0 +1,146 @@
+// gradcheck (float64, central differences) of the nn ops with hand-written backwards or
+// composite gradients worth checking: conv2d across its geometry, the pools, batch_norm in
+// training, layer_norm, cross_entropy with label smoothing and ignore_index, embedding. The
+// ops whose backward is itself recorded also pass gradgradcheck.
+#include <catch2/catch.hpp>
+
+#include "autograd/gradcheck.h"
+#include "autograd/grad_mode.h"
+#include "autograd/ops.h"
+#include "nn/functional.h"
+
+namespace brisk::nn {
+namespace {
+
+namespace F = functional;
+using autograd::gradcheck;
+using autograd::gradgradcheck;
+using TensorList = std::vector<Tensor>;
+
+Generator& gen() {
+  static Generator g(77);
+  return g;
+}
+
+Tensor leaf(const Shape& shape, double scale = 1.0) {
+  NoGradGuard no_grad;
+  return (randn(shape, kFloat64, &gen()) * scale).detach().requires_grad_();
+}
+
+struct ConvCase {
+  const char* name;
+  Shape input, weight;
+  Size2 stride, padding, dilation;
+  int64_t groups;
+  bool bias;
+};
+
+TEST_CASE("gradcheck: conv2d over stride, padding, dilation and groups") {
+  const ConvCase cases[] = {
+      {"plain", {2, 2, 5, 4}, {3, 2, 3, 3}, 1, 0, 1, 1, true},
+      {"stride and padding", {1, 2, 6, 5}, {2, 2, 3, 2}, {2, 1}, {1, 2}, 1, 1, true},
+      {"dilation", {1, 1, 7, 7}, {2, 1, 2, 3}, 1, 1, {2, 3}, 1, false},
+      {"groups", {2, 4, 4, 4}, {6, 2, 2, 2}, {1, 2}, 1, 1, 2, true},
+      {"depthwise with everything", {1, 3, 6, 6}, {3, 1, 3, 3}, 2, 1, 2, 3, true},
+      {"pointwise", {2, 3, 3, 2}, {2, 3, 1, 1}, 1, 0, 1, 1, true},
+      {"unbatched", {2, 4, 4}, {2, 2, 2, 2}, 1, 1, 1, 1, true},
+  };
+  for (const ConvCase& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      TensorList inputs{leaf(c.input), leaf(c.weight, 0.5)};
+      if (c.bias) inputs.push_back(leaf({c.weight[0]}));
+      auto fn = [&](const TensorList& in) {
+        return F::conv2d(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), c.stride, c.padding, c.dilation, c.groups);
+      };
+      CHECK(gradcheck(fn, inputs));
+      CHECK(gradgradcheck(fn, inputs));
+    }
+  }
+}
+
+TEST_CASE("gradcheck: max_pool2d, avg_pool2d and adaptive_avg_pool2d") {
+  // Well-separated values keep every window's argmax stable under the finite differences.
+  Tensor x;
+  {
+    NoGradGuard no_grad;
+    x = (randperm(2 * 2 * 7 * 6, &gen(), kFloat64).view({2, 2, 7, 6}) * 0.1).detach().requires_grad_();
+  }
+  SECTION("max_pool2d") {
+    auto fn = [](const TensorList& in) { return F::max_pool2d(in[0], {3, 2}, Size2(2, 1), 1, {1, 2}, true); };
+    CHECK(gradcheck(fn, {x}));
+    CHECK(gradgradcheck(fn, {x}));
+  }
+  SECTION("avg_pool2d counting padding") {
+    auto fn = [](const TensorList& in) { return F::avg_pool2d(in[0], 3, 2, 1, true, true); };
+    CHECK(gradcheck(fn, {x}));
+    CHECK(gradgradcheck(fn, {x}));
+  }
+  SECTION("avg_pool2d excluding padding, with a divisor") {
+    CHECK(gradcheck([](const TensorList& in) { return F::avg_pool2d(in[0], {2, 3}, 1, {1, 1}, false, false); },
+                    {x}));
+    CHECK(gradcheck([](const TensorList& in) { return F::avg_pool2d(in[0], 2, std::nullopt, 0, false, true, 3); },
+                    {x}));
+  }
+  SECTION("adaptive_avg_pool2d") {
+    auto fn = [](const TensorList& in) { return F::adaptive_avg_pool2d(in[0], {3, 4}); };
+    CHECK(gradcheck(fn, {x}));
+    CHECK(gradgradcheck(fn, {x}));
+    CHECK(gradcheck([](const TensorList& in) { return F::adaptive_avg_pool2d(in[0], {9, 8}); }, {x}));
+  }
+}
+
+TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
+  Tensor x = leaf({4, 3, 2, 2}, 2.0), weight = leaf({3}), bias = leaf({3});
+  SECTION("batch_norm training") {
+    CHECK(gradcheck(
+        [](const TensorList& in) {
+          Tensor rm = zeros({3}, kFloat64), rv = ones({3}, kFloat64);
+          return F::batch_norm(in[0], rm, rv, in[1], in[2], true, 0.1, 1e-5);
+        },
+        {x, weight, bias}));
+  }
+  SECTION("batch_norm 2-D input without affine") {
+    CHECK(gradcheck([](const TensorList& in) { return F::batch_norm(in[0], Tensor(), Tensor(), Tensor(), Tensor(), true); },
+                    {leaf({5, 3})}));
+  }
+  SECTION("batch_norm eval") {
+    Tensor rm = randn({3}, kFloat64, &gen()), rv = rand({3}, kFloat64, &gen()) + 0.5;
+    CHECK(gradcheck(
+        [&](const TensorList& in) { return F::batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5); },
+        {x, weight, bias}));
+  }
+  SECTION("layer_norm") {
+    Tensor w = leaf({2, 2}), b = leaf({2, 2});
+    CHECK(gradcheck([](const TensorList& in) { return F::layer_norm(in[0], {2, 2}, in[1], in[2], 1e-5); },
+                    {x, w, b}));
+  }
+}
+
+TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class weights") {
+  Tensor logits = leaf({5, 4});
+  Tensor target = tensor<int64_t>({1, -100, 3, 0, 3}, {5});
+  Tensor weight = rand({4}, kFloat64, &gen()) + 0.5;
+  for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
+    CHECK(gradcheck(
+        [&](const TensorList& in) { return F::cross_entropy(in[0], target, Tensor(), -100, reduction, 0.2); },
+        {logits}));
+    CHECK(gradcheck(
+        [&](const TensorList& in) { return F::cross_entropy(in[0], target, weight, -100, reduction, 0.1); },
+        {logits}));
+  }
+  Tensor spatial_target = tensor<int64_t>({0, 2, 2, -100, 1, 0, 0, 1}, {2, 2, 2});
+  CHECK(gradcheck(
+      [&](const TensorList& in) { return F::cross_entropy(in[0], spatial_target, Tensor(), -100, Reduction::Mean, 0.3); },
+      {leaf({2, 3, 2, 2})}));
+}
+
+TEST_CASE("gradcheck: embedding, with and without padding_idx") {
+  Tensor weight = leaf({6, 3});
+  Tensor indices = tensor<int64_t>({0, 2, 2, 5, 1, 2}, {2, 3});
+  CHECK(gradcheck([&](const TensorList& in) { return F::embedding(indices, in[0]); }, {weight}));
+  CHECK(gradcheck([&](const TensorList& in) { return F::embedding(indices, in[0], 2); }, {weight}));
+  CHECK(gradgradcheck([&](const TensorList& in) { return F::embedding(indices, in[0]) * in[0].sum(); }, {weight}));
+}
+
+}  // namespace
+}  // namespace brisk::nn

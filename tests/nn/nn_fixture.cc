@@ -1,0 +1,73 @@
+#include "tests/nn/nn_fixture.h"
+
+#include <cmath>
+#include <fstream>
+
+#include "autograd/ops.h"
+
+namespace brisk::test {
+namespace {
+
+const json& fixture() {
+  static const json data = [] {
+    const char* path = "tests/fixtures/nn.json";
+    std::ifstream in(path);
+    BRISK_CHECK(in.good(), "nn fixture: cannot open {} (run the test from the workspace or runfiles root)", path);
+    return json::parse(in);
+  }();
+  return data;
+}
+
+double number(const json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s == "nan") return std::nan("");
+    return s == "inf" ? INFINITY : -INFINITY;
+  }
+  return v.get<double>();
+}
+
+}  // namespace
+
+const json& nn_case(const std::string& name) {
+  const json& cases = fixture().at("cases");
+  BRISK_CHECK(cases.contains(name), "nn fixture: no case \"{}\"", name);
+  return cases.at(name);
+}
+
+std::vector<std::string> nn_cases_of_kind(const std::string& kind) {
+  std::vector<std::string> names;
+  for (const auto& [name, c] : fixture().at("cases").items()) {
+    if (c.at("kind") == kind) names.push_back(name);
+  }
+  BRISK_CHECK(!names.empty(), "nn fixture: no case of kind \"{}\"", kind);
+  return names;
+}
+
+Tensor fixture_tensor(const json& spec) {
+  Shape shape = spec.at("shape").get<Shape>();
+  const std::string dtype = spec.at("dtype");
+  const json& data = spec.at("data");
+  if (dtype == "int64") return tensor(data.get<std::vector<int64_t>>(), shape);
+  std::vector<double> values;
+  for (const json& v : data) values.push_back(number(v));
+  return tensor(values, shape, TensorOptions(dtype == "float32" ? kFloat32 : kFloat64));
+}
+
+std::string compare_to_fixture(const Tensor& got, const json& expected, double rtol, double atol) {
+  Shape shape = expected.at("shape").get<Shape>();
+  if (!got.defined()) return "got an undefined tensor";
+  if (got.sizes() != shape) return fmt::format("shape {} differs from the expected {}", got.sizes(), shape);
+  std::vector<double> values = got.to_vector<double>();
+  const json& data = expected.at("data");
+  for (size_t i = 0; i < values.size(); ++i) {
+    double want = number(data[i]);
+    bool same = std::isnan(want) ? std::isnan(values[i])
+                                 : std::abs(values[i] - want) <= atol + rtol * std::abs(want) ||
+                                       values[i] == want;
+    if (!same) return fmt::format("element {} is {}, expected {}", i, values[i], want);
+  }
+  return "";
+}
+
+}  // namespace brisk::test
