@@ -39,6 +39,11 @@ class CudaBackend final : public Backend {
   void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) override;
   // cuda/random.cu
   void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) override;
+  // cuda/optimizer_step.cu
+  void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+                const SgdStepParams& params) override;
+  void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                 const Tensor& max_exp_avg_sq, const AdamStepParams& params) override;
 };
 
 }  // namespace brisk::cuda

@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "optim/json_fields.h"
+#include "tensor/native/ops.h"
 
 namespace brisk::optim {
 
@@ -75,32 +76,22 @@ void Adam::step() {
       Tensor& exp_avg = state.at("exp_avg");
       Tensor& exp_avg_sq = state.at("exp_avg_sq");
 
-      if (o.maximize()) grad = -grad;
       step_count.add_(1);
-      if (o.weight_decay() != 0.0) {
-        if (o.decoupled_weight_decay()) {
-          p.mul_(1.0 - o.lr() * o.weight_decay());
-        } else {
-          grad = grad.add(p, o.weight_decay());
-        }
-      }
-      exp_avg.lerp_(grad, 1.0 - beta1);
-      exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1.0 - beta2);
-
       // The scalar factors in float64, exactly as PyTorch computes them from the step count.
       double step = step_count.item<float>();
-      double bias_correction1 = 1.0 - std::pow(beta1, step);
-      double bias_correction2_sqrt = std::pow(1.0 - std::pow(beta2, step), 0.5);
-      double step_size = o.lr() / bias_correction1;
-
-      Tensor second_moment = exp_avg_sq;
-      if (o.amsgrad()) {
-        Tensor& max_exp_avg_sq = state.at("max_exp_avg_sq");
-        max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
-        second_moment = max_exp_avg_sq;
-      }
-      Tensor denom = (second_moment.sqrt() / bias_correction2_sqrt).add_(o.eps());
-      p.addcdiv_(exp_avg, denom, -step_size);
+      AdamStepParams params;
+      params.lr = o.lr();
+      params.beta1 = beta1;
+      params.beta2 = beta2;
+      params.eps = o.eps();
+      params.weight_decay = o.weight_decay();
+      params.decoupled_weight_decay = o.decoupled_weight_decay();
+      params.amsgrad = o.amsgrad();
+      params.maximize = o.maximize();
+      params.step_size = o.lr() / (1.0 - std::pow(beta1, step));
+      params.bias_correction2_sqrt = std::pow(1.0 - std::pow(beta2, step), 0.5);
+      Tensor max_exp_avg_sq = o.amsgrad() ? state.at("max_exp_avg_sq") : Tensor();
+      native::adam_step_(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, params);
     }
   }
 }

@@ -11,6 +11,9 @@
 //
 // so the first step already moves by about lr (the bias corrections undo the zero start).
 //
+// Each parameter's update is one fused kernel on its device (tensor/functors/optimizer_step.h),
+// computing the op-by-op sequence above in one pass over memory.
+//
 //   optim::Adam opt(model->parameters(), optim::AdamOptions(1e-3).betas({0.9, 0.98}).amsgrad(true));
 //   optim::AdamW opt(model->parameters(), optim::AdamWOptions(1e-3).weight_decay(0.05));
 #include <utility>

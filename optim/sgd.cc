@@ -2,6 +2,7 @@
 
 #include "autograd/grad_mode.h"
 #include "optim/json_fields.h"
+#include "tensor/native/ops.h"
 
 namespace brisk::optim {
 
@@ -42,25 +43,18 @@ void SGD::step() {
   NoGradGuard no_grad;
   for (ParamGroup& group : param_groups()) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
+    SgdStepParams params{o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize()};
     for (Tensor& p : group.params()) {
-      Tensor grad = p.grad();
-      if (!grad.defined()) continue;
-      if (o.maximize()) grad = -grad;
-      if (o.weight_decay() != 0.0) grad = grad.add(p, o.weight_decay());
+      if (!p.grad().defined()) continue;
+      Tensor buf;
+      params.first_step = false;
       if (o.momentum() != 0.0) {
         ParamState& state = this->state(p);
         auto it = state.find("momentum_buffer");
-        Tensor buf;
-        if (it == state.end()) {
-          buf = grad.clone();
-          state["momentum_buffer"] = buf;
-        } else {
-          buf = it->second;
-          buf.mul_(o.momentum()).add_(grad, 1.0 - o.dampening());
-        }
-        grad = o.nesterov() ? grad.add(buf, o.momentum()) : buf;
+        params.first_step = it == state.end();
+        buf = params.first_step ? (state["momentum_buffer"] = native::empty_like(p)) : it->second;
       }
-      p.add_(grad, -o.lr());
+      native::sgd_step_(p, p.grad(), buf, params);
     }
   }
 }

@@ -7,6 +7,9 @@
 //     g = nesterov ? g + momentum * buf : buf
 //   p -= lr * g
 //
+// Each parameter's update is one fused kernel on its device (tensor/functors/optimizer_step.h),
+// computing the op-by-op sequence above in one pass over memory.
+//
 //   optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).momentum(0.9).nesterov(true).weight_decay(1e-4));
 #include <vector>
 

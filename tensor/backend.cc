@@ -7,7 +7,7 @@ namespace {
 
 Backend* cuda_backend_slot = nullptr;
 
-[[noreturn]] void window_op_missing(const char* op, const Tensor& t) {
+[[noreturn]] void op_missing(const char* op, const Tensor& t) {
   BRISK_FAIL("{}: not implemented for device {} yet", op, t.device());
 }
 
@@ -25,25 +25,33 @@ Backend& backend_for(Device device) {
 }
 
 void Backend::conv2d(const Tensor& out, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
-  window_op_missing("conv2d", out);
+  op_missing("conv2d", out);
 }
 void Backend::conv2d_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor& grad_out, const Tensor&,
                               const Tensor&, const Conv2dParams&) {
-  window_op_missing("conv2d_backward", grad_out);
+  op_missing("conv2d_backward", grad_out);
 }
 void Backend::max_pool2d(const Tensor& out, const Tensor&, const Tensor&, const Pool2dParams&) {
-  window_op_missing("max_pool2d", out);
+  op_missing("max_pool2d", out);
 }
 void Backend::max_pool2d_backward(const Tensor& grad_input, const Tensor&, const Tensor&) {
-  window_op_missing("max_pool2d_backward", grad_input);
+  op_missing("max_pool2d_backward", grad_input);
 }
-void Backend::avg_pool2d(const Tensor& out, const Tensor&, const Pool2dParams&) { window_op_missing("avg_pool2d", out); }
+void Backend::avg_pool2d(const Tensor& out, const Tensor&, const Pool2dParams&) { op_missing("avg_pool2d", out); }
 void Backend::avg_pool2d_backward(const Tensor& grad_input, const Tensor&, const Pool2dParams&) {
-  window_op_missing("avg_pool2d_backward", grad_input);
+  op_missing("avg_pool2d_backward", grad_input);
 }
-void Backend::adaptive_avg_pool2d(const Tensor& out, const Tensor&) { window_op_missing("adaptive_avg_pool2d", out); }
+void Backend::adaptive_avg_pool2d(const Tensor& out, const Tensor&) { op_missing("adaptive_avg_pool2d", out); }
 void Backend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor&) {
-  window_op_missing("adaptive_avg_pool2d_backward", grad_input);
+  op_missing("adaptive_avg_pool2d_backward", grad_input);
+}
+
+void Backend::sgd_step(const Tensor& param, const Tensor&, const Tensor&, const SgdStepParams&) {
+  op_missing("sgd_step", param);
+}
+void Backend::adam_step(const Tensor& param, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                        const AdamStepParams&) {
+  op_missing("adam_step", param);
 }
 
 }  // namespace brisk

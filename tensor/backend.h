@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tensor/op_kinds.h"
+#include "tensor/optimizer_step_params.h"
 #include "tensor/scalar.h"
 #include "tensor/tensor.h"
 #include "tensor/window_params.h"
@@ -79,6 +80,14 @@ class Backend {
   // likewise for columns.
   virtual void adaptive_avg_pool2d(const Tensor& out, const Tensor& input);
   virtual void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out);
+
+  // ---- Fused optimizer updates over contiguous float32/float64 tensors of one shape and
+  // dtype (tensor/functors/optimizer_step.h), in place on everything but grad. A buffer
+  // the options do not use may be undefined. ----
+  virtual void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+                        const SgdStepParams& params);
+  virtual void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                         const Tensor& max_exp_avg_sq, const AdamStepParams& params);
 };
 
 Backend& backend_for(Device device);

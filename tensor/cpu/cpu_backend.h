@@ -43,6 +43,11 @@ class CpuBackend final : public Backend {
   void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) override;
   void adaptive_avg_pool2d(const Tensor& out, const Tensor& input) override;
   void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) override;
+  // tensor/cpu/optimizer_step.cc
+  void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+                const SgdStepParams& params) override;
+  void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                 const Tensor& max_exp_avg_sq, const AdamStepParams& params) override;
 };
 
 }  // namespace brisk::cpu

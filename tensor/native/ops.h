@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensor/op_kinds.h"
+#include "tensor/optimizer_step_params.h"
 #include "tensor/scalar.h"
 #include "tensor/tensor.h"
 #include "tensor/window_params.h"
@@ -122,6 +123,14 @@ Tensor avg_pool2d(const Tensor& input, const Pool2dParams& params);
 Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Pool2dParams& params);
 Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input);
+
+// ---- Fused optimizer updates (tensor/native/optimizer_step.cc) ----
+// One pass per parameter, in place on param and the state buffers. All tensors share the
+// param's shape, float dtype and device; a buffer the options do not use may be undefined
+// (momentum_buffer without momentum, max_exp_avg_sq without amsgrad).
+void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStepParams& params);
+void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                const Tensor& max_exp_avg_sq, const AdamStepParams& params);
 
 // ---- Joining and indexing ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

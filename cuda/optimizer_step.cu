@@ -1,0 +1,66 @@
+// The fused optimizer updates on CUDA: one grid-stride kernel per parameter, with the
+// element math of tensor/functors/optimizer_step.h (the CPU backend runs the same functors).
+#include "cuda/cuda_backend.h"
+#include "cuda/launch.h"
+#include "tensor/dispatch.h"
+#include "tensor/functors/optimizer_step.h"
+
+namespace brisk::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    sgd_step_kernel(int64_t n, functors::SgdStep<T> step, T* param, const T* grad, T* buf) {
+  T unused = T(0);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    step(param[i], grad[i], buf ? buf[i] : unused);
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads) adam_step_kernel(int64_t n, functors::AdamStep<T> step, T* param,
+                                                             const T* grad, T* exp_avg, T* exp_avg_sq, T* max_sq) {
+  T unused = T(0);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    step(param[i], grad[i], exp_avg[i], exp_avg_sq[i], max_sq ? max_sq[i] : unused);
+  }
+}
+
+template <typename T>
+T* data_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+}  // namespace
+
+void CudaBackend::sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
+                           const SgdStepParams& params) {
+  if (param.numel() == 0) return;
+  LaunchScope scope(param.device());
+  dispatch(TypeList<float, double>{}, param.dtype(), "sgd_step", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unsigned blocks = grid_size(scope.device(), param.numel(), kThreads);
+    sgd_step_kernel<T><<<blocks, kThreads, 0, scope.stream()>>>(
+        param.numel(), functors::SgdStep<T>(params), param.data_ptr<T>(), grad.data_ptr<T>(),
+        data_or_null<T>(momentum_buffer));
+    BRISK_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void CudaBackend::adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
+                            const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, const AdamStepParams& params) {
+  if (param.numel() == 0) return;
+  LaunchScope scope(param.device());
+  dispatch(TypeList<float, double>{}, param.dtype(), "adam_step", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unsigned blocks = grid_size(scope.device(), param.numel(), kThreads);
+    adam_step_kernel<T><<<blocks, kThreads, 0, scope.stream()>>>(
+        param.numel(), functors::AdamStep<T>(params), param.data_ptr<T>(), grad.data_ptr<T>(),
+        exp_avg.data_ptr<T>(), exp_avg_sq.data_ptr<T>(), data_or_null<T>(max_exp_avg_sq));
+    BRISK_CUDA_CHECK_LAUNCH();
+  });
+}
+
+}  // namespace brisk::cuda
