@@ -51,8 +51,9 @@ struct MaxPoolBackward {
   const int64_t* indices;
   T* grad_in;  // zeroed
   __device__ void operator()(int64_t i) const {
-    int64_t plane = i / (p.out_h * p.out_w);
-    atomicAdd(grad_in + plane * p.in_h * p.in_w + indices[i], grad_out[i]);
+    int64_t plane = i / (p.out_h * p.out_w), at = indices[i];
+    // A window whose dilated taps all miss the plane has no maximum and an index outside it.
+    if (at >= 0 && at < p.in_h * p.in_w) atomicAdd(grad_in + plane * p.in_h * p.in_w + at, grad_out[i]);
   }
 };
 

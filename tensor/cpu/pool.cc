@@ -74,7 +74,11 @@ void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gra
                    for (int64_t n = lo; n < hi; ++n) {
                      T* plane = gi + n * in_plane;
                      std::fill(plane, plane + in_plane, T(0));
-                     for (int64_t o = n * out_plane; o < (n + 1) * out_plane; ++o) plane[idx[o]] += go[o];
+                     for (int64_t o = n * out_plane; o < (n + 1) * out_plane; ++o) {
+                       // A window whose dilated taps all miss the plane has no maximum and an
+                       // index outside it.
+                       if (idx[o] >= 0 && idx[o] < in_plane) plane[idx[o]] += go[o];
+                     }
                    }
                  });
   });

@@ -209,6 +209,19 @@ TEST_CASE("max_pool2d lets NaN win as on the CPU", "[gpu]") {
   require_matches(gindices, indices, Tolerance{0, 0});
 }
 
+TEST_CASE("max_pool2d windows whose dilated taps miss the input give -inf and no gradient", "[gpu]") {
+  // Taps at rows and columns -2 and 1 of a 1x1 plane (padding 2 is half the dilated kernel).
+  Tensor x = random_cpu({2, 3, 1, 1}, kFloat64, 11);
+  Pool2dParams p = pool_params({2, 2}, {2, 2}, {2, 2}, {3, 3}, false);
+  auto [out, indices] = native::max_pool2d_with_indices(x, p);
+  auto [gout, gindices] = native::max_pool2d_with_indices(on_gpu(x), p);
+  require_matches(gout, out, Tolerance{0, 0});
+  require_matches(gindices, indices, Tolerance{0, 0});
+  Tensor grad = random_cpu(out.sizes(), kFloat64, 12);
+  Tensor grad_input = native::max_pool2d_backward(on_gpu(grad), on_gpu(x), gindices);
+  require_matches(grad_input, native::zeros(x.sizes(), kFloat64), Tolerance{0, 0});
+}
+
 TEST_CASE("avg_pool2d and its gradient match the CPU with ceil mode, count_include_pad and divisor", "[gpu]") {
   uint64_t seed = 2000;
   for (DType dtype : {kFloat32, kFloat64}) {
