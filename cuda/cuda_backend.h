@@ -4,7 +4,8 @@
 //   - elementwise ops through one launch helper (cuda/loops.cu.h): a vectorized path for
 //     contiguous aligned operands, an offset-calculator path for strided and broadcast ones;
 //   - reductions block-per-output-row with warp shuffles, or split over blocks for long ones;
-//   - softmax one row per thread group; matmul through cuBLAS.
+//   - softmax one row per thread group; matmul through cuBLAS; convolution through cuDNN;
+//   - pooling one thread per element, with the CPU's per-element functions.
 // Every kernel runs on the current stream of the tensors' device (cuda/stream.h) with that
 // device made current, so work is stream-ordered and nothing synchronizes the host except
 // copies to host memory.
@@ -44,6 +45,19 @@ class CudaBackend final : public Backend {
                 const SgdStepParams& params) override;
   void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                  const Tensor& max_exp_avg_sq, const AdamStepParams& params) override;
+  // cuda/conv.cc
+  void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+              const Conv2dParams& params) override;
+  void conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                       const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                       const Conv2dParams& params) override;
+  // cuda/pool.cu
+  void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) override;
+  void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) override;
+  void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) override;
+  void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) override;
+  void adaptive_avg_pool2d(const Tensor& out, const Tensor& input) override;
+  void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) override;
 };
 
 }  // namespace brisk::cuda

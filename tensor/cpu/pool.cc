@@ -1,237 +1,139 @@
-// Max, average and adaptive average pooling on the CPU. Every kernel works plane by plane
-// (one image channel [H, W]); planes are split over threads, so a gradient kernel can
-// scatter into its own plane without synchronization.
-#include <cmath>
-#include <limits>
+// Max, average and adaptive average pooling on the CPU. The per-element arithmetic is
+// tensor/functors/pool.h, which the CUDA kernels run too; here planes (one image channel
+// [H, W]) are split over threads and each element of a plane is computed in turn. Gradients
+// gather per input element, so nothing is zeroed first or written twice.
+#include <algorithm>
 
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/dispatch.h"
+#include "tensor/functors/pool.h"
 #include "tensor/parallel.h"
 
 namespace brisk::cpu {
 namespace {
 
-struct Planes {
-  int64_t count;  // N * C
-  int64_t in_h, in_w, out_h, out_w;
-};
+using functors::PoolPlane;
 
-Planes planes_of(const Tensor& in, const Tensor& out) {
-  return {in.size(0) * in.size(1), in.size(2), in.size(3), out.size(2), out.size(3)};
+// The plane geometry of a pooling op from its (batched) input and output.
+PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = {}) {
+  return functors::pool_plane(q, in.size(2), in.size(3), out.size(2), out.size(3));
 }
 
-// Planes per thread chunk, sized so that a chunk does at least ~32K element visits.
-int64_t plane_grain(const Planes& p, int64_t work_per_output) {
-  int64_t per_plane = std::max<int64_t>(1, p.out_h * p.out_w * work_per_output);
-  return std::max<int64_t>(1, 32768 / per_plane);
-}
+int64_t plane_count(const Tensor& t) { return t.size(0) * t.size(1); }
 
-// PyTorch's average-pooling window for output (oy, ox): the clipped bounds and the divisor.
-struct AvgWindow {
-  int64_t y0, y1, x0, x1;
-  int64_t divisor;
-};
-
-inline AvgWindow avg_window(const Planes& p, const Pool2dParams& q, int64_t oy, int64_t ox) {
-  int64_t y0 = oy * q.stride[0] - q.padding[0], x0 = ox * q.stride[1] - q.padding[1];
-  int64_t y1 = std::min(y0 + q.kernel[0], p.in_h + q.padding[0]);
-  int64_t x1 = std::min(x0 + q.kernel[1], p.in_w + q.padding[1]);
-  int64_t padded_size = (y1 - y0) * (x1 - x0);
-  y0 = std::max<int64_t>(y0, 0);
-  x0 = std::max<int64_t>(x0, 0);
-  y1 = std::min(y1, p.in_h);
-  x1 = std::min(x1, p.in_w);
-  int64_t divisor = q.divisor_override    ? q.divisor_override
-                    : q.count_include_pad ? padded_size
-                                          : (y1 - y0) * (x1 - x0);
-  return {y0, y1, x0, x1, divisor};
-}
-
-// Adaptive pooling bins: [floor(i * in / out), ceil((i + 1) * in / out)).
-inline int64_t bin_start(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
-inline int64_t bin_end(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
-
-template <typename T>
-void max_pool(const Planes& p, const Pool2dParams& q, const T* in, T* out, int64_t* indices) {
-  const int64_t kh = q.kernel[0], kw = q.kernel[1], dh = q.dilation[0], dw = q.dilation[1];
-  parallel_for(0, p.count, plane_grain(p, kh * kw), [&](int64_t lo, int64_t hi) {
+// Calls f(plane, y, x) for every element [rows, cols] of `planes` planes, planes split over
+// threads in chunks of at least ~32K window visits (`work` per element).
+template <typename F>
+void for_each_element(int64_t planes, int64_t rows, int64_t cols, int64_t work, const F& f) {
+  int64_t per_plane = std::max<int64_t>(1, rows * cols * work);
+  parallel_for(0, planes, std::max<int64_t>(1, 32768 / per_plane), [&](int64_t lo, int64_t hi) {
     for (int64_t plane = lo; plane < hi; ++plane) {
-      const T* x = in + plane * p.in_h * p.in_w;
-      T* y = out + plane * p.out_h * p.out_w;
-      int64_t* idx = indices + plane * p.out_h * p.out_w;
-      for (int64_t oy = 0; oy < p.out_h; ++oy) {
-        int64_t y0 = oy * q.stride[0] - q.padding[0];
-        int64_t y_first = y0, y_last = std::min(y0 + (kh - 1) * dh + 1, p.in_h);
-        while (y_first < 0) y_first += dh;
-        for (int64_t ox = 0; ox < p.out_w; ++ox) {
-          int64_t x0 = ox * q.stride[1] - q.padding[1];
-          int64_t x_first = x0, x_last = std::min(x0 + (kw - 1) * dw + 1, p.in_w);
-          while (x_first < 0) x_first += dw;
-          T best = -std::numeric_limits<T>::infinity();
-          int64_t best_index = y_first * p.in_w + x_first;
-          for (int64_t iy = y_first; iy < y_last; iy += dh) {
-            for (int64_t ix = x_first; ix < x_last; ix += dw) {
-              T v = x[iy * p.in_w + ix];
-              // A NaN wins and, as in PyTorch, a later NaN wins over an earlier one.
-              if (v > best || std::isnan(v)) {
-                best = v;
-                best_index = iy * p.in_w + ix;
-              }
-            }
-          }
-          y[oy * p.out_w + ox] = best;
-          idx[oy * p.out_w + ox] = best_index;
-        }
+      for (int64_t y = 0; y < rows; ++y) {
+        for (int64_t x = 0; x < cols; ++x) f(plane, y, x);
       }
     }
   });
 }
 
-template <typename T>
-void max_pool_backward(const Planes& p, const T* grad_out, const int64_t* indices, T* grad_in) {
-  parallel_for(0, p.count, plane_grain(p, 1), [&](int64_t lo, int64_t hi) {
-    for (int64_t plane = lo; plane < hi; ++plane) {
-      T* gi = grad_in + plane * p.in_h * p.in_w;
-      std::fill(gi, gi + p.in_h * p.in_w, T(0));
-      const T* go = grad_out + plane * p.out_h * p.out_w;
-      const int64_t* idx = indices + plane * p.out_h * p.out_w;
-      for (int64_t i = 0; i < p.out_h * p.out_w; ++i) gi[idx[i]] += go[i];
-    }
-  });
-}
-
-template <typename T>
-void avg_pool(const Planes& p, const Pool2dParams& q, const T* in, T* out) {
-  parallel_for(0, p.count, plane_grain(p, q.kernel[0] * q.kernel[1]), [&](int64_t lo, int64_t hi) {
-    for (int64_t plane = lo; plane < hi; ++plane) {
-      const T* x = in + plane * p.in_h * p.in_w;
-      T* y = out + plane * p.out_h * p.out_w;
-      for (int64_t oy = 0; oy < p.out_h; ++oy) {
-        for (int64_t ox = 0; ox < p.out_w; ++ox) {
-          AvgWindow w = avg_window(p, q, oy, ox);
-          T sum = 0;
-          for (int64_t iy = w.y0; iy < w.y1; ++iy) {
-            for (int64_t ix = w.x0; ix < w.x1; ++ix) sum += x[iy * p.in_w + ix];
-          }
-          y[oy * p.out_w + ox] = w.y0 >= w.y1 || w.x0 >= w.x1 ? T(0) : sum / static_cast<T>(w.divisor);
-        }
-      }
-    }
-  });
-}
-
-template <typename T>
-void avg_pool_backward(const Planes& p, const Pool2dParams& q, const T* grad_out, T* grad_in) {
-  parallel_for(0, p.count, plane_grain(p, q.kernel[0] * q.kernel[1]), [&](int64_t lo, int64_t hi) {
-    for (int64_t plane = lo; plane < hi; ++plane) {
-      T* gi = grad_in + plane * p.in_h * p.in_w;
-      std::fill(gi, gi + p.in_h * p.in_w, T(0));
-      const T* go = grad_out + plane * p.out_h * p.out_w;
-      for (int64_t oy = 0; oy < p.out_h; ++oy) {
-        for (int64_t ox = 0; ox < p.out_w; ++ox) {
-          AvgWindow w = avg_window(p, q, oy, ox);
-          T share = go[oy * p.out_w + ox] / static_cast<T>(w.divisor);
-          for (int64_t iy = w.y0; iy < w.y1; ++iy) {
-            for (int64_t ix = w.x0; ix < w.x1; ++ix) gi[iy * p.in_w + ix] += share;
-          }
-        }
-      }
-    }
-  });
-}
-
-template <typename T>
-void adaptive_avg_pool(const Planes& p, const T* in, T* out) {
-  int64_t window = (p.in_h / std::max<int64_t>(p.out_h, 1) + 1) * (p.in_w / std::max<int64_t>(p.out_w, 1) + 1);
-  parallel_for(0, p.count, plane_grain(p, window), [&](int64_t lo, int64_t hi) {
-    for (int64_t plane = lo; plane < hi; ++plane) {
-      const T* x = in + plane * p.in_h * p.in_w;
-      T* y = out + plane * p.out_h * p.out_w;
-      for (int64_t oy = 0; oy < p.out_h; ++oy) {
-        int64_t y0 = bin_start(oy, p.out_h, p.in_h), y1 = bin_end(oy, p.out_h, p.in_h);
-        for (int64_t ox = 0; ox < p.out_w; ++ox) {
-          int64_t x0 = bin_start(ox, p.out_w, p.in_w), x1 = bin_end(ox, p.out_w, p.in_w);
-          T sum = 0;
-          for (int64_t iy = y0; iy < y1; ++iy) {
-            for (int64_t ix = x0; ix < x1; ++ix) sum += x[iy * p.in_w + ix];
-          }
-          y[oy * p.out_w + ox] = sum / static_cast<T>((y1 - y0) * (x1 - x0));
-        }
-      }
-    }
-  });
-}
-
-template <typename T>
-void adaptive_avg_pool_backward(const Planes& p, const T* grad_out, T* grad_in) {
-  int64_t window = (p.in_h / std::max<int64_t>(p.out_h, 1) + 1) * (p.in_w / std::max<int64_t>(p.out_w, 1) + 1);
-  parallel_for(0, p.count, plane_grain(p, window), [&](int64_t lo, int64_t hi) {
-    for (int64_t plane = lo; plane < hi; ++plane) {
-      T* gi = grad_in + plane * p.in_h * p.in_w;
-      std::fill(gi, gi + p.in_h * p.in_w, T(0));
-      const T* go = grad_out + plane * p.out_h * p.out_w;
-      for (int64_t oy = 0; oy < p.out_h; ++oy) {
-        int64_t y0 = bin_start(oy, p.out_h, p.in_h), y1 = bin_end(oy, p.out_h, p.in_h);
-        for (int64_t ox = 0; ox < p.out_w; ++ox) {
-          int64_t x0 = bin_start(ox, p.out_w, p.in_w), x1 = bin_end(ox, p.out_w, p.in_w);
-          T share = go[oy * p.out_w + ox] / static_cast<T>((y1 - y0) * (x1 - x0));
-          for (int64_t iy = y0; iy < y1; ++iy) {
-            for (int64_t ix = x0; ix < x1; ++ix) gi[iy * p.in_w + ix] += share;
-          }
-        }
-      }
-    }
-  });
+// Input elements per adaptive bin, roughly (for the thread grain).
+int64_t adaptive_work(const PoolPlane& p) {
+  return (p.in_h / std::max<int64_t>(p.out_h, 1) + 1) * (p.in_w / std::max<int64_t>(p.out_w, 1) + 1);
 }
 
 }  // namespace
 
 void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
                             const Pool2dParams& params) {
-  Planes p = planes_of(input, out);
+  PoolPlane p = plane_of(input, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "max_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    max_pool<T>(p, params, input.data_ptr<T>(), out.data_ptr<T>(), indices.data_ptr<int64_t>());
+    const T* x = input.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    int64_t* idx = indices.data_ptr<int64_t>();
+    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    int64_t window = p.kernel_h * p.kernel_w;
+    for_each_element(plane_count(out), p.out_h, p.out_w, window, [&](int64_t n, int64_t oy, int64_t ox) {
+      int64_t o = n * out_plane + oy * p.out_w + ox;
+      y[o] = functors::max_pool_at(p, x + n * in_plane, oy, ox, idx[o]);
+    });
   });
 }
 
 void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) {
-  Planes p = planes_of(grad_input, grad_out);
+  PoolPlane p = plane_of(grad_input, grad_out);
+  // Without the window geometry (not passed here) there is nothing to gather from: each
+  // plane scatters its outputs onto their argmax, in order.
   dispatch(TypeList<float, double>{}, grad_input.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    max_pool_backward<T>(p, grad_out.data_ptr<T>(), indices.data_ptr<int64_t>(), grad_input.data_ptr<T>());
+    const T* go = grad_out.data_ptr<T>();
+    const int64_t* idx = indices.data_ptr<int64_t>();
+    T* gi = grad_input.data_ptr<T>();
+    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    parallel_for(0, plane_count(grad_input), std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane)),
+                 [&](int64_t lo, int64_t hi) {
+                   for (int64_t n = lo; n < hi; ++n) {
+                     T* plane = gi + n * in_plane;
+                     std::fill(plane, plane + in_plane, T(0));
+                     for (int64_t o = n * out_plane; o < (n + 1) * out_plane; ++o) {
+                       // A window whose dilated taps all miss the plane has no maximum and an
+                       // index outside it.
+                       if (idx[o] >= 0 && idx[o] < in_plane) plane[idx[o]] += go[o];
+                     }
+                   }
+                 });
   });
 }
 
 void CpuBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) {
-  Planes p = planes_of(input, out);
+  PoolPlane p = plane_of(input, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    avg_pool<T>(p, params, input.data_ptr<T>(), out.data_ptr<T>());
+    const T* x = input.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    int64_t window = p.kernel_h * p.kernel_w;
+    for_each_element(plane_count(out), p.out_h, p.out_w, window, [&](int64_t n, int64_t oy, int64_t ox) {
+      y[n * out_plane + oy * p.out_w + ox] = functors::avg_pool_at(p, x + n * in_plane, oy, ox);
+    });
   });
 }
 
 void CpuBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) {
-  Planes p = planes_of(grad_input, grad_out);
+  PoolPlane p = plane_of(grad_input, grad_out, params);
   dispatch(TypeList<float, double>{}, grad_input.dtype(), "avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    avg_pool_backward<T>(p, params, grad_out.data_ptr<T>(), grad_input.data_ptr<T>());
+    const T* go = grad_out.data_ptr<T>();
+    T* gi = grad_input.data_ptr<T>();
+    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    for_each_element(plane_count(grad_input), p.in_h, p.in_w, 4, [&](int64_t n, int64_t iy, int64_t ix) {
+      gi[n * in_plane + iy * p.in_w + ix] = functors::avg_pool_backward_at(p, go + n * out_plane, iy, ix);
+    });
   });
 }
 
 void CpuBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
-  Planes p = planes_of(input, out);
+  PoolPlane p = plane_of(input, out);
   dispatch(TypeList<float, double>{}, input.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    adaptive_avg_pool<T>(p, input.data_ptr<T>(), out.data_ptr<T>());
+    const T* x = input.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    for_each_element(plane_count(out), p.out_h, p.out_w, adaptive_work(p), [&](int64_t n, int64_t oy, int64_t ox) {
+      y[n * out_plane + oy * p.out_w + ox] = functors::adaptive_avg_pool_at(p, x + n * in_plane, oy, ox);
+    });
   });
 }
 
 void CpuBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) {
-  Planes p = planes_of(grad_input, grad_out);
+  PoolPlane p = plane_of(grad_input, grad_out);
   dispatch(TypeList<float, double>{}, grad_input.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    adaptive_avg_pool_backward<T>(p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>());
+    const T* go = grad_out.data_ptr<T>();
+    T* gi = grad_input.data_ptr<T>();
+    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    for_each_element(plane_count(grad_input), p.in_h, p.in_w, 4, [&](int64_t n, int64_t iy, int64_t ix) {
+      gi[n * in_plane + iy * p.in_w + ix] = functors::adaptive_avg_pool_backward_at(p, go + n * out_plane, iy, ix);
+    });
   });
 }
 

@@ -83,6 +83,16 @@ TEST_CASE("max pooling passes NaN through and sends the gradient to the argmax")
   CHECK(x.grad().to_vector<float>() == std::vector<float>{0, 0, 1, 0, 3, 0, 0, 0, 0});
 }
 
+TEST_CASE("a dilated max pooling window whose taps all miss the input gives -inf and no gradient") {
+  // Taps at rows and columns -2 and 1 of a 1x1 input (padding 2 is half the dilated kernel).
+  Tensor x = ones({1, 1, 1, 1}).requires_grad_();
+  Tensor out = F::max_pool2d(x, 2, 2, 2, 3);
+  REQUIRE(out.sizes() == Shape{1, 1, 1, 1});
+  CHECK(out.item<float>() == -INFINITY);
+  out.backward(ones({1, 1, 1, 1}));
+  CHECK(x.grad().item<float>() == 0);
+}
+
 TEST_CASE("dropout zeroes with probability p, scales the rest and is the identity in eval") {
   Tensor x = full({200, 100}, 2.0).requires_grad_();
   Generator gen(123);

@@ -1,0 +1,309 @@
+// CudaBackend::conv2d and conv2d_backward through cuDNN's convolution API
+// (cudnnConvolutionForward, BackwardData, BackwardFilter) over contiguous NCHW tensors:
+//   - groups, dilation, padding and stride go into one convolution descriptor
+//     (cross-correlation, as PyTorch); the filter is [OC, C / groups, KH, KW];
+//   - float64 runs CUDNN_DEFAULT_MATH; float32 runs CUDNN_FMA_MATH (no tensor cores, exact
+//     float32) unless set_allow_tf32 (cuda/blas.h) allows TF32, as for matmul;
+//   - the algorithm comes from cuDNN's heuristics (cudnnGet*Algorithm_v7), once per problem
+//     (cuda/conv_algorithm_cache.h): the candidates it ranks, minus those whose math type is
+//     not allowed, in its order; the first whose workspace can be allocated runs;
+//   - workspaces are tensors of the caching allocator on the current stream, freed (cached)
+//     after the call, which stream order makes safe;
+//   - bias is added by cudnnAddTensor; grad_bias is the backend's sum over dims {0, 2, 3}.
+// Every cuDNN error is rethrown naming the op, the shapes and the geometry.
+#include <climits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cuda/blas.h"
+#include "cuda/conv_algorithm_cache.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/cudnn_handle.h"
+#include "cuda/error.h"
+#include "cuda/launch.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::cuda {
+namespace {
+
+int checked_int(int64_t v, const char* op, const Tensor& t) {
+  BRISK_CHECK(v <= INT_MAX, "{}: cuDNN takes sizes and strides up to 2^31 - 1, got {}", op, t.describe());
+  return static_cast<int>(v);
+}
+
+cudnnDataType_t data_type(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return CUDNN_DATA_FLOAT;
+    case DType::Float64: return CUDNN_DATA_DOUBLE;
+    default: BRISK_FAIL("conv2d: not implemented for dtype {} on CUDA (supported: float32, float64)", dtype);
+  }
+}
+
+class TensorDescriptor {
+ public:
+  TensorDescriptor(const char* op, const Tensor& t, cudnnDataType_t type) {
+    BRISK_CUDNN_CHECK(cudnnCreateTensorDescriptor(&desc_));
+    int sizes[4], strides[4];
+    for (int d = 0; d < 4; ++d) {
+      sizes[d] = checked_int(t.size(d), op, t);
+      strides[d] = checked_int(t.stride(d), op, t);
+    }
+    BRISK_CUDNN_CHECK(cudnnSetTensorNdDescriptor(desc_, type, 4, sizes, strides));
+  }
+  ~TensorDescriptor() { cudnnDestroyTensorDescriptor(desc_); }
+  TensorDescriptor(const TensorDescriptor&) = delete;
+  TensorDescriptor& operator=(const TensorDescriptor&) = delete;
+  cudnnTensorDescriptor_t get() const { return desc_; }
+
+ private:
+  cudnnTensorDescriptor_t desc_ = nullptr;
+};
+
+class FilterDescriptor {
+ public:
+  FilterDescriptor(const char* op, const Tensor& w, cudnnDataType_t type) {
+    BRISK_CUDNN_CHECK(cudnnCreateFilterDescriptor(&desc_));
+    BRISK_CUDNN_CHECK(cudnnSetFilter4dDescriptor(desc_, type, CUDNN_TENSOR_NCHW, checked_int(w.size(0), op, w),
+                                                 checked_int(w.size(1), op, w), checked_int(w.size(2), op, w),
+                                                 checked_int(w.size(3), op, w)));
+  }
+  ~FilterDescriptor() { cudnnDestroyFilterDescriptor(desc_); }
+  FilterDescriptor(const FilterDescriptor&) = delete;
+  FilterDescriptor& operator=(const FilterDescriptor&) = delete;
+  cudnnFilterDescriptor_t get() const { return desc_; }
+
+ private:
+  cudnnFilterDescriptor_t desc_ = nullptr;
+};
+
+class ConvolutionDescriptor {
+ public:
+  ConvolutionDescriptor(const Conv2dParams& p, cudnnDataType_t type) {
+    auto i = [](int64_t v) { return static_cast<int>(v); };  // checked by the native op's output size
+    BRISK_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&desc_));
+    BRISK_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(desc_, i(p.padding[0]), i(p.padding[1]), i(p.stride[0]),
+                                                      i(p.stride[1]), i(p.dilation[0]), i(p.dilation[1]),
+                                                      CUDNN_CROSS_CORRELATION, type));
+    BRISK_CUDNN_CHECK(cudnnSetConvolutionGroupCount(desc_, i(p.groups)));
+  }
+  ~ConvolutionDescriptor() { cudnnDestroyConvolutionDescriptor(desc_); }
+  ConvolutionDescriptor(const ConvolutionDescriptor&) = delete;
+  ConvolutionDescriptor& operator=(const ConvolutionDescriptor&) = delete;
+  cudnnConvolutionDescriptor_t get() const { return desc_; }
+  void set_math(cudnnMathType_t math) const { BRISK_CUDNN_CHECK(cudnnSetConvolutionMathType(desc_, math)); }
+
+ private:
+  cudnnConvolutionDescriptor_t desc_ = nullptr;
+};
+
+// One convolution problem described to cuDNN: x [N, C, H, W], w, y [N, OC, OH, OW] (in the
+// backward passes, the gradients of x, w and y take their places).
+struct Problem {
+  Problem(const char* op, const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& params)
+      : scope(x.device()),
+        handle(cudnn_handle(scope.device(), scope.stream())),
+        type(data_type(x.dtype())),
+        tf32(x.dtype() == kFloat32 && allow_tf32()),
+        x_desc(op, x, type),
+        y_desc(op, y, type),
+        w_desc(op, w, type),
+        conv(params, type) {
+    conv.set_math(type == CUDNN_DATA_FLOAT && !tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH);
+  }
+
+  // Pointers to 1 and 0 of the type cuDNN scales with (double for double data, else float).
+  const void* one() const { return type == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&one64) : &one32; }
+  const void* zero() const { return type == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&zero64) : &zero32; }
+
+  LaunchScope scope;
+  cudnnHandle_t handle;
+  cudnnDataType_t type;
+  bool tf32;
+  TensorDescriptor x_desc, y_desc;
+  FilterDescriptor w_desc;
+  ConvolutionDescriptor conv;
+  static constexpr float one32 = 1.0f, zero32 = 0.0f;
+  static constexpr double one64 = 1.0, zero64 = 0.0;
+};
+
+// The math type an algorithm of cuDNN's ranking runs under, or nothing if it needs TF32 that
+// is not allowed. Float32 without TF32 runs FMA math whatever cuDNN reports, since
+// CUDNN_DEFAULT_MATH permits TF32 on Ampere and later.
+std::optional<cudnnMathType_t> math_for(const Problem& p, cudnnMathType_t reported) {
+  if (p.type != CUDNN_DATA_FLOAT || p.tf32) return reported;
+  if (reported == CUDNN_TENSOR_OP_MATH || reported == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) return std::nullopt;
+  return CUDNN_FMA_MATH;
+}
+
+// cuDNN's ranked results (any of its three *AlgoPerf_t) minus failures and disallowed math,
+// each with its workspace size under its math type.
+template <typename Perf, typename WorkspaceSize>
+std::vector<ConvAlgorithm> usable(const Problem& p, const Perf* perf, int count, const WorkspaceSize& workspace_size) {
+  std::vector<ConvAlgorithm> out;
+  for (int i = 0; i < count; ++i) {
+    std::optional<cudnnMathType_t> math = math_for(p, perf[i].mathType);
+    if (perf[i].status != CUDNN_STATUS_SUCCESS || !math) continue;
+    p.conv.set_math(*math);
+    size_t bytes = 0;
+    if (workspace_size(perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
+    out.push_back({static_cast<int>(perf[i].algo), *math, bytes});
+  }
+  return out;
+}
+
+std::vector<ConvAlgorithm> search(ConvPass pass, const Problem& p) {
+  if (pass == ConvPass::Forward) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int count = 0;
+    BRISK_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(p.handle, p.x_desc.get(), p.w_desc.get(), p.conv.get(),
+                                                             p.y_desc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count,
+                                                             perf));
+    return usable(p, perf, count, [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
+      return cudnnGetConvolutionForwardWorkspaceSize(p.handle, p.x_desc.get(), p.w_desc.get(), p.conv.get(),
+                                                     p.y_desc.get(), algo, bytes);
+    });
+  }
+  if (pass == ConvPass::BackwardData) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    int count = 0;
+    BRISK_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(p.handle, p.w_desc.get(), p.y_desc.get(),
+                                                                  p.conv.get(), p.x_desc.get(),
+                                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf));
+    return usable(p, perf, count, [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
+      return cudnnGetConvolutionBackwardDataWorkspaceSize(p.handle, p.w_desc.get(), p.y_desc.get(), p.conv.get(),
+                                                          p.x_desc.get(), algo, bytes);
+    });
+  }
+  cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+  int count = 0;
+  BRISK_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(p.handle, p.x_desc.get(), p.y_desc.get(),
+                                                                  p.conv.get(), p.w_desc.get(),
+                                                                  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
+                                                                  perf));
+  return usable(p, perf, count, [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
+    return cudnnGetConvolutionBackwardFilterWorkspaceSize(p.handle, p.x_desc.get(), p.y_desc.get(), p.conv.get(),
+                                                          p.w_desc.get(), algo, bytes);
+  });
+}
+
+// Runs `pass` with the first cached algorithm whose workspace can be allocated:
+// run(algo, workspace, bytes) makes the cuDNN call.
+template <typename Run>
+void run_pass(ConvPass pass, const Problem& p, const Tensor& x, const Tensor& w, const Tensor& y,
+              const Conv2dParams& params, const Run& run) {
+  std::vector<ConvAlgorithm> algorithms =
+      conv_algorithms(conv_problem(pass, x, w, y, params, p.tf32), [&] { return search(pass, p); });
+  BRISK_CHECK(!algorithms.empty(), "cuDNN offers no algorithm for this convolution");
+  for (size_t i = 0; i < algorithms.size(); ++i) {
+    const ConvAlgorithm& a = algorithms[i];
+    Tensor workspace;
+    if (a.workspace > 0) {
+      try {
+        workspace = native::empty({static_cast<int64_t>(a.workspace)}, TensorOptions(kUInt8).device(x.device()));
+      } catch (const Error&) {
+        if (i + 1 == algorithms.size()) throw;
+        continue;  // out of memory: a later algorithm may need less
+      }
+    }
+    p.conv.set_math(a.math);
+    run(a.algo, workspace.defined() ? workspace.raw_data() : nullptr, a.workspace);
+    return;
+  }
+}
+
+std::string geometry(const Tensor& input, const Tensor& weight, const Conv2dParams& p) {
+  return fmt::format("input {}, weight {}, stride {}, padding {}, dilation {}, groups {}", input.describe(),
+                     weight.describe(), p.stride, p.padding, p.dilation, p.groups);
+}
+
+// Runs f(), rethrowing any error with the op and the convolution's geometry.
+template <typename F>
+void with_context(const char* op, const Tensor& input, const Tensor& weight, const Conv2dParams& p, const F& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    BRISK_FAIL("{}: {}\n  ({})", op, e.what(), geometry(input, weight, p));
+  }
+}
+
+void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) {
+    BRISK_CHECK(!t->defined() || t->is_contiguous(), "{}: expected contiguous NCHW tensors, got {}", op,
+                t->describe());
+  }
+}
+
+// bias [OC] as cuDNN's [1, OC, 1, 1], broadcast over the other dims.
+Tensor channel_view(const Tensor& bias) { return native::view(bias, {1, bias.size(0), 1, 1}); }
+
+}  // namespace
+
+void CudaBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                         const Conv2dParams& params) {
+  check_contiguous("conv2d", {&out, &input, &weight, &bias});
+  with_context("conv2d", input, weight, params, [&] {
+    Tensor y = out;
+    if (input.numel() == 0 || weight.numel() == 0) {  // no input channels: the bias alone
+      native::fill_(y, 0);
+      if (bias.defined()) native::copy_(y, native::expand(channel_view(bias), out.sizes()));
+      return;
+    }
+    Problem p("conv2d", input, weight, out, params);
+    run_pass(ConvPass::Forward, p, input, weight, out, params, [&](int algo, void* workspace, size_t bytes) {
+      BRISK_CUDNN_CHECK(cudnnConvolutionForward(p.handle, p.one(), p.x_desc.get(), input.raw_data(), p.w_desc.get(),
+                                                weight.raw_data(), p.conv.get(),
+                                                static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace, bytes,
+                                                p.zero(), p.y_desc.get(), out.raw_data()));
+    });
+    if (bias.defined()) {
+      TensorDescriptor b_desc("conv2d", channel_view(bias), p.type);
+      BRISK_CUDNN_CHECK(
+          cudnnAddTensor(p.handle, p.one(), b_desc.get(), bias.raw_data(), p.one(), p.y_desc.get(), out.raw_data()));
+    }
+  });
+}
+
+void CudaBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                                  const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                  const Conv2dParams& params) {
+  check_contiguous("conv2d_backward", {&grad_input, &grad_weight, &grad_bias, &grad_out, &input, &weight});
+  with_context("conv2d_backward", input, weight, params, [&] {
+    if (grad_bias.defined()) {
+      Tensor gb = channel_view(grad_bias);
+      if (grad_out.numel() == 0) {
+        native::fill_(gb, 0);
+      } else {
+        reduce(ReduceOp::Sum, gb, Tensor(), grad_out, {0, 2, 3}, {});
+      }
+    }
+    if (!grad_input.defined() && !grad_weight.defined()) return;
+    if (grad_out.numel() == 0 || input.numel() == 0 || weight.numel() == 0) {  // nothing flows
+      for (Tensor g : {grad_input, grad_weight}) {
+        if (g.defined()) native::fill_(g, 0);
+      }
+      return;
+    }
+    Problem p("conv2d_backward", input, weight, grad_out, params);
+    if (grad_input.defined()) {
+      run_pass(ConvPass::BackwardData, p, input, weight, grad_out, params,
+               [&](int algo, void* workspace, size_t bytes) {
+                 BRISK_CUDNN_CHECK(cudnnConvolutionBackwardData(
+                     p.handle, p.one(), p.w_desc.get(), weight.raw_data(), p.y_desc.get(), grad_out.raw_data(),
+                     p.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace, bytes, p.zero(),
+                     p.x_desc.get(), grad_input.raw_data()));
+               });
+    }
+    if (grad_weight.defined()) {
+      run_pass(ConvPass::BackwardFilter, p, input, weight, grad_out, params,
+               [&](int algo, void* workspace, size_t bytes) {
+                 BRISK_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+                     p.handle, p.one(), p.x_desc.get(), input.raw_data(), p.y_desc.get(), grad_out.raw_data(),
+                     p.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace, bytes, p.zero(),
+                     p.w_desc.get(), grad_weight.raw_data()));
+               });
+    }
+  });
+}
+
+}  // namespace brisk::cuda

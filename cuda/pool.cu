@@ -1,0 +1,196 @@
+// CudaBackend's max, average and adaptive average pooling over contiguous NCHW tensors,
+// float32 and float64. One thread per element (grid-stride), each running the CPU backend's
+// per-element function of tensor/functors/pool.h, so the CPU tests check this arithmetic:
+//   - forwards: one output element each, [N * C, OH, OW];
+//   - average and adaptive backwards: one input element each, [N * C, H, W], gathering the
+//     gradients of the windows that hold it (deterministic, no atomics);
+//   - max backward: the backend interface gives it no window geometry to gather with, so
+//     each output adds its gradient at its argmax with atomicAdd into a zeroed grad_input.
+//     Two additions commute exactly, so the result is deterministic unless an input is the
+//     maximum of three or more windows (overlapping windows, e.g. 3x3 with stride 1).
+#include "cuda/cuda_backend.h"
+#include "cuda/launch.h"
+#include "tensor/dispatch.h"
+#include "tensor/functors/pool.h"
+
+namespace brisk::cuda {
+namespace {
+
+using functors::PoolPlane;
+
+constexpr int kThreads = 256;
+
+// A plane element's coordinates from its linear index in [planes, rows, cols].
+struct Element {
+  int64_t plane, y, x;
+};
+
+__device__ __forceinline__ Element element_at(int64_t i, int64_t rows, int64_t cols) {
+  int64_t plane = i / (rows * cols), r = i - plane * rows * cols;
+  return {plane, r / cols, r % cols};
+}
+
+template <typename T>
+struct MaxPool {
+  PoolPlane p;
+  const T* x;
+  T* y;
+  int64_t* indices;
+  __device__ void operator()(int64_t i) const {
+    Element e = element_at(i, p.out_h, p.out_w);
+    int64_t index;
+    y[i] = functors::max_pool_at(p, x + e.plane * p.in_h * p.in_w, e.y, e.x, index);
+    indices[i] = index;
+  }
+};
+
+template <typename T>
+struct MaxPoolBackward {
+  PoolPlane p;
+  const T* grad_out;
+  const int64_t* indices;
+  T* grad_in;  // zeroed
+  __device__ void operator()(int64_t i) const {
+    int64_t plane = i / (p.out_h * p.out_w), at = indices[i];
+    // A window whose dilated taps all miss the plane has no maximum and an index outside it.
+    if (at >= 0 && at < p.in_h * p.in_w) atomicAdd(grad_in + plane * p.in_h * p.in_w + at, grad_out[i]);
+  }
+};
+
+template <typename T>
+struct AvgPool {
+  PoolPlane p;
+  const T* x;
+  T* y;
+  __device__ void operator()(int64_t i) const {
+    Element e = element_at(i, p.out_h, p.out_w);
+    y[i] = functors::avg_pool_at(p, x + e.plane * p.in_h * p.in_w, e.y, e.x);
+  }
+};
+
+template <typename T>
+struct AvgPoolBackward {
+  PoolPlane p;
+  const T* grad_out;
+  T* grad_in;
+  __device__ void operator()(int64_t i) const {
+    Element e = element_at(i, p.in_h, p.in_w);
+    grad_in[i] = functors::avg_pool_backward_at(p, grad_out + e.plane * p.out_h * p.out_w, e.y, e.x);
+  }
+};
+
+template <typename T>
+struct AdaptiveAvgPool {
+  PoolPlane p;
+  const T* x;
+  T* y;
+  __device__ void operator()(int64_t i) const {
+    Element e = element_at(i, p.out_h, p.out_w);
+    y[i] = functors::adaptive_avg_pool_at(p, x + e.plane * p.in_h * p.in_w, e.y, e.x);
+  }
+};
+
+template <typename T>
+struct AdaptiveAvgPoolBackward {
+  PoolPlane p;
+  const T* grad_out;
+  T* grad_in;
+  __device__ void operator()(int64_t i) const {
+    Element e = element_at(i, p.in_h, p.in_w);
+    grad_in[i] = functors::adaptive_avg_pool_backward_at(p, grad_out + e.plane * p.out_h * p.out_w, e.y, e.x);
+  }
+};
+
+template <typename Op>
+__global__ void __launch_bounds__(kThreads) elements_kernel(Op op, int64_t count) {
+  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) op(i);
+}
+
+// Runs op(i) for i in [0, count) on the current stream of `device`.
+template <typename Op>
+void for_each_element(Device device, int64_t count, const Op& op) {
+  if (count == 0) return;
+  LaunchScope scope(device);
+  elements_kernel<<<grid_size(scope.device(), count, kThreads), kThreads, 0, scope.stream()>>>(op, count);
+  BRISK_CUDA_CHECK_LAUNCH();
+}
+
+void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) {
+    BRISK_CHECK(t->is_contiguous(), "{}: expected contiguous NCHW tensors, got {}", op, t->describe());
+  }
+}
+
+PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = {}) {
+  return functors::pool_plane(q, in.size(2), in.size(3), out.size(2), out.size(3));
+}
+
+using PoolTypes = TypeList<float, double>;
+
+}  // namespace
+
+void CudaBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
+                             const Pool2dParams& params) {
+  check_contiguous("max_pool2d", {&out, &indices, &input});
+  PoolPlane p = plane_of(input, out, params);
+  dispatch(PoolTypes{}, input.dtype(), "max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    MaxPool<T> op{p, input.data_ptr<T>(), out.data_ptr<T>(), indices.data_ptr<int64_t>()};
+    for_each_element(input.device(), out.numel(), op);
+  });
+}
+
+void CudaBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) {
+  check_contiguous("max_pool2d_backward", {&grad_input, &grad_out, &indices});
+  PoolPlane p = plane_of(grad_input, grad_out);
+  dispatch(PoolTypes{}, grad_input.dtype(), "max_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    {
+      LaunchScope scope(grad_input.device());
+      BRISK_CUDA_CHECK(cudaMemsetAsync(grad_input.data_ptr<T>(), 0, grad_input.numel() * sizeof(T), scope.stream()));
+    }
+    MaxPoolBackward<T> op{p, grad_out.data_ptr<T>(), indices.data_ptr<int64_t>(), grad_input.data_ptr<T>()};
+    for_each_element(grad_input.device(), grad_out.numel(), op);
+  });
+}
+
+void CudaBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) {
+  check_contiguous("avg_pool2d", {&out, &input});
+  PoolPlane p = plane_of(input, out, params);
+  dispatch(PoolTypes{}, input.dtype(), "avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_each_element(input.device(), out.numel(), AvgPool<T>{p, input.data_ptr<T>(), out.data_ptr<T>()});
+  });
+}
+
+void CudaBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) {
+  check_contiguous("avg_pool2d_backward", {&grad_input, &grad_out});
+  PoolPlane p = plane_of(grad_input, grad_out, params);
+  dispatch(PoolTypes{}, grad_input.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    AvgPoolBackward<T> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
+    for_each_element(grad_input.device(), grad_input.numel(), op);
+  });
+}
+
+void CudaBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
+  check_contiguous("adaptive_avg_pool2d", {&out, &input});
+  PoolPlane p = plane_of(input, out);
+  dispatch(PoolTypes{}, input.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_each_element(input.device(), out.numel(), AdaptiveAvgPool<T>{p, input.data_ptr<T>(), out.data_ptr<T>()});
+  });
+}
+
+void CudaBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) {
+  check_contiguous("adaptive_avg_pool2d_backward", {&grad_input, &grad_out});
+  PoolPlane p = plane_of(grad_input, grad_out);
+  dispatch(PoolTypes{}, grad_input.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    AdaptiveAvgPoolBackward<T> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
+    for_each_element(grad_input.device(), grad_input.numel(), op);
+  });
+}
+
+}  // namespace brisk::cuda

@@ -1,0 +1,273 @@
+// CudaBackend's convolution (cuda/conv.cc, cuDNN) and pooling (cuda/pool.cu) against the CPU
+// backend on random inputs: conv2d forward and its input, weight and bias gradients over
+// strides, padding, dilation, groups and bias on/off, in float32 (exact and TF32) and
+// float64; max pooling's values, indices and gradient; average pooling with ceil mode,
+// count_include_pad and divisor_override; adaptive average pooling down and up; and the
+// reuse of cached cuDNN algorithms.
+#include "cuda/blas.h"
+#include "cuda/conv_algorithm_cache.h"
+#include "tests/cuda/backend_test_util.h"
+
+namespace brisk {
+namespace {
+
+using testing::on_cpu;
+using testing::on_gpu;
+using testing::random_cpu;
+using testing::require_matches;
+using testing::Tolerance;
+
+// ||got - want|| / ||want||, want on the CPU in float64.
+double relative_error(const Tensor& got, const Tensor& want64) {
+  Tensor g = native::to(on_cpu(got), kCPU, kFloat64);
+  Tensor diff = native::binary(BinaryOp::Sub, g, want64);
+  double num = native::reduce(ReduceOp::Norm, diff, {}, false, {2, 0}).item<double>();
+  double den = native::reduce(ReduceOp::Norm, want64, {}, false, {2, 0}).item<double>();
+  REQUIRE_FALSE(std::isnan(num));
+  return den == 0 ? num : num / den;
+}
+
+struct ConvCase {
+  Shape input;   // [N, C, H, W]
+  Shape weight;  // [OC, C / groups, KH, KW]
+  Conv2dParams params;
+  bool bias;
+};
+
+Conv2dParams conv_params(Pair stride, Pair padding, Pair dilation, int64_t groups) {
+  Conv2dParams p;
+  p.stride = stride;
+  p.padding = padding;
+  p.dilation = dilation;
+  p.groups = groups;
+  return p;
+}
+
+const std::vector<ConvCase>& conv_cases() {
+  static const std::vector<ConvCase> cases{
+      {{8, 1, 28, 28}, {6, 1, 5, 5}, conv_params({1, 1}, {2, 2}, {1, 1}, 1), true},       // LeNet conv1
+      {{8, 6, 14, 14}, {16, 6, 5, 5}, conv_params({1, 1}, {0, 0}, {1, 1}, 1), true},      // LeNet conv2
+      {{4, 3, 17, 15}, {8, 3, 3, 3}, conv_params({2, 1}, {1, 0}, {1, 1}, 1), false},      // uneven stride
+      {{2, 4, 16, 16}, {6, 4, 3, 3}, conv_params({1, 1}, {2, 2}, {2, 2}, 1), true},       // dilation
+      {{3, 6, 12, 11}, {9, 2, 3, 3}, conv_params({1, 2}, {1, 1}, {1, 1}, 3), true},       // groups
+      {{2, 8, 10, 10}, {8, 1, 3, 3}, conv_params({1, 1}, {1, 1}, {1, 1}, 8), false},      // depthwise
+      {{5, 16, 9, 9}, {32, 16, 1, 1}, conv_params({1, 1}, {0, 0}, {1, 1}, 1), true},      // pointwise
+      {{1, 2, 7, 9}, {4, 2, 2, 4}, conv_params({3, 2}, {1, 2}, {2, 1}, 1), true},         // all mixed
+      {{2, 64, 32, 32}, {128, 64, 3, 3}, conv_params({1, 1}, {1, 1}, {1, 1}, 1), false},  // a ResNet-sized layer
+  };
+  return cases;
+}
+
+// conv2d and its three gradients of a case on the GPU, each within `bound` (relative norm)
+// of the float64 CPU result on the same (rounded) inputs.
+void check_conv(const ConvCase& c, DType dtype, double bound, uint64_t seed) {
+  Tensor x = random_cpu(c.input, dtype, seed);
+  Tensor w = random_cpu(c.weight, dtype, seed + 1, -0.5, 0.5);
+  Tensor b = c.bias ? random_cpu({c.weight[0]}, dtype, seed + 2) : Tensor();
+  auto f64 = [](const Tensor& t) { return t.defined() ? native::to(t, kCPU, kFloat64) : Tensor(); };
+  Tensor want = native::conv2d(f64(x), f64(w), f64(b), c.params);
+  Tensor got = native::conv2d(on_gpu(x), on_gpu(w), c.bias ? on_gpu(b) : Tensor(), c.params);
+  REQUIRE(got.sizes() == want.sizes());
+  REQUIRE(got.dtype() == dtype);
+  CHECK(relative_error(got, want) < bound);
+
+  Tensor grad = random_cpu(want.sizes(), dtype, seed + 3);
+  auto want_grads = native::conv2d_backward(f64(grad), f64(x), f64(w), c.params, {true, true, true});
+  auto got_grads = native::conv2d_backward(on_gpu(grad), on_gpu(x), on_gpu(w), c.params, {true, true, true});
+  const char* names[3] = {"grad_input", "grad_weight", "grad_bias"};
+  for (int i = 0; i < 3; ++i) {
+    INFO(names[i]);
+    REQUIRE(got_grads[i].is_cuda());
+    REQUIRE(got_grads[i].sizes() == want_grads[i].sizes());
+    CHECK(relative_error(got_grads[i], want_grads[i]) < bound);
+  }
+  // Each gradient alone equals the one computed with the others.
+  auto weight_only = native::conv2d_backward(on_gpu(grad), on_gpu(x), on_gpu(w), c.params, {false, true, false});
+  CHECK_FALSE(weight_only[0].defined());
+  CHECK_FALSE(weight_only[2].defined());
+  CHECK(relative_error(weight_only[1], want_grads[1]) < bound);
+}
+
+TEST_CASE("conv2d and its gradients match the CPU over strides, padding, dilation, groups and bias", "[gpu]") {
+  uint64_t seed = 100;
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const ConvCase& c : conv_cases()) {
+      INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " weight "
+                             << fmt::format("{}", c.weight) << " groups " << c.params.groups);
+      check_conv(c, dtype, dtype == kFloat64 ? 1e-10 : 1e-4, seed += 10);
+    }
+  }
+}
+
+TEST_CASE("conv2d in float32 with TF32 allowed stays within TF32's error", "[gpu]") {
+  cuda::set_allow_tf32(true);
+  uint64_t seed = 500;
+  for (const ConvCase& c : conv_cases()) check_conv(c, kFloat32, 5e-3, seed += 10);
+  cuda::set_allow_tf32(false);
+}
+
+TEST_CASE("conv2d takes unbatched and non-contiguous inputs and rejects other dtypes on CUDA", "[gpu]") {
+  Tensor x = random_cpu({3, 9, 8}, kFloat32, 1);
+  Tensor w = random_cpu({4, 3, 3, 3}, kFloat32, 2);
+  Conv2dParams p = conv_params({1, 1}, {1, 1}, {1, 1}, 1);
+  require_matches(native::conv2d(on_gpu(x), on_gpu(w), Tensor(), p), native::conv2d(x, w, Tensor(), p),
+                  Tolerance{1e-4, 1e-5});
+  Tensor xt = native::transpose(random_cpu({2, 3, 8, 9}, kFloat32, 3), 2, 3);  // [2, 3, 9, 8], strided
+  require_matches(native::conv2d(on_gpu(xt), on_gpu(w), Tensor(), p), native::conv2d(xt, w, Tensor(), p),
+                  Tolerance{1e-4, 1e-5});
+  Tensor xh = native::to(on_gpu(x), testing::kCuda, kFloat16);
+  CHECK_THROWS_AS(native::conv2d(xh, native::to(on_gpu(w), testing::kCuda, kFloat16), Tensor(), p), Error);
+}
+
+TEST_CASE("conv2d reuses the cached cuDNN algorithms of a problem", "[gpu]") {
+  cuda::clear_conv_algorithm_cache();
+  Conv2dParams p = conv_params({1, 1}, {1, 1}, {1, 1}, 1);
+  Tensor x = on_gpu(random_cpu({4, 3, 16, 16}, kFloat32, 7));
+  Tensor w = on_gpu(random_cpu({8, 3, 3, 3}, kFloat32, 8));
+  Tensor first = native::conv2d(x, w, Tensor(), p);
+  cuda::ConvAlgorithmCacheStats after_first = cuda::conv_algorithm_cache_stats();
+  CHECK(after_first.entries == 1);
+  CHECK(after_first.misses == 1);
+  CHECK(after_first.hits == 0);
+  Tensor second = native::conv2d(x, w, Tensor(), p);
+  cuda::ConvAlgorithmCacheStats after_second = cuda::conv_algorithm_cache_stats();
+  CHECK(after_second.entries == 1);
+  CHECK(after_second.misses == 1);
+  CHECK(after_second.hits == 1);
+  require_matches(second, on_cpu(first), Tolerance{0, 0});  // same algorithm, same bits
+
+  // The backward passes are problems of their own; a new shape or dtype is too.
+  Tensor grad = native::ones(first.sizes(), TensorOptions(kFloat32).device(testing::kCuda));
+  native::conv2d_backward(grad, x, w, p, {true, true, false});
+  CHECK(cuda::conv_algorithm_cache_stats().entries == 3);
+  native::conv2d(on_gpu(random_cpu({5, 3, 16, 16}, kFloat32, 9)), w, Tensor(), p);
+  native::conv2d(native::to(x, testing::kCuda, kFloat64), native::to(w, testing::kCuda, kFloat64), Tensor(), p);
+  cuda::ConvAlgorithmCacheStats last = cuda::conv_algorithm_cache_stats();
+  CHECK(last.entries == 5);
+  CHECK(last.misses == 5);
+  CHECK(last.hits == 1);
+}
+
+Pool2dParams pool_params(Pair kernel, Pair stride, Pair padding, Pair dilation, bool ceil_mode) {
+  Pool2dParams p;
+  p.kernel = kernel;
+  p.stride = stride;
+  p.padding = padding;
+  p.dilation = dilation;
+  p.ceil_mode = ceil_mode;
+  return p;
+}
+
+struct PoolCase {
+  Shape input;
+  Pool2dParams params;
+};
+
+const std::vector<PoolCase>& pool_cases() {
+  static const std::vector<PoolCase> cases{
+      {{8, 6, 28, 28}, pool_params({2, 2}, {2, 2}, {0, 0}, {1, 1}, false)},  // LeNet
+      {{2, 3, 7, 5}, pool_params({3, 3}, {2, 2}, {1, 1}, {1, 1}, true)},     // padding, ceil mode
+      {{2, 2, 7, 9}, pool_params({2, 3}, {1, 2}, {0, 1}, {2, 2}, false)},    // dilation
+      {{1, 4, 9, 9}, pool_params({3, 3}, {1, 1}, {1, 1}, {1, 1}, false)},    // overlapping windows
+      {{3, 5, 6, 11}, pool_params({4, 2}, {3, 1}, {2, 1}, {1, 1}, true)},    // uneven, ceil mode
+      {{64, 64, 56, 56}, pool_params({3, 3}, {2, 2}, {1, 1}, {1, 1}, false)},  // a ResNet stem
+  };
+  return cases;
+}
+
+Tolerance pool_tolerance(DType dtype) { return dtype == kFloat64 ? Tolerance{1e-13, 1e-15} : Tolerance{2e-6, 1e-7}; }
+
+TEST_CASE("max_pool2d values, indices and gradient match the CPU", "[gpu]") {
+  uint64_t seed = 1000;
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const PoolCase& c : pool_cases()) {
+      INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " kernel "
+                             << fmt::format("{}", c.params.kernel));
+      Tensor x = random_cpu(c.input, dtype, ++seed);
+      auto [out, indices] = native::max_pool2d_with_indices(x, c.params);
+      auto [gout, gindices] = native::max_pool2d_with_indices(on_gpu(x), c.params);
+      require_matches(gout, out, Tolerance{0, 0});  // a maximum is exact
+      require_matches(gindices, indices, Tolerance{0, 0});
+      Tensor grad = random_cpu(out.sizes(), dtype, ++seed);
+      require_matches(native::max_pool2d_backward(on_gpu(grad), on_gpu(x), gindices),
+                      native::max_pool2d_backward(grad, x, indices), pool_tolerance(dtype));
+    }
+  }
+}
+
+TEST_CASE("max_pool2d lets NaN win as on the CPU", "[gpu]") {
+  Tensor x = random_cpu({1, 2, 6, 6}, kFloat32, 5);
+  std::vector<float> values = x.to_vector<float>();
+  values[7] = NAN;
+  values[40] = NAN;
+  values[41] = NAN;
+  x = native::from_vector(values, {1, 2, 6, 6}, kFloat32);
+  Pool2dParams p = pool_params({3, 3}, {2, 2}, {1, 1}, {1, 1}, true);
+  auto [out, indices] = native::max_pool2d_with_indices(x, p);
+  auto [gout, gindices] = native::max_pool2d_with_indices(on_gpu(x), p);
+  require_matches(gout, out, Tolerance{0, 0});
+  require_matches(gindices, indices, Tolerance{0, 0});
+}
+
+TEST_CASE("max_pool2d windows whose dilated taps miss the input give -inf and no gradient", "[gpu]") {
+  // Taps at rows and columns -2 and 1 of a 1x1 plane (padding 2 is half the dilated kernel).
+  Tensor x = random_cpu({2, 3, 1, 1}, kFloat64, 11);
+  Pool2dParams p = pool_params({2, 2}, {2, 2}, {2, 2}, {3, 3}, false);
+  auto [out, indices] = native::max_pool2d_with_indices(x, p);
+  auto [gout, gindices] = native::max_pool2d_with_indices(on_gpu(x), p);
+  require_matches(gout, out, Tolerance{0, 0});
+  require_matches(gindices, indices, Tolerance{0, 0});
+  Tensor grad = random_cpu(out.sizes(), kFloat64, 12);
+  Tensor grad_input = native::max_pool2d_backward(on_gpu(grad), on_gpu(x), gindices);
+  require_matches(grad_input, native::zeros(x.sizes(), kFloat64), Tolerance{0, 0});
+}
+
+TEST_CASE("avg_pool2d and its gradient match the CPU with ceil mode, count_include_pad and divisor", "[gpu]") {
+  uint64_t seed = 2000;
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const PoolCase& c : pool_cases()) {
+      for (bool include_pad : {true, false}) {
+        for (int64_t divisor : {0, 5}) {
+          Pool2dParams p = c.params;
+          p.dilation = {1, 1};
+          p.count_include_pad = include_pad;
+          p.divisor_override = divisor;
+          INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " kernel "
+                                 << fmt::format("{}", p.kernel) << " ceil " << p.ceil_mode << " include_pad "
+                                 << include_pad << " divisor " << divisor);
+          Tensor x = random_cpu(c.input, dtype, ++seed);
+          Tensor out = native::avg_pool2d(x, p);
+          require_matches(native::avg_pool2d(on_gpu(x), p), out, pool_tolerance(dtype));
+          Tensor grad = random_cpu(out.sizes(), dtype, ++seed);
+          require_matches(native::avg_pool2d_backward(on_gpu(grad), on_gpu(x), p),
+                          native::avg_pool2d_backward(grad, x, p), pool_tolerance(dtype));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("adaptive_avg_pool2d and its gradient match the CPU, shrinking and growing", "[gpu]") {
+  uint64_t seed = 3000;
+  const std::vector<std::pair<Shape, Pair>> cases{
+      {{2, 3, 7, 5}, {3, 2}},    // uneven bins
+      {{4, 8, 6, 6}, {1, 1}},    // global
+      {{1, 2, 3, 5}, {4, 7}},    // more bins than inputs
+      {{16, 512, 7, 7}, {1, 1}},  // a ResNet head
+      {{2, 3, 10, 13}, {10, 13}},  // identity
+  };
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const auto& [shape, size] : cases) {
+      INFO(dtype_name(dtype) << " input " << fmt::format("{}", shape) << " to " << fmt::format("{}", size));
+      Tensor x = random_cpu(shape, dtype, ++seed);
+      Tensor out = native::adaptive_avg_pool2d(x, size);
+      require_matches(native::adaptive_avg_pool2d(on_gpu(x), size), out, pool_tolerance(dtype));
+      Tensor grad = random_cpu(out.sizes(), dtype, ++seed);
+      require_matches(native::adaptive_avg_pool2d_backward(on_gpu(grad), on_gpu(x)),
+                      native::adaptive_avg_pool2d_backward(grad, x), pool_tolerance(dtype));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace brisk
