@@ -185,9 +185,17 @@ void ProcessGroupNCCL::Impl::watch() {
   while (!stop_) {
     wake_.wait_for(lock, kWatchInterval);
     if (stop_) break;
-    pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
-                                  [](const std::shared_ptr<WorkNCCL>& w) { return w->is_completed(); }),
-                   pending_.end());
+    try {
+      pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+                                    [](const std::shared_ptr<WorkNCCL>& w) { return w->is_completed(); }),
+                     pending_.end());
+    } catch (const std::exception& e) {
+      // A sticky CUDA error (e.g. a faulting kernel): no later work on this device can finish.
+      const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
+      fail(fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
+                       e.what()),
+           oldest ? oldest->seq() : -1);
+    }
     ncclResult_t async = ncclSuccess;
     ncclCommGetAsyncError(comm_, &async);
     const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
