@@ -588,8 +588,8 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
       int64_t in_total = 0, out_total = 0;
       for (const auto& in : inputs) in_counts.push_back(in.numel()), in_total += in.numel();
       for (const auto& out : outputs) out_counts.push_back(out.numel()), out_total += out.numel();
-      if (in_total == 0 && out_total == 0) return;
-      // One spare element keeps both buffers non-empty when only one side moves data.
+      // One spare element keeps both buffers non-empty when a rank moves no data: it still
+      // takes part, since whether peers send it anything is their decision.
       std::vector<T> sent(static_cast<size_t>(in_total) + 1), received(static_cast<size_t>(out_total) + 1);
       size_t pos = 0;
       for (const auto& in : inputs) {

@@ -12,8 +12,8 @@
 // on that thread and completed by a second one, so a send never waits for the peer's recv
 // to be posted before later operations start.
 //
-// Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce/reduce also take
-// bfloat16 and float16 (accumulated pairwise in float).
+// Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce, reduce and
+// reduce_scatter also take bfloat16 and float16 (each pairwise step computed in float).
 //
 // Failure (ProcessGroupOptions): before each collective, rank r records in the store that it
 // entered collective #n, and (check_desync) the ranks all-gather (op, n, numel, dtype, root,

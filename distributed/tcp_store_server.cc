@@ -135,13 +135,14 @@ void TCPStoreServer::State::run() {
       if (ev & POLLIN) read_from(c);
       else if (ev & (POLLHUP | POLLERR | POLLNVAL)) c.dead = true;
     }
+    expire(Clock::now());
+    // Connections whose wait a set just answered may have further requests buffered.
     while (!resume.empty()) {
       int id = resume.back();
       resume.pop_back();
       auto it = conns.find(id);
       if (it != conns.end()) process(it->second);
     }
-    expire(Clock::now());
     for (auto it = conns.begin(); it != conns.end();) {
       it = it->second.dead ? conns.erase(it) : std::next(it);
     }

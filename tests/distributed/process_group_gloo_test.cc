@@ -220,3 +220,16 @@ TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
     CHECK_THROWS_WITH(g.all_gather(one, x), Catch::Contains("1 tensors, the group has 2 ranks"));
   });
 }
+
+TEST_CASE("ProcessGroupGloo: all_to_all where one rank sends and receives nothing") {
+  run_ranks(3, [](ProcessGroupGloo& g) {
+    const int r = g.rank();
+    // Rank 0 exchanges no elements with anyone; ranks 1 and 2 swap two elements each.
+    auto count = [](int from, int to) { return from == 0 || to == 0 ? 0 : 2; };
+    std::vector<Tensor> sends, recvs;
+    for (int j = 0; j < 3; ++j) sends.push_back(make<int64_t>(std::vector<int64_t>(count(r, j), 10 * r + j)));
+    for (int j = 0; j < 3; ++j) recvs.push_back(make<int64_t>(std::vector<int64_t>(count(j, r), -1)));
+    g.all_to_all(recvs, sends)->wait();
+    for (int j = 0; j < 3; ++j) CHECK(recvs[j].to_vector<int64_t>() == std::vector<int64_t>(count(j, r), 10 * j + r));
+  });
+}

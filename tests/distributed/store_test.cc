@@ -252,6 +252,22 @@ TEST_CASE("TCPStore: malformed and hostile messages drop only that connection") 
       net::send_all(fd.get(), raw.data(), raw.size(), "garbage");
     }
   }
+  SECTION("random frames after a valid token") {
+    std::mt19937 rng(99);
+    wire::Writer auth;
+    auth.u8(static_cast<uint8_t>(wire::Op::kAuth)).str("tok");
+    for (int i = 0; i < 300; ++i) {
+      std::vector<uint8_t> raw = auth.frame();
+      uint32_t len = 1 + rng() % 40;
+      for (int b = 0; b < 4; ++b) raw.push_back(static_cast<uint8_t>(len >> (8 * b)));
+      raw.push_back(static_cast<uint8_t>(1 + rng() % 10));  // mostly real opcodes
+      for (uint32_t b = 1; b < len; ++b) raw.push_back(static_cast<uint8_t>(rng()));
+      std::string error;
+      net::Fd fd = net::try_connect(net::resolve("127.0.0.1", port), &error);
+      REQUIRE(fd.valid());
+      net::send_all(fd.get(), raw.data(), raw.size(), "garbage");
+    }
+  }
   SECTION("half a frame, then hang up") {
     std::string error;
     net::Fd fd = net::try_connect(net::resolve("127.0.0.1", port), &error);
@@ -316,4 +332,17 @@ TEST_CASE("TCPStore: clients wait for a server that starts late, and give up at 
   auto start = std::chrono::steady_clock::now();
   REQUIRE_THROWS_WITH(client(port, "c0ffee", 300ms), Catch::Contains("cannot connect"));
   REQUIRE(std::chrono::steady_clock::now() - start < 3s);
+}
+
+TEST_CASE("TCPStore: a client blocked in get fails promptly when the server goes away") {
+  auto server = master();
+  auto waiting = client(server->port(), "c0ffee", 20s);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(200ms);
+    server.reset();
+  });
+  auto start = std::chrono::steady_clock::now();
+  REQUIRE_THROWS_WITH(waiting->get("never"), Catch::Contains("closed by the peer"));
+  REQUIRE(std::chrono::steady_clock::now() - start < 5s);
+  stopper.join();
 }

@@ -6,7 +6,7 @@
 //   bazel-bin/tools/launch/launch --nproc-per-node 2 bazel-bin/tools/bench/allreduce_bench
 //
 // Columns: bytes, median microseconds with checks, without checks, and the algorithm
-// bandwidth (bytes / time) without checks.
+// bandwidth (bytes / time) without checks; then the median store set round trip.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -54,6 +54,16 @@ int main() {
       std::printf("%12.0f %12.1f %12.1f %10.3f\n", bytes, checked, fast, bytes / fast / 1e3);
     }
   }
+  // The store round trip that every checked collective pays for its arrival marker.
+  auto store = dist::default_store();
+  std::vector<double> times;
+  for (int i = 0; i < 201; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    store->set("bench/marker", std::to_string(i));
+    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  if (dist::get_rank() == 0) std::printf("store set round trip (rank 0, median of 201): %.1f us\n", times[100]);
   dist::destroy_process_group();
   return 0;
 }
