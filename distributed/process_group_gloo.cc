@@ -323,6 +323,9 @@ struct ProcessGroupGloo::Impl {
     std::string op = fmt::format("{} #{}", op_name(static_cast<OpKind>(sig.op)), sig.seq);
     broken = fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. Ranks that never entered {}: {}", where(), op,
                          elapsed, options.timeout.count(), cause, op, absent_ranks(sig.seq));
+    // The other ranks fail at about the same moment and ask the store too; rank 0 hosts it,
+    // so give them time to read it before this failure ends the process.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
     BRISK_FAIL("{}", broken);
   }
 
