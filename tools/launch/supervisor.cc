@@ -25,6 +25,8 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 // After every worker exited, how long their pipes may stay open (held by a worker's own
 // children) before the launcher stops reading them.
 constexpr auto kDrainTime = std::chrono::seconds(1);
+// How long the first failure waits for others before the job is stopped (see supervisor.h).
+constexpr auto kSettleTime = std::chrono::milliseconds(250);
 
 // Signal handlers only write the signal number here; the poll loop does the work.
 int signal_pipe[2] = {-1, -1};
@@ -123,11 +125,12 @@ Supervisor::~Supervisor() {
 int Supervisor::run() {
   install_handlers();
   for (Worker& worker : workers_) {
-    if (failed_status_ || received_signal_) break;
+    if (!failures_.empty() || received_signal_) break;
     start(worker);
     reap();
   }
   loop();
+  if (!failures_.empty() && !failed_status_) settle_failures();
   if (received_signal_) return 128 + *received_signal_;
   if (failed_status_) return shell_status(*failed_status_);
   return 0;
@@ -180,10 +183,11 @@ void Supervisor::loop() {
     auto now = Clock::now();
     if (!any_running()) set_deadline(drain_deadline_, kDrainTime);
     if (drain_deadline_ && now >= *drain_deadline_) break;
+    if (settle_deadline_ && (now >= *settle_deadline_ || !any_running())) settle_failures();
     if (kill_deadline_ && now >= *kill_deadline_) kill_stragglers();
 
     std::optional<Clock::time_point> wake;
-    for (const auto& deadline : {kill_deadline_, drain_deadline_})
+    for (const auto& deadline : {settle_deadline_, kill_deadline_, drain_deadline_})
       if (deadline && (!wake || *deadline < *wake)) wake = deadline;
     int timeout_ms = -1;
     if (wake) {
@@ -249,12 +253,31 @@ void Supervisor::reap() {
 void Supervisor::on_worker_exit(Worker& worker, int wait_status) {
   bool failed = !(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
   if (!failed || failed_status_ || received_signal_) return;
-  failed_status_ = wait_status;
-  stop_all(SIGTERM, fmt::format("rank {} (local rank {}, pid {}) {}", worker.rank, worker.local_rank,
-                                worker.pid, describe_wait_status(wait_status)));
+  failures_.push_back({&worker, wait_status});
+  set_deadline(settle_deadline_, kSettleTime);
+}
+
+void Supervisor::settle_failures() {
+  settle_deadline_.reset();
+  auto cause = std::find_if(failures_.begin(), failures_.end(),
+                            [](const Failure& f) { return WIFSIGNALED(f.wait_status); });
+  if (cause == failures_.end()) cause = failures_.begin();
+  failed_status_ = cause->wait_status;
+  auto describe = [](const Failure& f) {
+    return fmt::format("rank {} (local rank {}, pid {}) {}", f.worker->rank, f.worker->local_rank, f.worker->pid,
+                       describe_wait_status(f.wait_status));
+  };
+  std::string reason = describe(*cause);
+  for (const Failure& f : failures_)
+    if (&f != &*cause) reason += fmt::format("; also {}", describe(f));
+  stop_all(SIGTERM, reason);
 }
 
 void Supervisor::on_signal(int signal) {
+  if (!failures_.empty() && !failed_status_) {
+    settle_failures();
+    return;
+  }
   if (received_signal_ || failed_status_) {
     // Asked again while stopping: no more grace.
     kill_deadline_ = Clock::now();

@@ -9,7 +9,10 @@
 //   process group; a second one sends SIGKILL at once.
 // - When a worker exits non-zero or is killed by a signal, the launcher says which rank
 //   failed and how, sends SIGTERM to the others and SIGKILL to those still running after
-//   the grace period.
+//   the grace period. It first waits kSettleTime for other failures: a killed worker's
+//   peers can notice its closed sockets and exit before its own death is reported. Of the
+//   failures seen by then, the first one killed by a signal is taken as the cause (a peer
+//   exiting with an error is more likely a consequence), else the first one; all are named.
 #include <sys/types.h>
 
 #include <chrono>
@@ -53,6 +56,7 @@ class Supervisor {
   void loop();
   void reap();
   void on_worker_exit(Worker& worker, int wait_status);
+  void settle_failures();
   void on_signal(int signal);
   void stop_all(int signal, const std::string& reason);
   void kill_stragglers();
@@ -63,7 +67,13 @@ class Supervisor {
   LaunchOptions options_;
   std::vector<Worker> workers_;
   std::vector<std::string> env_base_;
-  std::optional<int> failed_status_;     // wait status of the first failed worker
+  struct Failure {
+    const Worker* worker;
+    int wait_status;
+  };
+  std::vector<Failure> failures_;        // seen before the job was stopped, in order
+  std::optional<Clock::time_point> settle_deadline_;
+  std::optional<int> failed_status_;     // wait status of the failure taken as the cause
   std::optional<int> received_signal_;   // the first signal that stopped the job
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;

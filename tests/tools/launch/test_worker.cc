@@ -6,6 +6,8 @@
 //                        without a newline
 //   fail <rank> <code>   rank <rank> exits with <code> after 200 ms; the others wait 30 s
 //   sigkill <rank>       rank <rank> sends itself SIGKILL after 200 ms; the others wait 30 s
+//   two_failures <a> <b> rank <a> exits with 1 after 200 ms, rank <b> sends itself SIGKILL
+//                        after 300 ms; the others wait 30 s
 //   trap                 prints "ready", then on SIGTERM or SIGINT prints "caught <name>" and
 //                        exits 0
 //   stubborn <rank> <dir>  the others ignore SIGTERM, create <dir>/ready.<rank> and wait 30 s;
@@ -80,6 +82,16 @@ int main(int argc, char** argv) {
     say("failing");
     if (scenario == "sigkill") raise(SIGKILL);
     return argc > 3 ? std::atoi(argv[3]) : 1;
+  }
+  if (scenario == "two_failures") {
+    int killer = argc > 3 ? std::atoi(argv[3]) : -1;
+    if (rank() != target && rank() != killer) {
+      wait_then_finish();
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(rank() == target ? 200 : 300));
+    if (rank() == killer) raise(SIGKILL);
+    return 1;
   }
   if (scenario == "trap") {
     signal(SIGTERM, on_stop_signal);
