@@ -20,9 +20,7 @@
 #include <thread>
 
 #include "distributed/ddp/distributed_data_parallel.h"
-#include "distributed/prefix_store.h"
-#include "distributed/process_group_gloo.h"
-#include "distributed/tcp_store.h"
+#include "distributed/distributed.h"
 #include "autograd/ops.h"
 #include "models/lenet.h"
 #include "models/mlp.h"
@@ -41,23 +39,6 @@ double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
-}
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  BRISK_CHECK(value != nullptr, "ddp_bench: {} is not set; run it through the launcher", name);
-  return value;
-}
-
-std::shared_ptr<ProcessGroup> connect() {
-  const int rank = std::stoi(env("RANK"));
-  TCPStoreOptions options;
-  options.port = static_cast<uint16_t>(std::stoi(env("MASTER_PORT")));
-  options.is_master = rank == 0;
-  options.token = store_token_from_env();
-  auto store = std::make_shared<TCPStore>(env("MASTER_ADDR"), options);
-  return std::make_shared<ProcessGroupGloo>(std::make_shared<PrefixStore>("bench", store), rank,
-                                            std::stoi(env("WORLD_SIZE")));
 }
 
 // The default all-reduce, with every bucket's launch and completion stamped.
@@ -244,12 +225,13 @@ int main(int argc, char** argv) {
   app.add_option("--hidden", config.hidden, "MLP hidden widths");
   CLI11_PARSE(app, argc, argv);
   try {
-    auto group = connect();
+    init_process_group("gloo");
     if (config.model == "mlp") {
-      bench<models::MLP>(config, group);
+      bench<models::MLP>(config, default_group());
     } else {
-      bench<models::LeNet5>(config, group);
+      bench<models::LeNet5>(config, default_group());
     }
+    destroy_process_group();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ddp_bench: %s\n", e.what());
     return 1;
