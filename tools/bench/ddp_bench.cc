@@ -1,5 +1,6 @@
 // DistributedDataParallel on CPU over Gloo: the step time of a model with and without DDP
-// (same per-rank batch), and how much of the gradient all-reduce time backward hides.
+// (same per-rank batch; the two alternate step by step so both see the same machine load),
+// and how much of the gradient all-reduce time backward hides.
 // Run it through the launcher, one process per rank (see run_ddp_bench.sh):
 //
 //   launch --nproc-per-node 2 ddp_bench --model mlp
@@ -112,34 +113,28 @@ struct Config {
 };
 
 template <typename Model>
+Model make_model(const Config& config) {
+  if constexpr (std::is_same_v<Model, models::MLP>) {
+    return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden));
+  } else {
+    return models::LeNet5();
+  }
+}
+
+template <typename Model>
 void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
   const bool lead = group->rank() == 0;
-  Model model = [&] {
-    if constexpr (std::is_same_v<Model, models::MLP>) {
-      return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden));
-    } else {
-      return models::LeNet5();
-    }
-  }();
+  Model model = make_model<Model>(config);
   int64_t params = 0;
   for (const Tensor& p : model->parameters()) params += p.numel();
   Generator gen(1234 + group->rank());
   Tensor images = randn({config.batch, 1, 28, 28}, {}, &gen);
   Tensor labels = native::argmax(randn({config.batch, 10}, {}, &gen), 1, false);
 
-  // Without DDP: the same model and per-rank batch, every rank stepping at once.
-  std::vector<double> local_ms;
-  {
-    optim::SGD opt(model->parameters(), optim::SGDOptions(0.01));
-    group->barrier()->wait();
-    for (int s = 0; s < config.warmup + config.steps; ++s) {
-      auto start = Clock::now();
-      opt.zero_grad();
-      nn::functional::cross_entropy(model->forward(images), labels).backward();
-      opt.step();
-      if (s >= config.warmup) local_ms.push_back(ms(Clock::now() - start));
-    }
-  }
+  // The same model without DDP, stepped alternately with the DDP one so that both see the
+  // same machine load.
+  Model plain = make_model<Model>(config);
+  optim::SGD plain_opt(plain->parameters(), optim::SGDOptions(0.01));
 
   auto options = DistributedDataParallelOptions()
                      .bucket_cap_mb(config.bucket_cap_mb)
@@ -148,10 +143,15 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
   auto hook = std::make_shared<TimedAllReduceHook>(group);
   ddp->register_comm_hook(hook);
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.01));
-  std::vector<double> ddp_ms, backward_ms, comm_ms, exposed_ms;
+  std::vector<double> local_ms, ddp_ms, backward_ms, comm_ms, exposed_ms;
+  std::vector<std::vector<double>> launch_before_end, done_after_end;  // per bucket
   double hidden_total = 0, comm_total = 0;
   group->barrier()->wait();
   for (int s = 0; s < config.warmup + config.steps; ++s) {
+    auto local_start = Clock::now();
+    plain_opt.zero_grad();
+    nn::functional::cross_entropy(plain->forward(images), labels).backward();
+    plain_opt.step();
     auto start = Clock::now();
     opt.zero_grad();
     nn::functional::cross_entropy(ddp->forward(images), labels).backward();
@@ -160,9 +160,12 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
     auto [launched, done] = hook->take();
     const ReducerTimeline& timeline = ddp->reducer().timeline();
     if (s < config.warmup) continue;
+    local_ms.push_back(ms(start - local_start));
     ddp_ms.push_back(ms(end - start));
     backward_ms.push_back(ms(timeline.backward_end - timeline.first_gradient));
     exposed_ms.push_back(ms(timeline.reduced - timeline.backward_end));
+    launch_before_end.resize(launched.size());
+    done_after_end.resize(launched.size());
     double comm = 0, hidden = 0;
     Clock::time_point previous_done = launched.front();
     for (size_t i = 0; i < launched.size(); ++i) {
@@ -170,6 +173,8 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
       comm += ms(done[i] - begin);
       hidden += std::max(0.0, ms(std::min(done[i], timeline.backward_end) - begin));
       previous_done = done[i];
+      launch_before_end[i].push_back(ms(timeline.backward_end - launched[i]));
+      done_after_end[i].push_back(ms(done[i] - timeline.backward_end));
     }
     comm_ms.push_back(comm);
     comm_total += comm;
@@ -203,11 +208,18 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
                 static_cast<long long>(config.batch), group->size(), config.steps);
     std::printf("  step without DDP        %8.2f ms\n", local);
     std::printf("  step with DDP           %8.2f ms  (%+.1f%%)\n", distributed, 100.0 * (distributed - local) / local);
-    std::printf("  backward (DDP)          %8.2f ms\n", median(backward_ms));
+    std::printf("  first gradient to end of backward %8.2f ms\n", median(backward_ms));
     std::printf("  all-reduce during step  %8.2f ms  (alone, nothing to overlap: %.2f ms)\n", median(comm_ms),
                 median(alone_ms));
     std::printf("  waited after backward   %8.2f ms\n", median(exposed_ms));
     std::printf("  all-reduce hidden       %8.1f %%\n", comm_total > 0 ? 100.0 * hidden_total / comm_total : 0.0);
+    const auto buckets = ddp->reducer().bucket_indices();
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      int64_t numel = 0;
+      for (size_t index : buckets[i]) numel += ddp->reducer().parameters()[index].numel();
+      std::printf("  bucket %zu: %6.2f MB, launched %7.2f ms before the end of backward, done %+8.2f ms after it\n", i,
+                  numel * 4 / 1e6, median(launch_before_end[i]), median(done_after_end[i]));
+    }
   }
 }
 
