@@ -45,7 +45,7 @@ DistributedDataParallelBase::DistributedDataParallelBase(std::shared_ptr<nn::Mod
 
 void DistributedDataParallelBase::pre_forward() {
   bool grad_sync = autograd::GradMode::is_enabled() && require_backward_grad_sync_;
-  if (options_.check_uneven_inputs() && autograd::GradMode::is_enabled() && is_training()) {
+  if (options_.check_uneven_inputs() && group_->size() > 1 && autograd::GradMode::is_enabled() && is_training()) {
     exchange_join_state(true);
   }
   if (grad_sync) reducer_->rebuild_buckets();
@@ -64,7 +64,7 @@ void DistributedDataParallelBase::post_forward(const std::vector<Tensor>& output
 }
 
 void DistributedDataParallelBase::join() {
-  if (options_.check_uneven_inputs()) exchange_join_state(false);
+  if (options_.check_uneven_inputs() && group_->size() > 1) exchange_join_state(false);
 }
 
 void DistributedDataParallelBase::exchange_join_state(bool training) {
