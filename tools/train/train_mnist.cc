@@ -1,0 +1,160 @@
+// train_mnist: trains LeNet-5 or an MLP on MNIST-format data (Fashion-MNIST by default) with
+// SGD and momentum, evaluates test accuracy after every epoch, writes per-epoch metrics to a
+// CSV file and, with --save, a checkpoint that --resume continues from exactly.
+//
+//   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
+//
+// One training step, from here down to the ops: run_training() -> train_epoch -> train_step
+// (tools/train/train_loop.cc): Classifier::forward (models/lenet.cc: conv2d, relu,
+// max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
+// SGD::step (optim/sgd.cc).
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "checkpoint/checkpoint.h"
+#include "cuda/device.h"
+#include "data/data_loader.h"
+#include "data/mnist.h"
+#include "data/random.h"
+#include "optim/sgd.h"
+#include "tensor/error.h"
+#include "tensor/generator.h"
+#include "tensor/parallel.h"
+#include "tools/train/classifier.h"
+#include "tools/train/metrics_csv.h"
+#include "tools/train/mnist_data.h"
+#include "tools/train/progress_reporter.h"
+#include "tools/train/train_loop.h"
+#include "tools/train/train_options.h"
+
+using namespace brisk;
+using namespace brisk::train;
+
+namespace {
+
+// The data order's seed is derived from --seed (its stream 1), not drawn from the default
+// generator, so that it is the same whatever the model's initialization draws.
+constexpr uint64_t kDataSeedStream = 1;
+constexpr int64_t kTestBatchSize = 1000;
+
+Device pick_device(const std::string& name) {
+  if (name == "cpu" || (name == "auto" && !cuda::is_available())) return kCPU;
+  BRISK_CHECK(cuda::is_available(), "--device cuda: {}", cuda::unavailable_reason());
+  return cuda_device(0);
+}
+
+int64_t count_parameters(const nn::Module& module) {
+  int64_t n = 0;
+  for (const Tensor& p : module.parameters()) n += p.numel();
+  return n;
+}
+
+// What a checkpoint records about the run besides the training state: a resumed run must
+// train the same model with the same batches.
+checkpoint::Metadata run_metadata(const TrainOptions& options) {
+  return {{"model", options.model},
+          {"batch_size", std::to_string(options.batch_size)},
+          {"train_limit", std::to_string(options.train_limit)},
+          {"seed", std::to_string(options.seed)}};
+}
+
+// Loads --resume into the model, the optimizer (whose lr and momentum come from the
+// checkpoint) and the default generator; returns where training stood and sets the data seed.
+checkpoint::Progress resume(const TrainOptions& options, const Classifier& model, optim::Optimizer& optimizer,
+                            uint64_t& data_seed) {
+  const std::string path = resolve_path(options.resume);
+  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
+  for (const auto& [key, value] : run_metadata(options)) {
+    if (key == "seed") continue;  // the checkpoint's generator state replaces the seed
+    auto saved = ckpt.metadata.find(key);
+    BRISK_CHECK(saved != ckpt.metadata.end() && saved->second == value,
+                "--resume {}: saved with {} {}, this run has {} (resuming exactly needs the same)", path, key,
+                saved == ckpt.metadata.end() ? "no value" : saved->second, value);
+  }
+  checkpoint::restore(ckpt, *model.module, optimizer);
+  data_seed = ckpt.data_seed;
+  spdlog::info("resumed from {}: epoch {}, batch {}, step {}", path, ckpt.progress.epoch + 1, ckpt.progress.batch,
+               ckpt.progress.step);
+  return ckpt.progress;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int run_training(const TrainOptions& options) {
+  if (options.threads > 0) set_num_threads(options.threads);
+  const Device device = pick_device(options.device);
+  manual_seed(options.seed);
+
+  MnistData data = load_mnist(resolve_path(options.data_dir), options.train_limit, options.test_limit);
+  Classifier model = make_classifier(options.model, data::MNIST::kNumClasses);
+  model.module->to(device);
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(options.lr).momentum(options.momentum));
+  spdlog::info("{} ({} parameters) on {}, {} threads; {} training and {} test images from {}", options.model,
+               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(),
+               data.test->size(), options.data_dir);
+
+  uint64_t data_seed = data::derive_seed(options.seed, kDataSeedStream);
+  checkpoint::Progress progress;
+  if (!options.resume.empty()) progress = resume(options, model, optimizer, data_seed);
+
+  data::DataLoader train_loader(data.train, data::DataLoaderOptions()
+                                                .batch_size(options.batch_size)
+                                                .shuffle(true)
+                                                .seed(data_seed)
+                                                .num_workers(options.workers)
+                                                .pin_memory(device.is_cuda()));
+  data::DataLoader test_loader(data.test, data::DataLoaderOptions().batch_size(kTestBatchSize));
+  MetricsCsv csv(resolve_path(options.metrics_csv), /*append=*/!options.resume.empty());
+  spdlog::info("SGD lr {} momentum {}, batch {}, {} batches an epoch, epochs {} to {}",
+               optimizer.param_groups()[0].options().get_lr(), optimizer.param_groups()[0].options().get_momentum(),
+               options.batch_size, train_loader.size(), progress.epoch + 1, options.epochs);
+
+  const auto run_start = std::chrono::steady_clock::now();
+  while (progress.epoch < options.epochs) {
+    const auto epoch_start = std::chrono::steady_clock::now();
+    EpochRow row;
+    row.epoch = progress.epoch + 1;
+    ProgressReporter reporter(fmt::format("epoch {}/{}", row.epoch, options.epochs), train_loader.size(),
+                              progress.batch, options.log_interval, stderr_is_terminal());
+    row.train = train_epoch(model, optimizer, train_loader, device, progress,
+                            [&](const checkpoint::Progress& p, const Metrics& epoch) { reporter.update(p.batch, epoch); });
+    reporter.finish();
+    row.images_per_second = reporter.images_per_second(row.train.count);
+    row.test = evaluate(model, test_loader, device);
+    row.seconds = seconds_since(epoch_start);
+
+    spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}%, test loss {:.4f} acc {:.2f}%, {:.0f} images/s, {:.1f} s",
+                 row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
+                 100 * row.test.accuracy(), row.images_per_second, row.seconds);
+    csv.write(row);
+    if (!options.save.empty()) {
+      checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, optimizer, progress, data_seed);
+      ckpt.metadata = run_metadata(options);
+      checkpoint::save_checkpoint(resolve_path(options.save), ckpt);
+      spdlog::info("saved {}", options.save);
+    }
+  }
+  spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  TrainOptions options;
+  CLI::App app{"Trains a classifier on MNIST-format data (Fashion-MNIST by default) with SGD and momentum."};
+  add_train_flags(app, options);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run_training(options);
+  } catch (const Error& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+}
