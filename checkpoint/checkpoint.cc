@@ -59,23 +59,29 @@ uint64_t parse_unsigned(const std::string& text, const std::string& key, const s
 }  // namespace
 
 Checkpoint capture(const nn::Module& model, const optim::Optimizer& optimizer, const Progress& progress,
-                   uint64_t data_seed) {
+                   uint64_t data_seed, const optim::LRScheduler* scheduler) {
   Checkpoint out;
   out.model = model.state_dict();
   out.optimizer_name = optimizer.name();
   out.optimizer = optimizer.state_dict();
+  if (scheduler != nullptr) out.scheduler = scheduler->state_dict();
   out.progress = progress;
   out.generator = default_generator().get_state();
   out.data_seed = data_seed;
   return out;
 }
 
-void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& optimizer) {
+void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& optimizer,
+             optim::LRScheduler* scheduler) {
   BRISK_CHECK(checkpoint.optimizer_name == optimizer.name(),
               "checkpoint: the optimizer state is {}'s, it cannot be loaded into {}", checkpoint.optimizer_name,
               optimizer.name());
+  BRISK_CHECK(checkpoint.scheduler.is_null() == (scheduler == nullptr),
+              "checkpoint: {}", scheduler == nullptr ? "it has LR scheduler state, but no scheduler was given to restore"
+                                                     : "it has no LR scheduler state to restore the given scheduler from");
   model.load_state_dict(checkpoint.model);
   optimizer.load_state_dict(checkpoint.optimizer);
+  if (scheduler != nullptr) scheduler->load_state_dict(checkpoint.scheduler);
   default_generator().set_state(checkpoint.generator);
 }
 
@@ -104,6 +110,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   metadata["brisk.generator"] =
       nlohmann::json{{"seed", checkpoint.generator.seed}, {"offset", checkpoint.generator.offset}}.dump();
   metadata["brisk.data_seed"] = std::to_string(checkpoint.data_seed);
+  if (!checkpoint.scheduler.is_null()) metadata["brisk.scheduler"] = checkpoint.scheduler.dump();
   save_safetensors(path, tensors, metadata);
 }
 
@@ -134,12 +141,15 @@ Checkpoint load_checkpoint(const std::string& path) {
   out.progress.epoch = field<int64_t>(progress, "epoch", "brisk.progress", path);
   out.progress.batch = field<int64_t>(progress, "batch", "brisk.progress", path);
   out.progress.step = field<int64_t>(progress, "step", "brisk.progress", path);
+  BRISK_CHECK(out.progress.epoch >= 0 && out.progress.batch >= 0 && out.progress.step >= 0,
+              "checkpoint '{}': metadata \"brisk.progress\" has a negative count: {}", path, progress.dump());
 
   nlohmann::json generator = json_entry(metadata, "brisk.generator", path);
   out.generator.seed = field<uint64_t>(generator, "seed", "brisk.generator", path);
   out.generator.offset = field<uint64_t>(generator, "offset", "brisk.generator", path);
 
   out.data_seed = parse_unsigned(entry(metadata, "brisk.data_seed", path), "brisk.data_seed", path);
+  if (metadata.count("brisk.scheduler") != 0) out.scheduler = json_entry(metadata, "brisk.scheduler", path);
   for (const auto& [key, value] : metadata) {
     if (key != "format" && !starts_with(key, "brisk.")) out.metadata[key] = value;
   }

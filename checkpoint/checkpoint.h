@@ -5,11 +5,11 @@
 // (on the CPU, with the same program and flags).
 //
 //   // saving, e.g. after each epoch
-//   checkpoint::save_checkpoint(path, checkpoint::capture(*model, optimizer, progress, loader.seed()));
+//   checkpoint::save_checkpoint(path, checkpoint::capture(*model, optimizer, progress, loader.seed(), &scheduler));
 //
 //   // resuming, after building the model and optimizer as the saved run did
 //   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
-//   checkpoint::restore(ckpt, *model, optimizer);  // also sets brisk::default_generator()
+//   checkpoint::restore(ckpt, *model, optimizer, &scheduler);  // also sets brisk::default_generator()
 //   data::DataLoader loader(dataset, data::DataLoaderOptions()...seed(ckpt.data_seed));
 //   then train from epoch ckpt.progress.epoch, skipping its first ckpt.progress.batch batches
 //
@@ -24,6 +24,7 @@
 //                  "brisk.progress": JSON            {"epoch": 1, "batch": 0, "step": 938}
 //                  "brisk.generator": JSON           {"seed": 0, "offset": 123456}
 //                  "brisk.data_seed": decimal        the DataLoader's seed
+//                  "brisk.scheduler": JSON           LRScheduler::state_dict(), when there is one
 //                  any other key                     Checkpoint::metadata, the program's own
 //
 // Other frameworks read the weights as they read any safetensors file; in PyTorch:
@@ -35,6 +36,7 @@
 #include "checkpoint/safetensors_header.h"
 #include "nn/module.h"
 #include "optim/optimizer.h"
+#include "optim/schedulers/lr_scheduler.h"
 #include "tensor/generator.h"
 
 namespace brisk::checkpoint {
@@ -51,21 +53,24 @@ struct Checkpoint {
   nn::StateDict model;
   std::string optimizer_name;  // "SGD": restore() refuses another kind of optimizer
   optim::OptimizerState optimizer;
+  nlohmann::json scheduler;  // the LR scheduler's state_dict(); null when the run has none
   Progress progress;
   Generator::State generator;  // of brisk::default_generator()
   uint64_t data_seed = 0;      // data::DataLoaderOptions::seed of the training data
   Metadata metadata;           // the program's own entries; keys other than "format" and "brisk.*"
 };
 
-// The state of live objects and of brisk::default_generator(). The tensors are the model's
-// and optimizer's own (as their state_dict()s hand them out), not copies: save the
-// checkpoint before training goes on.
+// The state of live objects and of brisk::default_generator(); `scheduler` may be null. The
+// tensors are the model's and optimizer's own (as their state_dict()s hand them out), not
+// copies: save the checkpoint before training goes on.
 Checkpoint capture(const nn::Module& model, const optim::Optimizer& optimizer, const Progress& progress,
-                   uint64_t data_seed);
+                   uint64_t data_seed, const optim::LRScheduler* scheduler = nullptr);
 
-// Loads the model and optimizer state (strictly: every key must match) and sets
-// brisk::default_generator(). The model and optimizer must be built as in the saved run.
-void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& optimizer);
+// Loads the model, optimizer and scheduler state (strictly: every key must match, and a
+// scheduler is given exactly when one was saved) and sets brisk::default_generator(). They
+// must be built as in the saved run.
+void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& optimizer,
+             optim::LRScheduler* scheduler = nullptr);
 
 void save_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 // Raises brisk::Error naming the file and the entry when the file is not a safetensors file

@@ -19,6 +19,7 @@
 #include "nn/modules/linear.h"
 #include "nn/sequential.h"
 #include "optim/adam.h"
+#include "optim/schedulers/step_lr.h"
 #include "optim/sgd.h"
 #include "tests/checkpoint/dtype_samples.h"
 #include "tests/checkpoint/file_util.h"
@@ -192,6 +193,35 @@ TEST_CASE("checkpoint: every field comes back; the file is plain safetensors wit
                                                           "optimizer/state.3.momentum_buffer"});
   REQUIRE(file.metadata.at("format") == "pt");
   REQUIRE(file.metadata.at("brisk.progress") == R"({"batch":2,"epoch":0,"step":2})");
+}
+
+TEST_CASE("checkpoint: the LR scheduler's state comes back; restore wants a scheduler exactly when one was saved") {
+  std::string dir = scratch_dir("scheduler");
+  Run run = make_run(3, false);
+  optim::StepLR scheduler(*run.optimizer, 2, 0.5);
+  for (int i = 0; i < 3; ++i) {
+    train_steps(run, 1);
+    scheduler.step();
+  }
+  save_checkpoint(dir + "/with.safetensors",
+                  capture(*run.model, *run.optimizer, run.progress, run.loader->seed(), &scheduler));
+  Checkpoint loaded = load_checkpoint(dir + "/with.safetensors");
+  REQUIRE(loaded.scheduler == scheduler.state_dict());
+
+  Run fresh = make_run(4, false);
+  optim::StepLR fresh_scheduler(*fresh.optimizer, 2, 0.5);
+  restore(loaded, *fresh.model, *fresh.optimizer, &fresh_scheduler);
+  REQUIRE(fresh_scheduler.last_epoch() == 3);
+  REQUIRE(fresh_scheduler.get_last_lr() == scheduler.get_last_lr());
+  REQUIRE(fresh.optimizer->param_groups()[0].options().get_lr() == 0.05);
+  REQUIRE_THROWS_WITH(restore(loaded, *fresh.model, *fresh.optimizer),
+                      Contains("it has LR scheduler state, but no scheduler was given"));
+
+  save_checkpoint(dir + "/without.safetensors", capture(*run.model, *run.optimizer, run.progress, 0));
+  Checkpoint without = load_checkpoint(dir + "/without.safetensors");
+  REQUIRE(without.scheduler.is_null());
+  REQUIRE_THROWS_WITH(restore(without, *fresh.model, *fresh.optimizer, &fresh_scheduler),
+                      Contains("no LR scheduler state"));
 }
 
 TEST_CASE("checkpoint: misuse is an error naming what is wrong") {

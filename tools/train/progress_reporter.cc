@@ -39,7 +39,7 @@ double ProgressReporter::images_per_second(int64_t images) const {
   return elapsed.count() > 0 ? images / elapsed.count() : 0.0;
 }
 
-std::string ProgressReporter::status(int64_t batch, const Metrics& epoch) const {
+std::string ProgressReporter::status(const Metrics& epoch) const {
   return fmt::format("loss {:.4f}  acc {:.1f}%  {:.0f} img/s", epoch.loss(), 100.0 * epoch.accuracy(),
                      images_per_second(epoch.count));
 }
@@ -47,7 +47,7 @@ std::string ProgressReporter::status(int64_t batch, const Metrics& epoch) const 
 void ProgressReporter::update(int64_t batch, const Metrics& epoch) {
   if (!bar_) {
     if (batch % log_interval_ == 0 || batch == batches_) {
-      spdlog::info("{} batch {}/{}  {}", title_, batch, batches_, status(batch, epoch));
+      spdlog::info("{} batch {}/{}  {}", title_, batch, batches_, status(epoch));
     }
     return;
   }
@@ -62,7 +62,7 @@ void ProgressReporter::update(int64_t batch, const Metrics& epoch) {
   int64_t done = batch - first_batch_;
   double eta = done > 0 ? elapsed.count() / done * (batches_ - batch) : 0.0;
   std::fprintf(stderr, "\r%s [%s] %lld/%lld  %s  ETA %s\x1b[K", title_.c_str(), bar.c_str(),
-               static_cast<long long>(batch), static_cast<long long>(batches_), status(batch, epoch).c_str(),
+               static_cast<long long>(batch), static_cast<long long>(batches_), status(epoch).c_str(),
                format_duration(eta).c_str());
   std::fflush(stderr);
   drawn_ = true;

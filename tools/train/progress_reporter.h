@@ -31,7 +31,7 @@ class ProgressReporter {
   double images_per_second(int64_t images) const;
 
  private:
-  std::string status(int64_t batch, const Metrics& epoch) const;
+  std::string status(const Metrics& epoch) const;
 
   std::string title_;
   int64_t batches_;

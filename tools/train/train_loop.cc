@@ -45,14 +45,16 @@ Metrics eval_step(const Classifier& model, const data::Batch& batch) {
   return {loss_sum.item<double>(), count_correct(logits, batch.target), batch.target.size(0)};
 }
 
-Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, data::DataLoader& loader, Device device,
-                    checkpoint::Progress& progress, const StepCallback& on_step) {
+Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+                    data::DataLoader& loader, Device device, checkpoint::Progress& progress,
+                    const StepCallback& on_step) {
   model.module->train();
   loader.set_epoch(progress.epoch);
   Metrics epoch;
   for (auto it = loader.begin(); it != loader.end(); ++it) {
     if (it.index() < progress.batch) continue;  // trained before the run was saved
     epoch.add(train_step(model, optimizer, to_device(*it, device)));
+    if (scheduler != nullptr) scheduler->step();
     ++progress.batch;
     ++progress.step;
     if (on_step) on_step(progress, epoch);

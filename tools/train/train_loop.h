@@ -5,17 +5,19 @@
 // divided):
 //
 //   for (; progress.epoch < epochs;) {
-//     Metrics train = train_epoch(model, optimizer, train_loader, device, progress, on_step);
+//     Metrics train = train_epoch(model, optimizer, scheduler, train_loader, device, progress, on_step);
 //     Metrics test = evaluate(model, test_loader, device);
 //   }
 //
-// One step: to_device -> train_step: zero_grad, forward, cross_entropy, backward, step.
+// One step: to_device -> train_step: zero_grad, forward, cross_entropy, backward, step; then
+// the LR scheduler's step.
 #include <cstdint>
 #include <functional>
 
 #include "checkpoint/checkpoint.h"
 #include "data/data_loader.h"
 #include "optim/optimizer.h"
+#include "optim/schedulers/lr_scheduler.h"
 #include "tools/train/classifier.h"
 
 namespace brisk::train {
@@ -48,11 +50,12 @@ Metrics eval_step(const Classifier& model, const data::Batch& batch);
 using StepCallback = std::function<void(const checkpoint::Progress& progress, const Metrics& epoch)>;
 
 // Trains what remains of epoch `progress.epoch`: its batches from `progress.batch` on (a
-// resumed run skips those trained before it was saved), counting each step in `progress`.
-// Leaves `progress` at the start of the next epoch. Returns the metrics of the batches it
-// trained.
-Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, data::DataLoader& loader, Device device,
-                    checkpoint::Progress& progress, const StepCallback& on_step = nullptr);
+// resumed run skips those trained before it was saved), counting each step in `progress`
+// and stepping `scheduler` (when not null: a per-batch schedule) after each. Leaves
+// `progress` at the start of the next epoch. Returns the metrics of the batches it trained.
+Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+                    data::DataLoader& loader, Device device, checkpoint::Progress& progress,
+                    const StepCallback& on_step = nullptr);
 
 // Loss and accuracy over every batch of `loader`, in eval mode and without gradients.
 Metrics evaluate(const Classifier& model, data::DataLoader& loader, Device device);

@@ -1,5 +1,5 @@
 // train_mnist: trains LeNet-5 or an MLP on MNIST-format data (Fashion-MNIST by default) with
-// SGD and momentum, evaluates test accuracy after every epoch, writes per-epoch metrics to a
+// SGD, momentum and a cosine learning-rate schedule, evaluates test accuracy after every epoch, writes per-epoch metrics to a
 // CSV file and, with --save, a checkpoint that --resume continues from exactly.
 //
 //   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
@@ -7,12 +7,14 @@
 // One training step, from here down to the ops: run_training() -> train_epoch -> train_step
 // (tools/train/train_loop.cc): Classifier::forward (models/lenet.cc: conv2d, relu,
 // max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
-// SGD::step (optim/sgd.cc).
+// SGD::step (optim/sgd.cc), then CosineAnnealingLR::step.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "checkpoint/checkpoint.h"
@@ -20,6 +22,7 @@
 #include "data/data_loader.h"
 #include "data/mnist.h"
 #include "data/random.h"
+#include "optim/schedulers/cosine_annealing_lr.h"
 #include "optim/sgd.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
@@ -54,18 +57,17 @@ int64_t count_parameters(const nn::Module& module) {
 }
 
 // What a checkpoint records about the run besides the training state: a resumed run must
-// train the same model with the same batches.
+// train the same model with the same batches and schedule.
 checkpoint::Metadata run_metadata(const TrainOptions& options) {
   return {{"model", options.model},
           {"batch_size", std::to_string(options.batch_size)},
           {"train_limit", std::to_string(options.train_limit)},
+          {"lr_schedule", options.lr_schedule},
           {"seed", std::to_string(options.seed)}};
 }
 
-// Loads --resume into the model, the optimizer (whose lr and momentum come from the
-// checkpoint) and the default generator; returns where training stood and sets the data seed.
-checkpoint::Progress resume(const TrainOptions& options, const Classifier& model, optim::Optimizer& optimizer,
-                            uint64_t& data_seed) {
+// The checkpoint of --resume, after checking that it comes from a run like this one.
+checkpoint::Checkpoint load_resumed(const TrainOptions& options) {
   const std::string path = resolve_path(options.resume);
   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
   for (const auto& [key, value] : run_metadata(options)) {
@@ -75,11 +77,21 @@ checkpoint::Progress resume(const TrainOptions& options, const Classifier& model
                 "--resume {}: saved with {} {}, this run has {} (resuming exactly needs the same)", path, key,
                 saved == ckpt.metadata.end() ? "no value" : saved->second, value);
   }
-  checkpoint::restore(ckpt, *model.module, optimizer);
-  data_seed = ckpt.data_seed;
-  spdlog::info("resumed from {}: epoch {}, batch {}, step {}", path, ckpt.progress.epoch + 1, ckpt.progress.batch,
-               ckpt.progress.step);
-  return ckpt.progress;
+  return ckpt;
+}
+
+// Per-step cosine annealing over the whole run, or none (a constant lr).
+std::unique_ptr<optim::LRScheduler> make_scheduler(const TrainOptions& options, optim::Optimizer& optimizer,
+                                                   int64_t batches_per_epoch) {
+  if (options.lr_schedule == "constant") return nullptr;
+  return std::make_unique<optim::CosineAnnealingLR>(optimizer, options.epochs * batches_per_epoch);
+}
+
+// --save's path for the checkpoint after epoch `epoch` (counted from 1).
+std::string checkpoint_path(const std::string& save, int64_t epoch) {
+  std::string path = resolve_path(save);
+  size_t at = path.find("{epoch}");
+  return at == std::string::npos ? path : path.replace(at, 7, std::to_string(epoch));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -90,19 +102,11 @@ int run_training(const TrainOptions& options) {
   if (options.threads > 0) set_num_threads(options.threads);
   const Device device = pick_device(options.device);
   manual_seed(options.seed);
+  std::optional<checkpoint::Checkpoint> resumed;
+  if (!options.resume.empty()) resumed = load_resumed(options);
 
   MnistData data = load_mnist(resolve_path(options.data_dir), options.train_limit, options.test_limit);
-  Classifier model = make_classifier(options.model, data::MNIST::kNumClasses);
-  model.module->to(device);
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(options.lr).momentum(options.momentum));
-  spdlog::info("{} ({} parameters) on {}, {} threads; {} training and {} test images from {}", options.model,
-               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(),
-               data.test->size(), options.data_dir);
-
-  uint64_t data_seed = data::derive_seed(options.seed, kDataSeedStream);
-  checkpoint::Progress progress;
-  if (!options.resume.empty()) progress = resume(options, model, optimizer, data_seed);
-
+  const uint64_t data_seed = resumed ? resumed->data_seed : data::derive_seed(options.seed, kDataSeedStream);
   data::DataLoader train_loader(data.train, data::DataLoaderOptions()
                                                 .batch_size(options.batch_size)
                                                 .shuffle(true)
@@ -110,10 +114,27 @@ int run_training(const TrainOptions& options) {
                                                 .num_workers(options.workers)
                                                 .pin_memory(device.is_cuda()));
   data::DataLoader test_loader(data.test, data::DataLoaderOptions().batch_size(kTestBatchSize));
-  MetricsCsv csv(resolve_path(options.metrics_csv), /*append=*/!options.resume.empty());
-  spdlog::info("SGD lr {} momentum {}, batch {}, {} batches an epoch, epochs {} to {}",
-               optimizer.param_groups()[0].options().get_lr(), optimizer.param_groups()[0].options().get_momentum(),
-               options.batch_size, train_loader.size(), progress.epoch + 1, options.epochs);
+
+  Classifier model = make_classifier(options.model, data::MNIST::kNumClasses);
+  model.module->to(device);
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(options.lr).momentum(options.momentum));
+  std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, optimizer, train_loader.size());
+  spdlog::info("{} ({} parameters) on {}, {} threads; {} training and {} test images from {}", options.model,
+               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(),
+               data.test->size(), options.data_dir);
+
+  checkpoint::Progress progress;
+  if (resumed) {
+    checkpoint::restore(*resumed, *model.module, optimizer, scheduler.get());
+    progress = resumed->progress;
+    spdlog::info("resumed from {}: epoch {}, batch {}, step {}", options.resume, progress.epoch + 1, progress.batch,
+                 progress.step);
+  }
+  MetricsCsv csv(resolve_path(options.metrics_csv), /*append=*/resumed.has_value());
+  spdlog::info("SGD lr {} ({} schedule) momentum {}, batch {}, {} batches an epoch, epochs {} to {}",
+               optimizer.param_groups()[0].options().get_lr(), options.lr_schedule,
+               optimizer.param_groups()[0].options().get_momentum(), options.batch_size, train_loader.size(),
+               progress.epoch + 1, options.epochs);
 
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
@@ -122,7 +143,7 @@ int run_training(const TrainOptions& options) {
     row.epoch = progress.epoch + 1;
     ProgressReporter reporter(fmt::format("epoch {}/{}", row.epoch, options.epochs), train_loader.size(),
                               progress.batch, options.log_interval, stderr_is_terminal());
-    row.train = train_epoch(model, optimizer, train_loader, device, progress,
+    row.train = train_epoch(model, optimizer, scheduler.get(), train_loader, device, progress,
                             [&](const checkpoint::Progress& p, const Metrics& epoch) { reporter.update(p.batch, epoch); });
     reporter.finish();
     row.images_per_second = reporter.images_per_second(row.train.count);
@@ -134,10 +155,11 @@ int run_training(const TrainOptions& options) {
                  100 * row.test.accuracy(), row.images_per_second, row.seconds);
     csv.write(row);
     if (!options.save.empty()) {
-      checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, optimizer, progress, data_seed);
+      checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, optimizer, progress, data_seed, scheduler.get());
       ckpt.metadata = run_metadata(options);
-      checkpoint::save_checkpoint(resolve_path(options.save), ckpt);
-      spdlog::info("saved {}", options.save);
+      const std::string path = checkpoint_path(options.save, row.epoch);
+      checkpoint::save_checkpoint(path, ckpt);
+      spdlog::info("saved {}", path);
     }
   }
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
@@ -148,7 +170,7 @@ int run_training(const TrainOptions& options) {
 
 int main(int argc, char** argv) {
   TrainOptions options;
-  CLI::App app{"Trains a classifier on MNIST-format data (Fashion-MNIST by default) with SGD and momentum."};
+  CLI::App app{"Trains a classifier on MNIST-format data (Fashion-MNIST by default) with SGD, momentum and a cosine schedule."};
   add_train_flags(app, options);
   CLI11_PARSE(app, argc, argv);
   try {

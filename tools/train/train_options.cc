@@ -19,11 +19,15 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->capture_default_str();
   app.add_option("--lr", o.lr, "SGD learning rate")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--lr-schedule", o.lr_schedule, "cosine: from --lr down to 0 over all epochs, step by step")
+      ->check(CLI::IsMember({"cosine", "constant"}))
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the weights and of the data order")->capture_default_str();
   app.add_option("--device", o.device, "auto: CUDA when available, else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
-  app.add_option("--save", o.save, "checkpoint file to write (atomically) after every epoch");
+  app.add_option("--save", o.save,
+                 "checkpoint file to write (atomically) after every epoch; {epoch} in the name keeps one per epoch");
   app.add_option("--resume", o.resume, "checkpoint file to continue training from");
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
       ->check(CLI::PositiveNumber)

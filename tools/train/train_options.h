@@ -14,9 +14,10 @@ struct TrainOptions {
   int64_t batch_size = 64;  // global: in distributed training, split over the processes
   double lr = 0.05;
   double momentum = 0.9;
+  std::string lr_schedule = "cosine";  // or "constant"
   uint64_t seed = 0;
   std::string device = "auto";
-  std::string save;    // checkpoint written after every epoch; empty: none
+  std::string save;    // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
   std::string resume;  // checkpoint to continue from; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";

@@ -14,6 +14,7 @@
 #include "data/tensor_dataset.h"
 #include "nn/functional.h"
 #include "nn/modules/linear.h"
+#include "optim/schedulers/step_lr.h"
 #include "optim/sgd.h"
 #include "tools/train/classifier.h"
 #include "tools/train/metrics_csv.h"
@@ -103,7 +104,7 @@ TEST_CASE("train_epoch: learns a separable problem; evaluate measures it in eval
   REQUIRE_FALSE(model.module->is_training());
   checkpoint::Progress progress;
   Metrics train;
-  for (int epoch = 0; epoch < 5; ++epoch) train = train_epoch(model, optimizer, train_loader, kCPU, progress);
+  for (int epoch = 0; epoch < 5; ++epoch) train = train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress);
   REQUIRE(model.module->is_training());
   REQUIRE(train.count == 64);
   REQUIRE(progress.epoch == 5);
@@ -115,14 +116,15 @@ TEST_CASE("train_epoch: learns a separable problem; evaluate measures it in eval
   REQUIRE(last.accuracy() >= 0.95);
 }
 
-TEST_CASE("train_epoch: a resumed epoch trains only the batches after progress.batch") {
+TEST_CASE("train_epoch: a resumed epoch trains only the batches after progress.batch, stepping the scheduler") {
   Classifier model = linear_classifier();
   auto set = separable(36);  // batches of 8: 8, 8, 8, 8, 4
   optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.1));
+  optim::StepLR scheduler(optimizer, 1, 0.5);  // halves the lr at every step
   data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
   checkpoint::Progress progress{2, 3, 17};
   std::vector<int64_t> seen_batches, seen_counts;
-  Metrics trained = train_epoch(model, optimizer, loader, kCPU, progress,
+  Metrics trained = train_epoch(model, optimizer, &scheduler, loader, kCPU, progress,
                                 [&](const checkpoint::Progress& p, const Metrics& epoch) {
                                   seen_batches.push_back(p.batch);
                                   seen_counts.push_back(epoch.count);
@@ -133,6 +135,8 @@ TEST_CASE("train_epoch: a resumed epoch trains only the batches after progress.b
   REQUIRE(progress.epoch == 3);
   REQUIRE(progress.batch == 0);
   REQUIRE(progress.step == 19);
+  REQUIRE(scheduler.last_epoch() == 2);
+  REQUIRE(optimizer.param_groups()[0].options().get_lr() == 0.025);
   REQUIRE(loader.epoch() == 3);  // it loaded epoch 2's order
 }
 

@@ -1,6 +1,6 @@
 // Runs the train_mnist program on a few hundred Fashion-MNIST images: it trains, writes its
 // CSV and checkpoints, and a run resumed from the first epoch's checkpoint ends with the same
-// weights, bitwise, as the run that was never interrupted.
+// weights, optimizer and scheduler state, bitwise, as the run that was never interrupted.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -70,7 +70,8 @@ std::vector<std::string> split(const std::string& line) {
 
 TEST_CASE("train_mnist: trains LeNet-5, writes per-epoch metrics and checkpoints; resuming is exact") {
   std::string dir = scratch_dir("train_mnist");
-  Result full = train_mnist("--model lenet --epochs 2 --metrics-csv " + dir + "/full.csv --save " + dir + "/full.ckpt");
+  Result full = train_mnist("--model lenet --epochs 2 --metrics-csv " + dir + "/full.csv --save " + dir +
+                            "/full-{epoch}.ckpt");
   REQUIRE(full.status == 0);
   REQUIRE_THAT(full.output, Contains("lenet (61706 parameters) on cpu"));
   REQUIRE_THAT(full.output, Contains("epoch 1/2 batch 4/8"));
@@ -92,39 +93,41 @@ TEST_CASE("train_mnist: trains LeNet-5, writes per-epoch metrics and checkpoints
   // 256 images are enough to learn something: the second epoch's loss is lower.
   REQUIRE(std::stod(split(csv[2])[1]) < std::stod(split(csv[1])[1]));
 
-  checkpoint::Checkpoint full_ckpt = checkpoint::load_checkpoint(dir + "/full.ckpt");
-  REQUIRE(full_ckpt.progress.epoch == 2);
-  REQUIRE(full_ckpt.progress.batch == 0);
-  REQUIRE(full_ckpt.progress.step == 16);
-  REQUIRE(full_ckpt.metadata.at("model") == "lenet");
+  // One checkpoint per epoch ("{epoch}" in --save), each saying how far the run got.
+  checkpoint::Checkpoint after_one = checkpoint::load_checkpoint(dir + "/full-1.ckpt");
+  REQUIRE(after_one.progress.epoch == 1);
+  REQUIRE(after_one.progress.step == 8);
+  checkpoint::Checkpoint after_two = checkpoint::load_checkpoint(dir + "/full-2.ckpt");
+  REQUIRE(after_two.progress.epoch == 2);
+  REQUIRE(after_two.progress.batch == 0);
+  REQUIRE(after_two.progress.step == 16);
+  REQUIRE(after_two.metadata.at("model") == "lenet");
+  REQUIRE(after_two.scheduler.at("last_epoch") == 16);
 
-  // The same run, stopped after epoch 1 and resumed.
-  Result first = train_mnist("--model lenet --epochs 1 --metrics-csv " + dir + "/resumed.csv --save " + dir +
-                             "/resumed.ckpt");
-  REQUIRE(first.status == 0);
-  Result second = train_mnist("--model lenet --epochs 2 --metrics-csv " + dir + "/resumed.csv --resume " + dir +
-                              "/resumed.ckpt --save " + dir + "/resumed.ckpt");
-  REQUIRE(second.status == 0);
-  REQUIRE_THAT(second.output, Contains("resumed from " + dir + "/resumed.ckpt: epoch 2, batch 0, step 8"));
-
+  // The run interrupted after epoch 1, resumed in a new process.
+  Result resumed = train_mnist("--model lenet --epochs 2 --metrics-csv " + dir + "/resumed.csv --resume " + dir +
+                               "/full-1.ckpt --save " + dir + "/resumed.ckpt");
+  REQUIRE(resumed.status == 0);
+  REQUIRE_THAT(resumed.output, Contains("resumed from " + dir + "/full-1.ckpt: epoch 2, batch 0, step 8"));
   checkpoint::Checkpoint resumed_ckpt = checkpoint::load_checkpoint(dir + "/resumed.ckpt");
   REQUIRE(resumed_ckpt.progress.step == 16);
-  REQUIRE(resumed_ckpt.model.keys() == full_ckpt.model.keys());
-  for (const auto& [name, tensor] : full_ckpt.model) {
+  REQUIRE(resumed_ckpt.model.keys() == after_two.model.keys());
+  for (const auto& [name, tensor] : after_two.model) {
     INFO(name);
     REQUIRE(brisk::testing::same_bits(resumed_ckpt.model[name], tensor));
   }
-  for (const auto& [name, tensor] : full_ckpt.optimizer.tensors) {
+  for (const auto& [name, tensor] : after_two.optimizer.tensors) {
     REQUIRE(brisk::testing::same_bits(resumed_ckpt.optimizer.tensors.at(name), tensor));
   }
-  // The resumed CSV has both epochs, the second one with the uninterrupted run's numbers.
+  REQUIRE(resumed_ckpt.scheduler == after_two.scheduler);
+  // The resumed epoch's metrics are the uninterrupted run's.
   std::vector<std::string> resumed_csv = lines(dir + "/resumed.csv");
-  REQUIRE(resumed_csv.size() == 3);
-  for (int column : {0, 1, 2, 3, 4}) REQUIRE(split(resumed_csv[2])[column] == split(csv[2])[column]);
+  REQUIRE(resumed_csv.size() == 2);
+  for (int column : {0, 1, 2, 3, 4}) REQUIRE(split(resumed_csv[1])[column] == split(csv[2])[column]);
 
   // Resuming with other batches would not continue the same run.
   Result other_batch = train_mnist("--epochs 3 --batch-size 16 --metrics-csv " + dir + "/other.csv --resume " + dir +
-                                   "/full.ckpt");
+                                   "/full-2.ckpt");
   REQUIRE(other_batch.status == 1);
   REQUIRE_THAT(other_batch.output, Contains("saved with batch_size 32, this run has 16"));
 }
