@@ -1,0 +1,80 @@
+#pragma once
+// Everything a training run needs to continue where it stopped: the model's state_dict, the
+// optimizer's, how far training got, the default generator's state and the data loader's
+// seed. A run resumed from a checkpoint computes bitwise the same as one never interrupted
+// (on the CPU, with the same program and flags).
+//
+//   // saving, e.g. after each epoch
+//   checkpoint::save_checkpoint(path, checkpoint::capture(*model, optimizer, progress, loader.seed(), &scheduler));
+//
+//   // resuming, after building the model and optimizer as the saved run did
+//   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
+//   checkpoint::restore(ckpt, *model, optimizer, &scheduler);  // also sets brisk::default_generator()
+//   data::DataLoader loader(dataset, data::DataLoaderOptions()...seed(ckpt.data_seed));
+//   then train from epoch ckpt.progress.epoch, skipping its first ckpt.progress.batch batches
+//
+// The file is one safetensors file (checkpoint/safetensors.h), written atomically:
+//
+//   tensors        the model's state_dict under its own names ("conv1.weight", ...), and the
+//                  optimizer's state tensors under "optimizer/" + their name in
+//                  optim::OptimizerState ("optimizer/state.0.momentum_buffer")
+//   __metadata__   "format": "pt"
+//                  "brisk.checkpoint": "1"           (the layout's version)
+//                  "brisk.optimizer": JSON           {"name": "SGD", "param_groups": [...]}
+//                  "brisk.progress": JSON            {"epoch": 1, "batch": 0, "step": 938}
+//                  "brisk.generator": JSON           {"seed": 0, "offset": 123456}
+//                  "brisk.data_seed": decimal        the DataLoader's seed
+//                  "brisk.scheduler": JSON           LRScheduler::state_dict(), when there is one
+//                  any other key                     Checkpoint::metadata, the program's own
+//
+// Other frameworks read the weights as they read any safetensors file; in PyTorch:
+//   state = safetensors.torch.load_file(path)
+//   model.load_state_dict({k: v for k, v in state.items() if not k.startswith("optimizer/")})
+#include <cstdint>
+#include <string>
+
+#include "checkpoint/safetensors_header.h"
+#include "nn/module.h"
+#include "optim/optimizer.h"
+#include "optim/schedulers/lr_scheduler.h"
+#include "tensor/generator.h"
+
+namespace brisk::checkpoint {
+
+// How far training got. Resuming trains epoch `epoch` from its batch `batch` on (batch 0:
+// the epoch from its start).
+struct Progress {
+  int64_t epoch = 0;
+  int64_t batch = 0;  // batches of `epoch` already trained
+  int64_t step = 0;   // optimizer steps since the run began
+};
+
+struct Checkpoint {
+  nn::StateDict model;
+  std::string optimizer_name;  // "SGD": restore() refuses another kind of optimizer
+  optim::OptimizerState optimizer;
+  nlohmann::json scheduler;  // the LR scheduler's state_dict(); null when the run has none
+  Progress progress;
+  Generator::State generator;  // of brisk::default_generator()
+  uint64_t data_seed = 0;      // data::DataLoaderOptions::seed of the training data
+  Metadata metadata;           // the program's own entries; keys other than "format" and "brisk.*"
+};
+
+// The state of live objects and of brisk::default_generator(); `scheduler` may be null. The
+// tensors are the model's and optimizer's own (as their state_dict()s hand them out), not
+// copies: save the checkpoint before training goes on.
+Checkpoint capture(const nn::Module& model, const optim::Optimizer& optimizer, const Progress& progress,
+                   uint64_t data_seed, const optim::LRScheduler* scheduler = nullptr);
+
+// Loads the model, optimizer and scheduler state (strictly: every key must match, and a
+// scheduler is given exactly when one was saved) and sets brisk::default_generator(). They
+// must be built as in the saved run.
+void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& optimizer,
+             optim::LRScheduler* scheduler = nullptr);
+
+void save_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+// Raises brisk::Error naming the file and the entry when the file is not a safetensors file
+// (see load_safetensors) or lacks, or has a malformed, brisk.* entry.
+Checkpoint load_checkpoint(const std::string& path);
+
+}  // namespace brisk::checkpoint

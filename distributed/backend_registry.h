@@ -1,0 +1,32 @@
+#pragma once
+// Process-group backends by name, so init_process_group("nccl", ...) finds ProcessGroupNCCL
+// when the cuda-only //distributed:nccl target is linked, without //distributed depending
+// on CUDA. "gloo" is registered by //distributed itself.
+//
+//   // in process_group_nccl.cc:
+//   static const bool registered = brisk::dist::register_process_group_backend(
+//       "nccl", [](std::shared_ptr<Store> store, int rank, int size, const ProcessGroupOptions& options) {
+//         return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, options);
+//       });
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/process_group.h"
+#include "distributed/store.h"
+
+namespace brisk::dist {
+
+// `store` is private to the new group (a PrefixStore).
+using ProcessGroupFactory = std::function<std::shared_ptr<ProcessGroup>(
+    std::shared_ptr<Store> store, int rank, int size, const ProcessGroupOptions& options)>;
+
+// Returns true so it can initialize a static; a second registration of a name replaces it.
+bool register_process_group_backend(const std::string& name, ProcessGroupFactory factory);
+
+// Throws, naming the registered backends, when `name` is unknown.
+const ProcessGroupFactory& process_group_backend(const std::string& name);
+std::vector<std::string> process_group_backends();
+
+}  // namespace brisk::dist

@@ -1,0 +1,93 @@
+#include "distributed/ddp/distributed_data_parallel.h"
+
+#include "autograd/grad_mode.h"
+#include "distributed/ddp/module_sync.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::dist {
+
+NoSyncGuard::NoSyncGuard(DistributedDataParallelBase& ddp)
+    : ddp_(ddp), previous_(ddp.require_backward_grad_sync()) {
+  ddp_.set_require_backward_grad_sync(false);
+}
+
+NoSyncGuard::~NoSyncGuard() { ddp_.set_require_backward_grad_sync(previous_); }
+
+DistributedDataParallelBase::DistributedDataParallelBase(std::shared_ptr<nn::Module> module,
+                                                         std::shared_ptr<ProcessGroup> group,
+                                                         const DistributedDataParallelOptions& options)
+    : group_(std::move(group)), options_(options) {
+  BRISK_CHECK(module != nullptr, "DistributedDataParallel: the module is null");
+  BRISK_CHECK(group_ != nullptr, "DistributedDataParallel: the process group is null");
+  BRISK_CHECK(options_.bucket_cap_mb() > 0 && options_.first_bucket_cap_mb() > 0,
+              "DistributedDataParallel: bucket caps must be positive (bucket_cap_mb {}, first_bucket_cap_mb {})",
+              options_.bucket_cap_mb(), options_.first_bucket_cap_mb());
+  register_module("module", module);
+  nn::StateDict named = module->named_parameters();
+  verify_same_shapes(*group_, named, "parameter");
+  verify_same_shapes(*group_, module->named_buffers(), "buffer");
+
+  std::vector<Tensor> state = module->parameters();
+  buffers_ = module->buffers();
+  state.insert(state.end(), buffers_.begin(), buffers_.end());
+  if (group_->size() > 1) broadcast_coalesced(*group_, state, 0);
+
+  std::vector<Tensor> trained;
+  std::vector<std::string> names;
+  for (const auto& [param_name, param] : named) {
+    if (!param.requires_grad()) continue;
+    trained.push_back(param);
+    names.push_back(param_name);
+  }
+  BRISK_CHECK(!trained.empty(), "DistributedDataParallel: the module has no parameter that requires a gradient");
+  reducer_ = std::make_unique<Reducer>(std::move(trained), std::move(names), group_, options_);
+}
+
+void DistributedDataParallelBase::pre_forward() {
+  bool grad_sync = autograd::GradMode::is_enabled() && require_backward_grad_sync_;
+  if (options_.check_uneven_inputs() && group_->size() > 1 && autograd::GradMode::is_enabled() && is_training()) {
+    exchange_join_state(true);
+  }
+  if (grad_sync) reducer_->rebuild_buckets();
+  if (options_.broadcast_buffers() && require_forward_param_sync_ && !buffers_.empty() && group_->size() > 1) {
+    broadcast_coalesced(*group_, buffers_, 0);
+  }
+}
+
+void DistributedDataParallelBase::post_forward(const std::vector<Tensor>& outputs) {
+  if (autograd::GradMode::is_enabled() && require_backward_grad_sync_) {
+    require_forward_param_sync_ = true;
+    reducer_->prepare_for_backward(outputs);
+  } else {
+    require_forward_param_sync_ = false;
+  }
+}
+
+void DistributedDataParallelBase::join() {
+  if (options_.check_uneven_inputs() && group_->size() > 1) exchange_join_state(false);
+}
+
+void DistributedDataParallelBase::exchange_join_state(bool training) {
+  const int world = group_->size();
+  const int rank = group_->rank();
+  if (training) ++training_iterations_;
+  // [0, world): 1 for a rank still training; [world, 2 world): its training iterations.
+  Tensor state = native::zeros({2 * static_cast<int64_t>(world)}, kInt64);
+  int64_t* words = state.data_ptr<int64_t>();
+  words[rank] = training ? 1 : 0;
+  words[world + rank] = training_iterations_;
+  group_->all_reduce(state, ReduceOp::SUM)->wait();
+  std::vector<int> joined, running;
+  for (int r = 0; r < world; ++r) (words[r] != 0 ? running : joined).push_back(r);
+  if (joined.empty() || running.empty()) return;
+  std::vector<std::string> done, busy;
+  for (int r : joined) done.push_back(fmt::format("rank {} after {} training iterations", r, words[world + r]));
+  for (int r : running) busy.push_back(fmt::format("rank {} (iteration {})", r, words[world + r]));
+  BRISK_FAIL(
+      "DistributedDataParallel: uneven inputs: {} ran out of inputs (joined) while {} still trained (seen on rank "
+      "{}); every rank must run the same number of iterations (shard with DistributedSampler, drop the last "
+      "incomplete batch)",
+      fmt::join(done, ", "), fmt::join(busy, ", "), rank);
+}
+
+}  // namespace brisk::dist

@@ -1,0 +1,164 @@
+#pragma once
+// dist::DistributedDataParallel: data-parallel training of one module over the ranks of a
+// process group, as torch.nn.parallel.DistributedDataParallel.
+//
+//   auto group = dist::init_process_group("gloo");
+//   models::MLP model(models::MLPOptions(784, 10));
+//   auto ddp = dist::DistributedDataParallel(model, group);   // broadcasts rank 0's weights
+//   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
+//   for (auto& batch : loader) {                              // each rank its own shard
+//     opt.zero_grad();
+//     Tensor loss = nn::functional::cross_entropy(ddp->forward(batch.data), batch.target);
+//     loss.backward();                                        // returns with averaged gradients
+//     opt.step();
+//   }
+//   ddp->join();                                              // this rank has no inputs left
+//
+// Construction checks that every rank's parameters have the same shapes (the error names the
+// rank and the parameter) and broadcasts parameters and buffers from rank 0. Backward
+// all-reduces the gradients bucket by bucket while it runs (see reducer.h). Before a
+// synchronizing forward, rank 0's buffers are broadcast (BatchNorm statistics).
+//
+// Gradient accumulation: backwards of forwards run under `auto guard = ddp->no_sync();` only
+// accumulate locally; the next synchronizing backward reduces the sum.
+//
+// Uneven inputs: with check_uneven_inputs (the default) each training forward exchanges one
+// small flag vector; a rank that runs out of inputs calls join(), and every rank then fails
+// with an error naming the rank(s) that ran out, instead of waiting in a collective.
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "distributed/ddp/comm_hook.h"
+#include "distributed/ddp/options.h"
+#include "distributed/ddp/reducer.h"
+#include "distributed/process_group.h"
+#include "nn/module.h"
+#include "nn/module_holder.h"
+
+namespace brisk::dist {
+
+class DistributedDataParallelBase;
+
+// Turns gradient synchronization off for its scope (see no_sync()).
+class [[nodiscard]] NoSyncGuard {
+ public:
+  explicit NoSyncGuard(DistributedDataParallelBase& ddp);
+  ~NoSyncGuard();
+  NoSyncGuard(const NoSyncGuard&) = delete;
+  NoSyncGuard& operator=(const NoSyncGuard&) = delete;
+
+ private:
+  DistributedDataParallelBase& ddp_;
+  bool previous_;
+};
+
+// Everything but the typed forward: the wrapped module is the child "module" (so
+// state_dict keys start with "module.", as in PyTorch).
+class DistributedDataParallelBase : public nn::Module {
+ public:
+  DistributedDataParallelBase(std::shared_ptr<nn::Module> module, std::shared_ptr<ProcessGroup> group,
+                              const DistributedDataParallelOptions& options);
+
+  std::string name() const override { return "DistributedDataParallel"; }
+
+  // Backwards of forwards run in the guard's scope accumulate gradients locally.
+  NoSyncGuard no_sync() { return NoSyncGuard(*this); }
+  bool require_backward_grad_sync() const { return require_backward_grad_sync_; }
+  void set_require_backward_grad_sync(bool on) { require_backward_grad_sync_ = on; }
+
+  // Replaces the default averaging all-reduce; before the first backward.
+  void register_comm_hook(std::shared_ptr<CommHook> hook) { reducer_->register_comm_hook(std::move(hook)); }
+
+  // Called by a rank that has run out of inputs, and by every rank at the end of training.
+  // Returns when every rank has joined; throws, naming the ranks, when some rank still runs
+  // training forwards (those ranks throw too).
+  void join();
+
+  const std::shared_ptr<ProcessGroup>& process_group() const { return group_; }
+  const Reducer& reducer() const { return *reducer_; }
+  const DistributedDataParallelOptions& options() const { return options_; }
+
+  // The steps around the wrapped forward; DistributedDataParallelImpl::forward calls them.
+  void pre_forward();
+  void post_forward(const std::vector<Tensor>& outputs);
+
+ private:
+  // One all-reduce of (still training?, iterations so far) per rank; throws when a rank has
+  // joined while another has not.
+  void exchange_join_state(bool training);
+
+  std::shared_ptr<ProcessGroup> group_;
+  DistributedDataParallelOptions options_;
+  std::unique_ptr<Reducer> reducer_;
+  std::vector<Tensor> buffers_;
+  bool require_backward_grad_sync_ = true;
+  bool require_forward_param_sync_ = true;
+  int64_t training_iterations_ = 0;
+};
+
+namespace detail {
+inline void collect_tensors(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
+inline void collect_tensors(const std::vector<Tensor>& ts, std::vector<Tensor>& out) {
+  out.insert(out.end(), ts.begin(), ts.end());
+}
+template <typename... T>
+void collect_tensors(const std::tuple<T...>& tuple, std::vector<Tensor>& out) {
+  std::apply([&](const auto&... element) { (collect_tensors(element, out), ...); }, tuple);
+}
+template <typename A, typename B>
+void collect_tensors(const std::pair<A, B>& pair, std::vector<Tensor>& out) {
+  collect_tensors(pair.first, out);
+  collect_tensors(pair.second, out);
+}
+
+template <typename M>
+std::shared_ptr<nn::Module> module_ptr(const M& module) {
+  if constexpr (std::is_base_of_v<nn::ModuleHolderBase, M>) {
+    return module.ptr();
+  } else {
+    return module;
+  }
+}
+}  // namespace detail
+
+// M: the wrapped module as a holder (models::MLP) or a std::shared_ptr to a module whose
+// forward returns a Tensor, a std::vector<Tensor>, or a tuple/pair of those.
+template <typename M>
+class DistributedDataParallelImpl : public DistributedDataParallelBase {
+ public:
+  DistributedDataParallelImpl(M module, std::shared_ptr<ProcessGroup> group,
+                              const DistributedDataParallelOptions& options = {})
+      : DistributedDataParallelBase(detail::module_ptr(module), std::move(group), options), module_(std::move(module)) {}
+
+  template <typename... Args>
+  auto forward(Args&&... args) {
+    pre_forward();
+    auto output = module_->forward(std::forward<Args>(args)...);
+    std::vector<Tensor> outputs;
+    detail::collect_tensors(output, outputs);
+    post_forward(outputs);
+    return output;
+  }
+
+  M& module() { return module_; }
+
+ private:
+  M module_;
+};
+
+template <typename M>
+class DistributedDataParallel : public nn::ModuleHolder<DistributedDataParallelImpl<M>> {
+ public:
+  using nn::ModuleHolder<DistributedDataParallelImpl<M>>::ModuleHolder;
+  M& module() const { return this->get()->module(); }
+};
+
+template <typename M, typename G>
+DistributedDataParallel(M, G) -> DistributedDataParallel<M>;
+template <typename M, typename G>
+DistributedDataParallel(M, G, DistributedDataParallelOptions) -> DistributedDataParallel<M>;
+
+}  // namespace brisk::dist

@@ -1,0 +1,108 @@
+#include "distributed/ddp/module_sync.h"
+
+#include <algorithm>
+
+#include "tensor/native/ops.h"
+
+namespace brisk::dist {
+
+namespace {
+
+// Flattens a group of same-dtype tensors, broadcasts, and copies back.
+void broadcast_group(ProcessGroup& group, const std::vector<Tensor>& tensors, int root) {
+  std::vector<Tensor> flat;
+  flat.reserve(tensors.size());
+  for (const Tensor& t : tensors) flat.push_back(native::reshape(t, {t.numel()}));
+  Tensor buffer = flat.size() == 1 ? native::contiguous(flat[0]) : native::cat(flat, 0);
+  group.broadcast(buffer, root)->wait();
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    Tensor target = t;
+    native::copy_(target, native::view(native::narrow(buffer, 0, offset, t.numel()), t.sizes()));
+    t.bump_version();
+    offset += t.numel();
+  }
+}
+
+// rank's description of its tensors: count, then per tensor dtype, rank and sizes.
+std::vector<int64_t> describe(const nn::StateDict& tensors) {
+  std::vector<int64_t> words{static_cast<int64_t>(tensors.size())};
+  for (const auto& item : tensors) {
+    const Tensor& t = item.second;
+    words.push_back(static_cast<int64_t>(t.dtype()));
+    words.push_back(t.dim());
+    for (int64_t size : t.sizes()) words.push_back(size);
+  }
+  return words;
+}
+
+std::vector<int64_t> all_gather_words(ProcessGroup& group, const std::vector<int64_t>& words) {
+  Tensor length = native::from_vector<int64_t>({static_cast<int64_t>(words.size())}, {1}, kInt64);
+  std::vector<Tensor> lengths;
+  for (int r = 0; r < group.size(); ++r) lengths.push_back(native::empty({1}, kInt64));
+  group.all_gather(lengths, length)->wait();
+  int64_t longest = 0;
+  for (const Tensor& l : lengths) longest = std::max(longest, l.item<int64_t>());
+  std::vector<int64_t> padded(words);
+  padded.resize(longest, -1);
+  Tensor mine = native::from_vector<int64_t>(padded, {longest}, kInt64);
+  std::vector<Tensor> all;
+  for (int r = 0; r < group.size(); ++r) all.push_back(native::empty({longest}, kInt64));
+  group.all_gather(all, mine)->wait();
+  std::vector<int64_t> flat;
+  for (const Tensor& t : all) {
+    auto values = t.to_vector<int64_t>();
+    flat.insert(flat.end(), values.begin(), values.end());
+  }
+  return flat;
+}
+
+std::string shape_text(const int64_t* words) {
+  std::vector<int64_t> sizes(words + 2, words + 2 + words[1]);
+  return fmt::format("[{}] {}", fmt::join(sizes, ", "), dtype_name(static_cast<DType>(words[0])));
+}
+
+}  // namespace
+
+void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors, int root, int64_t buffer_bytes) {
+  std::vector<Tensor> pending;
+  int64_t pending_bytes = 0;
+  auto flush = [&] {
+    if (!pending.empty()) broadcast_group(group, pending, root);
+    pending.clear();
+    pending_bytes = 0;
+  };
+  for (const Tensor& t : tensors) {
+    if (!pending.empty() && (pending.front().dtype() != t.dtype() || pending.front().device() != t.device() ||
+                             pending_bytes + static_cast<int64_t>(t.nbytes()) > buffer_bytes)) {
+      flush();
+    }
+    pending.push_back(t);
+    pending_bytes += static_cast<int64_t>(t.nbytes());
+  }
+  flush();
+}
+
+void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what) {
+  std::vector<int64_t> words = describe(tensors);
+  std::vector<int64_t> all = all_gather_words(group, words);
+  const int64_t stride = static_cast<int64_t>(all.size()) / group.size();
+  const int64_t* reference = all.data();
+  for (int r = 1; r < group.size(); ++r) {
+    const int64_t* other = all.data() + r * stride;
+    BRISK_CHECK(other[0] == reference[0],
+                "DistributedDataParallel: rank {} has {} {}s but rank 0 has {}; every rank must wrap the same model",
+                r, other[0], what, reference[0]);
+    int64_t a = 1, b = 1;
+    for (const auto& item : tensors) {
+      bool same = reference[a] == other[b] && reference[a + 1] == other[b + 1] &&
+                  std::equal(reference + a + 2, reference + a + 2 + reference[a + 1], other + b + 2);
+      BRISK_CHECK(same, "DistributedDataParallel: {} {} has shape {} on rank {} but {} on rank 0", what, item.first,
+                  shape_text(other + b), r, shape_text(reference + a));
+      a += 2 + reference[a + 1];
+      b += 2 + other[b + 1];
+    }
+  }
+}
+
+}  // namespace brisk::dist

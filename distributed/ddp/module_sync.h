@@ -1,0 +1,25 @@
+#pragma once
+// Keeping the replicas of a module identical across ranks: the checks and broadcasts
+// DistributedDataParallel runs at construction and (for buffers) before forward.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "distributed/process_group.h"
+#include "nn/module.h"
+
+namespace brisk::dist {
+
+// Copies `root`'s values of `tensors` into every rank's, in place. Tensors of one dtype and
+// device are flattened into buffers of about `buffer_bytes` so that many small tensors cost
+// few collectives. Blocks until done.
+void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors, int root,
+                         int64_t buffer_bytes = 256LL << 20);
+
+// Checks that every rank has the same number of named tensors with the same shapes and
+// dtypes (one all-gather of a compact description). On a mismatch every rank throws an
+// error naming the first rank that differs from rank 0, the tensor, and both shapes.
+// `what` names the tensors in messages ("parameter").
+void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what);
+
+}  // namespace brisk::dist

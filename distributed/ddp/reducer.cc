@@ -1,0 +1,227 @@
+#include "distributed/ddp/reducer.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "autograd/engine.h"
+#include "distributed/ddp/bucket_assignment.h"
+#include "distributed/ddp/used_parameters.h"
+#include "tensor/native/ops.h"
+
+namespace brisk::dist {
+
+namespace {
+
+int64_t mib_to_bytes(double mib) { return static_cast<int64_t>(mib * 1024.0 * 1024.0); }
+
+}  // namespace
+
+Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
+                 const DistributedDataParallelOptions& options)
+    : parameters_(std::move(parameters)), names_(std::move(names)), group_(std::move(group)), options_(options),
+      comm_hook_(std::make_shared<AllReduceHook>(group_)) {
+  BRISK_CHECK(names_.size() == parameters_.size(), "Reducer: {} names for {} parameters", names_.size(),
+              parameters_.size());
+  std::vector<size_t> reverse(parameters_.size());
+  std::iota(reverse.rbegin(), reverse.rend(), size_t{0});
+  initialize_buckets(assign(reverse));
+  ready_.assign(parameters_.size(), false);
+  local_used_ = native::zeros({static_cast<int64_t>(parameters_.size())}, kInt32);
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    hook_handles_.push_back(parameters_[i].register_post_accumulate_grad_hook([this, i](Tensor&) { autograd_hook(i); }));
+  }
+}
+
+Reducer::~Reducer() {
+  for (size_t i = 0; i < parameters_.size(); ++i) parameters_[i].remove_hook(hook_handles_[i]);
+}
+
+void Reducer::register_comm_hook(std::shared_ptr<CommHook> hook) {
+  BRISK_CHECK(hook != nullptr, "DistributedDataParallel::register_comm_hook: the hook is null");
+  BRISK_CHECK(!has_synced_, "DistributedDataParallel::register_comm_hook: register the hook before the first backward");
+  comm_hook_ = std::move(hook);
+}
+
+std::vector<std::vector<size_t>> Reducer::assign(const std::vector<size_t>& order) const {
+  std::vector<BucketEntry> entries;
+  for (const Tensor& p : parameters_) entries.push_back({p.numel(), p.dtype(), p.device()});
+  return compute_bucket_assignment(entries, order,
+                                   {mib_to_bytes(options_.first_bucket_cap_mb()), mib_to_bytes(options_.bucket_cap_mb())});
+}
+
+void Reducer::initialize_buckets(const std::vector<std::vector<size_t>>& assignment) {
+  buckets_.clear();
+  locators_.assign(parameters_.size(), Locator{});
+  for (const auto& variables : assignment) {
+    Bucket bucket;
+    bucket.variables = variables;
+    int64_t numel = 0;
+    for (size_t index : variables) {
+      bucket.offsets.push_back(numel);
+      numel += parameters_[index].numel();
+    }
+    const Tensor& first = parameters_[variables.front()];
+    bucket.buffer = native::zeros({numel}, TensorOptions().dtype(first.dtype()).device(first.device()));
+    for (size_t slot = 0; slot < variables.size(); ++slot) {
+      const Tensor& p = parameters_[variables[slot]];
+      bucket.views.push_back(native::view(native::narrow(bucket.buffer, 0, bucket.offsets[slot], p.numel()), p.sizes()));
+      locators_[variables[slot]] = Locator{buckets_.size(), slot};
+    }
+    bucket.pending = variables.size();
+    buckets_.push_back(std::move(bucket));
+  }
+}
+
+std::vector<std::vector<size_t>> Reducer::bucket_indices() const {
+  std::vector<std::vector<size_t>> out;
+  for (const Bucket& bucket : buckets_) out.push_back(bucket.variables);
+  return out;
+}
+
+void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
+  expect_hooks_ = true;
+  first_hook_seen_ = false;
+  unused_.clear();
+  if (!options_.find_unused_parameters()) return;
+  auto reached = reachable_leaves(outputs);
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    if (reached.count(parameters_[i].impl()) == 0) unused_.push_back(i);
+  }
+}
+
+void Reducer::autograd_hook(size_t index) {
+  local_used_.data_ptr<int32_t>()[index] = 1;
+  if (!expect_hooks_) return;
+  if (!first_hook_seen_) {
+    first_hook_seen_ = true;
+    timeline_.first_gradient = ReducerTimeline::Clock::now();
+    timeline_.bucket_launched.assign(buckets_.size(), {});
+    autograd::Engine::queue_callback([this] { finalize_backward(); });
+    for (size_t unused : unused_) mark_ready(unused);
+  }
+  mark_ready(index);
+}
+
+void Reducer::mark_ready(size_t index) {
+  BRISK_CHECK(!ready_[index],
+              "DistributedDataParallel: parameter {} ({}) was marked ready twice in one backward; with "
+              "find_unused_parameters the graph walked after forward must contain every parameter backward reaches",
+              index, names_[index]);
+  ready_[index] = true;
+  current_order_.push_back(index);
+  const Locator& at = locators_[index];
+  Bucket& bucket = buckets_[at.bucket];
+  Tensor& view = bucket.views[at.slot];
+  const Tensor& grad = parameters_[index].grad();
+  if (grad.defined()) {
+    BRISK_CHECK(grad.sizes() == view.sizes(), "DistributedDataParallel: gradient of {} has shape {} but the parameter {}",
+                names_[index], grad.sizes(), view.sizes());
+    native::copy_(view, grad);
+  } else {
+    native::fill_(view, 0);
+  }
+  if (--bucket.pending == 0) launch_ready_buckets();
+}
+
+void Reducer::launch_ready_buckets() {
+  while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
+    Bucket& bucket = buckets_[next_bucket_];
+    std::vector<Tensor> params;
+    for (size_t index : bucket.variables) params.push_back(parameters_[index]);
+    GradBucket grad_bucket(next_bucket_, next_bucket_ + 1 == buckets_.size(), bucket.buffer, std::move(params),
+                           bucket.views);
+    if (timeline_.bucket_launched.size() == buckets_.size()) {
+      timeline_.bucket_launched[next_bucket_] = ReducerTimeline::Clock::now();
+    }
+    bucket.future = comm_hook_->run(grad_bucket);
+    ++next_bucket_;
+  }
+  if (next_bucket_ == buckets_.size() && options_.find_unused_parameters() && !local_used_work_) {
+    local_used_work_ = group_->all_reduce(local_used_, ReduceOp::MAX);
+  }
+}
+
+void Reducer::finalize_backward() {
+  timeline_.backward_end = ReducerTimeline::Clock::now();
+  if (options_.find_unused_parameters()) {
+    // Reached by the graph walk but given no gradient (an output left out of the loss).
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      if (!ready_[i]) mark_ready(i);
+    }
+  }
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    if (!ready_[i]) missing.push_back(fmt::format("{} (index {})", names_[i], i));
+  }
+  if (!missing.empty()) {
+    std::string rank = fmt::format("{}", group_->rank());
+    reset_iteration();
+    BRISK_FAIL(
+        "DistributedDataParallel: on rank {}, these parameters received no gradient in this backward: {}. Every "
+        "parameter must take part in the loss in every iteration; if some do not, construct with "
+        "DistributedDataParallelOptions().find_unused_parameters(true)",
+        rank, fmt::join(missing, ", "));
+  }
+  std::vector<bool> globally_used(parameters_.size(), true);
+  if (options_.find_unused_parameters()) {
+    local_used_work_->wait();
+    const int32_t* used = local_used_.data_ptr<int32_t>();
+    for (size_t i = 0; i < parameters_.size(); ++i) globally_used[i] = used[i] != 0;
+  }
+  for (Bucket& bucket : buckets_) {
+    Tensor result = bucket.future->wait();
+    BRISK_CHECK(result.numel() == bucket.buffer.numel(),
+                "DistributedDataParallel: comm hook {} returned {} elements for a bucket of {}", comm_hook_->name(),
+                result.numel(), bucket.buffer.numel());
+    for (size_t slot = 0; slot < bucket.variables.size(); ++slot) {
+      size_t index = bucket.variables[slot];
+      if (!globally_used[index]) continue;
+      const Tensor& param = parameters_[index];
+      Tensor reduced = result.is_same(bucket.buffer)
+                           ? bucket.views[slot]
+                           : native::view(native::narrow(result, 0, bucket.offsets[slot], param.numel()), param.sizes());
+      Tensor& grad = param.mutable_grad();
+      if (grad.defined()) {
+        native::copy_(grad, reduced);
+        grad.bump_version();
+      } else {
+        grad = native::to(native::clone(reduced), param.device(), param.dtype());
+      }
+    }
+  }
+  timeline_.reduced = ReducerTimeline::Clock::now();
+  if (!has_synced_) ready_order_ = current_order_;
+  has_synced_ = true;
+  native::fill_(local_used_, 0);
+  reset_iteration();
+}
+
+void Reducer::reset_iteration() {
+  expect_hooks_ = false;
+  first_hook_seen_ = false;
+  unused_.clear();
+  ready_.assign(parameters_.size(), false);
+  current_order_.clear();
+  next_bucket_ = 0;
+  for (Bucket& bucket : buckets_) {
+    bucket.pending = bucket.variables.size();
+    bucket.future.reset();
+  }
+  local_used_work_.reset();
+}
+
+bool Reducer::rebuild_buckets() {
+  if (!options_.rebuild_buckets() || has_rebuilt_ || !has_synced_) return false;
+  has_rebuilt_ = true;
+  BRISK_CHECK(ready_order_.size() == parameters_.size(), "Reducer: ready order lists {} of {} parameters",
+              ready_order_.size(), parameters_.size());
+  std::vector<int64_t> order(ready_order_.begin(), ready_order_.end());
+  Tensor shared = native::from_vector<int64_t>(order, {static_cast<int64_t>(order.size())}, kInt64);
+  group_->broadcast(shared, 0)->wait();
+  std::vector<size_t> rank0_order;
+  for (int64_t index : shared.to_vector<int64_t>()) rank0_order.push_back(static_cast<size_t>(index));
+  initialize_buckets(assign(rank0_order));
+  return true;
+}
+
+}  // namespace brisk::dist

@@ -1,0 +1,117 @@
+#pragma once
+// dist::Reducer: the gradient side of DistributedDataParallel (c10d::Reducer).
+//
+// Every parameter gets a post-accumulate-grad hook. When DistributedDataParallel has armed
+// the reducer for a backward (prepare_for_backward), each hook copies its parameter's .grad
+// into that parameter's slot of a flat bucket buffer; when the last gradient of a bucket
+// arrives, the bucket goes to the communication hook (by default an averaging all-reduce),
+// which runs asynchronously while backward goes on. Buckets are handed over strictly in
+// bucket order, so every rank issues the same collectives in the same order. At the end of
+// backward (an autograd final callback) the reducer waits for every bucket and copies the
+// averaged gradients back into .grad, so backward() returns with reduced gradients.
+//
+// Unarmed backwards (DistributedDataParallel::no_sync) only accumulate locally; the reducer
+// remembers which parameters received a gradient, so that with find_unused_parameters a
+// parameter used in any accumulated micro-batch is reduced at the synchronizing step.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/ddp/comm_hook.h"
+#include "distributed/ddp/options.h"
+#include "distributed/process_group.h"
+#include "tensor/tensor.h"
+
+namespace brisk::dist {
+
+// When the last backward's reductions happened (steady clock), for benchmarks.
+struct ReducerTimeline {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point first_gradient;  // the first hook of the backward
+  std::vector<Clock::time_point> bucket_launched;  // per bucket, when handed to the comm hook
+  Clock::time_point backward_end;    // the final callback starts: autograd is done
+  Clock::time_point reduced;         // every bucket waited for and copied back
+};
+
+class Reducer {
+ public:
+  // `names` name the parameters in errors. Buckets start in reverse parameter order.
+  Reducer(std::vector<Tensor> parameters, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
+          const DistributedDataParallelOptions& options);
+  ~Reducer();
+  Reducer(const Reducer&) = delete;
+  Reducer& operator=(const Reducer&) = delete;
+
+  // Replaces the default AllReduceHook; only before the first backward.
+  void register_comm_hook(std::shared_ptr<CommHook> hook);
+
+  // Arms the hooks for the next backward. With find_unused_parameters, `outputs` are the
+  // forward's outputs, from which the autograd graph is walked to find unused parameters.
+  void prepare_for_backward(const std::vector<Tensor>& outputs);
+
+  // Once, before the forward that follows the first synchronizing backward: rebuilds the
+  // buckets in the order rank 0's gradients became ready (a broadcast, so every rank must
+  // call it at the same point). Returns whether it rebuilt.
+  bool rebuild_buckets();
+
+  // The parameter indices of each bucket, in reduction order.
+  std::vector<std::vector<size_t>> bucket_indices() const;
+  // Parameter indices in the order their gradients were marked ready in the last
+  // synchronizing backward.
+  const std::vector<size_t>& ready_order() const { return ready_order_; }
+  const ReducerTimeline& timeline() const { return timeline_; }
+  const std::vector<Tensor>& parameters() const { return parameters_; }
+
+ private:
+  struct Bucket {
+    std::vector<size_t> variables;
+    std::vector<int64_t> offsets;
+    Tensor buffer;
+    std::vector<Tensor> views;
+    size_t pending = 0;
+    std::shared_ptr<CommFuture> future;
+  };
+  struct Locator {
+    size_t bucket = 0;
+    size_t slot = 0;
+  };
+
+  void initialize_buckets(const std::vector<std::vector<size_t>>& assignment);
+  std::vector<std::vector<size_t>> assign(const std::vector<size_t>& order) const;
+  void autograd_hook(size_t index);
+  void mark_ready(size_t index);
+  void launch_ready_buckets();
+  void finalize_backward();
+  void reset_iteration();
+
+  std::vector<Tensor> parameters_;
+  std::vector<std::string> names_;
+  std::vector<size_t> hook_handles_;
+  std::shared_ptr<ProcessGroup> group_;
+  DistributedDataParallelOptions options_;
+  std::shared_ptr<CommHook> comm_hook_;
+
+  std::vector<Bucket> buckets_;
+  std::vector<Locator> locators_;
+  size_t next_bucket_ = 0;
+
+  // Per backward.
+  bool expect_hooks_ = false;
+  bool first_hook_seen_ = false;
+  std::vector<size_t> unused_;
+  std::vector<bool> ready_;
+  std::vector<size_t> current_order_;
+  // Which parameters received a gradient since the last synchronizing backward, and its
+  // all-reduce across ranks (find_unused_parameters only).
+  Tensor local_used_;
+  std::shared_ptr<Work> local_used_work_;
+
+  bool has_rebuilt_ = false;
+  bool has_synced_ = false;
+  std::vector<size_t> ready_order_;
+  ReducerTimeline timeline_;
+};
+
+}  // namespace brisk::dist

@@ -1,0 +1,325 @@
+#include "distributed/distributed.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "distributed/backend_registry.h"
+#include "distributed/file_store.h"
+#include "distributed/prefix_store.h"
+#include "distributed/tcp_store.h"
+#include "tensor/error.h"
+
+namespace brisk::dist {
+namespace {
+
+struct State {
+  std::mutex mutex;
+  std::shared_ptr<Store> store;
+  std::shared_ptr<ProcessGroup> world;
+  std::string backend;
+  int rank = -1;
+  int world_size = 0;
+  int groups_created = 0;
+  // Global ranks of every group this process belongs to (the default group included).
+  std::map<const ProcessGroup*, std::vector<int>> members;
+};
+
+State& state() {
+  static State* s = new State;
+  return *s;
+}
+
+// The first of `names` that is set, parsed as an integer; -1 when none is.
+int env_int(std::initializer_list<const char*> names, std::string* which) {
+  for (const char* name : names) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    long parsed = std::strtol(value, &end, 10);
+    BRISK_CHECK(*end == '\0' && parsed >= 0 && parsed < (1 << 24),
+                "init_process_group: {}='{}' is not a valid non-negative integer", name, value);
+    *which = name;
+    return static_cast<int>(parsed);
+  }
+  return -1;
+}
+
+std::string env_string(const char* name, const std::string& method) {
+  const char* value = std::getenv(name);
+  BRISK_CHECK(value != nullptr && *value != '\0', "init_process_group({}): environment variable {} is not set", method,
+              name);
+  return value;
+}
+
+uint16_t parse_port(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  long port = std::strtol(text.c_str(), &end, 10);
+  BRISK_CHECK(!text.empty() && *end == '\0' && port > 0 && port < 65536, "init_process_group: {} port '{}' is not in 1..65535",
+              what, text);
+  return static_cast<uint16_t>(port);
+}
+
+const std::vector<int>& members_of(const GroupPtr& group) {
+  auto it = state().members.find(group.get());
+  BRISK_CHECK(it != state().members.end(), "distributed: this process group was not created by init_process_group or "
+                                           "new_group (or was destroyed)");
+  return it->second;
+}
+
+// The group to act on (default: the world) and `global` translated into its ranks.
+GroupPtr resolve(const GroupPtr& group, const char* op) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  BRISK_CHECK(state().world != nullptr, "distributed {}: call init_process_group first", op);
+  return group ? group : state().world;
+}
+
+int to_group_rank(const GroupPtr& group, int global, const char* op, const char* role) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  const auto& ranks = members_of(group);
+  auto it = std::find(ranks.begin(), ranks.end(), global);
+  BRISK_CHECK(it != ranks.end(), "distributed {}: {} rank {} is not in the group (ranks [{}])", op, role, global,
+              fmt::join(ranks, ", "));
+  return static_cast<int>(it - ranks.begin());
+}
+
+std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
+  if (!async_op) work->wait();
+  return work;
+}
+
+}  // namespace
+
+void init_process_group(const std::string& backend, const std::string& init_method, int world_size, int rank,
+                        ProcessGroupOptions options) {
+  State& s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    BRISK_CHECK(s.world == nullptr, "init_process_group: already initialized (call destroy_process_group first)");
+  }
+  std::string rank_var = "argument", size_var = "argument";
+  if (rank < 0) rank = env_int({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}, &rank_var);
+  if (world_size < 0) world_size = env_int({"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"}, &size_var);
+  BRISK_CHECK(rank >= 0, "init_process_group({}): the rank is unknown: pass it or set RANK (or SLURM_PROCID, "
+                         "OMPI_COMM_WORLD_RANK)", init_method);
+  BRISK_CHECK(world_size >= 1, "init_process_group({}): the world size is unknown: pass it or set WORLD_SIZE (or "
+                               "SLURM_NTASKS, OMPI_COMM_WORLD_SIZE)", init_method);
+  BRISK_CHECK(rank < world_size, "init_process_group: rank {} (from {}) is not below the world size {} (from {})", rank,
+              rank_var, world_size, size_var);
+
+  std::shared_ptr<Store> store;
+  auto starts_with = [&](const char* prefix) { return init_method.rfind(prefix, 0) == 0; };
+  if (starts_with("env://") || starts_with("tcp://")) {
+    std::string host;
+    uint16_t port;
+    if (starts_with("env://")) {
+      host = env_string("MASTER_ADDR", init_method);
+      port = parse_port(env_string("MASTER_PORT", init_method), "MASTER_PORT");
+    } else {
+      std::string address = init_method.substr(6);
+      size_t colon = address.rfind(':');
+      BRISK_CHECK(colon != std::string::npos && colon > 0, "init_process_group: '{}' is not tcp://host:port", init_method);
+      host = address.substr(0, colon);
+      if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+      port = parse_port(address.substr(colon + 1), init_method);
+      ::setenv("MASTER_ADDR", host.c_str(), 0);
+    }
+    TCPStoreOptions store_options;
+    store_options.port = port;
+    store_options.is_master = rank == 0;
+    store_options.timeout = options.timeout;
+    store_options.token = store_token_from_env();
+    store = std::make_shared<TCPStore>(host, store_options);
+  } else if (starts_with("file://")) {
+    std::string path = init_method.substr(7);
+    BRISK_CHECK(!path.empty(), "init_process_group: '{}' names no file", init_method);
+    store = std::make_shared<FileStore>(path, options.timeout);
+  } else {
+    BRISK_FAIL("init_process_group: init_method '{}' is not env://, tcp://host:port or file://path", init_method);
+  }
+
+  auto world = process_group_backend(backend)(std::make_shared<PrefixStore>("default_pg", store), rank, world_size,
+                                              options);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.store = store;
+  s.world = world;
+  s.backend = backend;
+  s.rank = rank;
+  s.world_size = world_size;
+  s.groups_created = 0;
+  std::vector<int> all(static_cast<size_t>(world_size));
+  for (int r = 0; r < world_size; ++r) all[static_cast<size_t>(r)] = r;
+  s.members[world.get()] = all;
+}
+
+void destroy_process_group() {
+  State& s = state();
+  std::shared_ptr<Store> store;
+  int rank, world_size;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    BRISK_CHECK(s.world != nullptr, "destroy_process_group: no process group is initialized");
+    store = s.store;
+    rank = s.rank;
+    world_size = s.world_size;
+  }
+  // Rank 0's process hosts the store: leaving first would cut the others off mid-call.
+  try {
+    store->add("destroyed", 1);
+    if (rank == 0) {
+      auto deadline = std::chrono::steady_clock::now() + std::min<std::chrono::milliseconds>(store->timeout(),
+                                                                                           std::chrono::seconds(30));
+      while (store->add("destroyed", 0) < world_size && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+  } catch (const Error&) {
+    // The store's host is gone already: nothing left to wait for.
+  }
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.members.clear();
+  s.world.reset();
+  s.store.reset();
+  s.backend.clear();
+  s.rank = -1;
+  s.world_size = 0;
+}
+
+bool is_initialized() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().world != nullptr;
+}
+
+int get_rank() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  BRISK_CHECK(state().world != nullptr, "get_rank: call init_process_group first");
+  return state().rank;
+}
+
+int get_world_size() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  BRISK_CHECK(state().world != nullptr, "get_world_size: call init_process_group first");
+  return state().world_size;
+}
+
+std::string get_backend() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  BRISK_CHECK(state().world != nullptr, "get_backend: call init_process_group first");
+  return state().backend;
+}
+
+std::shared_ptr<ProcessGroup> default_group() { return resolve(nullptr, "default_group"); }
+
+std::shared_ptr<Store> default_store() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  BRISK_CHECK(state().store != nullptr, "default_store: call init_process_group first");
+  return state().store;
+}
+
+std::shared_ptr<ProcessGroup> new_group(std::vector<int> ranks, ProcessGroupOptions options, const std::string& backend) {
+  State& s = state();
+  std::shared_ptr<Store> store;
+  std::string chosen;
+  int me, world_size, index;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    BRISK_CHECK(s.world != nullptr, "new_group: call init_process_group first");
+    store = s.store;
+    chosen = backend.empty() ? s.backend : backend;
+    me = s.rank;
+    world_size = s.world_size;
+    index = ++s.groups_created;
+  }
+  std::sort(ranks.begin(), ranks.end());
+  BRISK_CHECK(!ranks.empty(), "new_group: the rank list is empty");
+  BRISK_CHECK(std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end(), "new_group: ranks [{}] repeat a rank",
+              fmt::join(ranks, ", "));
+  BRISK_CHECK(ranks.front() >= 0 && ranks.back() < world_size, "new_group: ranks [{}] are not all in [0, {})",
+              fmt::join(ranks, ", "), world_size);
+  auto it = std::find(ranks.begin(), ranks.end(), me);
+  if (it == ranks.end()) return nullptr;
+  auto group = process_group_backend(chosen)(std::make_shared<PrefixStore>(fmt::format("group{}", index), store),
+                                             static_cast<int>(it - ranks.begin()), static_cast<int>(ranks.size()),
+                                             options);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.members[group.get()] = ranks;
+  return group;
+}
+
+int get_global_rank(const std::shared_ptr<ProcessGroup>& group, int group_rank) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  const auto& ranks = members_of(group);
+  BRISK_CHECK(group_rank >= 0 && group_rank < static_cast<int>(ranks.size()),
+              "get_global_rank: group rank {} is not in [0, {})", group_rank, ranks.size());
+  return ranks[static_cast<size_t>(group_rank)];
+}
+
+int get_group_rank(const std::shared_ptr<ProcessGroup>& group, int global_rank) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  const auto& ranks = members_of(group);
+  auto it = std::find(ranks.begin(), ranks.end(), global_rank);
+  return it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
+}
+
+std::shared_ptr<Work> broadcast(Tensor& tensor, int src, const GroupPtr& group, bool async_op) {
+  GroupPtr g = resolve(group, "broadcast");
+  return finish(g->broadcast(tensor, to_group_rank(g, src, "broadcast", "src")), async_op);
+}
+
+std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, const GroupPtr& group, bool async_op) {
+  return finish(resolve(group, "all_reduce")->all_reduce(tensor, op), async_op);
+}
+
+std::shared_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op, const GroupPtr& group, bool async_op) {
+  GroupPtr g = resolve(group, "reduce");
+  return finish(g->reduce(tensor, to_group_rank(g, dst, "reduce", "dst"), op), async_op);
+}
+
+std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input, const GroupPtr& group,
+                                 bool async_op) {
+  return finish(resolve(group, "all_gather")->all_gather(outputs, input), async_op);
+}
+
+std::shared_ptr<Work> gather(const Tensor& input, std::vector<Tensor>& outputs, int dst, const GroupPtr& group,
+                             bool async_op) {
+  GroupPtr g = resolve(group, "gather");
+  return finish(g->gather(outputs, input, to_group_rank(g, dst, "gather", "dst")), async_op);
+}
+
+std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int src, const GroupPtr& group,
+                              bool async_op) {
+  GroupPtr g = resolve(group, "scatter");
+  return finish(g->scatter(output, inputs, to_group_rank(g, src, "scatter", "src")), async_op);
+}
+
+std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op,
+                                     const GroupPtr& group, bool async_op) {
+  return finish(resolve(group, "reduce_scatter")->reduce_scatter(output, inputs, op), async_op);
+}
+
+std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                                 const GroupPtr& group, bool async_op) {
+  return finish(resolve(group, "all_to_all")->all_to_all(outputs, inputs), async_op);
+}
+
+std::shared_ptr<Work> barrier(const GroupPtr& group, bool async_op) {
+  return finish(resolve(group, "barrier")->barrier(), async_op);
+}
+
+std::shared_ptr<Work> isend(const Tensor& tensor, int dst, const GroupPtr& group, int tag) {
+  GroupPtr g = resolve(group, "send");
+  return g->send(tensor, to_group_rank(g, dst, "send", "dst"), tag);
+}
+
+std::shared_ptr<Work> irecv(Tensor& tensor, int src, const GroupPtr& group, int tag) {
+  GroupPtr g = resolve(group, "recv");
+  return g->recv(tensor, to_group_rank(g, src, "recv", "src"), tag);
+}
+
+void send(const Tensor& tensor, int dst, const GroupPtr& group, int tag) { isend(tensor, dst, group, tag)->wait(); }
+
+void recv(Tensor& tensor, int src, const GroupPtr& group, int tag) { irecv(tensor, src, group, tag)->wait(); }
+
+}  // namespace brisk::dist

@@ -1,0 +1,67 @@
+#pragma once
+// dist::ProcessGroupGloo: the collectives of ProcessGroup on CPU tensors over Gloo's TCP
+// transport (as c10d::ProcessGroupGloo).
+//
+//   auto store = std::make_shared<TCPStore>(addr, options);
+//   ProcessGroupGloo group(std::make_shared<PrefixStore>("default", store), rank, size);
+//   group.all_reduce(t)->wait();
+//
+// Ranks connect a full mesh of TCP pairs on the interface that routes to `host` (the
+// MASTER_ADDR; loopback when local). Collectives run one at a time, in call order, on one
+// worker thread per group, so Work completes asynchronously; send/recv are posted in order
+// on that thread and completed by a second one, so a send never waits for the peer's recv
+// to be posted before later operations start.
+//
+// Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce, reduce and
+// reduce_scatter also take bfloat16 and float16 (each pairwise step computed in float).
+//
+// Failure (ProcessGroupOptions): before each collective, rank r records in the store that it
+// entered collective #n, and (check_desync) the ranks all-gather (op, n, numel, dtype, root,
+// reduce op) over a tiny side exchange; a mismatch fails the Work naming each rank's call.
+// A collective that does not finish within `timeout`, or a peer that died, fails the Work
+// with the op, its number and the ranks that never entered it. The group is then unusable:
+// every later Work fails at once with the first error. wait() throws that brisk::Error; left
+// uncaught it terminates the program (std::terminate prints it on stderr, exit status
+// non-zero), which is how a job stops instead of hanging.
+#include <memory>
+#include <string>
+
+#include "distributed/process_group.h"
+#include "distributed/store.h"
+
+namespace brisk::dist {
+
+class ProcessGroupGloo : public ProcessGroup {
+ public:
+  // `store` should be private to this group (a PrefixStore). `host`: see device_host().
+  ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options = {},
+                   std::string host = device_host(), std::string name = "default");
+  ~ProcessGroupGloo() override;  // finishes queued work first
+
+  std::string backend_name() const override { return "gloo"; }
+  const std::string& name() const;
+  const ProcessGroupOptions& options() const;
+
+  std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;
+  std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) override;
+  std::shared_ptr<Work> reduce(Tensor& tensor, int root, ReduceOp op = ReduceOp::SUM) override;
+  std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override;
+  std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) override;
+  std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) override;
+  std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                                       ReduceOp op = ReduceOp::SUM) override;
+  std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) override;
+  std::shared_ptr<Work> barrier() override;
+  std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag = 0) override;
+  std::shared_ptr<Work> recv(Tensor& tensor, int src, int tag = 0) override;
+
+  // The address whose interface Gloo binds: the local address routing to MASTER_ADDR when
+  // that is set, else 127.0.0.1.
+  static std::string device_host();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace brisk::dist

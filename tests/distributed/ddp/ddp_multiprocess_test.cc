@@ -1,0 +1,61 @@
+// DistributedDataParallel across real processes over Gloo, started by the launcher: every
+// scenario of scenarios.h on 2 and 3 ranks (parameters after k steps equal one process with
+// batch N*B, all ranks bitwise equal), and the misuse cases ending, well within the
+// timeout, with errors that name the rank or parameter.
+#include <catch2/catch.hpp>
+
+#include "tests/distributed/ddp/scenarios.h"
+#include "tests/tools/launch/process_runner.h"
+
+namespace {
+
+using brisk::testing::count;
+using brisk::testing::launcher_path;
+using brisk::testing::run_process;
+using brisk::testing::RunOptions;
+using brisk::testing::RunResult;
+using Catch::Matchers::Contains;
+
+const std::string kWorker = "tests/distributed/ddp/ddp_worker";
+
+RunResult launch(int world, const std::string& scenario) {
+  RunOptions options;
+  options.timeout = std::chrono::seconds(90);
+  RunResult result =
+      run_process({launcher_path(), "--nproc-per-node", std::to_string(world), kWorker, scenario}, options);
+  INFO("stdout:\n" << result.out << "\nstderr:\n" << result.err);
+  REQUIRE_FALSE(result.timed_out);
+  return result;
+}
+
+TEST_CASE("DDP across processes: every scenario matches single-process training", "[ddp]") {
+  for (int world : {2, 3}) {
+    RunResult r = launch(world, "all");
+    INFO("world " << world << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err);
+    CHECK(r.status == 0);
+    for (const std::string& name : brisk::dist::testing::scenario_names()) {
+      for (int rank = 0; rank < world; ++rank) {
+        CHECK(count(r.out, "[rank " + std::to_string(rank) + "] " + name + " ok") == 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("DDP across processes: one rank with one batch fewer fails every rank, naming it", "[ddp]") {
+  RunResult r = launch(2, "uneven");
+  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  CHECK(r.status != 0);
+  CHECK(r.seconds < 20);
+  CHECK_THAT(r.out + r.err, Contains("uneven inputs: rank 1 after 2 training iterations ran out of inputs"));
+}
+
+TEST_CASE("DDP across processes: mismatched shapes and unused parameters are named", "[ddp]") {
+  RunResult shapes = launch(2, "shape_mismatch");
+  CHECK(shapes.status != 0);
+  CHECK_THAT(shapes.out + shapes.err, Contains("parameter layers.1.weight has shape [13, 16] float32 on rank 1"));
+  RunResult unused = launch(2, "unused_error");
+  CHECK(unused.status != 0);
+  CHECK_THAT(unused.out + unused.err, Contains("branch.weight (index 4), branch.bias (index 5)"));
+}
+
+}  // namespace

@@ -1,0 +1,125 @@
+// DistributedDataParallel over in-process ranks (ThreadProcessGroup): every scenario of
+// scenarios.h on 1, 2 and 3 ranks (N ranks with batch B end with the parameters of one
+// process trained with batch N*B, all ranks bitwise equal), the bucket layouts and
+// collectives behind them, and the errors for mismatched shapes, unused parameters and
+// uneven inputs. ddp_multiprocess_test runs the same scenarios across real processes.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "tests/distributed/ddp/scenarios.h"
+#include "tests/distributed/ddp/thread_process_group.h"
+
+namespace brisk::dist::testing {
+namespace {
+
+using Catch::Matchers::Contains;
+
+struct RankResult {
+  Outcome outcome;
+  std::vector<std::string> collectives;
+  std::string error;
+};
+
+// Runs fn on `world` thread ranks; each rank's exception is recorded, not rethrown.
+std::vector<RankResult> run_world(int world, const std::function<Outcome(std::shared_ptr<ProcessGroup>)>& fn) {
+  auto shared = std::make_shared<ThreadWorld>(world, std::chrono::seconds(10));
+  std::vector<RankResult> results(world);
+  run_ranks(world, [&](int rank) {
+    auto group = std::make_shared<ThreadProcessGroup>(shared, rank);
+    try {
+      results[rank].outcome = fn(group);
+    } catch (const std::exception& e) {
+      results[rank].error = e.what();
+    }
+    results[rank].collectives = group->history();
+  });
+  return results;
+}
+
+std::vector<RankResult> run_scenario_on(int world, const std::string& name) {
+  auto results = run_world(world, [&](std::shared_ptr<ProcessGroup> group) { return run_scenario(name, group); });
+  for (size_t r = 0; r < results.size(); ++r) {
+    INFO(name << " on " << world << " ranks, rank " << r << ": " << results[r].error);
+    REQUIRE(results[r].error.empty());
+    CHECK(results[r].outcome.identical);
+    CHECK(results[r].outcome.max_diff < (name == "bf16" ? 1e-2 : 1e-5));
+  }
+  return results;
+}
+
+std::vector<RankResult> run_error_on(int world, const std::string& name) {
+  return run_world(world, [&](std::shared_ptr<ProcessGroup> group) {
+    run_error_scenario(name, group);
+    return Outcome{};
+  });
+}
+
+TEST_CASE("DDP on thread ranks: every scenario matches single-process training") {
+  for (const std::string& name : scenario_names()) {
+    for (int world : {1, 2, 3}) run_scenario_on(world, name);
+  }
+}
+
+TEST_CASE("DDP on thread ranks: initial buckets follow reverse registration order") {
+  auto results = run_scenario_on(2, "equivalence");
+  // MLP 8-16-12-4: layers.2's bias and weight (208 bytes) reach the first cap (105 bytes),
+  // layers.1's (240 bytes) and layers.0's reach the next (209 bytes).
+  CHECK(results[0].outcome.initial_buckets == std::vector<std::vector<size_t>>{{5, 4}, {3, 2}, {1, 0}});
+  CHECK(results[0].outcome.final_buckets == results[0].outcome.initial_buckets);
+  // Per step: the uneven-input check and three buckets; then join() and the final comparison.
+  size_t all_reduces = 0;
+  for (const auto& name : results[0].collectives) all_reduces += name.rfind("all_reduce", 0) == 0;
+  CHECK(all_reduces == 3 * (1 + 3) + 1);
+}
+
+TEST_CASE("DDP on thread ranks: buckets are rebuilt in the order gradients became ready") {
+  auto results = run_scenario_on(2, "rebuild");
+  // Registration: late.weight 0, late.bias 1, mid 2-3, early 4-5, one bucket each. Buckets
+  // start reversed, but `late` (used last in forward) gets its gradients first.
+  const Outcome& outcome = results[0].outcome;
+  CHECK(outcome.initial_buckets == std::vector<std::vector<size_t>>{{5}, {4}, {3}, {2}, {1}, {0}});
+  const auto& order = outcome.ready_order;
+  REQUIRE(order.size() == 6);
+  CHECK(std::set<size_t>(order.begin(), order.begin() + 2) == std::set<size_t>{0, 1});
+  CHECK(std::set<size_t>(order.begin() + 2, order.begin() + 4) == std::set<size_t>{2, 3});
+  std::vector<std::vector<size_t>> expected;
+  for (size_t index : order) expected.push_back({index});
+  for (const auto& result : results) CHECK(result.outcome.final_buckets == expected);
+}
+
+TEST_CASE("DDP on thread ranks: no_sync backwards issue no gradient all-reduce") {
+  auto results = run_scenario_on(2, "no_sync");
+  // Per step: two uneven-input checks, three buckets after the second backward only.
+  size_t all_reduces = 0;
+  for (const auto& name : results[0].collectives) all_reduces += name.rfind("all_reduce", 0) == 0;
+  CHECK(all_reduces == 3 * (2 + 3) + 1);
+}
+
+TEST_CASE("DDP on thread ranks: mismatched parameter shapes name the rank and parameter") {
+  for (const auto& result : run_error_on(2, "shape_mismatch")) {
+    CHECK_THAT(result.error, Contains("parameter layers.1.weight has shape [13, 16] float32 on rank 1 but "
+                                      "[12, 16] float32 on rank 0"));
+  }
+}
+
+TEST_CASE("DDP on thread ranks: a parameter without gradient is named unless find_unused_parameters") {
+  auto results = run_error_on(2, "unused_error");
+  for (size_t r = 0; r < results.size(); ++r) {
+    CHECK_THAT(results[r].error, Contains(fmt::format("on rank {}", r)));
+    CHECK_THAT(results[r].error, Contains("branch.weight (index 4), branch.bias (index 5)"));
+    CHECK_THAT(results[r].error, Contains("find_unused_parameters(true)"));
+  }
+}
+
+TEST_CASE("DDP on thread ranks: a rank that runs out of inputs is named on every rank") {
+  auto results = run_error_on(2, "uneven");
+  for (size_t r = 0; r < results.size(); ++r) {
+    INFO("rank " << r);
+    CHECK_THAT(results[r].error, Contains("uneven inputs: rank 1 after 2 training iterations ran out of inputs"));
+    CHECK_THAT(results[r].error, Contains("rank 0 (iteration 3) still trained"));
+  }
+}
+
+}  // namespace
+}  // namespace brisk::dist::testing

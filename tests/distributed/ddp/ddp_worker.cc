@@ -1,0 +1,59 @@
+// One rank of a DistributedDataParallel scenario across processes, started by the launcher:
+//
+//   launch --nproc-per-node 3 tests/distributed/ddp/ddp_worker all
+//
+// `all` runs every scenario of scenarios.h in one process group and prints
+// "<scenario> ok max_diff=<x>" for each that matches the single-process reference with
+// every rank's parameters bitwise equal, "<scenario> FAILED ..." otherwise; an error
+// scenario (shape_mismatch, unused_error, uneven) prints the error it ends with. The exit
+// status is 0 only when everything passed (an error scenario never passes).
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "distributed/distributed.h"
+#include "tests/distributed/ddp/scenarios.h"
+
+namespace {
+
+using namespace brisk::dist;
+
+int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
+  if (what == "shape_mismatch" || what == "unused_error" || what == "uneven") {
+    brisk::dist::testing::run_error_scenario(what, group);
+    std::printf("%s ended without an error\n", what.c_str());
+    return 1;
+  }
+  std::vector<std::string> names{what};
+  if (what == "all") names = brisk::dist::testing::scenario_names();
+  int failures = 0;
+  for (const std::string& name : names) {
+    auto outcome = brisk::dist::testing::run_scenario(name, group);
+    const double tolerance = name == "bf16" ? 1e-2 : 1e-5;
+    bool ok = outcome.identical && outcome.max_diff < tolerance;
+    std::printf("%s %s max_diff=%.3g identical=%d\n", name.c_str(), ok ? "ok" : "FAILED", outcome.max_diff,
+                outcome.identical ? 1 : 0);
+    std::fflush(stdout);
+    failures += ok ? 0 : 1;
+  }
+  destroy_process_group();
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: ddp_worker all|<scenario>\n");
+    return 2;
+  }
+  try {
+    ProcessGroupOptions options;
+    options.timeout = std::chrono::seconds(20);
+    init_process_group("gloo", "env://", -1, -1, options);
+    return run(argv[1], default_group());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,299 @@
+#include "tests/distributed/ddp/scenarios.h"
+
+#include <functional>
+#include <optional>
+
+#include "distributed/ddp/bf16_compress_hook.h"
+#include "distributed/ddp/distributed_data_parallel.h"
+#include "models/mlp.h"
+#include "optim/sgd.h"
+#include "tests/distributed/ddp/test_models.h"
+
+namespace brisk::dist::testing {
+
+namespace {
+
+constexpr double kLr = 0.1;
+constexpr int kSteps = 3;
+constexpr int64_t kB = 4;  // rows per rank and micro-batch
+
+// 105 and 209 bytes: the MLP below gets three buckets.
+DistributedDataParallelOptions small_buckets() {
+  return DistributedDataParallelOptions().bucket_cap_mb(0.0002).first_bucket_cap_mb(0.0001);
+}
+
+models::MLPOptions mlp_options() { return models::MLPOptions(8, 4).hidden({16, 12}); }
+
+// Same weights in every process and thread (the default generator is shared by threads).
+void init_weights(nn::Module& module, uint64_t seed) {
+  Generator gen(seed);
+  NoGradGuard no_grad;
+  for (Tensor p : module.parameters()) p.uniform_(-0.5, 0.5, &gen);
+}
+
+// Bitwise comparison of this rank's floating tensors with rank 0's (one broadcast).
+bool same_as_rank0(ProcessGroup& group, const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> flat;
+  for (const Tensor& t : tensors) {
+    if (t.is_floating_point()) flat.push_back(native::reshape(native::to(t, kCPU, kFloat32), {t.numel()}));
+  }
+  Tensor mine = native::cat(flat, 0);
+  Tensor theirs = native::clone(mine);
+  group.broadcast(theirs, 0)->wait();
+  return native::equal(mine, theirs);
+}
+
+std::vector<Tensor> state_tensors(const nn::StateDict& state) {
+  std::vector<Tensor> out;
+  for (const auto& item : state) out.push_back(item.second);
+  return out;
+}
+
+// One rank's view of a training run: `step(ddp, s)` runs step s's forwards and backwards.
+template <typename Net, typename Step>
+Outcome train(const std::shared_ptr<ProcessGroup>& group, const Net& reference, const nn::StateDict& init,
+              const DistributedDataParallelOptions& options, Step step) {
+  Net model;
+  load_perturbed(*model, init, group->rank());
+  auto ddp = DistributedDataParallel(model, group, options);
+  Outcome outcome;
+  outcome.initial_buckets = ddp->reducer().bucket_indices();
+  optim::SGD opt(ddp->parameters(), optim::SGDOptions(kLr).momentum(0.9));
+  for (int s = 0; s < kSteps; ++s) {
+    opt.zero_grad();
+    step(ddp, s);
+    opt.step();
+    if (s == 0) outcome.ready_order = ddp->reducer().ready_order();
+  }
+  ddp->join();
+  outcome.final_buckets = ddp->reducer().bucket_indices();
+  nn::StateDict params = model->named_parameters();
+  outcome.max_diff = max_abs_diff(params, reference->named_parameters());
+  outcome.identical = same_as_rank0(*group, state_tensors(params));
+  return outcome;
+}
+
+template <typename Net>
+void train_reference(Net& reference, const std::function<Tensor(int step)>& loss) {
+  optim::SGD opt(reference->parameters(), optim::SGDOptions(kLr).momentum(0.9));
+  for (int s = 0; s < kSteps; ++s) {
+    opt.zero_grad();
+    loss(s).backward();
+    opt.step();
+  }
+}
+
+struct Mlp : models::MLP {
+  Mlp() : models::MLP(mlp_options()) {}
+};
+
+Outcome plain(const std::shared_ptr<ProcessGroup>& group, uint64_t seed) {
+  const int world = group->size();
+  Mlp reference;
+  init_weights(*reference, seed);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {8}, 4, seed + s));
+  train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
+  return train(group, reference, init, small_buckets(), [&](auto& ddp, int s) {
+    Batch mine = data[s].rows(group->rank() * kB, kB);
+    F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+  });
+}
+
+Outcome rebuild(const std::shared_ptr<ProcessGroup>& group) {
+  const int world = group->size();
+  ReversedNet reference;
+  init_weights(*reference, 200);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {8}, 4, 200 + s));
+  train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
+  // A zero-byte cap puts every parameter in its own bucket.
+  auto options = DistributedDataParallelOptions().bucket_cap_mb(1e-12).first_bucket_cap_mb(1e-12);
+  return train(group, reference, init, options, [&](auto& ddp, int s) {
+    Batch mine = data[s].rows(group->rank() * kB, kB);
+    F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+  });
+}
+
+Outcome no_sync(const std::shared_ptr<ProcessGroup>& group) {
+  const int world = group->size();
+  Mlp reference;
+  init_weights(*reference, 300);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;  // micro-batch m of rank r: rows (m * world + r) * B
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(2 * world * kB, {8}, 4, 300 + s));
+  train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
+  return train(group, reference, init, small_buckets(), [&](auto& ddp, int s) {
+    Batch first = data[s].rows(group->rank() * kB, kB), second = data[s].rows((world + group->rank()) * kB, kB);
+    {
+      auto guard = ddp->no_sync();
+      (F::cross_entropy(ddp->forward(first.x), first.y) * 0.5).backward();
+    }
+    (F::cross_entropy(ddp->forward(second.x), second.y) * 0.5).backward();
+  });
+}
+
+// BranchNet with the head chosen per (step, micro-batch, rank); all but the last micro-batch
+// of a step run under no_sync.
+using HeadChoice = std::function<bool(int step, int micro, int rank)>;
+
+Outcome unused(const std::shared_ptr<ProcessGroup>& group, const HeadChoice& use_branch, int micro_batches,
+               uint64_t seed) {
+  const int world = group->size();
+  BranchNet reference;
+  init_weights(*reference, seed);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(micro_batches * world * kB, {8}, 4, seed + s));
+  auto rows = [&](int s, int m, int r) { return data[s].rows((m * world + r) * kB, kB); };
+  const double scale = 1.0 / micro_batches;
+  train_reference(reference, [&](int s) {
+    Tensor loss;
+    for (int m = 0; m < micro_batches; ++m) {
+      for (int r = 0; r < world; ++r) {
+        Batch b = rows(s, m, r);
+        Tensor part = F::cross_entropy(reference->forward(b.x, use_branch(s, m, r)), b.y) * (scale / world);
+        loss = loss.defined() ? loss + part : part;
+      }
+    }
+    return loss;
+  });
+  return train(group, reference, init, small_buckets().find_unused_parameters(true), [&](auto& ddp, int s) {
+    for (int m = 0; m < micro_batches; ++m) {
+      Batch b = rows(s, m, group->rank());
+      std::optional<NoSyncGuard> guard;
+      if (m + 1 < micro_batches) guard.emplace(*ddp);
+      (F::cross_entropy(ddp->forward(b.x, use_branch(s, m, group->rank())), b.y) * scale).backward();
+    }
+  });
+}
+
+Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
+  const int world = group->size();
+  const int rank = group->rank();
+  BatchNormNet reference;
+  init_weights(*reference, 500);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {2, 4, 4}, 4, 500 + s));
+  // Each rank normalizes its own rows; rank 0's running statistics are the ones kept.
+  train_reference(reference, [&](int s) {
+    Batch first = data[s].rows(0, kB);
+    Tensor loss = F::cross_entropy(reference(first.x), first.y) * (1.0 / world);
+    nn::StateDict kept = snapshot(*reference);
+    for (int r = 1; r < world; ++r) {
+      Batch b = data[s].rows(r * kB, kB);
+      loss = loss + F::cross_entropy(reference(b.x), b.y) * (1.0 / world);
+    }
+    for (auto& [name, buffer] : reference->named_buffers()) native::copy_(buffer, kept[name]);
+    return loss;
+  });
+  BatchNormNet model;
+  load_perturbed(*model, init, rank);
+  {
+    NoGradGuard no_grad;
+    for (Tensor b : model->buffers()) {
+      if (b.is_floating_point()) b.add_(static_cast<double>(rank));
+    }
+  }
+  auto ddp = DistributedDataParallel(model, group, small_buckets());
+  optim::SGD opt(ddp->parameters(), optim::SGDOptions(kLr).momentum(0.9));
+  for (int s = 0; s < kSteps; ++s) {
+    opt.zero_grad();
+    Batch mine = data[s].rows(rank * kB, kB);
+    F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+    opt.step();
+  }
+  Outcome outcome;
+  nn::StateDict params = model->named_parameters();
+  outcome.max_diff = max_abs_diff(params, reference->named_parameters());
+  if (rank == 0) outcome.max_diff = std::max(outcome.max_diff, max_abs_diff(model->named_buffers(), reference->named_buffers()));
+  // One more forward broadcasts rank 0's statistics everywhere.
+  ddp->eval();
+  {
+    NoGradGuard no_grad;
+    ddp->forward(data[0].rows(0, kB).x);
+  }
+  outcome.identical = same_as_rank0(*group, state_tensors(snapshot(*model)));
+  return outcome;
+}
+
+Outcome bf16(const std::shared_ptr<ProcessGroup>& group) {
+  const int world = group->size();
+  Mlp reference;
+  init_weights(*reference, 600);
+  const nn::StateDict init = snapshot(*reference);
+  Batch mine = make_batch(world * kB, {8}, 4, 600).rows(group->rank() * kB, kB);
+  std::vector<Tensor> exact, compressed;
+  for (bool use_hook : {false, true}) {
+    Mlp model;
+    load_perturbed(*model, init, group->rank());
+    auto ddp = DistributedDataParallel(model, group, small_buckets());
+    if (use_hook) ddp->register_comm_hook(std::make_shared<BF16CompressHook>(group));
+    F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+    for (const Tensor& p : model->parameters()) (use_hook ? compressed : exact).push_back(p.grad());
+  }
+  Outcome outcome;
+  outcome.identical = same_as_rank0(*group, compressed);
+  for (size_t i = 0; i < exact.size(); ++i) {
+    const Tensor& g = compressed[i];
+    outcome.identical = outcome.identical && native::equal(native::to(native::to(g, kCPU, kBFloat16), kCPU, kFloat32), g);
+    std::vector<float> a = g.to_vector<float>(), b = exact[i].to_vector<float>();
+    for (size_t j = 0; j < a.size(); ++j) outcome.max_diff = std::max(outcome.max_diff, double(std::abs(a[j] - b[j])));
+  }
+  return outcome;
+}
+
+}  // namespace
+
+const std::vector<std::string>& scenario_names() {
+  static const std::vector<std::string> names{"equivalence",     "rebuild",       "no_sync",   "unused_per_step",
+                                              "unused_per_rank", "micro_batches", "batchnorm", "bf16"};
+  return names;
+}
+
+Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group) {
+  if (name == "equivalence") return plain(group, 100);
+  if (name == "rebuild") return rebuild(group);
+  if (name == "no_sync") return no_sync(group);
+  if (name == "unused_per_step") return unused(group, [](int step, int, int) { return step % 2 == 1; }, 1, 400);
+  if (name == "unused_per_rank") {
+    return unused(group, [](int step, int, int rank) { return (step + rank) % 2 == 1; }, 1, 410);
+  }
+  // Rank 0's first micro-batch alone uses `branch`: unused on other ranks and in every
+  // synchronizing micro-batch, its gradient must still be averaged at the synchronizing step.
+  if (name == "micro_batches") {
+    return unused(group, [](int, int micro, int rank) { return micro == 0 && rank == 0; }, 2, 420);
+  }
+  if (name == "batchnorm") return batchnorm(group);
+  if (name == "bf16") return bf16(group);
+  BRISK_FAIL("unknown DDP scenario \"{}\"", name);
+}
+
+void run_error_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group) {
+  const int rank = group->rank();
+  if (name == "shape_mismatch") {
+    models::MLP model(models::MLPOptions(8, 4).hidden({16, rank == 1 ? 13 : 12}));
+    auto ddp = DistributedDataParallel(model, group);
+  } else if (name == "unused_error") {
+    BranchNet model;
+    auto ddp = DistributedDataParallel(model, group);
+    Batch b = make_batch(kB, {8}, 4, 700 + rank);
+    F::cross_entropy(ddp->forward(b.x, false), b.y).backward();
+  } else if (name == "uneven") {
+    Mlp model;
+    auto ddp = DistributedDataParallel(model, group);
+    const int batches = rank == 1 ? 2 : 3;
+    for (int s = 0; s < batches; ++s) {
+      Batch b = make_batch(kB, {8}, 4, 800 + s);
+      F::cross_entropy(ddp->forward(b.x), b.y).backward();
+    }
+    ddp->join();
+  } else {
+    BRISK_FAIL("unknown DDP error scenario \"{}\"", name);
+  }
+}
+
+}  // namespace brisk::dist::testing

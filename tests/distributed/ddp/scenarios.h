@@ -1,0 +1,39 @@
+#pragma once
+// The DistributedDataParallel scenarios, written against any ProcessGroup so that the same
+// code runs on in-process thread ranks (ddp_threads_test) and on real processes started by
+// the launcher (ddp_worker, ddp_multiprocess_test).
+//
+// Every rank computes the single-process reference itself (one model, batch world * B, the
+// same seeds), trains its DDP replica on its B rows (rank r > 0 starts from perturbed
+// weights, so only DDP's broadcast can make replicas agree), and compares.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/process_group.h"
+
+namespace brisk::dist::testing {
+
+struct Outcome {
+  // Largest |DDP - reference| over the parameters (and rank 0's buffers where they apply);
+  // for "bf16", over the gradients against the float32 all-reduce.
+  double max_diff = 0;
+  // Parameters (and buffers) bitwise equal to rank 0's; for "bf16", the gradients also
+  // exactly representable in bfloat16.
+  bool identical = false;
+  std::vector<std::vector<size_t>> initial_buckets, final_buckets;
+  std::vector<size_t> ready_order;  // after the first step
+};
+
+// equivalence, rebuild, no_sync, unused_per_step, unused_per_rank, micro_batches,
+// batchnorm, bf16.
+const std::vector<std::string>& scenario_names();
+Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
+
+// Scenarios that must fail with an error naming a rank or parameter; they throw it.
+//   shape_mismatch: rank 1's model has a different hidden width.
+//   unused_error:   a parameter gets no gradient and find_unused_parameters is off.
+//   uneven:         rank 1 has one batch fewer, then every rank calls join().
+void run_error_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
+
+}  // namespace brisk::dist::testing

@@ -1,0 +1,155 @@
+#include "tests/distributed/ddp/thread_process_group.h"
+
+#include <exception>
+#include <thread>
+
+#include "tensor/native/ops.h"
+
+namespace brisk::dist::testing {
+
+namespace {
+
+class ThreadWork final : public Work {
+ public:
+  ThreadWork(std::shared_ptr<ThreadWorld> world, std::shared_ptr<ThreadWorld::Slot> slot, int64_t seq, std::string op)
+      : world_(std::move(world)), slot_(std::move(slot)), seq_(seq), op_(std::move(op)) {}
+  bool is_completed() override { return world_->completed(slot_); }
+  bool is_success() override { return is_completed() && slot_->error.empty(); }
+  void wait() override { world_->wait(slot_, seq_, op_); }
+
+ private:
+  std::shared_ptr<ThreadWorld> world_;
+  std::shared_ptr<ThreadWorld::Slot> slot_;
+  int64_t seq_;
+  std::string op_;
+};
+
+void reduce_into(Tensor& acc, const Tensor& other, ReduceOp op) {
+  switch (op) {
+    case ReduceOp::SUM:
+    case ReduceOp::AVG: native::binary_(BinaryOp::Add, acc, other, OpParams{1.0}); break;
+    case ReduceOp::PRODUCT: native::binary_(BinaryOp::Mul, acc, other); break;
+    case ReduceOp::MIN: native::binary_(BinaryOp::Minimum, acc, other); break;
+    case ReduceOp::MAX: native::binary_(BinaryOp::Maximum, acc, other); break;
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<ThreadWorld::Slot> ThreadWorld::arrive(int64_t seq, int rank, Call call,
+                                                       const std::function<void(std::vector<Call>&)>& compute) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& slot = slots_[seq];
+  if (!slot) {
+    slot = std::make_shared<Slot>();
+    slot->calls.resize(size_);
+  }
+  std::shared_ptr<Slot> mine = slot;
+  mine->calls[rank] = std::move(call);
+  if (++mine->arrived == size_) {
+    const Call& first = mine->calls[0];
+    for (int r = 1; r < size_ && mine->error.empty(); ++r) {
+      const Call& other = mine->calls[r];
+      if (other.op != first.op || other.numel != first.numel) {
+        mine->error = fmt::format("collective #{}: rank 0 called {} of {} elements but rank {} called {} of {}", seq,
+                                  first.op, first.numel, r, other.op, other.numel);
+      }
+    }
+    if (mine->error.empty()) {
+      try {
+        compute(mine->calls);
+      } catch (const std::exception& e) {
+        mine->error = e.what();
+      }
+    }
+    mine->done = true;
+    slots_.erase(seq);
+    cv_.notify_all();
+  }
+  return mine;
+}
+
+void ThreadWorld::wait(const std::shared_ptr<Slot>& slot, int64_t seq, const std::string& op) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!cv_.wait_for(lock, timeout_, [&] { return slot->done; })) {
+    std::vector<int> absent;
+    for (int r = 0; r < size_; ++r) {
+      if (slot->calls[r].op.empty()) absent.push_back(r);
+    }
+    BRISK_FAIL("{} (collective #{}) timed out after {} ms; ranks {} did not arrive", op, seq, timeout_.count(),
+               fmt::join(absent, ", "));
+  }
+  BRISK_CHECK(slot->error.empty(), "{}", slot->error);
+}
+
+bool ThreadWorld::completed(const std::shared_ptr<Slot>& slot) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return slot->done;
+}
+
+void ThreadProcessGroup::unsupported(const char* op) {
+  BRISK_FAIL("ThreadProcessGroup: {} is not implemented by the in-memory test group", op);
+}
+
+std::shared_ptr<Work> ThreadProcessGroup::start(ThreadWorld::Call call,
+                                                const std::function<void(std::vector<ThreadWorld::Call>&)>& compute) {
+  std::string op = call.op;
+  history_.push_back(op);
+  int64_t seq = seq_++;
+  auto slot = world_->arrive(seq, rank(), std::move(call), compute);
+  return std::make_shared<ThreadWork>(world_, std::move(slot), seq, op);
+}
+
+std::shared_ptr<Work> ThreadProcessGroup::broadcast(Tensor& tensor, int root) {
+  return start({"broadcast", tensor.numel(), {tensor}}, [root](std::vector<ThreadWorld::Call>& calls) {
+    for (size_t r = 0; r < calls.size(); ++r) {
+      if (static_cast<int>(r) != root) native::copy_(calls[r].tensors[0], calls[root].tensors[0]);
+    }
+  });
+}
+
+std::shared_ptr<Work> ThreadProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
+  std::string name = fmt::format("all_reduce({})", reduce_op_name(op));
+  return start({name, tensor.numel(), {tensor}}, [op](std::vector<ThreadWorld::Call>& calls) {
+    Tensor acc = native::clone(calls[0].tensors[0]);
+    for (size_t r = 1; r < calls.size(); ++r) reduce_into(acc, calls[r].tensors[0], op);
+    if (op == ReduceOp::AVG) native::binary_(BinaryOp::Div, acc, Scalar(static_cast<int64_t>(calls.size())));
+    for (auto& call : calls) native::copy_(call.tensors[0], acc);
+  });
+}
+
+std::shared_ptr<Work> ThreadProcessGroup::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
+  BRISK_CHECK(static_cast<int>(outputs.size()) == size(), "all_gather: {} outputs for {} ranks", outputs.size(),
+              size());
+  std::vector<Tensor> tensors{input};
+  tensors.insert(tensors.end(), outputs.begin(), outputs.end());
+  return start({"all_gather", input.numel(), tensors}, [](std::vector<ThreadWorld::Call>& calls) {
+    for (auto& call : calls) {
+      for (size_t r = 0; r < calls.size(); ++r) native::copy_(call.tensors[1 + r], calls[r].tensors[0]);
+    }
+  });
+}
+
+std::shared_ptr<Work> ThreadProcessGroup::barrier() {
+  return start({"barrier", 0, {}}, [](std::vector<ThreadWorld::Call>&) {});
+}
+
+void run_ranks(int world, const std::function<void(int rank)>& fn) {
+  std::vector<std::exception_ptr> errors(world);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        fn(r);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+}  // namespace brisk::dist::testing

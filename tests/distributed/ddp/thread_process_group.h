@@ -1,0 +1,100 @@
+#pragma once
+// An in-memory ProcessGroup whose ranks are threads of one process, so that
+// DistributedDataParallel's logic can be tested without sockets or a launcher.
+//
+//   auto world = std::make_shared<ThreadWorld>(2);
+//   run_ranks(2, [&](int rank) {
+//     auto group = std::make_shared<ThreadProcessGroup>(world, rank);
+//     ...
+//   });
+//
+// Collectives are asynchronous as in a real backend: each rank deposits its tensors and
+// gets a Work; the last rank to arrive computes the result (in rank order, so every rank
+// sees identical bytes) and completes every rank's Work. Ranks that call different
+// collectives at the same sequence number, or with different sizes, fail with an error
+// naming both; a rank that does not arrive within the timeout fails the others' wait().
+// Supported: broadcast, all_reduce, all_gather, barrier.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "distributed/process_group.h"
+
+namespace brisk::dist::testing {
+
+class ThreadWorld {
+ public:
+  explicit ThreadWorld(int size, std::chrono::milliseconds timeout = std::chrono::seconds(10))
+      : size_(size), timeout_(timeout) {}
+  int size() const { return size_; }
+
+  struct Call {
+    std::string op;
+    int64_t numel = 0;
+    std::vector<Tensor> tensors;  // the rank's tensors (input first, outputs after)
+  };
+  struct Slot {
+    std::vector<Call> calls;
+    int arrived = 0;
+    bool done = false;
+    std::string error;
+  };
+
+  // Deposits rank's call for collective number `seq`; runs `compute` when it is the last.
+  std::shared_ptr<Slot> arrive(int64_t seq, int rank, Call call,
+                               const std::function<void(std::vector<Call>&)>& compute);
+  // Waits for the slot to complete; throws its error or a timeout naming the absent ranks.
+  void wait(const std::shared_ptr<Slot>& slot, int64_t seq, const std::string& op);
+  bool completed(const std::shared_ptr<Slot>& slot);
+
+ private:
+  int size_;
+  std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<int64_t, std::shared_ptr<Slot>> slots_;
+};
+
+class ThreadProcessGroup final : public ProcessGroup {
+ public:
+  ThreadProcessGroup(std::shared_ptr<ThreadWorld> world, int rank)
+      : ProcessGroup(rank, world->size()), world_(std::move(world)) {}
+
+  std::string backend_name() const override { return "threads"; }
+  std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;
+  std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) override;
+  std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override;
+  std::shared_ptr<Work> barrier() override;
+  std::shared_ptr<Work> reduce(Tensor&, int, ReduceOp) override { unsupported("reduce"); }
+  std::shared_ptr<Work> gather(std::vector<Tensor>&, const Tensor&, int) override { unsupported("gather"); }
+  std::shared_ptr<Work> scatter(Tensor&, const std::vector<Tensor>&, int) override { unsupported("scatter"); }
+  std::shared_ptr<Work> reduce_scatter(Tensor&, const std::vector<Tensor>&, ReduceOp) override {
+    unsupported("reduce_scatter");
+  }
+  std::shared_ptr<Work> all_to_all(std::vector<Tensor>&, const std::vector<Tensor>&) override {
+    unsupported("all_to_all");
+  }
+  std::shared_ptr<Work> send(const Tensor&, int, int) override { unsupported("send"); }
+  std::shared_ptr<Work> recv(Tensor&, int, int) override { unsupported("recv"); }
+
+  // Collectives issued so far, by name ("all_reduce"): what tests assert on.
+  const std::vector<std::string>& history() const { return history_; }
+
+ private:
+  [[noreturn]] static void unsupported(const char* op);
+  std::shared_ptr<Work> start(ThreadWorld::Call call, const std::function<void(std::vector<ThreadWorld::Call>&)>& compute);
+
+  std::shared_ptr<ThreadWorld> world_;
+  int64_t seq_ = 0;
+  std::vector<std::string> history_;
+};
+
+// Runs fn(rank) on `world` threads and rethrows the first exception (by rank).
+void run_ranks(int world, const std::function<void(int rank)>& fn);
+
+}  // namespace brisk::dist::testing

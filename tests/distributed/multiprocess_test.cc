@@ -1,0 +1,98 @@
+// The Gloo process group across real processes started by the launcher (one scenario of
+// collectives_worker per run): every collective and ReduceOp on 2, 3 and 4 ranks, async
+// work, subgroups, store operations, the three init methods, and the failures: a rank that
+// skips a collective, a size mismatch, a peer that quits. Each run has a hard timeout.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+
+#include "tests/tools/launch/process_runner.h"
+
+namespace {
+
+using brisk::testing::count;
+using brisk::testing::launcher_path;
+using brisk::testing::run_process;
+using brisk::testing::RunOptions;
+using brisk::testing::RunResult;
+
+const std::string kWorker = "tests/distributed/collectives_worker";
+
+RunResult launch(int nproc, const std::vector<std::string>& worker_args) {
+  std::vector<std::string> args = {launcher_path(), "--nproc-per-node", std::to_string(nproc), "--grace-period", "2",
+                                   kWorker};
+  args.insert(args.end(), worker_args.begin(), worker_args.end());
+  RunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  RunResult result = run_process(args, options);
+  UNSCOPED_INFO("stdout:\n" << result.out << "\nstderr:\n" << result.err);
+  REQUIRE_FALSE(result.timed_out);
+  return result;
+}
+
+void require_all_ok(const RunResult& r, int nproc, const std::string& scenario) {
+  REQUIRE(r.status == 0);
+  for (int rank = 0; rank < nproc; ++rank) {
+    CHECK(count(r.out, "[rank " + std::to_string(rank) + "] " + scenario + " ok") == 1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("multi-process: every collective, ReduceOp and dtype on 2, 3 and 4 ranks", "[distributed]") {
+  for (int nproc : {2, 3, 4}) {
+    INFO(nproc << " ranks");
+    require_all_ok(launch(nproc, {"collectives"}), nproc, "collectives");
+  }
+}
+
+TEST_CASE("multi-process: async work and isend/irecv", "[distributed]") {
+  require_all_ok(launch(3, {"async"}), 3, "async");
+}
+
+TEST_CASE("multi-process: subgroups of the even and odd ranks", "[distributed]") {
+  require_all_ok(launch(3, {"subgroups"}), 3, "subgroups");
+  require_all_ok(launch(4, {"subgroups"}), 4, "subgroups");
+}
+
+TEST_CASE("multi-process: store operations from every rank", "[distributed]") {
+  require_all_ok(launch(4, {"store"}), 4, "store");
+}
+
+TEST_CASE("multi-process: tcp:// and file:// init methods", "[distributed]") {
+  require_all_ok(launch(2, {"init", "tcp"}), 2, "init");
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/file_init_" + std::to_string(::getpid());
+  ::unlink(path.c_str());
+  require_all_ok(launch(3, {"init", "file://" + path}), 3, "init");
+  ::unlink(path.c_str());
+}
+
+TEST_CASE("multi-process: a rank that skips a collective is named within the timeout", "[distributed]") {
+  RunResult r = launch(3, {"timeout"});
+  CHECK(r.status != 0);
+  std::string all = r.out + r.err;
+  CHECK(count(all, "all_reduce #1 failed after") >= 1);
+  CHECK(count(all, "Ranks that never entered all_reduce #1: [2]") >= 1);
+  CHECK(r.seconds < 15);  // 2 s timeout, 1 s linger, the launcher's 2 s grace period
+}
+
+TEST_CASE("multi-process: one rank all-reducing another size is a desync error naming it", "[distributed]") {
+  RunResult r = launch(3, {"desync"});
+  CHECK(r.status != 0);
+  std::string all = r.out + r.err;
+  CHECK(count(all, "collective desync at #0: ranks [0, 2] called all_reduce #0(numel 4, float32, SUM); ranks [1] "
+                   "called all_reduce #0(numel 5, float32, SUM)") >= 1);
+  CHECK(r.seconds < 10);
+}
+
+TEST_CASE("multi-process: a peer that quits fails the others at once, named", "[distributed]") {
+  RunResult r = launch(3, {"peer_exit"});
+  CHECK(r.status != 0);
+  std::string all = r.out + r.err;
+  CHECK(count(all, "[rank 1] leaving without a word") == 1);
+  CHECK(count(all, "Ranks that never entered all_reduce #2: [1]") >= 1);
+  CHECK(r.seconds < 10);
+}

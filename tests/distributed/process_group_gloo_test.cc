@@ -1,0 +1,235 @@
+// ProcessGroupGloo with its ranks as threads of one process (the multi-process tests run
+// the same collectives through the launcher): every op and ReduceOp, async Work, desync
+// and timeout errors.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <functional>
+#include <thread>
+
+#include "distributed/prefix_store.h"
+#include "distributed/process_group_gloo.h"
+#include "distributed/tcp_store.h"
+#include "tensor/error.h"
+#include "tensor/native/ops.h"
+
+using namespace brisk;
+using namespace brisk::dist;
+using namespace std::chrono_literals;
+
+namespace {
+
+template <typename T>
+Tensor make(const std::vector<T>& values) {
+  Tensor t = native::empty({static_cast<int64_t>(values.size())}, TensorOptions(dtype_of<T>::value));
+  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(T));
+  return t;
+}
+
+// Runs body(group) on `size` threads, one ProcessGroupGloo each, and rethrows the first failure.
+void run_ranks(int size, const std::function<void(ProcessGroupGloo&)>& body, ProcessGroupOptions options = {}) {
+  TCPStoreOptions o;
+  o.port = 0;
+  o.is_master = true;
+  o.timeout = 10s;
+  auto master = std::make_shared<TCPStore>("127.0.0.1", o);
+  o.is_master = false;
+  o.port = master->port();
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        std::shared_ptr<Store> store = r == 0 ? std::static_pointer_cast<Store>(master)
+                                              : std::make_shared<TCPStore>("127.0.0.1", o);
+        ProcessGroupGloo group(std::make_shared<PrefixStore>("test", store), r, size, options, "127.0.0.1");
+        body(group);
+      } catch (...) {
+        errors[static_cast<size_t>(r)] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ProcessGroupGloo: every collective on 3 ranks") {
+  run_ranks(3, [](ProcessGroupGloo& g) {
+    const int r = g.rank(), n = g.size();
+    Tensor t = make<float>({1.f + r, 10.f * r});
+    g.all_reduce(t)->wait();
+    CHECK(t.to_vector<float>() == std::vector<float>{6, 30});
+
+    Tensor b = make<int64_t>({r == 1 ? 42 : -1, 7});
+    g.broadcast(b, 1)->wait();
+    CHECK(b.to_vector<int64_t>() == std::vector<int64_t>{42, 7});
+
+    Tensor red = make<double>({double(r + 1)});
+    g.reduce(red, 2, dist::ReduceOp::PRODUCT)->wait();
+    if (r == 2) CHECK(red.to_vector<double>() == std::vector<double>{6});
+
+    std::vector<Tensor> gathered;
+    for (int i = 0; i < n; ++i) gathered.push_back(make<int32_t>({0, 0}));
+    g.all_gather(gathered, make<int32_t>({r, r * r}))->wait();
+    for (int i = 0; i < n; ++i) CHECK(gathered[i].to_vector<int32_t>() == std::vector<int32_t>{i, i * i});
+
+    std::vector<Tensor> at_root;
+    for (int i = 0; i < n; ++i) at_root.push_back(make<uint8_t>({0}));
+    g.gather(at_root, make<uint8_t>({uint8_t(100 + r)}), 0)->wait();
+    if (r == 0) {
+      for (int i = 0; i < n; ++i) CHECK(at_root[i].to_vector<uint8_t>()[0] == 100 + i);
+    }
+
+    std::vector<Tensor> pieces;
+    for (int i = 0; i < n; ++i) pieces.push_back(make<float>({float(i), float(-i)}));
+    Tensor mine = make<float>({0, 0});
+    g.scatter(mine, r == 2 ? pieces : std::vector<Tensor>(), 2)->wait();
+    CHECK(mine.to_vector<float>() == std::vector<float>{float(r), float(-r)});
+
+    // reduce_scatter: inputs[j] on rank r = 10 r + j; rank j gets sum over r.
+    std::vector<Tensor> inputs;
+    for (int j = 0; j < n; ++j) inputs.push_back(make<int64_t>({10 * r + j}));
+    Tensor out = make<int64_t>({0});
+    g.reduce_scatter(out, inputs, dist::ReduceOp::SUM)->wait();
+    CHECK(out.to_vector<int64_t>()[0] == 30 + 3 * r);
+
+    // all_to_all with a different length per peer: rank r sends j+1 copies of 100 r + j to j.
+    std::vector<Tensor> sends, recvs;
+    for (int j = 0; j < n; ++j) sends.push_back(make<float>(std::vector<float>(j + 1, 100.f * r + j)));
+    for (int j = 0; j < n; ++j) recvs.push_back(make<float>(std::vector<float>(r + 1, 0)));
+    g.all_to_all(recvs, sends)->wait();
+    for (int j = 0; j < n; ++j) CHECK(recvs[j].to_vector<float>() == std::vector<float>(r + 1, 100.f * j + r));
+
+    g.barrier()->wait();
+  });
+}
+
+TEST_CASE("ProcessGroupGloo: every ReduceOp and dtype in all_reduce on 4 ranks") {
+  run_ranks(4, [](ProcessGroupGloo& g) {
+    const int r = g.rank();
+    auto reduced = [&](dist::ReduceOp op, auto value) {
+      using T = decltype(value);
+      Tensor t = make<T>({value});
+      g.all_reduce(t, op)->wait();
+      return static_cast<const T*>(t.raw_data())[0];
+    };
+    // Ranks hold 1, 2, 3, 4 (times a sign for MIN/MAX checks).
+    CHECK(reduced(dist::ReduceOp::SUM, float(r + 1)) == 10.f);
+    CHECK(reduced(dist::ReduceOp::PRODUCT, double(r + 1)) == 24.0);
+    CHECK(reduced(dist::ReduceOp::MIN, int64_t(r % 2 ? -r : r)) == -3);
+    CHECK(reduced(dist::ReduceOp::MAX, int32_t(r % 2 ? -r : r)) == 2);
+    CHECK(reduced(dist::ReduceOp::AVG, float(r + 1)) == 2.5f);
+    CHECK(reduced(dist::ReduceOp::AVG, int64_t(r + 1)) == 2);   // 10 / 4 truncated
+    CHECK(reduced(dist::ReduceOp::AVG, int32_t(-r - 1)) == -2);  // toward zero
+    CHECK(reduced(dist::ReduceOp::SUM, uint8_t(100)) == uint8_t(400 % 256));
+    CHECK(float(reduced(dist::ReduceOp::SUM, BFloat16(0.5f * (r + 1)))) == 5.f);
+    CHECK(float(reduced(dist::ReduceOp::MAX, Half(float(r)))) == 3.f);
+    Tensor red = make<int32_t>({r + 1, 2});
+    g.reduce(red, 3, dist::ReduceOp::AVG)->wait();
+    if (r == 3) CHECK(red.to_vector<int32_t>() == std::vector<int32_t>{2, 2});
+    std::vector<Tensor> inputs;
+    for (int j = 0; j < 4; ++j) inputs.push_back(make<float>({float(r * j)}));
+    Tensor out = make<float>({0});
+    g.reduce_scatter(out, inputs, dist::ReduceOp::MAX)->wait();
+    CHECK(out.to_vector<float>()[0] == 3.f * r);
+  });
+}
+
+TEST_CASE("ProcessGroupGloo: async work overlaps and completes in order; send/recv") {
+  run_ranks(2, [](ProcessGroupGloo& g) {
+    const int r = g.rank();
+    std::vector<Tensor> tensors;
+    std::vector<std::shared_ptr<Work>> works;
+    for (int i = 0; i < 20; ++i) {
+      tensors.push_back(make<float>(std::vector<float>(1000, float(i + r))));
+      works.push_back(g.all_reduce(tensors.back()));
+    }
+    for (int i = 19; i >= 0; --i) {
+      works[i]->wait();
+      CHECK(works[i]->is_completed());
+      CHECK(works[i]->is_success());
+      CHECK(tensors[i].to_vector<float>()[999] == float(2 * i + 1));
+    }
+    // Both ranks send first, then receive: posting must not block.
+    Tensor out = make<int64_t>({r, 1000 + r});
+    Tensor in = make<int64_t>({0, 0});
+    auto s = g.send(out, 1 - r, 7);
+    auto v = g.recv(in, 1 - r, 7);
+    s->wait();
+    v->wait();
+    CHECK(in.to_vector<int64_t>() == std::vector<int64_t>{1 - r, 1000 + 1 - r});
+  });
+}
+
+TEST_CASE("ProcessGroupGloo: a size mismatch is a desync error naming the ranks") {
+  run_ranks(3, [](ProcessGroupGloo& g) {
+    Tensor t = make<float>(std::vector<float>(g.rank() == 1 ? 5 : 4, 1.f));
+    try {
+      g.all_reduce(t)->wait();
+      FAIL("no desync error");
+    } catch (const Error& e) {
+      std::string what = e.what();
+      CHECK_THAT(what, Catch::Contains("desync at #0") && Catch::Contains("ranks [0, 2] called all_reduce #0(numel 4") &&
+                           Catch::Contains("ranks [1] called all_reduce #0(numel 5"));
+    }
+    // Every rank skipped it, so the group goes on.
+    Tensor ok = make<float>({1.f});
+    g.all_reduce(ok)->wait();
+    CHECK(ok.to_vector<float>()[0] == 3.f);
+  });
+}
+
+TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the timeout") {
+  ProcessGroupOptions options;
+  options.timeout = 1500ms;
+  auto start = std::chrono::steady_clock::now();
+  run_ranks(
+      3,
+      [](ProcessGroupGloo& g) {
+        if (g.rank() == 2) {
+          std::this_thread::sleep_for(3s);  // never calls the all_reduce
+          return;
+        }
+        Tensor t = make<float>({1.f});
+        try {
+          g.all_reduce(t)->wait();
+          FAIL("no timeout");
+        } catch (const Error& e) {
+          std::string what = e.what();
+          CHECK_THAT(what, Catch::Contains("all_reduce #0") && Catch::Contains("Ranks that never entered all_reduce #0: [2]"));
+        }
+        // The group is unusable afterwards, and says why.
+        CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("failed earlier"));
+      },
+      options);
+  CHECK(std::chrono::steady_clock::now() - start < 8s);
+}
+
+TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
+  run_ranks(2, [](ProcessGroupGloo& g) {
+    Tensor t = native::transpose(native::view(make<float>({1, 2, 3, 4}), {2, 2}), 0, 1);
+    CHECK_THROWS_WITH(g.all_reduce(t), Catch::Contains("contiguous"));
+    Tensor b = native::empty({2}, TensorOptions(kBool));
+    CHECK_THROWS_WITH(g.all_reduce(b), Catch::Contains("dtype bool is not supported"));
+    Tensor x = make<float>({1});
+    CHECK_THROWS_WITH(g.broadcast(x, 5), Catch::Contains("root 5"));
+    std::vector<Tensor> one{x};
+    CHECK_THROWS_WITH(g.all_gather(one, x), Catch::Contains("1 tensors, the group has 2 ranks"));
+  });
+}
+
+TEST_CASE("ProcessGroupGloo: all_to_all where one rank sends and receives nothing") {
+  run_ranks(3, [](ProcessGroupGloo& g) {
+    const int r = g.rank();
+    // Rank 0 exchanges no elements with anyone; ranks 1 and 2 swap two elements each.
+    auto count = [](int from, int to) { return from == 0 || to == 0 ? 0 : 2; };
+    std::vector<Tensor> sends, recvs;
+    for (int j = 0; j < 3; ++j) sends.push_back(make<int64_t>(std::vector<int64_t>(count(r, j), 10 * r + j)));
+    for (int j = 0; j < 3; ++j) recvs.push_back(make<int64_t>(std::vector<int64_t>(count(j, r), -1)));
+    g.all_to_all(recvs, sends)->wait();
+    for (int j = 0; j < 3; ++j) CHECK(recvs[j].to_vector<int64_t>() == std::vector<int64_t>(count(j, r), 10 * j + r));
+  });
+}

@@ -1,0 +1,52 @@
+#pragma once
+// run_process: runs a program (typically the launcher) to completion with a hard timeout and
+// returns its exit status and everything it wrote, for multi-process tests.
+//
+//   RunResult r = run_process({launcher_path(), "--nproc-per-node", "2", worker, "allreduce"},
+//                             {.timeout = std::chrono::seconds(30)});
+//   REQUIRE(r.status == 0);
+//   REQUIRE(count(r.out, "[rank 1] ok") == 1);
+//
+// Bazel runs tests from the runfiles root, where the launcher and the workers that a test
+// lists in `data` are found by their workspace path (e.g. "tests/distributed/worker").
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace brisk::testing {
+
+struct RunOptions {
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+  // Added to (or replacing in) the test's own environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  // When set: once stdout and stderr together contain `signal_after` `signal_after_count`
+  // times, `signal` is sent to the process (e.g. SIGTERM once every worker printed "ready").
+  int signal = 0;
+  std::string signal_after;
+  int signal_after_count = 1;
+};
+
+struct RunResult {
+  // The status as a shell reports it (exit code, or 128 + signal); -1 after a timeout.
+  int status = -1;
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+  double seconds = 0;  // wall time until the process ended (or was killed at the timeout)
+};
+
+// argv[0] is a path (no PATH lookup). After the timeout the process gets SIGKILL; the
+// launcher's workers die with it (they are started with PR_SET_PDEATHSIG).
+RunResult run_process(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// Where the launcher binary is inside the runfiles: "tools/launch/launch".
+std::string launcher_path();
+
+// Non-overlapping occurrences of `needle` in `text`.
+int count(const std::string& text, const std::string& needle);
+
+// The lines of `text` that start with `prefix`, e.g. "[rank 2] ".
+std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix);
+
+}  // namespace brisk::testing

@@ -1,0 +1,38 @@
+#include "tools/launch/worker_env.h"
+
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <set>
+
+using namespace brisk::launch;
+
+TEST_CASE("worker_env: sets the rendezvous variables and keeps the rest", "[launch]") {
+  LaunchOptions options;
+  options.nproc_per_node = 4;
+  options.nnodes = 3;
+  options.node_rank = 2;
+  options.master_addr = "10.0.0.1";
+  options.master_port = 29500;
+  options.store_token = "abc123";
+  std::vector<std::string> env = worker_env(options, 1, {"PATH=/bin", "RANK=99", "HOME=/root", "NO_EQUALS"});
+  std::set<std::string> got(env.begin(), env.end());
+  std::set<std::string> want{"PATH=/bin",       "HOME=/root",          "RANK=9",
+                             "WORLD_SIZE=12",   "LOCAL_RANK=1",        "LOCAL_WORLD_SIZE=4",
+                             "GROUP_RANK=2",    "MASTER_ADDR=10.0.0.1", "MASTER_PORT=29500",
+                             "BRISK_STORE_TOKEN=abc123", "OMP_NUM_THREADS=1"};
+  CHECK(got == want);
+  CHECK(env.size() == want.size());
+}
+
+TEST_CASE("worker_env: a single worker or a set OMP_NUM_THREADS keeps OpenMP's own choice", "[launch]") {
+  LaunchOptions options;
+  options.store_token = "ff";
+  auto has = [](const std::vector<std::string>& env, const std::string& entry) {
+    return std::find(env.begin(), env.end(), entry) != env.end();
+  };
+  std::vector<std::string> single = worker_env(options, 0, {});
+  CHECK(std::none_of(single.begin(), single.end(), [](const std::string& e) { return e.rfind("OMP_NUM_THREADS=", 0) == 0; }));
+  options.nproc_per_node = 2;
+  CHECK(has(worker_env(options, 0, {"OMP_NUM_THREADS=4"}), "OMP_NUM_THREADS=4"));
+  CHECK(!has(worker_env(options, 0, {"OMP_NUM_THREADS=4"}), "OMP_NUM_THREADS=1"));
+}

@@ -1,0 +1,171 @@
+// The training loop's pieces (tools/train/): metrics, one step, an epoch resumed part-way,
+// evaluation, the model factory and the metrics CSV.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.h"
+#include "data/tensor_dataset.h"
+#include "nn/functional.h"
+#include "nn/modules/linear.h"
+#include "optim/schedulers/step_lr.h"
+#include "optim/sgd.h"
+#include "tools/train/classifier.h"
+#include "tools/train/metrics_csv.h"
+#include "tools/train/train_loop.h"
+
+using namespace brisk;
+using namespace brisk::train;
+
+namespace {
+
+// Two well separated classes in 2-D: class 1 where x0 + x1 > 0.
+std::shared_ptr<data::TensorDataset> separable(int64_t n) {
+  Generator gen(5);
+  Tensor x = randn({n, 2}, {}, &gen);
+  Tensor y = x.sum({1}).gt(0.0).to(kInt64);
+  return std::make_shared<data::TensorDataset>(x, y);
+}
+
+Classifier linear_classifier() {
+  manual_seed(0);
+  nn::Linear linear(2, 2);
+  return {linear.ptr(), [m = linear.ptr()](const Tensor& x) { return m->forward(x); }};
+}
+
+int64_t count_parameters(const nn::Module& module) {
+  int64_t n = 0;
+  for (const Tensor& p : module.parameters()) n += p.numel();
+  return n;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string scratch(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+}  // namespace
+
+TEST_CASE("Metrics: sums add up; means come last") {
+  Metrics a{3.0, 2, 4}, b{1.0, 1, 4};
+  a.add(b);
+  REQUIRE(a.loss_sum == 4.0);
+  REQUIRE(a.correct == 3);
+  REQUIRE(a.count == 8);
+  REQUIRE(a.loss() == 0.5);
+  REQUIRE(a.accuracy() == 0.375);
+  REQUIRE(Metrics{}.loss() == 0.0);
+  REQUIRE(Metrics{}.accuracy() == 0.0);
+}
+
+TEST_CASE("train_step and eval_step: the batch's summed loss and correct count") {
+  Classifier model = linear_classifier();
+  auto set = separable(16);
+  data::Batch batch{set->data(), set->target()};
+  Tensor logits = model.forward(batch.data);
+  double want_loss = nn::functional::cross_entropy(logits, batch.target).item<double>() * 16;
+  int64_t want_correct = logits.argmax(1).eq(batch.target).sum().item<int64_t>();
+
+  Metrics eval = eval_step(model, batch);
+  REQUIRE(eval.count == 16);
+  REQUIRE(eval.correct == want_correct);
+  REQUIRE(eval.loss_sum == Approx(want_loss).epsilon(1e-6));
+
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
+  Tensor before = model.module->parameters()[0].clone();
+  Metrics step = train_step(model, optimizer, batch);
+  REQUIRE(step.count == 16);
+  REQUIRE(step.correct == want_correct);  // measured on the logits before the update
+  REQUIRE(step.loss_sum == Approx(want_loss).epsilon(1e-6));
+  REQUIRE_FALSE(equal(before, model.module->parameters()[0]));
+}
+
+TEST_CASE("train_epoch: learns a separable problem; evaluate measures it in eval mode") {
+  Classifier model = linear_classifier();
+  auto set = separable(64);
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5).momentum(0.9));
+  data::DataLoader train_loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
+  data::DataLoader test_loader(set, data::DataLoaderOptions().batch_size(64));
+
+  Metrics first = evaluate(model, test_loader, kCPU);
+  REQUIRE_FALSE(model.module->is_training());
+  checkpoint::Progress progress;
+  Metrics train;
+  for (int epoch = 0; epoch < 5; ++epoch) train = train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress);
+  REQUIRE(model.module->is_training());
+  REQUIRE(train.count == 64);
+  REQUIRE(progress.epoch == 5);
+  REQUIRE(progress.batch == 0);
+  REQUIRE(progress.step == 40);
+  Metrics last = evaluate(model, test_loader, kCPU);
+  REQUIRE(last.count == 64);
+  REQUIRE(last.loss() < first.loss() / 2);
+  REQUIRE(last.accuracy() >= 0.95);
+}
+
+TEST_CASE("train_epoch: a resumed epoch trains only the batches after progress.batch, stepping the scheduler") {
+  Classifier model = linear_classifier();
+  auto set = separable(36);  // batches of 8: 8, 8, 8, 8, 4
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.1));
+  optim::StepLR scheduler(optimizer, 1, 0.5);  // halves the lr at every step
+  data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
+  checkpoint::Progress progress{2, 3, 17};
+  std::vector<int64_t> seen_batches, seen_counts;
+  Metrics trained = train_epoch(model, optimizer, &scheduler, loader, kCPU, progress,
+                                [&](const checkpoint::Progress& p, const Metrics& epoch) {
+                                  seen_batches.push_back(p.batch);
+                                  seen_counts.push_back(epoch.count);
+                                });
+  REQUIRE(seen_batches == std::vector<int64_t>{4, 5});
+  REQUIRE(seen_counts == std::vector<int64_t>{8, 12});
+  REQUIRE(trained.count == 12);
+  REQUIRE(progress.epoch == 3);
+  REQUIRE(progress.batch == 0);
+  REQUIRE(progress.step == 19);
+  REQUIRE(scheduler.last_epoch() == 2);
+  REQUIRE(optimizer.param_groups()[0].options().get_lr() == 0.025);
+  REQUIRE(loader.epoch() == 3);  // it loaded epoch 2's order
+}
+
+TEST_CASE("make_classifier: lenet and mlp, with their parameter counts; other names are errors") {
+  Classifier lenet = make_classifier("lenet", 10);
+  REQUIRE(count_parameters(*lenet.module) == 61706);
+  REQUIRE(lenet.forward(zeros({2, 1, 28, 28})).sizes() == Shape{2, 10});
+  Classifier mlp = make_classifier("mlp", 10);
+  REQUIRE(count_parameters(*mlp.module) == 235146);
+  REQUIRE(mlp.forward(zeros({2, 1, 28, 28})).sizes() == Shape{2, 10});
+  REQUIRE_THROWS_WITH(make_classifier("resnet", 10), Catch::Contains("unknown model \"resnet\""));
+}
+
+TEST_CASE("MetricsCsv: a header, one row per epoch; appending keeps the rows") {
+  std::string path = scratch("metrics.csv");
+  EpochRow row{1, Metrics{6.0, 3, 4}, Metrics{2.0, 9, 10}, 1234.56, 7.891};
+  {
+    MetricsCsv csv(path, /*append=*/false);
+    csv.write(row);
+  }
+  REQUIRE(read_text(path) == std::string(MetricsCsv::kHeader) +
+                                 "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89\n");
+  {
+    MetricsCsv csv(path, /*append=*/true);
+    row.epoch = 2;
+    csv.write(row);
+  }
+  REQUIRE(read_text(path) == std::string(MetricsCsv::kHeader) +
+                                 "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89"
+                                 "\n2,1.500000,0.750000,0.200000,0.900000,1234.6,7.89\n");
+  REQUIRE_THROWS_WITH(MetricsCsv("/nonexistent-dir/m.csv", false), Catch::Contains("/nonexistent-dir/m.csv"));
+}

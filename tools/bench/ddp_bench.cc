@@ -1,0 +1,252 @@
+// DistributedDataParallel on CPU over Gloo: the step time of a model with and without DDP
+// (same per-rank batch; the two alternate step by step so both see the same machine load),
+// and how much of the gradient all-reduce time backward hides.
+// Run it through the launcher, one process per rank (see run_ddp_bench.sh):
+//
+//   launch --nproc-per-node 2 ddp_bench --model mlp
+//
+// Per DDP step, every bucket's all-reduce is timed from the rank's clock: launch (the comm
+// hook is called), completion (a poller thread sees its Work complete), and the end of
+// autograd's backward (the reducer's final callback). Gloo runs one collective at a time, so
+// bucket i communicates over [max(launch_i, done_{i-1}), done_i]; the part of that interval
+// before the end of backward is hidden. Rank 0 prints medians over the measured steps and
+// hidden = sum hidden / sum communication.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "distributed/ddp/distributed_data_parallel.h"
+#include "distributed/distributed.h"
+#include "autograd/ops.h"
+#include "models/lenet.h"
+#include "models/mlp.h"
+#include "nn/functional.h"
+#include "optim/sgd.h"
+#include "tensor/native/ops.h"
+
+using namespace brisk;
+using namespace brisk::dist;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// The default all-reduce, with every bucket's launch and completion stamped.
+class TimedAllReduceHook final : public CommHook {
+ public:
+  explicit TimedAllReduceHook(std::shared_ptr<ProcessGroup> group)
+      : inner_(std::move(group)), poller_([this] { poll(); }) {}
+  ~TimedAllReduceHook() override {
+    stop_ = true;
+    poller_.join();
+  }
+  std::string name() const override { return "timed_allreduce"; }
+
+  std::shared_ptr<CommFuture> run(GradBucket& bucket) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (launched_.size() <= bucket.index()) {
+      launched_.resize(bucket.index() + 1);
+      done_.resize(bucket.index() + 1);
+    }
+    launched_[bucket.index()] = Clock::now();
+    auto future = inner_.run(bucket);
+    pending_.emplace_back(bucket.index(), future);
+    return future;
+  }
+
+  // Launch and completion times of the last backward's buckets (after it was reduced).
+  std::pair<std::vector<Clock::time_point>, std::vector<Clock::time_point>> take() {
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (pending_.empty()) return {launched_, done_};
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+ private:
+  void poll() {
+    while (!stop_) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto it = pending_.begin(); it != pending_.end();) {
+          if (it->second->is_completed()) {
+            done_[it->first] = Clock::now();
+            it = pending_.erase(it);
+          } else {
+            ++it;
+          }
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+
+  AllReduceHook inner_;
+  std::mutex mutex_;
+  std::vector<Clock::time_point> launched_, done_;
+  std::vector<std::pair<size_t, std::shared_ptr<CommFuture>>> pending_;
+  std::atomic<bool> stop_{false};
+  std::thread poller_;
+};
+
+struct Config {
+  std::string model = "mlp";
+  int64_t batch = 64;
+  int steps = 20;
+  int warmup = 3;
+  double bucket_cap_mb = 25;
+  double first_bucket_cap_mb = 1;
+  std::vector<int64_t> hidden{512, 2048, 2048, 2048};
+};
+
+template <typename Model>
+Model make_model(const Config& config) {
+  if constexpr (std::is_same_v<Model, models::MLP>) {
+    return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden));
+  } else {
+    return models::LeNet5();
+  }
+}
+
+template <typename Model>
+void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
+  const bool lead = group->rank() == 0;
+  Model model = make_model<Model>(config);
+  int64_t params = 0;
+  for (const Tensor& p : model->parameters()) params += p.numel();
+  Generator gen(1234 + group->rank());
+  Tensor images = randn({config.batch, 1, 28, 28}, {}, &gen);
+  Tensor labels = native::argmax(randn({config.batch, 10}, {}, &gen), 1, false);
+
+  // The same model without DDP, stepped alternately with the DDP one so that both see the
+  // same machine load.
+  Model plain = make_model<Model>(config);
+  optim::SGD plain_opt(plain->parameters(), optim::SGDOptions(0.01));
+
+  auto options = DistributedDataParallelOptions()
+                     .bucket_cap_mb(config.bucket_cap_mb)
+                     .first_bucket_cap_mb(config.first_bucket_cap_mb);
+  auto ddp = DistributedDataParallel(model, group, options);
+  auto hook = std::make_shared<TimedAllReduceHook>(group);
+  ddp->register_comm_hook(hook);
+  optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.01));
+  std::vector<double> local_ms, ddp_ms, backward_ms, comm_ms, exposed_ms;
+  std::vector<std::vector<double>> launch_before_end, done_after_end;  // per bucket
+  double hidden_total = 0, comm_total = 0;
+  group->barrier()->wait();
+  for (int s = 0; s < config.warmup + config.steps; ++s) {
+    auto local_start = Clock::now();
+    plain_opt.zero_grad();
+    nn::functional::cross_entropy(plain->forward(images), labels).backward();
+    plain_opt.step();
+    auto start = Clock::now();
+    opt.zero_grad();
+    nn::functional::cross_entropy(ddp->forward(images), labels).backward();
+    opt.step();
+    auto end = Clock::now();
+    auto [launched, done] = hook->take();
+    const ReducerTimeline& timeline = ddp->reducer().timeline();
+    if (s < config.warmup) continue;
+    local_ms.push_back(ms(start - local_start));
+    ddp_ms.push_back(ms(end - start));
+    backward_ms.push_back(ms(timeline.backward_end - timeline.first_gradient));
+    exposed_ms.push_back(ms(timeline.reduced - timeline.backward_end));
+    launch_before_end.resize(launched.size());
+    done_after_end.resize(launched.size());
+    double comm = 0, hidden = 0;
+    Clock::time_point previous_done = launched.front();
+    for (size_t i = 0; i < launched.size(); ++i) {
+      Clock::time_point begin = std::max(launched[i], previous_done);
+      comm += ms(done[i] - begin);
+      hidden += std::max(0.0, ms(std::min(done[i], timeline.backward_end) - begin));
+      previous_done = done[i];
+      launch_before_end[i].push_back(ms(timeline.backward_end - launched[i]));
+      done_after_end[i].push_back(ms(done[i] - timeline.backward_end));
+    }
+    comm_ms.push_back(comm);
+    comm_total += comm;
+    hidden_total += hidden;
+  }
+  ddp->join();
+
+  // The same all-reduces with nothing to overlap: communication alone.
+  std::vector<Tensor> buffers;
+  for (const auto& bucket : ddp->reducer().bucket_indices()) {
+    int64_t numel = 0;
+    for (size_t index : bucket) numel += ddp->reducer().parameters()[index].numel();
+    buffers.push_back(native::zeros({numel}));
+  }
+  std::vector<double> alone_ms;
+  group->barrier()->wait();
+  for (int s = 0; s < config.warmup + config.steps; ++s) {
+    auto start = Clock::now();
+    std::vector<std::shared_ptr<Work>> works;
+    for (Tensor& b : buffers) works.push_back(group->all_reduce(b, dist::ReduceOp::AVG));
+    for (auto& w : works) w->wait();
+    if (s >= config.warmup) alone_ms.push_back(ms(Clock::now() - start));
+  }
+  group->barrier()->wait();
+
+  if (lead) {
+    double local = median(local_ms), distributed = median(ddp_ms);
+    std::printf("model %s: %.2fM parameters, %zu buckets (cap %.3g MB, first %.3g MB), batch %lld per rank, %d ranks, "
+                "%d steps\n",
+                config.model.c_str(), params / 1e6, buffers.size(), config.bucket_cap_mb, config.first_bucket_cap_mb,
+                static_cast<long long>(config.batch), group->size(), config.steps);
+    std::printf("  step without DDP        %8.2f ms\n", local);
+    std::printf("  step with DDP           %8.2f ms  (%+.1f%%)\n", distributed, 100.0 * (distributed - local) / local);
+    std::printf("  first gradient to end of backward %8.2f ms\n", median(backward_ms));
+    std::printf("  all-reduce during step  %8.2f ms  (alone, nothing to overlap: %.2f ms)\n", median(comm_ms),
+                median(alone_ms));
+    std::printf("  waited after backward   %8.2f ms\n", median(exposed_ms));
+    std::printf("  all-reduce hidden       %8.1f %%\n", comm_total > 0 ? 100.0 * hidden_total / comm_total : 0.0);
+    const auto buckets = ddp->reducer().bucket_indices();
+    for (size_t i = 0; i < buckets.size(); ++i) {
+      int64_t numel = 0;
+      for (size_t index : buckets[i]) numel += ddp->reducer().parameters()[index].numel();
+      std::printf("  bucket %zu: %6.2f MB, launched %7.2f ms before the end of backward, done %+8.2f ms after it\n", i,
+                  numel * 4 / 1e6, median(launch_before_end[i]), median(done_after_end[i]));
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  CLI::App app{"DistributedDataParallel step time and communication overlap (run through the launcher)"};
+  app.add_option("--model", config.model, "mlp or lenet")->check(CLI::IsMember({"mlp", "lenet"}));
+  app.add_option("--batch", config.batch, "examples per rank and step");
+  app.add_option("--steps", config.steps, "measured steps");
+  app.add_option("--warmup", config.warmup, "steps before measuring");
+  app.add_option("--bucket-cap-mb", config.bucket_cap_mb, "DDP bucket cap");
+  app.add_option("--first-bucket-cap-mb", config.first_bucket_cap_mb, "DDP first bucket cap");
+  app.add_option("--hidden", config.hidden, "MLP hidden widths");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    init_process_group("gloo");
+    if (config.model == "mlp") {
+      bench<models::MLP>(config, default_group());
+    } else {
+      bench<models::LeNet5>(config, default_group());
+    }
+    destroy_process_group();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ddp_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,90 @@
+// launch: starts the workers of a data-parallel job on this node, as torchrun.
+//
+//   launch --nproc-per-node 2 bazel-bin/tools/train --epochs 1
+//   # two nodes: on each, with i = 0, 1 and the same secret in BRISK_STORE_TOKEN
+//   launch --nnodes 2 --node-rank i --nproc-per-node 4 --master-addr 10.0.0.1 --master-port 29500 train
+//
+// Options end at the worker program; everything after it is the worker's own arguments.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "tensor/error.h"
+#include "tools/launch/free_port.h"
+#include "tools/launch/launch_options.h"
+#include "tools/launch/store_token.h"
+#include "tools/launch/supervisor.h"
+
+namespace {
+
+using brisk::launch::LaunchOptions;
+
+// Fills in what the command line leaves open: the port, the token.
+void complete(LaunchOptions& options) {
+  BRISK_CHECK(options.node_rank >= 0 && options.node_rank < options.nnodes,
+              "launch: --node-rank {} is outside [0, {}) for --nnodes {}", options.node_rank, options.nnodes,
+              options.nnodes);
+  BRISK_CHECK(!options.command.empty(), "launch: no worker program given (see --help)");
+  if (options.master_port == 0) {
+    BRISK_CHECK(options.nnodes == 1,
+                "launch: --nnodes {} needs --master-port, the same on every node (a free port can only "
+                "be chosen for a single node)",
+                options.nnodes);
+    options.master_port = brisk::launch::free_port(options.master_addr);
+  }
+  if (const char* token = std::getenv("BRISK_STORE_TOKEN"); token != nullptr && *token != '\0') {
+    BRISK_CHECK(brisk::launch::is_valid_store_token(token), "launch: BRISK_STORE_TOKEN must be hex digits, got '{}'",
+                token);
+    options.store_token = token;
+  } else {
+    BRISK_CHECK(options.nnodes == 1,
+                "launch: --nnodes {} needs BRISK_STORE_TOKEN set to the same hex secret on every node "
+                "(e.g. BRISK_STORE_TOKEN=$(openssl rand -hex 16))",
+                options.nnodes);
+    options.store_token = brisk::launch::random_store_token();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  LaunchOptions options;
+  double grace_seconds = 10;
+  CLI::App app{
+      "Starts nproc-per-node copies of a worker program with RANK, WORLD_SIZE, LOCAL_RANK, "
+      "LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT and BRISK_STORE_TOKEN set (and "
+      "OMP_NUM_THREADS=1 when several share the node and it is not set), prefixes their output "
+      "lines with [rank N], forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to them, and when one fails stops the "
+      "others and exits with its status (128 + signal for a signal). BRISK_STORE_TOKEN is taken from "
+      "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
+      "random.",
+      "launch"};
+  app.add_option("--nproc-per-node", options.nproc_per_node, "workers on this node")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--nnodes", options.nnodes, "nodes in the job")->check(CLI::PositiveNumber);
+  app.add_option("--node-rank", options.node_rank, "this node's index, 0 .. nnodes - 1")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--master-addr", options.master_addr, "address of the node that hosts rank 0's store")
+      ->capture_default_str();
+  app.add_option("--master-port", options.master_port, "port of the store (default: a free port, single node only)")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--grace-period", grace_seconds, "seconds between SIGTERM and SIGKILL when stopping workers")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  // The first word that is not an option starts the worker's command line.
+  app.prefix_command();
+  CLI11_PARSE(app, argc, argv);
+  options.command = app.remaining();
+  if (!options.command.empty() && options.command.front() == "--") options.command.erase(options.command.begin());
+  options.grace_period = std::chrono::milliseconds(static_cast<int64_t>(grace_seconds * 1000));
+
+  try {
+    complete(options);
+    brisk::launch::Supervisor supervisor(std::move(options));
+    return supervisor.run();
+  } catch (const brisk::Error& error) {
+    fmt::print(stderr, "{}\n", error.what());
+    return 2;
+  }
+}

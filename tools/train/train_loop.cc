@@ -1,0 +1,74 @@
+#include "tools/train/train_loop.h"
+
+#include "autograd/grad_mode.h"
+#include "autograd/ops.h"
+#include "nn/functional.h"
+
+namespace brisk::train {
+namespace {
+
+namespace F = nn::functional;
+
+// How many rows of `logits` [B, C] have their largest entry at `target` [B].
+int64_t count_correct(const Tensor& logits, const Tensor& target) {
+  autograd::NoGradGuard no_grad;
+  return logits.argmax(1).eq(target).sum().item<int64_t>();
+}
+
+}  // namespace
+
+void Metrics::add(const Metrics& other) {
+  loss_sum += other.loss_sum;
+  correct += other.correct;
+  count += other.count;
+}
+
+data::Batch to_device(const data::Batch& batch, Device device) {
+  if (batch.data.device() == device) return batch;
+  return {batch.data.to(device, /*non_blocking=*/true), batch.target.to(device, /*non_blocking=*/true)};
+}
+
+Metrics train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch) {
+  optimizer.zero_grad();
+  Tensor logits = model.forward(batch.data);           // [B, C]
+  Tensor loss = F::cross_entropy(logits, batch.target);  // mean over the batch
+  loss.backward();
+  optimizer.step();
+  const int64_t n = batch.target.size(0);
+  return {loss.item<double>() * n, count_correct(logits, batch.target), n};
+}
+
+Metrics eval_step(const Classifier& model, const data::Batch& batch) {
+  autograd::NoGradGuard no_grad;
+  Tensor logits = model.forward(batch.data);
+  Tensor loss_sum = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Sum);
+  return {loss_sum.item<double>(), count_correct(logits, batch.target), batch.target.size(0)};
+}
+
+Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+                    data::DataLoader& loader, Device device, checkpoint::Progress& progress,
+                    const StepCallback& on_step) {
+  model.module->train();
+  loader.set_epoch(progress.epoch);
+  Metrics epoch;
+  for (auto it = loader.begin(); it != loader.end(); ++it) {
+    if (it.index() < progress.batch) continue;  // trained before the run was saved
+    epoch.add(train_step(model, optimizer, to_device(*it, device)));
+    if (scheduler != nullptr) scheduler->step();
+    ++progress.batch;
+    ++progress.step;
+    if (on_step) on_step(progress, epoch);
+  }
+  ++progress.epoch;
+  progress.batch = 0;
+  return epoch;
+}
+
+Metrics evaluate(const Classifier& model, data::DataLoader& loader, Device device) {
+  model.module->eval();
+  Metrics total;
+  for (data::Batch& batch : loader) total.add(eval_step(model, to_device(batch, device)));
+  return total;
+}
+
+}  // namespace brisk::train

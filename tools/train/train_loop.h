@@ -1,0 +1,63 @@
+#pragma once
+// The pieces of a classifier's training loop, one per function, so that a program reads
+// top to bottom and distributed training changes only what it must (each process runs
+// train_epoch on its share of the data; metrics are sums, all-reduced before they are
+// divided):
+//
+//   for (; progress.epoch < epochs;) {
+//     Metrics train = train_epoch(model, optimizer, scheduler, train_loader, device, progress, on_step);
+//     Metrics test = evaluate(model, test_loader, device);
+//   }
+//
+// One step: to_device -> train_step: zero_grad, forward, cross_entropy, backward, step; then
+// the LR scheduler's step.
+#include <cstdint>
+#include <functional>
+
+#include "checkpoint/checkpoint.h"
+#include "data/data_loader.h"
+#include "optim/optimizer.h"
+#include "optim/schedulers/lr_scheduler.h"
+#include "tools/train/classifier.h"
+
+namespace brisk::train {
+
+// Sums over the examples seen, so that batches (and processes) add up exactly; the means
+// come last.
+struct Metrics {
+  double loss_sum = 0.0;  // of the per-example cross-entropy losses
+  int64_t correct = 0;    // examples whose largest logit is their label
+  int64_t count = 0;
+
+  void add(const Metrics& other);
+  double loss() const { return count > 0 ? loss_sum / count : 0.0; }
+  double accuracy() const { return count > 0 ? static_cast<double>(correct) / count : 0.0; }
+};
+
+// The batch's tensors on `device` (asynchronous copies from pinned memory).
+data::Batch to_device(const data::Batch& batch, Device device);
+
+// One optimizer step on one batch (already on the model's device): clears the gradients,
+// computes logits and the mean cross-entropy loss, backpropagates, updates the parameters.
+// Returns the batch's metrics.
+Metrics train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch);
+
+// The batch's metrics without gradients, for evaluation (the model in eval mode).
+Metrics eval_step(const Classifier& model, const data::Batch& batch);
+
+// Called after every training step with the progress so far and the metrics of the epoch
+// so far (those of the batches this process trained in this run).
+using StepCallback = std::function<void(const checkpoint::Progress& progress, const Metrics& epoch)>;
+
+// Trains what remains of epoch `progress.epoch`: its batches from `progress.batch` on (a
+// resumed run skips those trained before it was saved), counting each step in `progress`
+// and stepping `scheduler` (when not null: a per-batch schedule) after each. Leaves
+// `progress` at the start of the next epoch. Returns the metrics of the batches it trained.
+Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+                    data::DataLoader& loader, Device device, checkpoint::Progress& progress,
+                    const StepCallback& on_step = nullptr);
+
+// Loss and accuracy over every batch of `loader`, in eval mode and without gradients.
+Metrics evaluate(const Classifier& model, data::DataLoader& loader, Device device);
+
+}  // namespace brisk::train

@@ -1,0 +1,182 @@
+// train_mnist: trains LeNet-5 or an MLP on MNIST-format data (Fashion-MNIST by default) with
+// SGD, momentum and a cosine learning-rate schedule, evaluates test accuracy after every epoch, writes per-epoch metrics to a
+// CSV file and, with --save, a checkpoint that --resume continues from exactly.
+//
+//   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
+//
+// One training step, from here down to the ops: run_training() -> train_epoch -> train_step
+// (tools/train/train_loop.cc): Classifier::forward (models/lenet.cc: conv2d, relu,
+// max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
+// SGD::step (optim/sgd.cc), then CosineAnnealingLR::step.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "checkpoint/checkpoint.h"
+#include "cuda/device.h"
+#include "data/data_loader.h"
+#include "data/mnist.h"
+#include "data/random.h"
+#include "optim/schedulers/cosine_annealing_lr.h"
+#include "optim/sgd.h"
+#include "tensor/error.h"
+#include "tensor/generator.h"
+#include "tensor/parallel.h"
+#include "tools/train/classifier.h"
+#include "tools/train/metrics_csv.h"
+#include "tools/train/mnist_data.h"
+#include "tools/train/progress_reporter.h"
+#include "tools/train/train_loop.h"
+#include "tools/train/train_options.h"
+
+using namespace brisk;
+using namespace brisk::train;
+
+namespace {
+
+// The data order's seed is derived from --seed (its stream 1), not drawn from the default
+// generator, so that it is the same whatever the model's initialization draws.
+constexpr uint64_t kDataSeedStream = 1;
+constexpr int64_t kTestBatchSize = 1000;
+
+Device pick_device(const std::string& name) {
+  if (name == "cpu" || (name == "auto" && !cuda::is_available())) return kCPU;
+  BRISK_CHECK(cuda::is_available(), "--device cuda: {}", cuda::unavailable_reason());
+  return cuda_device(0);
+}
+
+int64_t count_parameters(const nn::Module& module) {
+  int64_t n = 0;
+  for (const Tensor& p : module.parameters()) n += p.numel();
+  return n;
+}
+
+// What a checkpoint records about the run besides the training state: a resumed run must
+// train the same model with the same batches and schedule.
+checkpoint::Metadata run_metadata(const TrainOptions& options) {
+  return {{"model", options.model},
+          {"batch_size", std::to_string(options.batch_size)},
+          {"train_limit", std::to_string(options.train_limit)},
+          {"lr_schedule", options.lr_schedule},
+          {"seed", std::to_string(options.seed)}};
+}
+
+// The checkpoint of --resume, after checking that it comes from a run like this one.
+checkpoint::Checkpoint load_resumed(const TrainOptions& options) {
+  const std::string path = resolve_path(options.resume);
+  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
+  for (const auto& [key, value] : run_metadata(options)) {
+    if (key == "seed") continue;  // the checkpoint's generator state replaces the seed
+    auto saved = ckpt.metadata.find(key);
+    BRISK_CHECK(saved != ckpt.metadata.end() && saved->second == value,
+                "--resume {}: saved with {} {}, this run has {} (resuming exactly needs the same)", path, key,
+                saved == ckpt.metadata.end() ? "no value" : saved->second, value);
+  }
+  return ckpt;
+}
+
+// Per-step cosine annealing over the whole run, or none (a constant lr).
+std::unique_ptr<optim::LRScheduler> make_scheduler(const TrainOptions& options, optim::Optimizer& optimizer,
+                                                   int64_t batches_per_epoch) {
+  if (options.lr_schedule == "constant") return nullptr;
+  return std::make_unique<optim::CosineAnnealingLR>(optimizer, options.epochs * batches_per_epoch);
+}
+
+// --save's path for the checkpoint after epoch `epoch` (counted from 1).
+std::string checkpoint_path(const std::string& save, int64_t epoch) {
+  std::string path = resolve_path(save);
+  size_t at = path.find("{epoch}");
+  return at == std::string::npos ? path : path.replace(at, 7, std::to_string(epoch));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int run_training(const TrainOptions& options) {
+  if (options.threads > 0) set_num_threads(options.threads);
+  const Device device = pick_device(options.device);
+  manual_seed(options.seed);
+  std::optional<checkpoint::Checkpoint> resumed;
+  if (!options.resume.empty()) resumed = load_resumed(options);
+
+  MnistData data = load_mnist(resolve_path(options.data_dir), options.train_limit, options.test_limit);
+  const uint64_t data_seed = resumed ? resumed->data_seed : data::derive_seed(options.seed, kDataSeedStream);
+  data::DataLoader train_loader(data.train, data::DataLoaderOptions()
+                                                .batch_size(options.batch_size)
+                                                .shuffle(true)
+                                                .seed(data_seed)
+                                                .num_workers(options.workers)
+                                                .pin_memory(device.is_cuda()));
+  data::DataLoader test_loader(data.test, data::DataLoaderOptions().batch_size(kTestBatchSize));
+
+  Classifier model = make_classifier(options.model, data::MNIST::kNumClasses);
+  model.module->to(device);
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(options.lr).momentum(options.momentum));
+  std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, optimizer, train_loader.size());
+  spdlog::info("{} ({} parameters) on {}, {} threads; {} training and {} test images from {}", options.model,
+               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(),
+               data.test->size(), options.data_dir);
+
+  checkpoint::Progress progress;
+  if (resumed) {
+    checkpoint::restore(*resumed, *model.module, optimizer, scheduler.get());
+    progress = resumed->progress;
+    spdlog::info("resumed from {}: epoch {}, batch {}, step {}", options.resume, progress.epoch + 1, progress.batch,
+                 progress.step);
+  }
+  MetricsCsv csv(resolve_path(options.metrics_csv), /*append=*/resumed.has_value());
+  spdlog::info("SGD lr {} ({} schedule) momentum {}, batch {}, {} batches an epoch, epochs {} to {}",
+               optimizer.param_groups()[0].options().get_lr(), options.lr_schedule,
+               optimizer.param_groups()[0].options().get_momentum(), options.batch_size, train_loader.size(),
+               progress.epoch + 1, options.epochs);
+
+  const auto run_start = std::chrono::steady_clock::now();
+  while (progress.epoch < options.epochs) {
+    const auto epoch_start = std::chrono::steady_clock::now();
+    EpochRow row;
+    row.epoch = progress.epoch + 1;
+    ProgressReporter reporter(fmt::format("epoch {}/{}", row.epoch, options.epochs), train_loader.size(),
+                              progress.batch, options.log_interval, stderr_is_terminal());
+    row.train = train_epoch(model, optimizer, scheduler.get(), train_loader, device, progress,
+                            [&](const checkpoint::Progress& p, const Metrics& epoch) { reporter.update(p.batch, epoch); });
+    reporter.finish();
+    row.images_per_second = reporter.images_per_second(row.train.count);
+    row.test = evaluate(model, test_loader, device);
+    row.seconds = seconds_since(epoch_start);
+
+    spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}%, test loss {:.4f} acc {:.2f}%, {:.0f} images/s, {:.1f} s",
+                 row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
+                 100 * row.test.accuracy(), row.images_per_second, row.seconds);
+    csv.write(row);
+    if (!options.save.empty()) {
+      checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, optimizer, progress, data_seed, scheduler.get());
+      ckpt.metadata = run_metadata(options);
+      const std::string path = checkpoint_path(options.save, row.epoch);
+      checkpoint::save_checkpoint(path, ckpt);
+      spdlog::info("saved {}", path);
+    }
+  }
+  spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  TrainOptions options;
+  CLI::App app{"Trains a classifier on MNIST-format data (Fashion-MNIST by default) with SGD, momentum and a cosine schedule."};
+  add_train_flags(app, options);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run_training(options);
+  } catch (const Error& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+}
