@@ -1,0 +1,137 @@
+#include "tensor/cpu_caching_allocator.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "tensor/error.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BRISK_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define BRISK_ASAN 1
+#endif
+
+namespace brisk {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+bool caching_wanted() {
+#ifdef BRISK_ASAN
+  return false;
+#else
+  const char* off = std::getenv("BRISK_NO_CACHING_ALLOCATOR");
+  return off == nullptr || std::strcmp(off, "") == 0 || std::strcmp(off, "0") == 0;
+#endif
+}
+
+}  // namespace
+
+CpuCachingAllocator::CpuCachingAllocator(bool caching, size_t max_cached_bytes)
+    : caching_(caching), max_cached_bytes_(max_cached_bytes) {}
+
+CpuCachingAllocator::~CpuCachingAllocator() { empty_cache(); }
+
+size_t CpuCachingAllocator::size_class(size_t nbytes) {
+  size_t size = std::max(kAlignment, (nbytes + kAlignment - 1) / kAlignment * kAlignment);
+  if (size <= 4 * kAlignment) return size;
+  // A multiple of a quarter of the largest power of two not above `size`.
+  int top = 63 - __builtin_clzll(size);
+  size_t step = size_t(1) << (top - 2);
+  return (size + step - 1) / step * step;
+}
+
+DataPtr CpuCachingAllocator::allocate(size_t nbytes, Device) {
+  const size_t size = size_class(nbytes);
+  void* ptr = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.num_allocs;
+    stats_.allocated_bytes += size;
+    stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+    auto it = free_blocks_.find(size);
+    if (it != free_blocks_.end() && !it->second.empty()) {
+      ptr = it->second.back();
+      it->second.pop_back();
+      stats_.cached_bytes -= size;
+      ++stats_.num_cache_hits;
+    } else {
+      ++stats_.num_system_allocs;
+    }
+  }
+  if (ptr == nullptr) {
+    ptr = std::aligned_alloc(kAlignment, size);
+    if (ptr == nullptr) {
+      // The cache may hold the memory this request needs.
+      empty_cache();
+      ptr = std::aligned_alloc(kAlignment, size);
+    }
+    if (ptr == nullptr) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stats_.allocated_bytes -= size;
+      --stats_.num_allocs;
+      --stats_.num_system_allocs;
+    }
+    BRISK_CHECK(ptr != nullptr, "out of host memory: failed to allocate {} bytes", nbytes);
+  }
+  return DataPtr(ptr, [this, size](void* p) { release(p, size); });
+}
+
+void CpuCachingAllocator::release(void* ptr, size_t size) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stats_.allocated_bytes -= size;
+    if (caching_ && stats_.cached_bytes + size <= max_cached_bytes_) {
+      free_blocks_[size].push_back(ptr);
+      stats_.cached_bytes += size;
+      return;
+    }
+    ++stats_.num_system_frees;
+  }
+  std::free(ptr);
+}
+
+CpuMemoryStats CpuCachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void CpuCachingAllocator::reset_peak() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.peak_allocated_bytes = stats_.allocated_bytes;
+}
+
+void CpuCachingAllocator::empty_cache() {
+  std::unordered_map<size_t, std::vector<void*>> blocks;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocks.swap(free_blocks_);
+    stats_.cached_bytes = 0;
+    for (const auto& entry : blocks) stats_.num_system_frees += entry.second.size();
+  }
+  for (const auto& entry : blocks) {
+    for (void* ptr : entry.second) std::free(ptr);
+  }
+}
+
+namespace {
+
+// Never destroyed: tensors in static storage may free their blocks during exit, after any
+// destructor of this allocator would have run.
+CpuCachingAllocator& process_allocator() {
+  static CpuCachingAllocator* allocator = new CpuCachingAllocator(caching_wanted());
+  return *allocator;
+}
+
+}  // namespace
+
+Allocator* cpu_allocator() { return &process_allocator(); }
+CpuMemoryStats cpu_memory_stats() { return process_allocator().stats(); }
+void cpu_reset_peak_memory_stats() { process_allocator().reset_peak(); }
+void cpu_empty_cache() { process_allocator().empty_cache(); }
+
+}  // namespace brisk

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""PyTorch twin of lenet_bench.cc: the same LeNet-5, training step, inputs and timing.
+
+One training step is forward, cross_entropy, backward, SGD (lr 0.01, momentum 0.9) step and
+zero_grad, on a fixed batch of random 1x28x28 images and random labels. After warm-up steps,
+each of `repeats` samples times `steps` steps; prints one line per batch size:
+
+  lenet_b<batch> <median images/s> <min images/s> <max images/s>
+
+Usage: lenet_bench_torch.py --threads N [--device cpu|cuda] [--batches 64,256] [--warmup W]
+       [--repeats R] [--steps S]
+"""
+import argparse
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class LeNet5(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, padding=2)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, num_classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--batches", default="64,256")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--steps", type=int, default=4)
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    device = torch.device(args.device)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+    model = LeNet5().to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    print(f"threads {torch.get_num_threads()}")
+    for batch in (int(b) for b in args.batches.split(",")):
+        images = torch.randn(batch, 1, 28, 28, device=device)
+        labels = torch.randint(0, 10, (batch,), device=device)
+
+        def step():
+            loss = F.cross_entropy(model(images), labels)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+
+        for _ in range(args.warmup):
+            step()
+        sync()
+        rates = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            for _ in range(args.steps):
+                step()
+            sync()
+            rates.append(batch * args.steps / (time.perf_counter() - start))
+        print(f"lenet_b{batch} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}")
+
+
+if __name__ == "__main__":
+    main()
