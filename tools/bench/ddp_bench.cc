@@ -126,12 +126,13 @@ struct Config {
   double bucket_cap_mb = 25;
   double first_bucket_cap_mb = 1;
   bool gradient_as_bucket_view = true;
-  // 784-1024-1024-2048-2048-1024-10, 10.25M parameters: the largest layers sit in the middle,
-  // so backward still has the two lower layers to compute while their gradients are
-  // all-reduced, and the gradients that come last (the first two layers, 1.85M parameters)
-  // are small. One giant first layer would put most of the bytes at the end of backward,
-  // where nothing is left to hide them behind.
-  std::vector<int64_t> hidden{1024, 1024, 2048, 2048, 1024};
+  // 784-512-1024-2048-2048-1024-1024-10, 10.37M parameters: backward produces the first
+  // layers' gradients last, with nothing left to compute behind which to hide their
+  // all-reduce, so those layers are narrow (the first two hold 1.9M parameters) and the
+  // 2048-wide layers sit in the middle, where the backward of the layers below them still
+  // runs while they are reduced. One giant first layer would put most of the bytes at the
+  // very end of backward.
+  std::vector<int64_t> hidden{512, 1024, 2048, 2048, 1024, 1024};
 };
 
 template <typename Model>
