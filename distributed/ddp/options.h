@@ -22,6 +22,11 @@ struct DistributedDataParallelOptions {
   // Rebuild the buckets once, after the first synchronizing backward, in the order the
   // gradients actually became ready there.
   BRISK_ARG(bool, rebuild_buckets) = true;
+  // After each synchronizing backward, every parameter's .grad is a view into its bucket's
+  // buffer instead of a copy of it: the averaged gradients are not copied back after the
+  // all-reduce, which is time backward cannot hide, and no second copy of the gradients is
+  // kept. The next backward overwrites the buffer, so a .grad kept across steps changes.
+  BRISK_ARG(bool, gradient_as_bucket_view) = false;
   // Each training forward exchanges a flag per rank so that a rank that ran out of inputs
   // (and called join()) is reported by name on every rank instead of leaving the others
   // waiting in a collective.

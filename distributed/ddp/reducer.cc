@@ -116,7 +116,13 @@ void Reducer::mark_ready(size_t index) {
   if (grad.defined()) {
     BRISK_CHECK(grad.sizes() == view.sizes(), "DistributedDataParallel: gradient of {} has shape {} but the parameter {}",
                 names_[index], grad.sizes(), view.sizes());
-    native::copy_(view, grad);
+    if (grad.is_same(view)) {
+      // gradient_as_bucket_view and no gradient this backward (an unused parameter): the
+      // all-reduce overwrites the buffer, but a parameter unused on every rank keeps its .grad.
+      parameters_[index].mutable_grad() = native::clone(view);
+    } else {
+      native::copy_(view, grad);
+    }
   } else {
     native::fill_(view, 0);
   }
@@ -181,7 +187,11 @@ void Reducer::finalize_backward() {
                            ? bucket.views[slot]
                            : native::view(native::narrow(result, 0, bucket.offsets[slot], param.numel()), param.sizes());
       Tensor& grad = param.mutable_grad();
-      if (grad.defined()) {
+      if (options_.gradient_as_bucket_view()) {
+        if (!reduced.is_same(bucket.views[slot])) native::copy_(bucket.views[slot], reduced);
+        grad = bucket.views[slot];
+        grad.bump_version();
+      } else if (grad.defined()) {
         native::copy_(grad, reduced);
         grad.bump_version();
       } else {

@@ -8,7 +8,8 @@
 // which runs asynchronously while backward goes on. Buckets are handed over strictly in
 // bucket order, so every rank issues the same collectives in the same order. At the end of
 // backward (an autograd final callback) the reducer waits for every bucket and copies the
-// averaged gradients back into .grad, so backward() returns with reduced gradients.
+// averaged gradients back into .grad, so backward() returns with reduced gradients (with
+// gradient_as_bucket_view, .grad becomes the bucket's view instead of a copy).
 //
 // Unarmed backwards (DistributedDataParallel::no_sync) only accumulate locally; the reducer
 // remembers which parameters received a gradient, so that with find_unused_parameters a

@@ -22,6 +22,8 @@ DistributedDataParallelOptions small_buckets() {
   return DistributedDataParallelOptions().bucket_cap_mb(0.0002).first_bucket_cap_mb(0.0001);
 }
 
+DistributedDataParallelOptions bucket_views() { return small_buckets().gradient_as_bucket_view(true); }
+
 models::MLPOptions mlp_options() { return models::MLPOptions(8, 4).hidden({16, 12}); }
 
 // Same weights in every process and thread (the default generator is shared by threads).
@@ -49,10 +51,24 @@ std::vector<Tensor> state_tensors(const nn::StateDict& state) {
   return out;
 }
 
+// With gradient_as_bucket_view every parameter that took part in the last reduction has a
+// .grad that shares its bucket's storage (all the gradients of a bucket share one).
+void check_bucket_views(const Reducer& reducer) {
+  for (const auto& bucket : reducer.bucket_indices()) {
+    const Tensor& first = reducer.parameters()[bucket.front()].grad();
+    for (size_t index : bucket) {
+      const Tensor& grad = reducer.parameters()[index].grad();
+      BRISK_CHECK(grad.defined() && first.defined() && grad.storage() == first.storage(),
+                  "gradient_as_bucket_view: the .grad of parameter {} is not a view of its bucket", index);
+    }
+  }
+}
+
 // One rank's view of a training run: `step(ddp, s)` runs step s's forwards and backwards.
+// zero_grad(false) keeps each .grad tensor (with gradient_as_bucket_view, the bucket's view).
 template <typename Net, typename Step>
 Outcome train(const std::shared_ptr<ProcessGroup>& group, const Net& reference, const nn::StateDict& init,
-              const DistributedDataParallelOptions& options, Step step) {
+              const DistributedDataParallelOptions& options, Step step, bool set_to_none = true) {
   Net model;
   load_perturbed(*model, init, group->rank());
   auto ddp = DistributedDataParallel(model, group, options);
@@ -60,11 +76,12 @@ Outcome train(const std::shared_ptr<ProcessGroup>& group, const Net& reference, 
   outcome.initial_buckets = ddp->reducer().bucket_indices();
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(kLr).momentum(0.9));
   for (int s = 0; s < kSteps; ++s) {
-    opt.zero_grad();
+    opt.zero_grad(set_to_none);
     step(ddp, s);
     opt.step();
     if (s == 0) outcome.ready_order = ddp->reducer().ready_order();
   }
+  if (options.gradient_as_bucket_view() && !options.find_unused_parameters()) check_bucket_views(ddp->reducer());
   ddp->join();
   outcome.final_buckets = ddp->reducer().bucket_indices();
   nn::StateDict params = model->named_parameters();
@@ -74,10 +91,10 @@ Outcome train(const std::shared_ptr<ProcessGroup>& group, const Net& reference, 
 }
 
 template <typename Net>
-void train_reference(Net& reference, const std::function<Tensor(int step)>& loss) {
+void train_reference(Net& reference, const std::function<Tensor(int step)>& loss, bool set_to_none = true) {
   optim::SGD opt(reference->parameters(), optim::SGDOptions(kLr).momentum(0.9));
   for (int s = 0; s < kSteps; ++s) {
-    opt.zero_grad();
+    opt.zero_grad(set_to_none);
     loss(s).backward();
     opt.step();
   }
@@ -87,7 +104,8 @@ struct Mlp : models::MLP {
   Mlp() : models::MLP(mlp_options()) {}
 };
 
-Outcome plain(const std::shared_ptr<ProcessGroup>& group, uint64_t seed) {
+Outcome plain(const std::shared_ptr<ProcessGroup>& group, uint64_t seed,
+              const DistributedDataParallelOptions& options = small_buckets(), bool set_to_none = true) {
   const int world = group->size();
   Mlp reference;
   init_weights(*reference, seed);
@@ -95,10 +113,13 @@ Outcome plain(const std::shared_ptr<ProcessGroup>& group, uint64_t seed) {
   std::vector<Batch> data;
   for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {8}, 4, seed + s));
   train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
-  return train(group, reference, init, small_buckets(), [&](auto& ddp, int s) {
-    Batch mine = data[s].rows(group->rank() * kB, kB);
-    F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
-  });
+  return train(
+      group, reference, init, options,
+      [&](auto& ddp, int s) {
+        Batch mine = data[s].rows(group->rank() * kB, kB);
+        F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+      },
+      set_to_none);
 }
 
 Outcome rebuild(const std::shared_ptr<ProcessGroup>& group) {
@@ -140,7 +161,7 @@ Outcome no_sync(const std::shared_ptr<ProcessGroup>& group) {
 using HeadChoice = std::function<bool(int step, int micro, int rank)>;
 
 Outcome unused(const std::shared_ptr<ProcessGroup>& group, const HeadChoice& use_branch, int micro_batches,
-               uint64_t seed) {
+               uint64_t seed, DistributedDataParallelOptions options = small_buckets(), bool set_to_none = true) {
   const int world = group->size();
   BranchNet reference;
   init_weights(*reference, seed);
@@ -159,15 +180,18 @@ Outcome unused(const std::shared_ptr<ProcessGroup>& group, const HeadChoice& use
       }
     }
     return loss;
-  });
-  return train(group, reference, init, small_buckets().find_unused_parameters(true), [&](auto& ddp, int s) {
-    for (int m = 0; m < micro_batches; ++m) {
-      Batch b = rows(s, m, group->rank());
-      std::optional<NoSyncGuard> guard;
-      if (m + 1 < micro_batches) guard.emplace(*ddp);
-      (F::cross_entropy(ddp->forward(b.x, use_branch(s, m, group->rank())), b.y) * scale).backward();
-    }
-  });
+  }, set_to_none);
+  return train(
+      group, reference, init, options.find_unused_parameters(true),
+      [&](auto& ddp, int s) {
+        for (int m = 0; m < micro_batches; ++m) {
+          Batch b = rows(s, m, group->rank());
+          std::optional<NoSyncGuard> guard;
+          if (m + 1 < micro_batches) guard.emplace(*ddp);
+          (F::cross_entropy(ddp->forward(b.x, use_branch(s, m, group->rank())), b.y) * scale).backward();
+        }
+      },
+      set_to_none);
 }
 
 Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
@@ -249,8 +273,10 @@ Outcome bf16(const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 
 const std::vector<std::string>& scenario_names() {
-  static const std::vector<std::string> names{"equivalence",     "rebuild",       "no_sync",   "unused_per_step",
-                                              "unused_per_rank", "micro_batches", "batchnorm", "bf16"};
+  static const std::vector<std::string> names{"equivalence",     "rebuild",          "no_sync",
+                                              "unused_per_step", "unused_per_rank",  "micro_batches",
+                                              "batchnorm",       "bf16",             "bucket_view",
+                                              "bucket_view_keep", "bucket_view_unused"};
   return names;
 }
 
@@ -268,6 +294,15 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
     return unused(group, [](int, int micro, int rank) { return micro == 0 && rank == 0; }, 2, 420);
   }
   if (name == "batchnorm") return batchnorm(group);
+  // gradient_as_bucket_view: .grad set to None between steps, or zeroed in place (the view
+  // itself is kept and replaced by autograd's sum); and parameters unused in a whole step,
+  // whose zeroed .grad (a view) must survive the reduction of the buffer it views.
+  if (name == "bucket_view") return plain(group, 110, bucket_views());
+  if (name == "bucket_view_keep") return plain(group, 120, bucket_views(), false);
+  if (name == "bucket_view_unused") {
+    return unused(group, [](int step, int micro, int rank) { return step != 1 && (micro + rank) % 2 == 0; }, 2, 430,
+                  bucket_views(), false);
+  }
   if (name == "bf16") return bf16(group);
   BRISK_FAIL("unknown DDP scenario \"{}\"", name);
 }

@@ -26,7 +26,7 @@ struct Outcome {
 };
 
 // equivalence, rebuild, no_sync, unused_per_step, unused_per_rank, micro_batches,
-// batchnorm, bf16.
+// batchnorm, bf16, bucket_view, bucket_view_keep, bucket_view_unused.
 const std::vector<std::string>& scenario_names();
 Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
 
