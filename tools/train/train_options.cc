@@ -39,6 +39,10 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--test-limit", o.test_limit, "evaluate on the first N test examples only (0: all)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--workers", o.workers, "data loader threads")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--dist-backend", o.dist_backend,
+                 "train distributed (DDP) over this backend; auto: nccl for CUDA devices, gloo otherwise "
+                 "(default: distributed when started by the launcher with WORLD_SIZE > 1)")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
   app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(CLI::NonNegativeNumber);
 }
 

@@ -25,6 +25,9 @@ struct TrainOptions {
   int64_t test_limit = 0;
   int workers = 0;  // data loader threads
   int threads = 0;  // CPU threads of the kernels; 0: OpenMP's default
+  // "": distributed when the launcher started several processes (WORLD_SIZE > 1); "auto",
+  // "gloo", "nccl": distributed whatever WORLD_SIZE (auto: nccl on CUDA, gloo on the CPU).
+  std::string dist_backend;
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice
