@@ -48,7 +48,8 @@ RunResult launch_train(int nproc, const std::vector<std::string>& args) {
   RunOptions options;
   options.timeout = std::chrono::seconds(60);
   RunResult r = run_process(argv, options);
-  UNSCOPED_INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both
+  UNSCOPED_INFO("output (stdout, then stderr):\n" << r.out);
   REQUIRE_FALSE(r.timed_out);
   return r;
 }
@@ -85,11 +86,11 @@ TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same
                                    dir + "/two-{epoch}.ckpt"});
   REQUIRE(two.status == 0);
   // Rank 0 speaks for the job; rank 1 trains silently.
-  CHECK_THAT(two.err, Contains("[rank 0] ") && Contains("distributed: 2 processes over gloo, 16 examples per process"));
-  CHECK(lines_starting_with(two.err, "[rank 1] ").empty());
+  CHECK_THAT(two.out, Contains("[rank 0] ") && Contains("distributed: 2 processes over gloo, 16 examples per process"));
   CHECK(lines_starting_with(two.out, "[rank 1] ").empty());
-  CHECK(count(two.err, "epoch 2/2: train loss") == 1);
-  CHECK(count(two.err, "saved " + dir + "/two-") == 2);
+  CHECK(lines_starting_with(two.out, "[rank 1] ").empty());
+  CHECK(count(two.out, "epoch 2/2: train loss") == 1);
+  CHECK(count(two.out, "saved " + dir + "/two-") == 2);
   // One row per epoch, of metrics summed over both ranks' shares (8 steps of 2 x 16).
   std::vector<std::string> csv = lines(dir + "/two.csv");
   REQUIRE(csv.size() == 3);
@@ -99,7 +100,7 @@ TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same
   RunResult one = launch_train(1, {"--epochs", "2", "--dist-backend", "gloo", "--metrics-csv", dir + "/one.csv",
                                    "--save", dir + "/one-{epoch}.ckpt"});
   REQUIRE(one.status == 0);
-  CHECK_THAT(one.err, Contains("distributed: 1 processes over gloo, 32 examples per process"));
+  CHECK_THAT(one.out, Contains("distributed: 1 processes over gloo, 32 examples per process"));
 
   checkpoint::Checkpoint a = checkpoint::load_checkpoint(dir + "/two-2.ckpt");
   checkpoint::Checkpoint b = checkpoint::load_checkpoint(dir + "/one-2.ckpt");
@@ -138,7 +139,7 @@ TEST_CASE("train_mnist distributed: resuming every rank from one checkpoint cont
   RunResult resumed = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/resumed.csv", "--resume",
                                        dir + "/full-1.ckpt", "--save", dir + "/resumed.ckpt"});
   REQUIRE(resumed.status == 0);
-  CHECK_THAT(resumed.err, Contains("resumed from " + dir + "/full-1.ckpt: epoch 2, batch 0, step 8"));
+  CHECK_THAT(resumed.out, Contains("resumed from " + dir + "/full-1.ckpt: epoch 2, batch 0, step 8"));
   // Appended to by rank 0 alone: one header and the one epoch trained.
   std::vector<std::string> csv = lines(dir + "/resumed.csv");
   REQUIRE(csv.size() == 2);
@@ -158,7 +159,7 @@ TEST_CASE("train_mnist distributed: resuming every rank from one checkpoint cont
   RunResult single = launch_train(1, {"--epochs", "3", "--metrics-csv", dir + "/single.csv", "--resume",
                                       dir + "/full-2.ckpt"});
   CHECK(single.status == 1);
-  CHECK_THAT(single.err, Contains("saved with world_size 2 (distributed), this run has 1"));
+  CHECK_THAT(single.out, Contains("saved with world_size 2 (distributed), this run has 1"));
 }
 
 TEST_CASE("train_mnist distributed: a global batch that does not split over the ranks is an error naming both",
@@ -166,6 +167,6 @@ TEST_CASE("train_mnist distributed: a global batch that does not split over the 
   std::string dir = fresh_dir("train_mnist_distributed_batch");
   RunResult r = launch_train(2, {"--batch-size", "33", "--metrics-csv", dir + "/x.csv"});
   CHECK(r.status == 1);
-  CHECK_THAT(r.err, Contains("--batch-size 33 (the global batch) does not split evenly over 2 processes"));
+  CHECK_THAT(r.out, Contains("--batch-size 33 (the global batch) does not split evenly over 2 processes"));
   CHECK_FALSE(std::filesystem::exists(dir + "/x.csv"));
 }
