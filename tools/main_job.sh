@@ -18,5 +18,5 @@ if command -v nvidia-smi >/dev/null 2>&1; then gpus=$(nvidia-smi -L 2>/dev/null 
 # train_mnist's --device auto takes GPU LOCAL_RANK when CUDA is usable, else the CPU.
 nproc="${BRISK_NPROC:-$((gpus > 0 ? gpus : 2))}"
 exec "$bin/tools/launch/launch" --nproc-per-node "$nproc" "$bin/tools/train/train_mnist" \
-  --model lenet --epochs 2 --batch-size 64 --lr 0.05 --momentum 0.9 --lr-schedule cosine \
+  --model lenet --epochs 2 --batch-size 32 --lr 0.03 --momentum 0.9 --lr-schedule cosine --label-smoothing 0.1 \
   --metrics-csv "$run_dir/metrics.csv" --save "$run_dir/checkpoint.safetensors" "$@"

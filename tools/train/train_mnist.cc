@@ -186,7 +186,8 @@ int run_training(const TrainOptions& options) {
     Metrics local = train_epoch(trained, optimizer, scheduler.get(), train_loader, device, progress,
                                 [&](const checkpoint::Progress& p, const Metrics& epoch) {
                                   if (reporter) reporter->update(p.batch, epoch);
-                                });
+                                },
+                                options.label_smoothing);
     row.train = all_reduce_metrics(local, run);
     if (reporter) {
       reporter->finish();

@@ -22,6 +22,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--lr-schedule", o.lr_schedule, "cosine: from --lr down to 0 over all epochs, step by step")
       ->check(CLI::IsMember({"cosine", "constant"}))
       ->capture_default_str();
+  app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the weights and of the data order")->capture_default_str();
   app.add_option("--device", o.device, "auto: CUDA when available, else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))

@@ -15,6 +15,7 @@ struct TrainOptions {
   double lr = 0.05;
   double momentum = 0.9;
   std::string lr_schedule = "cosine";  // or "constant"
+  double label_smoothing = 0.0;         // of the training loss
   uint64_t seed = 0;
   std::string device = "auto";
   std::string save;    // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
