@@ -28,10 +28,11 @@ data::Batch to_device(const data::Batch& batch, Device device) {
   return {batch.data.to(device, /*non_blocking=*/true), batch.target.to(device, /*non_blocking=*/true)};
 }
 
-Metrics train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch) {
+Metrics train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
+                   double label_smoothing) {
   optimizer.zero_grad();
-  Tensor logits = model.forward(batch.data);           // [B, C]
-  Tensor loss = F::cross_entropy(logits, batch.target);  // mean over the batch
+  Tensor logits = model.forward(batch.data);  // [B, C]
+  Tensor loss = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, label_smoothing);
   loss.backward();
   optimizer.step();
   const int64_t n = batch.target.size(0);
@@ -47,13 +48,13 @@ Metrics eval_step(const Classifier& model, const data::Batch& batch) {
 
 Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                     data::DataLoader& loader, Device device, checkpoint::Progress& progress,
-                    const StepCallback& on_step) {
+                    const StepCallback& on_step, double label_smoothing) {
   model.module->train();
   loader.set_epoch(progress.epoch);
   Metrics epoch;
   for (auto it = loader.begin(); it != loader.end(); ++it) {
     if (it.index() < progress.batch) continue;  // trained before the run was saved
-    epoch.add(train_step(model, optimizer, to_device(*it, device)));
+    epoch.add(train_step(model, optimizer, to_device(*it, device), label_smoothing));
     if (scheduler != nullptr) scheduler->step();
     ++progress.batch;
     ++progress.step;

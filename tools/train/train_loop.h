@@ -38,9 +38,11 @@ struct Metrics {
 data::Batch to_device(const data::Batch& batch, Device device);
 
 // One optimizer step on one batch (already on the model's device): clears the gradients,
-// computes logits and the mean cross-entropy loss, backpropagates, updates the parameters.
-// Returns the batch's metrics.
-Metrics train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch);
+// computes logits and the mean cross-entropy loss (with label smoothing, as
+// torch.nn.functional.cross_entropy's), backpropagates, updates the parameters. Returns the
+// batch's metrics (the loss as minimized, smoothing included).
+Metrics train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
+                   double label_smoothing = 0.0);
 
 // The batch's metrics without gradients, for evaluation (the model in eval mode).
 Metrics eval_step(const Classifier& model, const data::Batch& batch);
@@ -55,7 +57,7 @@ using StepCallback = std::function<void(const checkpoint::Progress& progress, co
 // `progress` at the start of the next epoch. Returns the metrics of the batches it trained.
 Metrics train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                     data::DataLoader& loader, Device device, checkpoint::Progress& progress,
-                    const StepCallback& on_step = nullptr);
+                    const StepCallback& on_step = nullptr, double label_smoothing = 0.0);
 
 // Loss and accuracy over every batch of `loader`, in eval mode and without gradients.
 Metrics evaluate(const Classifier& model, data::DataLoader& loader, Device device);

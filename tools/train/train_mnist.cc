@@ -4,6 +4,12 @@
 //
 //   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
 //
+// Started by the launcher with several processes (tools/launch --nproc-per-node 2 train_mnist
+// ...), it trains data-parallel: DistributedDataParallel over Gloo (CPU) or NCCL (one GPU per
+// process), each rank on its DistributedSampler share with --batch-size / world size examples a
+// step; the logged and saved metrics are sums over the ranks, and only rank 0 logs and writes
+// files (tools/train/distributed_run.h, docs/training.md "Distributed").
+//
 // One training step, from here down to the ops: run_training() -> train_epoch -> train_step
 // (tools/train/train_loop.cc): Classifier::forward (models/lenet.cc: conv2d, relu,
 // max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
@@ -20,6 +26,7 @@
 #include "checkpoint/checkpoint.h"
 #include "cuda/device.h"
 #include "data/data_loader.h"
+#include "data/distributed_sampler.h"
 #include "data/mnist.h"
 #include "data/random.h"
 #include "optim/schedulers/cosine_annealing_lr.h"
@@ -28,6 +35,7 @@
 #include "tensor/generator.h"
 #include "tensor/parallel.h"
 #include "tools/train/classifier.h"
+#include "tools/train/distributed_run.h"
 #include "tools/train/metrics_csv.h"
 #include "tools/train/mnist_data.h"
 #include "tools/train/progress_reporter.h"
@@ -57,25 +65,31 @@ int64_t count_parameters(const nn::Module& module) {
 }
 
 // What a checkpoint records about the run besides the training state: a resumed run must
-// train the same model with the same batches and schedule.
-checkpoint::Metadata run_metadata(const TrainOptions& options) {
+// train the same model with the same batches and schedule. world_size: "1" for a run that
+// is not distributed; a distributed run shards and orders the data differently.
+checkpoint::Metadata run_metadata(const TrainOptions& options, const DistributedRun& run) {
   return {{"model", options.model},
           {"batch_size", std::to_string(options.batch_size)},
           {"train_limit", std::to_string(options.train_limit)},
           {"lr_schedule", options.lr_schedule},
-          {"seed", std::to_string(options.seed)}};
+          {"seed", std::to_string(options.seed)},
+          {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
 }
 
-// The checkpoint of --resume, after checking that it comes from a run like this one.
-checkpoint::Checkpoint load_resumed(const TrainOptions& options) {
+// The checkpoint of --resume, after checking that it comes from a run like this one. Every
+// rank of a distributed run loads the same file.
+checkpoint::Checkpoint load_resumed(const TrainOptions& options, const DistributedRun& run) {
   const std::string path = resolve_path(options.resume);
   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
-  for (const auto& [key, value] : run_metadata(options)) {
+  for (const auto& [key, value] : run_metadata(options, run)) {
     if (key == "seed") continue;  // the checkpoint's generator state replaces the seed
     auto saved = ckpt.metadata.find(key);
-    BRISK_CHECK(saved != ckpt.metadata.end() && saved->second == value,
+    // Checkpoints written before distributed training existed come from single processes.
+    const std::string saved_value =
+        saved != ckpt.metadata.end() ? saved->second : key == "world_size" ? "1" : "no value";
+    BRISK_CHECK(saved_value == value,
                 "--resume {}: saved with {} {}, this run has {} (resuming exactly needs the same)", path, key,
-                saved == ckpt.metadata.end() ? "no value" : saved->second, value);
+                saved_value, value);
   }
   return ckpt;
 }
@@ -98,22 +112,36 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The training data in global batches of options.batch_size: in one process, shuffled by a
+// RandomSampler; distributed, each rank's DistributedSampler share (every rank the same
+// seed) in batches of its part of the global batch.
+data::DataLoader make_train_loader(const TrainOptions& options, const MnistData& data, uint64_t data_seed,
+                                   Device device, const DistributedRun& run) {
+  auto loader_options = data::DataLoaderOptions()
+                            .batch_size(per_rank_batch_size(options.batch_size, run.world_size))
+                            .seed(data_seed)
+                            .num_workers(options.workers)
+                            .pin_memory(device.is_cuda());
+  if (!run.enabled) return data::DataLoader(data.train, loader_options.shuffle(true));
+  auto sampler = std::make_shared<data::DistributedSampler>(data.train->size(), run.world_size, run.rank,
+                                                            data::DistributedSamplerOptions().seed(data_seed));
+  return data::DataLoader(data.train, sampler, loader_options);
+}
+
 int run_training(const TrainOptions& options) {
   if (options.threads > 0) set_num_threads(options.threads);
-  const Device device = pick_device(options.device);
+  const DistributedRun run = start_distributed(options.dist_backend, options.device);
+  if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
+  const Device device = run.enabled ? run.device : pick_device(options.device);
   manual_seed(options.seed);
   std::optional<checkpoint::Checkpoint> resumed;
-  if (!options.resume.empty()) resumed = load_resumed(options);
+  if (!options.resume.empty()) resumed = load_resumed(options, run);
 
   MnistData data = load_mnist(resolve_path(options.data_dir), options.train_limit, options.test_limit);
   const uint64_t data_seed = resumed ? resumed->data_seed : data::derive_seed(options.seed, kDataSeedStream);
-  data::DataLoader train_loader(data.train, data::DataLoaderOptions()
-                                                .batch_size(options.batch_size)
-                                                .shuffle(true)
-                                                .seed(data_seed)
-                                                .num_workers(options.workers)
-                                                .pin_memory(device.is_cuda()));
-  data::DataLoader test_loader(data.test, data::DataLoaderOptions().batch_size(kTestBatchSize));
+  data::DataLoader train_loader = make_train_loader(options, data, data_seed, device, run);
+  // Distributed, each rank evaluates its own part of the test set and the sums are added.
+  data::DataLoader test_loader(evaluation_shard(data.test, run), data::DataLoaderOptions().batch_size(kTestBatchSize));
 
   Classifier model = make_classifier(options.model, data::MNIST::kNumClasses);
   model.module->to(device);
@@ -122,6 +150,10 @@ int run_training(const TrainOptions& options) {
   spdlog::info("{} ({} parameters) on {}, {} threads; {} training and {} test images from {}", options.model,
                count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(),
                data.test->size(), options.data_dir);
+  if (run.enabled) {
+    spdlog::info("distributed: {} processes over {}, {} examples per process and step", run.world_size, run.backend,
+                 train_loader.options().batch_size());
+  }
 
   checkpoint::Progress progress;
   if (resumed) {
@@ -130,7 +162,11 @@ int run_training(const TrainOptions& options) {
     spdlog::info("resumed from {}: epoch {}, batch {}, step {}", options.resume, progress.epoch + 1, progress.batch,
                  progress.step);
   }
-  MetricsCsv csv(resolve_path(options.metrics_csv), /*append=*/resumed.has_value());
+  // Trained through DDP when distributed; evaluated and saved as the plain model, whose
+  // parameters DDP shares.
+  const Classifier trained = run.enabled ? wrap_ddp(model, run) : model;
+  std::optional<MetricsCsv> csv;
+  if (run.is_main()) csv.emplace(resolve_path(options.metrics_csv), /*append=*/resumed.has_value());
   spdlog::info("SGD lr {} ({} schedule) momentum {}, batch {}, {} batches an epoch, epochs {} to {}",
                optimizer.param_groups()[0].options().get_lr(), options.lr_schedule,
                optimizer.param_groups()[0].options().get_momentum(), options.batch_size, train_loader.size(),
@@ -141,28 +177,40 @@ int run_training(const TrainOptions& options) {
     const auto epoch_start = std::chrono::steady_clock::now();
     EpochRow row;
     row.epoch = progress.epoch + 1;
-    ProgressReporter reporter(fmt::format("epoch {}/{}", row.epoch, options.epochs), train_loader.size(),
-                              progress.batch, options.log_interval, stderr_is_terminal());
-    row.train = train_epoch(model, optimizer, scheduler.get(), train_loader, device, progress,
-                            [&](const checkpoint::Progress& p, const Metrics& epoch) { reporter.update(p.batch, epoch); });
-    reporter.finish();
-    row.images_per_second = reporter.images_per_second(row.train.count);
-    row.test = evaluate(model, test_loader, device);
+    // Rank 0's progress shows its own share of the epoch; the epoch's line and row, all ranks'.
+    std::optional<ProgressReporter> reporter;
+    if (run.is_main()) {
+      reporter.emplace(fmt::format("epoch {}/{}", row.epoch, options.epochs), train_loader.size(), progress.batch,
+                       options.log_interval, stderr_is_terminal());
+    }
+    Metrics local = train_epoch(trained, optimizer, scheduler.get(), train_loader, device, progress,
+                                [&](const checkpoint::Progress& p, const Metrics& epoch) {
+                                  if (reporter) reporter->update(p.batch, epoch);
+                                },
+                                options.label_smoothing);
+    row.train = all_reduce_metrics(local, run);
+    if (reporter) {
+      reporter->finish();
+      row.images_per_second = reporter->images_per_second(row.train.count);
+    }
+    row.test = all_reduce_metrics(evaluate(model, test_loader, device), run);
     row.seconds = seconds_since(epoch_start);
+    if (!run.is_main()) continue;
 
     spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}%, test loss {:.4f} acc {:.2f}%, {:.0f} images/s, {:.1f} s",
                  row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
                  100 * row.test.accuracy(), row.images_per_second, row.seconds);
-    csv.write(row);
+    csv->write(row);
     if (!options.save.empty()) {
       checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, optimizer, progress, data_seed, scheduler.get());
-      ckpt.metadata = run_metadata(options);
+      ckpt.metadata = run_metadata(options, run);
       const std::string path = checkpoint_path(options.save, row.epoch);
       checkpoint::save_checkpoint(path, ckpt);
       spdlog::info("saved {}", path);
     }
   }
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
+  finish_distributed(run);
   return 0;
 }
 

@@ -22,6 +22,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--lr-schedule", o.lr_schedule, "cosine: from --lr down to 0 over all epochs, step by step")
       ->check(CLI::IsMember({"cosine", "constant"}))
       ->capture_default_str();
+  app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the weights and of the data order")->capture_default_str();
   app.add_option("--device", o.device, "auto: CUDA when available, else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
@@ -39,6 +42,10 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--test-limit", o.test_limit, "evaluate on the first N test examples only (0: all)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--workers", o.workers, "data loader threads")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--dist-backend", o.dist_backend,
+                 "train distributed (DDP) over this backend; auto: nccl for CUDA devices, gloo otherwise "
+                 "(default: distributed when started by the launcher with WORLD_SIZE > 1)")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
   app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(CLI::NonNegativeNumber);
 }
 

@@ -15,6 +15,7 @@ struct TrainOptions {
   double lr = 0.05;
   double momentum = 0.9;
   std::string lr_schedule = "cosine";  // or "constant"
+  double label_smoothing = 0.0;         // of the training loss
   uint64_t seed = 0;
   std::string device = "auto";
   std::string save;    // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
@@ -25,6 +26,9 @@ struct TrainOptions {
   int64_t test_limit = 0;
   int workers = 0;  // data loader threads
   int threads = 0;  // CPU threads of the kernels; 0: OpenMP's default
+  // "": distributed when the launcher started several processes (WORLD_SIZE > 1); "auto",
+  // "gloo", "nccl": distributed whatever WORLD_SIZE (auto: nccl on CUDA, gloo on the CPU).
+  std::string dist_backend;
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice

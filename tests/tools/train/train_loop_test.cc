@@ -93,6 +93,21 @@ TEST_CASE("train_step and eval_step: the batch's summed loss and correct count")
   REQUIRE_FALSE(equal(before, model.module->parameters()[0]));
 }
 
+TEST_CASE("train_step with label smoothing minimizes the smoothed cross-entropy") {
+  Classifier model = linear_classifier();
+  auto set = separable(16);
+  data::Batch batch{set->data(), set->target()};
+  Tensor logits = model.forward(batch.data);
+  double smoothed = nn::functional::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, 0.3)
+                        .item<double>();
+  double plain = nn::functional::cross_entropy(logits, batch.target).item<double>();
+  REQUIRE(smoothed != Approx(plain).epsilon(1e-3));
+
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
+  Metrics step = train_step(model, optimizer, batch, 0.3);
+  REQUIRE(step.loss_sum == Approx(smoothed * 16).epsilon(1e-6));
+}
+
 TEST_CASE("train_epoch: learns a separable problem; evaluate measures it in eval mode") {
   Classifier model = linear_classifier();
   auto set = separable(64);

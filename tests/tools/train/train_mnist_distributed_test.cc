@@ -1,0 +1,172 @@
+// Runs train_mnist through the launcher on 256 Fashion-MNIST images: two ranks train with
+// DDP over Gloo, only rank 0 logs and writes the CSV and the checkpoints, the parameters end
+// where one process training the same global batches ends, and a distributed run resumed
+// from its first epoch's checkpoint ends exactly where the uninterrupted run does.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint.h"
+#include "tests/checkpoint/dtype_samples.h"
+#include "tests/tools/launch/process_runner.h"
+
+using namespace brisk;
+using brisk::testing::count;
+using brisk::testing::launcher_path;
+using brisk::testing::lines_starting_with;
+using brisk::testing::run_process;
+using brisk::testing::RunOptions;
+using brisk::testing::RunResult;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string fresh_dir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::filesystem::path dir = std::filesystem::path(tmp ? tmp : "/tmp") / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// train_mnist under the launcher with `nproc` workers: LeNet-5 on the first 256 training and
+// 200 test images, global batches of 32, one kernel thread per process (the same reduction
+// order whatever the world size), then `args`.
+RunResult launch_train(int nproc, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{launcher_path(), "--nproc-per-node", std::to_string(nproc),
+                                "tools/train/train_mnist", "--data-dir", "external/fashion_mnist",
+                                "--train-limit", "256", "--test-limit", "200", "--device", "cpu",
+                                "--batch-size", "32", "--threads", "1", "--log-interval", "4", "--model", "lenet"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  RunResult r = run_process(argv, options);
+  r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both
+  UNSCOPED_INFO("output (stdout, then stderr):\n" << r.out);
+  REQUIRE_FALSE(r.timed_out);
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream s(line);
+  for (std::string field; std::getline(s, field, ',');) out.push_back(field);
+  return out;
+}
+
+double max_abs_difference(const Tensor& a, const Tensor& b) {
+  std::vector<float> x = a.contiguous().to_vector<float>();
+  std::vector<float> y = b.contiguous().to_vector<float>();
+  REQUIRE(x.size() == y.size());
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(static_cast<double>(x[i]) - y[i]));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same global batch; rank 0 writes",
+          "[distributed][train]") {
+  std::string dir = fresh_dir("train_mnist_distributed");
+  RunResult two = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/two.csv", "--save",
+                                   dir + "/two-{epoch}.ckpt"});
+  REQUIRE(two.status == 0);
+  // Rank 0 speaks for the job; rank 1 trains silently.
+  CHECK_THAT(two.out, Contains("[rank 0] ") && Contains("distributed: 2 processes over gloo, 16 examples per process"));
+  CHECK(lines_starting_with(two.out, "[rank 1] ").empty());
+  CHECK(lines_starting_with(two.out, "[rank 1] ").empty());
+  CHECK(count(two.out, "epoch 2/2: train loss") == 1);
+  CHECK(count(two.out, "saved " + dir + "/two-") == 2);
+  // One row per epoch, of metrics summed over both ranks' shares (8 steps of 2 x 16).
+  std::vector<std::string> csv = lines(dir + "/two.csv");
+  REQUIRE(csv.size() == 3);
+
+  // The reference: one process, the same global batch of 32, through the same
+  // DistributedSampler order (world size 1, forced by --dist-backend).
+  RunResult one = launch_train(1, {"--epochs", "2", "--dist-backend", "gloo", "--metrics-csv", dir + "/one.csv",
+                                   "--save", dir + "/one-{epoch}.ckpt"});
+  REQUIRE(one.status == 0);
+  CHECK_THAT(one.out, Contains("distributed: 1 processes over gloo, 32 examples per process"));
+
+  checkpoint::Checkpoint a = checkpoint::load_checkpoint(dir + "/two-2.ckpt");
+  checkpoint::Checkpoint b = checkpoint::load_checkpoint(dir + "/one-2.ckpt");
+  REQUIRE(a.progress.step == 16);
+  REQUIRE(b.progress.step == 16);
+  REQUIRE(a.metadata.at("world_size") == "2 (distributed)");
+  // The plain model's names, as a single-process checkpoint has them (no "module." prefix).
+  REQUIRE(a.model.keys() == b.model.keys());
+  const std::vector<std::string> names = a.model.keys();
+  REQUIRE(std::count(names.begin(), names.end(), "conv1.weight") == 1);
+  for (const auto& [name, tensor] : b.model) {
+    INFO(name);
+    CHECK(max_abs_difference(a.model[name], tensor) < 1e-5);
+  }
+  for (const auto& [name, tensor] : b.optimizer.tensors) {
+    INFO(name);
+    CHECK(max_abs_difference(a.optimizer.tensors.at(name), tensor) < 1e-4);
+  }
+  // The same examples, counted once: the epochs' metrics agree.
+  std::vector<std::string> one_csv = lines(dir + "/one.csv");
+  REQUIRE(one_csv.size() == 3);
+  for (int epoch : {1, 2}) {
+    std::vector<std::string> x = split(csv[epoch]), y = split(one_csv[epoch]);
+    REQUIRE(x.size() == 7);
+    REQUIRE(y.size() == 7);
+    for (int column : {1, 2, 3, 4}) CHECK(std::stod(x[column]) == Approx(std::stod(y[column])).margin(1e-4));
+  }
+}
+
+TEST_CASE("train_mnist distributed: resuming every rank from one checkpoint continues the run exactly",
+          "[distributed][train]") {
+  std::string dir = fresh_dir("train_mnist_distributed_resume");
+  RunResult full = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/full.csv", "--save",
+                                    dir + "/full-{epoch}.ckpt"});
+  REQUIRE(full.status == 0);
+  RunResult resumed = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/resumed.csv", "--resume",
+                                       dir + "/full-1.ckpt", "--save", dir + "/resumed.ckpt"});
+  REQUIRE(resumed.status == 0);
+  CHECK_THAT(resumed.out, Contains("resumed from " + dir + "/full-1.ckpt: epoch 2, batch 0, step 8"));
+  // Appended to by rank 0 alone: one header and the one epoch trained.
+  std::vector<std::string> csv = lines(dir + "/resumed.csv");
+  REQUIRE(csv.size() == 2);
+  std::vector<std::string> full_csv = lines(dir + "/full.csv");
+  REQUIRE(full_csv.size() == 3);
+  for (int column : {0, 1, 2, 3, 4}) CHECK(split(csv[1])[column] == split(full_csv[2])[column]);
+
+  checkpoint::Checkpoint whole = checkpoint::load_checkpoint(dir + "/full-2.ckpt");
+  checkpoint::Checkpoint again = checkpoint::load_checkpoint(dir + "/resumed.ckpt");
+  REQUIRE(again.progress.step == 16);
+  for (const auto& [name, tensor] : whole.model) {
+    INFO(name);
+    CHECK(brisk::testing::same_bits(again.model[name], tensor));
+  }
+
+  // A single-process run cannot continue a distributed one exactly.
+  RunResult single = launch_train(1, {"--epochs", "3", "--metrics-csv", dir + "/single.csv", "--resume",
+                                      dir + "/full-2.ckpt"});
+  CHECK(single.status == 1);
+  CHECK_THAT(single.out, Contains("saved with world_size 2 (distributed), this run has 1"));
+}
+
+TEST_CASE("train_mnist distributed: a global batch that does not split over the ranks is an error naming both",
+          "[distributed][train]") {
+  std::string dir = fresh_dir("train_mnist_distributed_batch");
+  RunResult r = launch_train(2, {"--batch-size", "33", "--metrics-csv", dir + "/x.csv"});
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("--batch-size 33 (the global batch) does not split evenly over 2 processes"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/x.csv"));
+}
