@@ -149,12 +149,13 @@ std::pair<int64_t, std::string> parse_state_key(const std::string& key, const st
   return {index, key.substr(dot + 1)};
 }
 
-// A copy of a loaded state tensor for `param`: on its device and, except for the step count,
-// in its dtype.
+// A copy of a loaded state tensor for `param`: on its device and in its dtype, except for
+// the step count, which stays a CPU tensor as PyTorch keeps it (Adam reads it on the host
+// every step; on a GPU that would be a synchronization per parameter).
 Tensor load_state_tensor(const Tensor& value, const Tensor& param, const std::string& name) {
-  DType dtype = name == "step" ? value.dtype() : param.dtype();
-  if (value.device() == param.device() && value.dtype() == dtype) return value.clone();
-  return value.to(param.device(), dtype);
+  if (name == "step") return value.device().is_cpu() ? value.clone() : value.to(Device(), value.dtype());
+  if (value.device() == param.device() && value.dtype() == param.dtype()) return value.clone();
+  return value.to(param.device(), param.dtype());
 }
 
 }  // namespace

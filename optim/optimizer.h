@@ -131,7 +131,7 @@ class Optimizer {
   OptimizerState state_dict() const;
   // Replaces the group options and the per-parameter state with `state`, which must come
   // from an optimizer of the same kind with groups of the same sizes. State tensors move to
-  // their parameter's device, and all but "step" to its dtype, as in PyTorch.
+  // their parameter's device and dtype, except "step", which stays on the CPU, as in PyTorch.
   void load_state_dict(const OptimizerState& state);
 
  protected:
