@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the dataset file parsers with libFuzzer: builds each target of data/fuzz/ with clang
 # (-fsanitize=fuzzer,address,undefined) outside Bazel, then runs it for a while on its seed
-# corpus (data/fuzz/corpus/<target>). Not part of tools/test.sh.
+# corpus (data/fuzz/corpus/<target>). tools/test.sh only replays the seeds and fixed mutations of
+# them (//tests/data:<target>_fuzz_replay_test); this explores.
 #
 #   tools/fuzz.sh                 # every target, 60 s each
 #   tools/fuzz.sh 600 idx         # only idx, 10 minutes
