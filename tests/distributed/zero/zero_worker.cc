@@ -1,0 +1,269 @@
+// One rank of a ZeroRedundancyOptimizer scenario across processes, started by the launcher:
+//
+//   launch --nproc-per-node 3 tests/distributed/zero/zero_worker all
+//
+// Every rank trains an MLP under DistributedDataParallel with a ZeroRedundancyOptimizer on
+// its B rows of each batch, and computes the reference itself: one process, the plain
+// optimizer, all N*B rows. `all` runs every scenario and prints "<scenario> ok ..." when it
+// matches, "<scenario> FAILED ..." otherwise; the exit status is 0 only when all passed.
+//   sgd, adam   5 steps with SGD (momentum) / Adam: parameters match the reference, ranks
+//               are bitwise equal, and this rank holds state only for its shard.
+//   state_dict  Adam: after 3 steps the state consolidated on the last rank equals the
+//               reference optimizer's state_dict; state_dict() fails on the other ranks;
+//               a plain Adam loading the consolidated state and a new ZeRO loading the
+//               reference's continue 2 steps exactly as the reference does.
+//   mismatch    rank 1 passes one parameter fewer: every rank fails, naming rank 1.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+
+#include "distributed/ddp/distributed_data_parallel.h"
+#include "distributed/distributed.h"
+#include "distributed/zero_redundancy_optimizer.h"
+#include "models/mlp.h"
+#include "optim/adam.h"
+#include "optim/sgd.h"
+#include "tests/distributed/ddp/test_models.h"
+
+namespace {
+
+using namespace brisk;
+using dist::testing::Batch;
+namespace F = nn::functional;
+
+constexpr int kSteps = 5;
+constexpr int64_t kB = 4;  // rows per rank
+constexpr double kTolerance = 1e-5;
+
+dist::OptimizerFactory sgd() {
+  return [](std::vector<Tensor> p) { return std::make_unique<optim::SGD>(p, optim::SGDOptions(0.1).momentum(0.9)); };
+}
+dist::OptimizerFactory adam() {
+  return [](std::vector<Tensor> p) { return std::make_unique<optim::Adam>(p, optim::AdamOptions(0.01)); };
+}
+
+struct Mlp : models::MLP {
+  Mlp() : models::MLP(models::MLPOptions(8, 4).hidden({16, 12})) {}
+};
+
+// One rank's view of a scenario: the reference and the ZeRO run side by side.
+struct Run {
+  Run(const std::shared_ptr<dist::ProcessGroup>& g, const dist::OptimizerFactory& factory, uint64_t seed)
+      : group(g), ddp(nullptr) {
+    Generator gen(seed);
+    NoGradGuard no_grad;
+    for (Tensor p : reference->parameters()) p.uniform_(-0.5, 0.5, &gen);
+    for (int s = 0; s < kSteps; ++s) data.push_back(dist::testing::make_batch(g->size() * kB, {8}, 4, seed + s));
+    plain = factory(reference->parameters());
+    // Rank r > 0 starts perturbed: DDP's broadcast makes the replicas agree.
+    dist::testing::load_perturbed(*model, dist::testing::snapshot(*reference), g->rank());
+    ddp = dist::DistributedDataParallel(model, g);
+    zero = std::make_unique<dist::ZeroRedundancyOptimizer>(ddp->parameters(), factory, g);
+  }
+
+  void train_reference(int from, int to) { train_plain(reference, *plain, from, to); }
+  void train_plain(Mlp& net, optim::Optimizer& opt, int from, int to) {
+    for (int s = from; s < to; ++s) {
+      opt.zero_grad();
+      F::cross_entropy(net(data[s].x), data[s].y).backward();
+      opt.step();
+    }
+  }
+  void train_zero(dist::DistributedDataParallel<Mlp>& net, dist::ZeroRedundancyOptimizer& opt, int from, int to) {
+    for (int s = from; s < to; ++s) {
+      opt.zero_grad();
+      Batch mine = data[s].rows(group->rank() * kB, kB);
+      F::cross_entropy(net->forward(mine.x), mine.y).backward();
+      opt.step();
+    }
+  }
+
+  std::shared_ptr<dist::ProcessGroup> group;
+  Mlp reference, model;
+  std::vector<Batch> data;
+  std::unique_ptr<optim::Optimizer> plain;
+  dist::DistributedDataParallel<Mlp> ddp;
+  std::unique_ptr<dist::ZeroRedundancyOptimizer> zero;
+};
+
+// Bitwise comparison of this rank's parameters with rank 0's (one broadcast).
+bool same_as_rank0(dist::ProcessGroup& group, const std::vector<Tensor>& params) {
+  std::vector<Tensor> flat;
+  for (const Tensor& p : params) flat.push_back(native::reshape(p, {p.numel()}));
+  Tensor mine = native::cat(flat, 0), theirs = native::clone(mine);
+  group.broadcast(theirs, 0)->wait();
+  return native::equal(mine, theirs);
+}
+
+// "" when `net` matches the reference and every rank's copy is equal, else what differs.
+std::string compare_parameters(Run& run, Mlp& net, const std::string& what) {
+  double diff = dist::testing::max_abs_diff(net->named_parameters(), run.reference->named_parameters());
+  bool identical = same_as_rank0(*run.group, net->parameters());
+  if (diff < kTolerance && identical) return "";
+  return fmt::format("{}: max_diff={:.3g} identical={}; ", what, diff, identical);
+}
+
+// (state tensors, state elements) of `opt` for the parameters `indices` of `params`.
+std::pair<int64_t, int64_t> count_state(const optim::Optimizer& opt, const std::vector<Tensor>& params,
+                                        const std::vector<size_t>& indices) {
+  int64_t tensors = 0, elements = 0;
+  for (size_t i : indices) {
+    if (const optim::ParamState* state = opt.find_state(params[i])) {
+      for (const auto& item : *state) {
+        tensors += 1;
+        elements += item.second.numel();
+      }
+    }
+  }
+  return {tensors, elements};
+}
+
+// Training equals the reference; this rank's local optimizer holds the state of its shard
+// (as much as the plain optimizer holds for those parameters) and nothing else.
+std::string equivalence(const std::shared_ptr<dist::ProcessGroup>& group, const dist::OptimizerFactory& factory,
+                        uint64_t seed, std::string& detail) {
+  Run run(group, factory, seed);
+  run.train_reference(0, kSteps);
+  run.train_zero(run.ddp, *run.zero, 0, kSteps);
+  std::string failure = compare_parameters(run, run.model, "parameters");
+
+  const auto& mine = run.zero->partition()[group->rank()];
+  const std::vector<Tensor>& local_params = run.zero->local_optimizer().param_groups()[0].params();
+  std::vector<size_t> all_local(local_params.size());
+  std::iota(all_local.begin(), all_local.end(), size_t{0});
+  auto held = count_state(run.zero->local_optimizer(), local_params, all_local);
+  auto expected = count_state(*run.plain, run.reference->parameters(), mine);
+  std::vector<size_t> every(run.zero->params().size());
+  std::iota(every.begin(), every.end(), size_t{0});
+  auto total = count_state(*run.plain, run.reference->parameters(), every);
+  Tensor sums = native::from_vector<int64_t>({held.first, held.second}, {2}, kInt64);
+  group->all_reduce(sums)->wait();
+  std::vector<int64_t> summed = sums.to_vector<int64_t>();
+  detail = fmt::format("state tensors {} of {}, elements {} of {}", held.first, total.first, held.second,
+                       total.second);
+  const bool shard_only = local_params.size() == mine.size() && held == expected;
+  if (!shard_only || summed != std::vector<int64_t>{total.first, total.second}) {
+    failure += fmt::format("shard state: {} (the plain optimizer has {} tensors, {} elements for this shard; the "
+                           "ranks together hold {}, {}); ",
+                           detail, expected.first, expected.second, summed[0], summed[1]);
+  }
+  return failure;
+}
+
+std::string compare_states(const optim::OptimizerState& got, const optim::OptimizerState& want) {
+  if (got.param_groups != want.param_groups) {
+    return fmt::format("param_groups {} != {}; ", got.param_groups.dump(), want.param_groups.dump());
+  }
+  std::string failure;
+  for (const auto& [key, value] : want.tensors) {
+    auto it = got.tensors.find(key);
+    if (it == got.tensors.end()) {
+      failure += "missing " + key + "; ";
+      continue;
+    }
+    std::vector<double> a = it->second.to_vector<double>(), b = value.to_vector<double>();
+    bool close = a.size() == b.size();
+    for (size_t i = 0; close && i < a.size(); ++i) close = std::abs(a[i] - b[i]) < kTolerance;
+    if (!close) failure += "differs " + key + "; ";
+  }
+  if (got.tensors.size() != want.tensors.size()) {
+    failure += fmt::format("{} tensors, want {}; ", got.tensors.size(), want.tensors.size());
+  }
+  return failure;
+}
+
+std::string state_dict_round_trip(const std::shared_ptr<dist::ProcessGroup>& group, std::string& detail) {
+  constexpr int kSaved = 3;
+  Run run(group, adam(), 700);
+  run.train_reference(0, kSaved);
+  run.train_zero(run.ddp, *run.zero, 0, kSaved);
+  const int to = group->size() - 1;  // not rank 0, to exercise the gather's root
+  run.zero->consolidate_state_dict(to);
+  std::string failure;
+
+  // A new ZeRO optimizer (on a copy of the model) loading the plain optimizer's state.
+  Mlp copy;
+  copy->load_state_dict(dist::testing::snapshot(*run.model));
+  auto copy_ddp = dist::DistributedDataParallel(copy, group);
+  dist::ZeroRedundancyOptimizer loaded(copy_ddp->parameters(), adam(), group);
+  loaded.load_state_dict(run.plain->state_dict());
+
+  // On `to`: the consolidated state, as a plain Adam over another copy would continue from it.
+  Mlp single;
+  single->load_state_dict(dist::testing::snapshot(*run.model));
+  optim::Adam single_opt(single->parameters(), optim::AdamOptions(0.01));
+  if (group->rank() == to) {
+    optim::OptimizerState consolidated = run.zero->state_dict();
+    failure += compare_states(consolidated, run.plain->state_dict());
+    detail = fmt::format("consolidated {} state tensors on rank {}", consolidated.tensors.size(), to);
+    single_opt.load_state_dict(consolidated);
+  } else {
+    try {
+      run.zero->state_dict();
+      failure += "state_dict() on a rank that did not consolidate returned; ";
+    } catch (const Error& e) {
+      if (std::string(e.what()).find(fmt::format("rank {}: state_dict() on a rank that did not", group->rank())) ==
+          std::string::npos) {
+        failure += std::string("unexpected error: ") + e.what() + "; ";
+      }
+    }
+  }
+
+  run.train_reference(kSaved, kSteps);
+  run.train_zero(run.ddp, *run.zero, kSaved, kSteps);
+  run.train_zero(copy_ddp, loaded, kSaved, kSteps);
+  failure += compare_parameters(run, run.model, "continued");
+  failure += compare_parameters(run, copy, "loaded");
+  if (group->rank() == to) {
+    run.train_plain(single, single_opt, kSaved, kSteps);
+    double diff = dist::testing::max_abs_diff(single->named_parameters(), run.reference->named_parameters());
+    if (diff >= kTolerance) failure += fmt::format("plain Adam from the consolidated state: max_diff={:.3g}; ", diff);
+  }
+  return failure;
+}
+
+int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& group) {
+  if (what == "mismatch") {
+    Mlp model;
+    std::vector<Tensor> params = model->parameters();
+    if (group->rank() == 1) params.pop_back();
+    dist::ZeroRedundancyOptimizer opt(params, sgd(), group);
+    std::printf("mismatch ended without an error\n");
+    return 1;
+  }
+  std::vector<std::string> names{what};
+  if (what == "all") names = {"sgd", "adam", "state_dict"};
+  int failures = 0;
+  for (const std::string& name : names) {
+    std::string detail, failure;
+    if (name == "sgd") failure = equivalence(group, sgd(), 100, detail);
+    else if (name == "adam") failure = equivalence(group, adam(), 400, detail);
+    else if (name == "state_dict") failure = state_dict_round_trip(group, detail);
+    else failure = "unknown scenario";
+    std::printf("%s %s %s%s\n", name.c_str(), failure.empty() ? "ok" : "FAILED", failure.c_str(), detail.c_str());
+    std::fflush(stdout);
+    failures += failure.empty() ? 0 : 1;
+  }
+  dist::destroy_process_group();
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: zero_worker all|sgd|adam|state_dict|mismatch\n");
+    return 2;
+  }
+  try {
+    brisk::dist::ProcessGroupOptions options;
+    options.timeout = std::chrono::seconds(20);
+    brisk::dist::init_process_group("gloo", "env://", -1, -1, options);
+    return run_all(argv[1], brisk::dist::default_group());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}
