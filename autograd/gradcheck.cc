@@ -42,7 +42,6 @@ std::string element_name(const Shape& shape, int64_t flat) {
 void check_input(const Tensor& t, size_t i) {
   BRISK_CHECK(t.dtype() == kFloat64, "gradcheck: input {} has dtype {}; gradcheck needs float64 inputs", i,
               t.dtype());
-  BRISK_CHECK(t.is_cpu(), "gradcheck: input {} is on {}; gradcheck perturbs inputs on the cpu", i, t.device());
   for (int64_t d = 0; d < t.dim(); ++d) {
     BRISK_CHECK(t.stride(d) != 0 || t.size(d) <= 1,
                 "gradcheck: input {} ({}) has elements sharing memory (stride 0 in dim {}); perturbing one would "
@@ -50,6 +49,9 @@ void check_input(const Tensor& t, size_t i) {
                 i, t.describe(), d);
   }
 }
+
+// Element `offset` of x's storage as a 0-dim view, to read and perturb on any device.
+Tensor element(const Tensor& x, int64_t offset) { return native::as_strided(x, {}, {}, offset); }
 
 std::vector<double> evaluate(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
   NoGradGuard no_grad;
@@ -80,7 +82,7 @@ bool gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double 
     for (int64_t k = 0; k < out_numel; ++k) {
       std::vector<double> unit(out_numel, 0.0);
       unit[k] = 1.0;
-      Tensor grad_output = native::from_vector<double>(unit, out.sizes(), kFloat64);
+      Tensor grad_output = native::to(native::from_vector<double>(unit, out.sizes(), kFloat64), out.device(), kFloat64);
       TensorList grads = grad({out}, differentiable, {grad_output}, true, false, true);
       for (size_t c = 0; c < checked.size(); ++c) {
         if (!grads[c].defined()) continue;
@@ -90,19 +92,20 @@ bool gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double 
     }
   }
 
-  // Numerical Jacobians by central differences, perturbing the input's memory directly.
+  // Numerical Jacobians by central differences, perturbing the input's memory directly
+  // (through a view of one element, so CUDA inputs are perturbed on their device).
   for (size_t c = 0; c < checked.size(); ++c) {
     const Tensor& x = inputs[checked[c]];
-    double* data = static_cast<double*>(x.storage()->data());
     const std::vector<int64_t> offsets = element_offsets(x);
     const int64_t in_numel = x.numel();
     for (int64_t j = 0; j < in_numel; ++j) {
-      double original = data[offsets[j]];
-      data[offsets[j]] = original + eps;
+      Tensor e = element(x, offsets[j]);
+      const double original = e.item<double>();
+      native::fill_(e, original + eps);
       std::vector<double> plus = evaluate(fn, inputs);
-      data[offsets[j]] = original - eps;
+      native::fill_(e, original - eps);
       std::vector<double> minus = evaluate(fn, inputs);
-      data[offsets[j]] = original;
+      native::fill_(e, original);
       for (int64_t k = 0; k < out_numel; ++k) {
         double numerical = (plus[k] - minus[k]) / (2.0 * eps);
         double analytic = analytical[c][k * in_numel + j];
@@ -122,7 +125,8 @@ bool gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, dou
   {
     NoGradGuard no_grad;
     Generator gen(2024);
-    v = randn(fn(inputs).sizes(), kFloat64, &gen);
+    const Tensor out = fn(inputs);
+    v = randn(out.sizes(), kFloat64, &gen).to(out.device());
   }
   GradcheckFn first_derivative = [&fn, v](const std::vector<Tensor>& in) {
     EnableGradGuard enable;
@@ -133,12 +137,14 @@ bool gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, dou
     }
     TensorList flat;
     if (!out.requires_grad()) {
-      for (const Tensor& t : differentiable) flat.push_back(zeros({t.numel()}, kFloat64));
+      for (const Tensor& t : differentiable) flat.push_back(zeros({t.numel()}, TensorOptions(kFloat64).device(t.device())));
       return cat(flat, 0);
     }
     TensorList grads = grad({out}, differentiable, {v}, true, true, true);
     for (size_t i = 0; i < grads.size(); ++i) {
-      flat.push_back(grads[i].defined() ? grads[i].reshape({-1}) : zeros({differentiable[i].numel()}, kFloat64));
+      const Tensor& t = differentiable[i];
+      flat.push_back(grads[i].defined() ? grads[i].reshape({-1})
+                                        : zeros({t.numel()}, TensorOptions(kFloat64).device(t.device())));
     }
     return cat(flat, 0);
   };

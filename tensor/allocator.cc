@@ -3,6 +3,12 @@
 #include "tensor/error.h"
 
 namespace brisk {
+namespace detail {
+// tensor/missing_cuda_backend.cc. Declared here: a new header of the tensor library would be
+// an input of every compile above it, the CUDA kernels' included.
+const char* missing_cuda_backend_reason();
+}  // namespace detail
+
 namespace {
 
 Allocator* cuda_allocator_slot = nullptr;
@@ -16,9 +22,8 @@ void register_allocator(DeviceType type, Allocator* allocator) {
 
 Allocator* allocator_for(Device device) {
   if (device.is_cpu()) return cpu_allocator();
-  BRISK_CHECK(cuda_allocator_slot != nullptr,
-              "device {} requested, but this build of Brisk has no CUDA support (built without the CUDA toolkit)",
-              device);
+  BRISK_CHECK(cuda_allocator_slot != nullptr, "device {} requested, but {}", device,
+              detail::missing_cuda_backend_reason());
   return cuda_allocator_slot;
 }
 

@@ -3,6 +3,12 @@
 #include "tensor/cpu/cpu_backend.h"
 
 namespace brisk {
+namespace detail {
+// tensor/missing_cuda_backend.cc. Declared here: a new header of the tensor library would be
+// an input of every compile above it, the CUDA kernels' included.
+const char* missing_cuda_backend_reason();
+}  // namespace detail
+
 namespace {
 
 Backend* cuda_backend_slot = nullptr;
@@ -18,9 +24,8 @@ void register_cuda_backend(Backend* backend) { cuda_backend_slot = backend; }
 Backend& backend_for(Device device) {
   static cpu::CpuBackend cpu_backend;
   if (device.is_cpu()) return cpu_backend;
-  BRISK_CHECK(cuda_backend_slot != nullptr,
-              "device {} requested, but this build of Brisk has no CUDA support (built without the CUDA toolkit)",
-              device);
+  BRISK_CHECK(cuda_backend_slot != nullptr, "device {} requested, but {}", device,
+              detail::missing_cuda_backend_reason());
   return *cuda_backend_slot;
 }
 

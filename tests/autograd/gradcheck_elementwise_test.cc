@@ -154,7 +154,7 @@ TEST_CASE("gradcheck maximum and minimum", "[gradcheck][select]") {
 }
 
 TEST_CASE("gradcheck where", "[gradcheck][select]") {
-  Tensor cond = randn({3, 4}, kFloat64, &generator()).gt(0.0);
+  Tensor cond = on_test_device(randn({3, 4}, kFloat64, &generator()).gt(0.0));
   auto fn = [cond](const TensorList& in) { return where(cond, in[0], in[1]); };
   REQUIRE(gradcheck(fn, {make({3, 4}), make({3, 4})}));
   REQUIRE(gradcheck(fn, {make({4}), make({3, 1})}));
@@ -162,7 +162,7 @@ TEST_CASE("gradcheck where", "[gradcheck][select]") {
 }
 
 TEST_CASE("gradcheck masked_fill", "[gradcheck][select]") {
-  Tensor mask = randn({4}, kFloat64, &generator()).gt(0.0);
+  Tensor mask = on_test_device(randn({4}, kFloat64, &generator()).gt(0.0));
   REQUIRE(gradcheck([mask](const TensorList& in) { return in[0].masked_fill(mask, 2.5); }, {make({3, 4})}));
   REQUIRE(gradcheck([mask](const TensorList& in) { return masked_fill(in[0], mask, -1); },
                     {make({3, 4}, Values::Normal, Layout::Transposed)}));

@@ -29,9 +29,9 @@ TEST_CASE("gradcheck batched matmul with broadcast batch dims", "[gradcheck][lin
 
 TEST_CASE("matmul's gradient with only one operand requiring grad", "[linalg]") {
   Tensor a = make({3, 4});
-  Tensor b = randn({2, 4, 5}, kFloat64);
+  Tensor b = on_test_device(randn({2, 4, 5}, kFloat64));
   REQUIRE(gradcheck([](const TensorList& in) { return in[0].matmul(in[1]); }, {a, b}));
-  REQUIRE(gradcheck([](const TensorList& in) { return in[1].matmul(in[0].t()); }, {a, randn({2, 5, 4}, kFloat64)}));
+  REQUIRE(gradcheck([](const TensorList& in) { return in[1].matmul(in[0].t()); }, {a, on_test_device(randn({2, 5, 4}, kFloat64))}));
 }
 
 TEST_CASE("gradcheck mm and bmm", "[gradcheck][linalg]") {
@@ -48,7 +48,7 @@ TEST_CASE("gradcheck addmm with a broadcast bias, beta and alpha", "[gradcheck][
 }
 
 TEST_CASE("gradcheck index_select along each dim, with repeated indices", "[gradcheck][index]") {
-  Tensor index = tensor<int64_t>({2, 0, 2});
+  Tensor index = on_test_device(tensor<int64_t>({2, 0, 2}));
   for (int64_t dim : {0, 1, -1}) {
     REQUIRE(gradcheck([&](const TensorList& in) { return in[0].index_select(dim, index); }, {make({3, 3})}));
     REQUIRE(gradcheck([&](const TensorList& in) { return index_select(in[0], dim, index); },
@@ -58,20 +58,20 @@ TEST_CASE("gradcheck index_select along each dim, with repeated indices", "[grad
 
 TEST_CASE("index_select accumulates the gradient of a repeated index", "[index]") {
   Tensor x = make({3});
-  x.index_select(0, tensor<int64_t>({1, 1, 1, 0})).sum().backward();
+  x.index_select(0, on_test_device(tensor<int64_t>({1, 1, 1, 0}))).sum().backward();
   REQUIRE(values(x.grad()) == std::vector<double>{1, 3, 0});
 }
 
 TEST_CASE("gradcheck gather", "[gradcheck][index]") {
-  Tensor index = tensor<int64_t>({0, 2, 1, 1, 0, 0}, {3, 2});
+  Tensor index = on_test_device(tensor<int64_t>({0, 2, 1, 1, 0, 0}, {3, 2}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].gather(1, index); }, {make({3, 3})}));
-  Tensor index0 = tensor<int64_t>({2, 0, 1, 2}, {2, 2});
+  Tensor index0 = on_test_device(tensor<int64_t>({2, 0, 1, 2}, {2, 2}));
   REQUIRE(gradcheck([&](const TensorList& in) { return gather(in[0], 0, index0); },
                     {make({3, 2}, Values::Normal, Layout::Strided)}));
 }
 
 TEST_CASE("gradcheck scatter_add in both the target and the source", "[gradcheck][index]") {
-  Tensor index = tensor<int64_t>({0, 2, 0, 1, 1, 1}, {2, 3});
+  Tensor index = on_test_device(tensor<int64_t>({0, 2, 0, 1, 1, 1}, {2, 3}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].scatter_add(1, index, in[1]); },
                     {make({2, 4}), make({2, 3})}));
   REQUIRE(gradcheck([&](const TensorList& in) { return scatter_add(in[0], 0, index, in[1]); },
@@ -80,7 +80,7 @@ TEST_CASE("gradcheck scatter_add in both the target and the source", "[gradcheck
 
 TEST_CASE("one_hot, comparisons and logical ops record no history", "[index]") {
   Tensor x = make({3});
-  REQUIRE(one_hot(tensor<int64_t>({0, 2}), 3).dtype() == kInt64);
+  REQUIRE(one_hot(on_test_device(tensor<int64_t>({0, 2})), 3).dtype() == kInt64);
   for (const Tensor& t : {x == x, x != x, x < x, x <= x, x > x, x >= x, x.eq(0.5), logical_not(x.gt(0.0)),
                           logical_and(x.gt(0.0), x.lt(1.0)), logical_or(x.gt(0.0), x.lt(1.0))}) {
     REQUIRE(t.dtype() == kBool);

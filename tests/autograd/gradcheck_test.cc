@@ -36,24 +36,24 @@ TEST_CASE("gradcheck names the failing input among several", "[gradcheck]") {
 
 TEST_CASE("gradcheck skips inputs that do not require grad", "[gradcheck]") {
   Tensor a = make({2, 2});
-  Tensor b = randn({2, 2}, kFloat64);
+  Tensor b = on_test_device(randn({2, 2}, kFloat64));
   REQUIRE(gradcheck([](const TensorList& in) { return in[0] * in[1]; }, {a, b}));
 }
 
 TEST_CASE("gradcheck refuses float32 inputs", "[gradcheck]") {
-  Tensor x = randn({3}).requires_grad_();
+  Tensor x = on_test_device(randn({3})).requires_grad_();
   REQUIRE_THROWS_WITH(gradcheck([](const TensorList& in) { return in[0] * 2; }, {x}),
                       Catch::Contains("needs float64"));
 }
 
 TEST_CASE("gradcheck refuses inputs whose elements share memory", "[gradcheck]") {
-  Tensor x = randn({1, 3}, kFloat64).expand({4, 3}).detach().requires_grad_();
+  Tensor x = on_test_device(randn({1, 3}, kFloat64)).expand({4, 3}).detach().requires_grad_();
   REQUIRE_THROWS_WITH(gradcheck([](const TensorList& in) { return in[0] * 2; }, {x}),
                       Catch::Contains("sharing memory"));
 }
 
 TEST_CASE("gradcheck refuses a call with no input requiring grad", "[gradcheck]") {
-  REQUIRE_THROWS_WITH(gradcheck([](const TensorList& in) { return in[0] * 2; }, {randn({2}, kFloat64)}),
+  REQUIRE_THROWS_WITH(gradcheck([](const TensorList& in) { return in[0] * 2; }, {on_test_device(randn({2}, kFloat64))}),
                       Catch::Contains("no input requires grad"));
 }
 

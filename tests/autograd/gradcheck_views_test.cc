@@ -78,12 +78,12 @@ TEST_CASE("views of a tensor that requires grad are marked as views", "[views]")
   REQUIRE(x.narrow(0, 0, 1).autograd_meta().is_view);
   REQUIRE(x.t().autograd_meta().is_view);
   REQUIRE_FALSE(x.clone().autograd_meta().is_view);
-  Tensor plain = randn({3, 4});
+  Tensor plain = on_test_device(randn({3, 4}));
   REQUIRE(plain.t().autograd_meta_if_exists() == nullptr);
 }
 
 TEST_CASE("to(dtype) sends the gradient back in the input's dtype", "[views]") {
-  Tensor x = tensor<float>({1.5f, -2.0f}).requires_grad_();
+  Tensor x = on_test_device(tensor<float>({1.5f, -2.0f})).requires_grad_();
   Tensor y = x.to(kFloat64);
   REQUIRE(y.dtype() == kFloat64);
   REQUIRE(y.grad_fn() != nullptr);
@@ -96,9 +96,9 @@ TEST_CASE("to(dtype) sends the gradient back in the input's dtype", "[views]") {
 
 TEST_CASE("to(device) of the same device is the tensor itself and keeps the history", "[views]") {
   Tensor x = make({2});
-  REQUIRE(x.to(kCPU).is_same(x));
-  REQUIRE(x.cpu().is_same(x));
-  REQUIRE(x.to(kCPU, kFloat64).is_same(x));
+  REQUIRE(x.to(test_device()).is_same(x));
+  REQUIRE((x.is_cuda() ? x.cuda() : x.cpu()).is_same(x));
+  REQUIRE(x.to(test_device(), kFloat64).is_same(x));
 }
 
 TEST_CASE("gradcheck cat along each dim, with broadcast-free mixed sizes", "[gradcheck][join]") {
@@ -109,7 +109,7 @@ TEST_CASE("gradcheck cat along each dim, with broadcast-free mixed sizes", "[gra
 }
 
 TEST_CASE("cat sends no gradient to inputs that do not require it", "[join]") {
-  Tensor a = make({2}), b = ones({3}, kFloat64);
+  Tensor a = make({2}), b = ones({3}, TensorOptions(kFloat64).device(test_device()));
   Tensor y = cat({a, b});
   y.sum().backward();
   REQUIRE(values(a.grad()) == std::vector<double>{1, 1});

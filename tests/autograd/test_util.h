@@ -1,5 +1,6 @@
 #pragma once
-// Inputs for the autograd tests: float64 leaves with chosen values and memory layouts.
+// Inputs for the autograd tests: float64 leaves with chosen values and memory layouts, on
+// the test device (tests/test_device.h: the CPU, or the GPU in the gradcheck twins).
 #include <catch2/catch.hpp>
 
 #include <utility>
@@ -8,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "tests/test_device.h"
 
 namespace brisk::test {
 
@@ -33,7 +35,8 @@ enum class Layout {
   Strided,     // every other element of a twice as long last dim
 };
 
-// A float64 leaf that requires grad.
+// A float64 leaf that requires grad, on the test device. The values are drawn on the CPU, so
+// they are the same on every device.
 inline Tensor make(const Shape& shape, Values values = Values::Normal, Layout layout = Layout::Contiguous) {
   NoGradGuard no_grad;
   const size_t n = shape.size();
@@ -52,6 +55,7 @@ inline Tensor make(const Shape& shape, Values values = Values::Normal, Layout la
       t = (rand(storage, kFloat64, &generator()) + 0.5) * sign(randn(storage, kFloat64, &generator()));
       break;
   }
+  t = on_test_device(t);
   if (layout == Layout::Transposed && n >= 2) t = t.transpose(-1, -2);
   if (layout == Layout::Strided && n >= 1) t = t.slice(-1, 0, std::nullopt, 2);
   return t.detach().requires_grad_();

@@ -52,7 +52,8 @@ inline Tolerance elementwise_tolerance(DType dtype) {
 }
 
 // `gpu` (on the GPU) equals `cpu` (on the host) in shape and dtype, and element by element
-// within `tol`: NaN where NaN, equal infinities. Reports the first mismatch.
+// within `tol`: NaN where NaN, equal infinities. Reports the first mismatch, how many
+// elements differ and the largest difference.
 inline void require_matches(const Tensor& gpu, const Tensor& cpu, Tolerance tol) {
   REQUIRE(gpu.is_cuda());
   REQUIRE(cpu.is_cpu());
@@ -61,14 +62,19 @@ inline void require_matches(const Tensor& gpu, const Tensor& cpu, Tolerance tol)
   // Converted on the host, so the comparison does not rely on the GPU's conversions.
   std::vector<double> got = native::to(on_cpu(gpu), kCPU, kFloat64).to_vector<double>();
   std::vector<double> want = native::to(cpu, kCPU, kFloat64).to_vector<double>();
+  size_t first = 0, mismatches = 0;
+  double max_difference = 0.0;  // over the mismatches (a NaN difference does not count)
   for (size_t i = 0; i < got.size(); ++i) {
     double g = got[i], w = want[i];
     bool ok = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : std::abs(g - w) <= tol.atol + tol.rtol * std::abs(w);
-    if (!ok) {
-      INFO("element " << i << " of " << cpu.describe() << ": GPU " << g << ", CPU " << w);
-      REQUIRE(ok);
-    }
+    if (ok) continue;
+    if (mismatches++ == 0) first = i;
+    max_difference = std::max(max_difference, std::abs(g - w));
   }
+  INFO("element " << first << " of " << cpu.describe() << ": GPU " << got[first] << ", CPU " << want[first] << "; "
+                  << mismatches << " of " << got.size() << " elements differ, by at most " << max_difference
+                  << " (rtol " << tol.rtol << ", atol " << tol.atol << ")");
+  REQUIRE(mismatches == 0);
 }
 
 inline void require_matches(const Tensor& gpu, const Tensor& cpu) {

@@ -1,13 +1,15 @@
 // gradcheck (float64, central differences) of the nn ops with hand-written backwards or
 // composite gradients worth checking: conv2d across its geometry, the pools, batch_norm in
 // training, layer_norm, cross_entropy with label smoothing and ignore_index, embedding. The
-// ops whose backward is itself recorded also pass gradgradcheck.
+// ops whose backward is itself recorded also pass gradgradcheck. gradcheck_nn_gpu_test runs
+// the same checks on CUDA tensors.
 #include <catch2/catch.hpp>
 
 #include "autograd/gradcheck.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
+#include "tests/test_device.h"
 
 namespace brisk::nn {
 namespace {
@@ -16,15 +18,18 @@ namespace F = functional;
 using autograd::gradcheck;
 using autograd::gradgradcheck;
 using TensorList = std::vector<Tensor>;
+using test::on_test_device;
+using test::test_device;
 
 Generator& gen() {
   static Generator g(77);
   return g;
 }
 
+// A float64 leaf on the test device (tests/test_device.h), drawn on the CPU.
 Tensor leaf(const Shape& shape, double scale = 1.0) {
   NoGradGuard no_grad;
-  return (randn(shape, kFloat64, &gen()) * scale).detach().requires_grad_();
+  return on_test_device(randn(shape, kFloat64, &gen()) * scale).detach().requires_grad_();
 }
 
 struct ConvCase {
@@ -63,7 +68,7 @@ TEST_CASE("gradcheck: max_pool2d, avg_pool2d and adaptive_avg_pool2d") {
   Tensor x;
   {
     NoGradGuard no_grad;
-    x = (randperm(2 * 2 * 7 * 6, &gen(), kFloat64).view({2, 2, 7, 6}) * 0.1).detach().requires_grad_();
+    x = on_test_device(randperm(2 * 2 * 7 * 6, &gen(), kFloat64).view({2, 2, 7, 6}) * 0.1).detach().requires_grad_();
   }
   SECTION("max_pool2d") {
     auto fn = [](const TensorList& in) { return F::max_pool2d(in[0], {3, 2}, Size2(2, 1), 1, {1, 2}, true); };
@@ -94,7 +99,8 @@ TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
   SECTION("batch_norm training") {
     CHECK(gradcheck(
         [](const TensorList& in) {
-          Tensor rm = zeros({3}, kFloat64), rv = ones({3}, kFloat64);
+          const TensorOptions options = TensorOptions(kFloat64).device(test_device());
+          Tensor rm = zeros({3}, options), rv = ones({3}, options);
           return F::batch_norm(in[0], rm, rv, in[1], in[2], true, 0.1, 1e-5);
         },
         {x, weight, bias}));
@@ -104,7 +110,7 @@ TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
                     {leaf({5, 3})}));
   }
   SECTION("batch_norm eval") {
-    Tensor rm = randn({3}, kFloat64, &gen()), rv = rand({3}, kFloat64, &gen()) + 0.5;
+    Tensor rm = on_test_device(randn({3}, kFloat64, &gen())), rv = on_test_device(rand({3}, kFloat64, &gen()) + 0.5);
     CHECK(gradcheck(
         [&](const TensorList& in) { return F::batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5); },
         {x, weight, bias}));
@@ -118,8 +124,8 @@ TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
 
 TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class weights") {
   Tensor logits = leaf({5, 4});
-  Tensor target = tensor<int64_t>({1, -100, 3, 0, 3}, {5});
-  Tensor weight = rand({4}, kFloat64, &gen()) + 0.5;
+  Tensor target = on_test_device(tensor<int64_t>({1, -100, 3, 0, 3}, {5}));
+  Tensor weight = on_test_device(rand({4}, kFloat64, &gen()) + 0.5);
   for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
     CHECK(gradcheck(
         [&](const TensorList& in) { return F::cross_entropy(in[0], target, Tensor(), -100, reduction, 0.2); },
@@ -128,7 +134,7 @@ TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class
         [&](const TensorList& in) { return F::cross_entropy(in[0], target, weight, -100, reduction, 0.1); },
         {logits}));
   }
-  Tensor spatial_target = tensor<int64_t>({0, 2, 2, -100, 1, 0, 0, 1}, {2, 2, 2});
+  Tensor spatial_target = on_test_device(tensor<int64_t>({0, 2, 2, -100, 1, 0, 0, 1}, {2, 2, 2}));
   CHECK(gradcheck(
       [&](const TensorList& in) { return F::cross_entropy(in[0], spatial_target, Tensor(), -100, Reduction::Mean, 0.3); },
       {leaf({2, 3, 2, 2})}));
@@ -136,7 +142,7 @@ TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class
 
 TEST_CASE("gradcheck: embedding, with and without padding_idx") {
   Tensor weight = leaf({6, 3});
-  Tensor indices = tensor<int64_t>({0, 2, 2, 5, 1, 2}, {2, 3});
+  Tensor indices = on_test_device(tensor<int64_t>({0, 2, 2, 5, 1, 2}, {2, 3}));
   CHECK(gradcheck([&](const TensorList& in) { return F::embedding(indices, in[0]); }, {weight}));
   // The padding row's gradient is zero by definition (not the numerical derivative), so the
   // check runs with a padding_idx absent from indices; the zero row is checked directly.

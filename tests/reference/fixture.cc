@@ -1,5 +1,6 @@
 #include "tests/reference/fixture.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -86,6 +87,23 @@ bool close(double got, double expected, double tol) {
   return std::abs(got - expected) <= tol + tol * std::abs(expected);
 }
 
+Tensor make_cpu_tensor(const json& spec) {
+  const Shape shape = parse_shape(spec.at("shape"));
+  const DType dtype = parse_dtype(spec.at("dtype").get<std::string>());
+  if (spec.contains("pattern")) {
+    return tensor(pattern_values(shape_numel(shape), spec.at("pattern")), shape, TensorOptions(dtype));
+  }
+  const json& data = spec.at("data");
+  if (dtype == kBool) return tensor(data.get<std::vector<bool>>(), shape);
+  if (is_floating_point(dtype)) {
+    std::vector<double> v;
+    v.reserve(data.size());
+    for (const json& x : data) v.push_back(parse_float(x));
+    return tensor(v, shape, TensorOptions(dtype));
+  }
+  return tensor(data.get<std::vector<int64_t>>(), shape, TensorOptions(dtype));
+}
+
 }  // namespace
 
 const json& fixture() {
@@ -118,22 +136,7 @@ std::optional<Scalar> optional_scalar_param(const json& value) {
 
 double double_param(const json& value) { return parse_float(value); }
 
-Tensor make_tensor(const json& spec) {
-  const Shape shape = parse_shape(spec.at("shape"));
-  const DType dtype = parse_dtype(spec.at("dtype").get<std::string>());
-  if (spec.contains("pattern")) {
-    return tensor(pattern_values(shape_numel(shape), spec.at("pattern")), shape, TensorOptions(dtype));
-  }
-  const json& data = spec.at("data");
-  if (dtype == kBool) return tensor(data.get<std::vector<bool>>(), shape);
-  if (is_floating_point(dtype)) {
-    std::vector<double> v;
-    v.reserve(data.size());
-    for (const json& x : data) v.push_back(parse_float(x));
-    return tensor(v, shape, TensorOptions(dtype));
-  }
-  return tensor(data.get<std::vector<int64_t>>(), shape, TensorOptions(dtype));
-}
+Tensor make_tensor(const json& spec) { return on_test_device(make_cpu_tensor(spec)); }
 
 Tensor apply_view(const Tensor& base, const json& steps) {
   Tensor t = base;
@@ -164,6 +167,7 @@ Tensor apply_view(const Tensor& base, const json& steps) {
 
 std::string compare(const Tensor& got, const json& expected) {
   if (!got.defined()) return "is an undefined tensor";
+  if (got.device() != test_device()) return fmt::format("is on {}, expected on {}", got.device(), test_device());
   const Shape shape = parse_shape(expected.at("shape"));
   const DType dtype = parse_dtype(expected.at("dtype").get<std::string>());
   if (got.sizes() != shape || got.dtype() != dtype) {
@@ -182,14 +186,20 @@ std::string compare(const Tensor& got, const json& expected) {
   }
   const std::vector<double> actual = float_values(got);
   const double tol = tolerance(dtype);
+  std::string first;
+  int64_t mismatches = 0;
+  double max_difference = 0.0;
   for (size_t i = 0; i < actual.size(); ++i) {
     const double want = parse_float(data[i]);
-    if (!close(actual[i], want, tol)) {
-      return fmt::format("element {} of {}: expected {}, got {} (tolerance {})", index_of(i, shape), shape, want,
-                         actual[i], tol);
+    if (close(actual[i], want, tol)) continue;
+    if (mismatches++ == 0) {
+      first = fmt::format("element {} of {}: expected {}, got {}", index_of(i, shape), shape, want, actual[i]);
     }
+    max_difference = std::max(max_difference, std::abs(actual[i] - want));
   }
-  return "";
+  if (mismatches == 0) return "";
+  return fmt::format("{} ({} {} elements differ, by at most {}; tolerance {})", first, mismatches, dtype,
+                     max_difference, tol);
 }
 
 }  // namespace brisk::reference

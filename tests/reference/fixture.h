@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "tests/test_device.h"
 
 namespace brisk::reference {
 
@@ -28,15 +29,18 @@ Scalar scalar_param(const json& value);
 std::optional<Scalar> optional_scalar_param(const json& value);
 double double_param(const json& value);
 
-// A new contiguous tensor from {"shape", "dtype", "data"}, or "pattern" instead of "data"
-// for a large generated input.
+using test::on_test_device;
+using test::test_device;
+
+// A new contiguous tensor on the test device from {"shape", "dtype", "data"}, or "pattern"
+// instead of "data" for a large generated input.
 Tensor make_tensor(const json& spec);
 // `base` after an input's view steps, each applied with the Brisk view op of its name.
 Tensor apply_view(const Tensor& base, const json& steps);
 
-// Empty when `got` has the shape, dtype and values of `expected` (floats within a
-// relative and absolute tolerance that depends on the dtype, the rest exactly);
-// otherwise a description of the first difference.
+// Empty when `got` is on the test device and has the shape, dtype and values of `expected`
+// (floats within a relative and absolute tolerance that depends on the dtype, the rest
+// exactly); otherwise a description of the first difference.
 std::string compare(const Tensor& got, const json& expected);
 
 }  // namespace brisk::reference

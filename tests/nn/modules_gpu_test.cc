@@ -1,0 +1,118 @@
+// nn on CUDA against the CPU: each module copied to the GPU (load_state_dict, then Module::to)
+// gives the CPU module's output, input gradient, parameter gradients (which land on the GPU,
+// the parameters' device) and buffers; the losses give the same values and gradients.
+#include <functional>
+#include <string>
+
+#include "autograd/ops.h"
+#include "nn/nn.h"
+#include "tests/cuda/backend_test_util.h"
+
+namespace brisk::nn {
+namespace {
+
+namespace F = functional;
+using testing::kCuda;
+using testing::on_gpu;
+using testing::random_cpu;
+using testing::require_matches;
+using testing::Tolerance;
+
+Tolerance tolerance(DType dtype) { return dtype == kFloat64 ? Tolerance{1e-10, 1e-12} : Tolerance{1e-4, 1e-5}; }
+
+// `cpu` and `gpu` are two instances of one module; `gpu` takes `cpu`'s state and moves to the
+// GPU. Both run on `input` (floating inputs also get a gradient) and backward with the same
+// upstream gradient.
+template <typename Holder>
+void check_module(const std::string& what, Holder cpu, Holder gpu, const Tensor& input, DType dtype, bool training) {
+  INFO(what << " in " << dtype_name(dtype) << (training ? ", training" : ", eval"));
+  const Tolerance tol = tolerance(dtype);
+  cpu->to(dtype);
+  gpu->to(dtype);
+  gpu->load_state_dict(cpu->state_dict());
+  gpu->to(kCuda);
+  cpu->train(training);
+  gpu->train(training);
+  for (const Tensor& p : gpu->parameters()) REQUIRE(p.is_cuda());
+
+  Tensor x = input, gx = on_gpu(input);
+  if (input.is_floating_point()) {
+    x.requires_grad_();
+    gx.requires_grad_();
+  }
+  Tensor y = cpu(x), gy = gpu(gx);
+  require_matches(gy, y, tol);
+  Tensor upstream = random_cpu(y.sizes(), dtype, 99);
+  y.backward(upstream);
+  gy.backward(on_gpu(upstream));
+
+  if (input.is_floating_point()) {
+    INFO("the input's gradient");
+    require_matches(gx.grad(), x.grad(), tol);
+  }
+  StateDict gpu_params = gpu->named_parameters(), gpu_buffers = gpu->named_buffers();
+  for (const auto& [name, p] : cpu->named_parameters()) {
+    INFO("the gradient of " << name);
+    require_matches(gpu_params[name].grad(), p.grad(), tol);
+  }
+  for (const auto& [name, b] : cpu->named_buffers()) {
+    INFO("buffer " << name);
+    require_matches(gpu_buffers[name], b, tol);
+  }
+}
+
+TEST_CASE("modules on CUDA match the CPU: forward, backward, parameter gradients, buffers", "[gpu]") {
+  for (DType dtype : {kFloat32, kFloat64}) {
+    check_module("Linear", Linear(5, 3), Linear(5, 3), random_cpu({4, 5}, dtype, 1), dtype, true);
+    auto conv = [] { return Conv2d(Conv2dOptions(3, 4, 3).stride(2).padding(1)); };
+    check_module("Conv2d", conv(), conv(), random_cpu({2, 3, 7, 6}, dtype, 2), dtype, true);
+    for (bool training : {true, false}) {
+      check_module("BatchNorm2d", BatchNorm2d(3), BatchNorm2d(3), random_cpu({4, 3, 5, 5}, dtype, 3), dtype,
+                   training);
+    }
+    auto layer_norm = [] { return LayerNorm(LayerNormOptions({6})); };
+    check_module("LayerNorm", layer_norm(), layer_norm(), random_cpu({3, 4, 6}, dtype, 4), dtype, true);
+    check_module("Embedding", Embedding(10, 4), Embedding(10, 4), random_cpu({2, 3}, kInt64, 5, 0, 10), dtype, true);
+    check_module("Dropout", Dropout(0.3), Dropout(0.3), random_cpu({4, 5}, dtype, 6), dtype, false);
+  }
+}
+
+// `loss(input, device)` on a CPU input and on its GPU copy (the loss moves its other operands
+// to `device`): the values and the input's gradients match.
+void check_loss(const std::string& what, DType dtype, const std::function<Tensor(const Tensor&, Device)>& loss,
+                const Tensor& input) {
+  INFO(what << " in " << dtype_name(dtype));
+  const Tolerance tol = tolerance(dtype);
+  Tensor x = input, gx = on_gpu(input);
+  x.requires_grad_();
+  gx.requires_grad_();
+  Tensor y = loss(x, kCPU), gy = loss(gx, kCuda);
+  require_matches(gy, y, tol);
+  Tensor upstream = random_cpu(y.sizes(), dtype, 98);
+  y.backward(upstream);
+  gy.backward(on_gpu(upstream));
+  INFO("the input's gradient");
+  require_matches(gx.grad(), x.grad(), tol);
+}
+
+TEST_CASE("cross_entropy, nll_loss and mse_loss on CUDA match the CPU", "[gpu]") {
+  const Tensor target = tensor<int64_t>({1, -100, 4, 0, 3, 3}, {6});
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const Tensor weight = random_cpu({5}, dtype, 3, 0.5, 1.5), mse_target = random_cpu({6, 5}, dtype, 4);
+    for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
+      INFO("reduction " << static_cast<int>(reduction) << " (0 none, 1 mean, 2 sum)");
+      check_loss("cross_entropy with weights and label smoothing", dtype, [&](const Tensor& x, Device d) {
+        return F::cross_entropy(x, target.to(d), weight.to(d), -100, reduction, 0.1);
+      }, random_cpu({6, 5}, dtype, 1));
+      check_loss("nll_loss of log_softmax", dtype, [&](const Tensor& x, Device d) {
+        return F::nll_loss(F::log_softmax(x, 1), target.to(d), weight.to(d), -100, reduction);
+      }, random_cpu({6, 5}, dtype, 2));
+      check_loss("mse_loss", dtype, [&](const Tensor& x, Device d) {
+        return F::mse_loss(x, mse_target.to(d), reduction);
+      }, random_cpu({6, 5}, dtype, 5));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace brisk::nn
