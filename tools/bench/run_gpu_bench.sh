@@ -3,9 +3,11 @@
 # other on this machine's GPU and prints one table: each metric, ours, PyTorch's, and the
 # ratio (ours / PyTorch; for us/call, lower is better).
 #
-#   tools/bench/run_gpu_bench.sh              # the bundled binary (.bundle, see tools/gpu/), else
-#                                             # bazel's -c opt build of //tools/bench:gpu_bench
+#   tools/bench/run_gpu_bench.sh              # bazel's build of //tools/bench:gpu_bench
 #   BRISK_GPU_BENCH=/path/to/gpu_bench tools/bench/run_gpu_bench.sh
+#
+# On a lent GPU machine (no Bazel), tools/gpu/run_bundle.sh runs the bundled gpu_bench and
+# gpu_bench_torch.py twice each and prints the same comparison (docs/gpu.md).
 #
 # Both logs go to $BRISK_LOG_DIR (default: a new directory under /tmp, printed at the end).
 set -uo pipefail
@@ -14,23 +16,15 @@ logs="${BRISK_LOG_DIR:-$(mktemp -d /tmp/brisk-gpu-bench.XXXXXX)}"
 mkdir -p "$logs"
 
 binary="${BRISK_GPU_BENCH:-}"
-if [ -z "$binary" ] && [ -x "$root/.bundle/bin/tools/bench/gpu_bench" ]; then
-  binary="$root/.bundle/bin/tools/bench/gpu_bench"
-fi
+# The default configuration (the one tests and the GPU bundle build, from the shared cache):
+# .bazelrc compiles with -O2, and nvcc compiles the kernels with -O3 in every configuration.
 if [ -z "$binary" ] && command -v bazel >/dev/null 2>&1; then
-  (cd "$root" && bazel build -c opt //tools/bench:gpu_bench >&2) &&
-    binary="$(cd "$root" && bazel info -c opt bazel-bin 2>/dev/null)/tools/bench/gpu_bench"
+  (cd "$root" && bazel build //tools/bench:gpu_bench >&2) &&
+    binary="$(cd "$root" && bazel info bazel-bin 2>/dev/null)/tools/bench/gpu_bench"
 fi
 if [ -z "$binary" ] || [ ! -x "$binary" ]; then
-  echo "run_gpu_bench: no gpu_bench binary: build it (bazel build -c opt //tools/bench:gpu_bench, or tools/gpu/build_bundle.sh)" >&2
+  echo "run_gpu_bench: no gpu_bench binary: build it (bazel build //tools/bench:gpu_bench), or on a machine without Bazel run tools/gpu/run_bundle.sh bench" >&2
   exit 1
-fi
-# The bundle's libraries, when running from the bundle (see tools/gpu/run_bundle.sh).
-if [ -d "$root/.bundle/lib" ]; then
-  cuda_dirs="$(find /usr/local /usr/lib /usr/lib64 /opt -xdev \( -name 'libcudart.so.*' -o -name 'libcublas.so.*' \
-    -o -name 'libcublasLt.so.*' -o -name 'libcudnn.so.*' -o -name 'libnccl.so.*' -o -name 'libcurand.so.*' \) \
-    -printf '%h\n' 2>/dev/null | sort -u | paste -sd: -)"
-  export LD_LIBRARY_PATH="$root/.bundle/lib${cuda_dirs:+:$cuda_dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
 "$binary" >"$logs/brisk.tsv" 2>"$logs/brisk.err"

@@ -9,7 +9,8 @@
 #   tools/bench/run_lenet_bench.sh                      # CPU, 1 and 2 threads, 3 rounds
 #   ROUNDS=5 THREADS="2" tools/bench/run_lenet_bench.sh
 #   DEVICE=cuda tools/bench/run_lenet_bench.sh          # on a GPU (a build with CUDA)
-#   BRISK_LENET_BENCH=.bundle/bin/tools/bench/lenet_bench tools/bench/run_lenet_bench.sh
+#   BRISK_LENET_BENCH=/path/to/lenet_bench tools/bench/run_lenet_bench.sh
+#                                   # a prebuilt binary (tools/gpu/run_bundle.sh passes the bundled one)
 #
 # Other knobs (passed to both programs): BATCHES (64,256), WARMUP (5), REPEATS (15), STEPS (4).
 set -euo pipefail

@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# Builds the GPU bundle: every test binary (gpu-tagged ones included) and every benchmark
-# under tools/bench, built here with Bazel (-c opt, CUDA on), with their runfiles data and the
-# non-CUDA shared libraries they load, into .bundle/ (git-ignored). tools/gpu/run_bundle.sh
-# runs it on a GPU machine that has CUDA, cuDNN and NCCL but no Bazel. See docs/gpu.md.
+# Builds the GPU bundle: every test binary (gpu-tagged ones included) and the GPU benchmarks,
+# with their runfiles data (Fashion-MNIST included) and the non-CUDA shared libraries they
+# load, packed as ONE xz archive, .bundle/brisk-bundle.tar.xz (.bundle is git-ignored).
+# tools/gpu/run_bundle.sh unpacks and runs it on a GPU machine that has CUDA 13, cuDNN and
+# NCCL (PyTorch's wheels) but no Bazel. See docs/gpu.md.
 #
-#   tools/gpu/build_bundle.sh            # all tests and benchmarks
+#   tools/gpu/build_bundle.sh
 #   BRISK_JOBS=4 tools/gpu/build_bundle.sh
-#   BRISK_BUNDLE_OUTPUT_BASE=/tmp/brisk-opt tools/gpu/build_bundle.sh
-#       # in a Bazel server of its own: does not wait for other builds, and leaves the shared
-#       # server's (fastbuild) analysis cache alone
 #
-# Layout of .bundle/:
+# It builds in the default configuration (no -c opt), the one tools/test.sh and CI build, so
+# nearly everything comes from the shared disk cache; .bazelrc already compiles with -O2
+# -mavx2 -mfma, and nvcc compiles the kernels with -O3 in every configuration.
+#
+# The archive holds:
 #   bin/<package>/<name>    stripped binaries
 #   lib/                    shared libraries they need that the GPU machine may lack
 #   runfiles/<workspace>/   their data files, where Bazel's runfiles tree has them
-#   tests.txt, benchmarks.txt   one binary (relative to .bundle) per line
+#   tests.txt               test binaries (relative to the unpacked bundle), one per line
+#   gpu_tests.txt           the ones tagged gpu (they need a GPU)
+#   benchmarks.txt          benchmark binaries
+#   info.txt                what was built, from which commit, with which toolkit
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root="$PWD"
 out="$root/.bundle"
+archive="$out/brisk-bundle.tar.xz"
+# The device tool carries at most 64 MiB: the working tree and the archive together.
 limit=$((64 * 1024 * 1024))
+# Above this the bundle still fits, but leaves little room for the tree to grow.
+comfortable=$((55 * 1024 * 1024))
 
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
 if [ ! -x "$nvcc" ]; then
@@ -27,41 +36,23 @@ if [ ! -x "$nvcc" ]; then
   exit 1
 fi
 
-bazel=(bazel)
-build_flags=()
-if [ -n "${BRISK_BUNDLE_OUTPUT_BASE:-}" ]; then
-  bazel+=(--output_base="$BRISK_BUNDLE_OUTPUT_BASE")
-  # Leaves the workspace's bazel-* links to the shared server.
-  build_flags+=(--symlink_prefix=/)
-fi
-
 # ---- What to build ----
-# Every package, spelled out per top-level directory rather than as //...: a server with
-# another output base does not know the bazel-* links as its own and would descend them.
-packages=("//:all")
-for d in */; do
-  d="${d%/}"
-  [[ $d == bazel-* ]] && continue
-  [ -n "$(find "$d" \( -name BUILD -o -name BUILD.bazel \) -print -quit)" ] && packages+=("//$d/...")
-done
-labels="$("${bazel[@]}" query --noshow_progress "kind(cc_test, set(${packages[*]}))")"
-mapfile -t tests <<<"$labels"
-benchmarks=()
-if [ -d tools/bench ]; then
-  labels="$("${bazel[@]}" query --noshow_progress 'kind(cc_binary, //tools/bench/...)')"
-  [ -n "$labels" ] && mapfile -t benchmarks <<<"$labels"
-fi
-echo "build_bundle: ${#tests[@]} test targets, ${#benchmarks[@]} benchmarks"
+# The benchmarks a single GPU runs (tools/gpu/run_bundle.sh says why the others are left out).
+benchmarks=(//tools/bench:gpu_bench //tools/bench:lenet_bench)
+mapfile -t tests < <(bazel query --noshow_progress 'kind(cc_test, //...)')
+mapfile -t gpu_tests < <(bazel query --noshow_progress 'attr(tags, "\bgpu\b", kind(cc_test, //...))')
+echo "build_bundle: ${#tests[@]} test targets (${#gpu_tests[@]} tagged gpu), ${#benchmarks[@]} benchmarks"
 
-"${bazel[@]}" build -c opt --strip=always --jobs="${BRISK_JOBS:-2}" --color=no --curses=no "${build_flags[@]}" \
-  "${tests[@]}" "${benchmarks[@]}"
+bazel build --jobs="${BRISK_JOBS:-2}" --color=no --curses=no "${tests[@]}" "${benchmarks[@]}"
 # Asked of bazel rather than read from the bazel-bin symlink, which other builds repoint.
-bin="$("${bazel[@]}" info -c opt bazel-bin 2>/dev/null)"
+bin="$(bazel info bazel-bin 2>/dev/null)"
 
-rm -rf "$out"
-mkdir -p "$out/bin" "$out/lib" "$out/runfiles/brisk"
-: >"$out/tests.txt"
-: >"$out/benchmarks.txt"
+stage="$(mktemp -d "${TMPDIR:-/tmp}/brisk-bundle.XXXXXX")"
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib" "$stage/runfiles/brisk"
+: >"$stage/tests.txt"
+: >"$stage/gpu_tests.txt"
+: >"$stage/benchmarks.txt"
 
 # Libraries the GPU machine has (CUDA's own, from the toolkit or PyTorch's wheels) or that
 # must match its system (glibc, and the newer libstdc++/libgcc_s it ships): never bundled.
@@ -78,31 +69,34 @@ copy_libraries() {
       echo "build_bundle: $1 needs $name, which ldd cannot find" >&2
       exit 1
     fi
-    [ -e "$out/lib/$name" ] || cp -L "$path" "$out/lib/$name"
+    [ -e "$stage/lib/$name" ] || cp -L "$path" "$stage/lib/$name"
   done < <(ldd "$1")
 }
 
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
 # Copies the data files of `$1`'s runfiles (not its shared libraries or itself) into
-# runfiles/. A file already in the bundle under another path becomes a relative symlink.
+# runfiles/; programs among them (train_mnist, launch) also bring their libraries. A file
+# already in the bundle under another path becomes a relative symlink.
 declare -A copied=()
 copy_runfiles() {
-  local manifest="$1.runfiles_manifest" path target dest
+  local manifest="$1.runfiles_manifest" path target dest real
   [ -f "$manifest" ] || return 0
   while read -r path target; do
     [ -n "$target" ] || continue
     case "$path" in */_solib_*/* | *.so | *.so.*) continue ;; esac
     [ "$(readlink -f "$target")" = "$(readlink -f "$1")" ] && continue
     [ -f "$target" ] || continue
-    dest="$out/runfiles/$path"
+    dest="$stage/runfiles/$path"
     [ -e "$dest" ] && continue
     mkdir -p "$(dirname "$dest")"
-    local real
     real="$(readlink -f "$target")"
     if [ -n "${copied[$real]:-}" ]; then
       ln -s "$(realpath --relative-to="$(dirname "$dest")" "${copied[$real]}")" "$dest"
     else
       cp -L "$target" "$dest"
       copied[$real]="$dest"
+      if [ -x "$dest" ] && is_elf "$dest"; then copy_libraries "$target"; fi
     fi
   done <"$manifest"
 }
@@ -111,27 +105,56 @@ add() {  # add <label> <list file>
   local label="$1" list="$2" pkg name
   pkg="${label#//}"; pkg="${pkg%%:*}"; name="${label##*:}"
   local binary="$bin/$pkg/$name"
-  mkdir -p "$out/bin/$pkg"
-  cp -L "$binary" "$out/bin/$pkg/$name"
+  mkdir -p "$stage/bin/$pkg"
+  cp -L "$binary" "$stage/bin/$pkg/$name"
   echo "bin/$pkg/$name" >>"$list"
   copy_libraries "$binary"
   copy_runfiles "$binary"
 }
 
-for t in "${tests[@]}"; do add "$t" "$out/tests.txt"; done
-for b in "${benchmarks[@]}"; do add "$b" "$out/benchmarks.txt"; done
+for t in "${tests[@]}"; do add "$t" "$stage/tests.txt"; done
+for t in "${gpu_tests[@]}"; do
+  pkg="${t#//}"; pkg="${pkg%%:*}"
+  echo "bin/$pkg/${t##*:}" >>"$stage/gpu_tests.txt"
+done
+for b in "${benchmarks[@]}"; do add "$b" "$stage/benchmarks.txt"; done
 
-chmod -R u+w "$out"
-find "$out/bin" -type f -exec strip --strip-unneeded {} +
-find "$out/lib" -type f -exec strip --strip-unneeded {} +
+chmod -R u+w "$stage"
+# Every ELF file: the binaries, the libraries, and programs among the runfiles.
+find "$stage" -type f -print0 | while IFS= read -r -d '' f; do
+  if is_elf "$f"; then strip --strip-unneeded "$f"; fi
+done
 
-size="$(du -sb "$out" | cut -f1)"
-glibc="$(find "$out/bin" "$out/lib" -type f -exec objdump -T {} + 2>/dev/null |
+glibc="$(find "$stage/bin" "$stage/lib" -type f -exec objdump -T {} + 2>/dev/null |
   grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1)"
-echo "build_bundle: $(wc -l <"$out/tests.txt") tests, $(wc -l <"$out/benchmarks.txt") benchmarks," \
-  "$(ls "$out/lib" | wc -l) libraries, $((size / 1024 / 1024)) MiB; needs ${glibc:-no versioned glibc}"
-if [ "$size" -gt "$limit" ]; then
-  echo "build_bundle: .bundle is over 64 MiB, more than a device run can carry" >&2
-  du -ab "$out" | sort -rn | head -n 15 >&2
+{
+  echo "built: $(date -u +%Y-%m-%dT%H:%MZ) from commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!.bundle' || echo ' (with uncommitted changes)')"
+  echo "configuration: bazel default (fastbuild with .bazelrc's -O2 -mavx2 -mfma); kernels: nvcc -O3"
+  echo "CUDA toolkit: $("$nvcc" --version | grep -o 'release [0-9.]*' | head -n 1) (needs a driver for CUDA 13: >= 580)"
+  echo "needs glibc: ${glibc:-no versioned symbol}"
+} >"$stage/info.txt"
+
+# One archive: xz finds the repetition in the CUDA kernels' fatbin (~34 MB -> ~3 MB).
+# python3's tarfile (lzma) unpacks it on the GPU machine.
+rm -rf "$out"
+mkdir -p "$out"
+echo "build_bundle: packing $(du -sh "$stage" | cut -f1) with xz -9e (a few minutes)"
+(cd "$stage" && XZ_OPT=-9e tar --owner=0 --group=0 -cJf "$archive.partial" .)
+mv "$archive.partial" "$archive"
+
+size="$(stat -c %s "$archive")"
+tree="$(git ls-files -z | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)"
+total=$((size + tree))
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
+echo "build_bundle: $(wc -l <"$stage/tests.txt") tests, $(wc -l <"$stage/benchmarks.txt") benchmarks," \
+  "$(ls "$stage/lib" | wc -l) libraries; $(du -sh --apparent-size "$stage" | cut -f1) unpacked;" \
+  "$archive: $(mib "$size") (+ $(mib "$tree") working tree = $(mib "$total") of the device tool's 64 MiB)"
+cat "$stage/info.txt"
+if [ "$total" -gt "$limit" ]; then
+  echo "build_bundle: archive and working tree exceed 64 MiB, more than a device run can carry; largest files:" >&2
+  (cd "$stage" && find . -type f -printf '%s\t%p\n' | sort -rn | head -n 15) >&2
   exit 1
+fi
+if [ "$total" -gt "$comfortable" ]; then
+  echo "build_bundle: warning: over 55 MiB with the working tree; little room left under the 64 MiB limit" >&2
 fi
