@@ -3,17 +3,23 @@
 # per-rank batch 64 and 256, the step time with and without DDP and the share of the
 # all-reduce hidden behind backward. Bucket caps: LeNet 0.01/0.01 MB (three buckets; its
 # 0.24 MB of gradients would otherwise be one bucket, ready at the end of backward), the MLP
-# 4/1 MB (five buckets; the default 25 MB cap merges the last 23 MB into one bucket). Timings on a shared machine vary from run to run, so
-# every configuration runs ROUNDS times (rounds interleaved, so load changes hit all of
-# them) and the summary gives the median over rounds, with the load average of each run.
+# 4/1 MB (one 1024x1024 layer per bucket; the default 25 MB cap would merge the last 25 MB
+# into one bucket). Timings on a shared machine vary from run to run, so every configuration
+# runs ROUNDS times (rounds interleaved, so load changes hit all of them) and the summary
+# gives the median over rounds, with the load average of each run.
 #
 #   ROUNDS=5 tools/bench/run_ddp_bench.sh [extra ddp_bench flags other than the caps, e.g. --steps 40]
+#   BRISK_BIN=<a bazel-bin> tools/bench/run_ddp_bench.sh   # prebuilt -c opt launch and ddp_bench,
+#       e.g. from a CPU-only build: CUDA_PATH=/nonexistent bazel --output_base=/tmp/ob_cpu build -c opt ...
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 rounds="${ROUNDS:-3}"
-bazel build -c opt --jobs=2 //tools/bench:ddp_bench //tools/launch >&2
-bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
+bin="${BRISK_BIN:-}"
+if [ -z "$bin" ]; then
+  bazel build -c opt --jobs=2 //tools/bench:ddp_bench //tools/launch >&2
+  bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
+fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 for round in $(seq "$rounds"); do
