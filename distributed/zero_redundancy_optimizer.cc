@@ -1,7 +1,6 @@
 #include "distributed/zero_redundancy_optimizer.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <set>
@@ -14,26 +13,6 @@
 #include "tensor/native/ops.h"
 
 namespace brisk::dist {
-
-namespace {
-
-// "state.<index>.<name>" -> (index, name); throws for any other key.
-std::pair<int64_t, std::string> parse_state_key(const std::string& key, int rank) {
-  const std::string prefix = "state.";
-  const size_t dot = key.find('.', prefix.size());
-  bool ok = key.compare(0, prefix.size(), prefix) == 0 && dot != std::string::npos && dot > prefix.size() &&
-            dot + 1 < key.size();
-  char* end = nullptr;
-  const int64_t index = ok ? std::strtoll(key.c_str() + prefix.size(), &end, 10) : -1;
-  ok = ok && end == key.c_str() + dot && index >= 0;
-  BRISK_CHECK(ok,
-              "ZeroRedundancyOptimizer on rank {}: unexpected tensor \"{}\" in the state dict (expected "
-              "\"state.<param index>.<name>\")",
-              rank, key);
-  return {index, key.substr(dot + 1)};
-}
-
-}  // namespace
 
 std::vector<std::vector<size_t>> partition_parameters(const std::vector<int64_t>& numels, int world_size) {
   BRISK_CHECK(world_size > 0, "partition_parameters: world size {} (must be positive)", world_size);
@@ -166,24 +145,7 @@ void ZeroRedundancyOptimizer::broadcast_parameters() {
   }
 }
 
-void ZeroRedundancyOptimizer::zero_grad(bool set_to_none) {
-  NoGradGuard no_grad;
-  for (Tensor& p : params_) {
-    if (!p.grad().defined()) continue;
-    if (set_to_none) {
-      p.set_grad(Tensor());
-      continue;
-    }
-    Tensor& grad = p.mutable_grad();
-    // As Optimizer::zero_grad: a gradient built with create_graph must not grow its history.
-    if (grad.grad_fn()) {
-      grad.detach_();
-    } else if (grad.requires_grad()) {
-      grad.requires_grad_(false);
-    }
-    grad.zero_();
-  }
-}
+void ZeroRedundancyOptimizer::zero_grad(bool set_to_none) { optim::zero_gradients(params_, set_to_none); }
 
 // ---- State dicts ----
 
@@ -261,7 +223,7 @@ void ZeroRedundancyOptimizer::load_state_dict(const optim::OptimizerState& state
   shard.param_groups = groups;
   shard.param_groups[0]["params"] = local_indices;
   for (const auto& [key, value] : state.tensors) {
-    auto [index, name] = parse_state_key(key, me);
+    auto [index, name] = optim::parse_state_key(key, fmt::format("ZeroRedundancyOptimizer on rank {}", me));
     BRISK_CHECK(known.count(index), "ZeroRedundancyOptimizer on rank {}: the state dict has \"{}\" but no parameter {}",
                 me, key, index);
     auto it = local_of.find(index);

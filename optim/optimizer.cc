@@ -86,25 +86,27 @@ void Optimizer::check_params(const std::vector<Tensor>& params, size_t group_ind
   }
 }
 
-void Optimizer::zero_grad(bool set_to_none) {
+void zero_gradients(const std::vector<Tensor>& params, bool set_to_none) {
   NoGradGuard no_grad;
-  for (ParamGroup& group : groups_) {
-    for (Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      if (set_to_none) {
-        p.set_grad(Tensor());
-        continue;
-      }
-      Tensor& grad = p.mutable_grad();
-      // A gradient built with create_graph has a history; zeroing it must not extend that.
-      if (grad.grad_fn()) {
-        grad.detach_();
-      } else if (grad.requires_grad()) {
-        grad.requires_grad_(false);
-      }
-      grad.zero_();
+  for (Tensor p : params) {
+    if (!p.grad().defined()) continue;
+    if (set_to_none) {
+      p.set_grad(Tensor());
+      continue;
     }
+    Tensor& grad = p.mutable_grad();
+    // A gradient built with create_graph has a history; zeroing it must not extend that.
+    if (grad.grad_fn()) {
+      grad.detach_();
+    } else if (grad.requires_grad()) {
+      grad.requires_grad_(false);
+    }
+    grad.zero_();
   }
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  for (ParamGroup& group : groups_) zero_gradients(group.params(), set_to_none);
 }
 
 const ParamState* Optimizer::find_state(const Tensor& param) const {
@@ -133,9 +135,6 @@ OptimizerState Optimizer::state_dict() const {
   return out;
 }
 
-namespace {
-
-// "state.<index>.<name>" -> (index, name); throws for any other key.
 std::pair<int64_t, std::string> parse_state_key(const std::string& key, const std::string& owner) {
   const std::string prefix = "state.";
   size_t dot = key.find('.', prefix.size());
@@ -148,6 +147,8 @@ std::pair<int64_t, std::string> parse_state_key(const std::string& key, const st
               key);
   return {index, key.substr(dot + 1)};
 }
+
+namespace {
 
 // A copy of a loaded state tensor for `param`: on its device and in its dtype, except for
 // the step count, which stays a CPU tensor as PyTorch keeps it (Adam reads it on the host

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -99,6 +100,14 @@ struct OptimizerState {
   nlohmann::json param_groups = nlohmann::json::array();
   std::map<std::string, Tensor> tensors;
 };
+
+// Splits a state-dict tensor name "state.<index>.<name>" into (index, name); throws for any
+// other key, naming `owner` (e.g. the optimizer) in the message.
+std::pair<int64_t, std::string> parse_state_key(const std::string& key, const std::string& owner);
+
+// What Optimizer::zero_grad does, for any list of parameters: drops their gradients, or with
+// set_to_none = false detaches them and fills them with zeros in place.
+void zero_gradients(const std::vector<Tensor>& params, bool set_to_none = true);
 
 class Optimizer {
  public:
