@@ -1,6 +1,6 @@
 // train_mnist: trains LeNet-5 or an MLP on MNIST-format data (Fashion-MNIST by default) with
 // SGD, momentum and a cosine learning-rate schedule, evaluates test accuracy after every epoch, writes per-epoch metrics to a
-// CSV file and, with --save, a checkpoint that --resume continues from exactly.
+// CSV file and a PNG plot of them and, with --save, a checkpoint that --resume continues from exactly.
 //
 //   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
 //
@@ -37,6 +37,7 @@
 #include "tools/train/classifier.h"
 #include "tools/train/distributed_run.h"
 #include "tools/train/metrics_csv.h"
+#include "tools/train/metrics_plot.h"
 #include "tools/train/mnist_data.h"
 #include "tools/train/progress_reporter.h"
 #include "tools/train/train_loop.h"
@@ -165,8 +166,9 @@ int run_training(const TrainOptions& options) {
   // Trained through DDP when distributed; evaluated and saved as the plain model, whose
   // parameters DDP shares.
   const Classifier trained = run.enabled ? wrap_ddp(model, run) : model;
+  const std::string csv_path = resolve_path(options.metrics_csv);
   std::optional<MetricsCsv> csv;
-  if (run.is_main()) csv.emplace(resolve_path(options.metrics_csv), /*append=*/resumed.has_value());
+  if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value());
   spdlog::info("SGD lr {} ({} schedule) momentum {}, batch {}, {} batches an epoch, epochs {} to {}",
                optimizer.param_groups()[0].options().get_lr(), options.lr_schedule,
                optimizer.param_groups()[0].options().get_momentum(), options.batch_size, train_loader.size(),
@@ -201,6 +203,8 @@ int run_training(const TrainOptions& options) {
                  row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
                  100 * row.test.accuracy(), row.images_per_second, row.seconds);
     csv->write(row);
+    // Drawn from the file, so that a resumed run's plot shows the epochs before it too.
+    if (options.plot) write_metrics_plot(csv_path, metrics_png_path(csv_path));
     if (!options.save.empty()) {
       checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, optimizer, progress, data_seed, scheduler.get());
       ckpt.metadata = run_metadata(options, run);

@@ -37,6 +37,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->capture_default_str();
   app.add_option("--metrics-csv", o.metrics_csv, "per-epoch metrics file (appended to when resuming)")
       ->capture_default_str();
+  app.add_flag("--plot,!--no-plot", o.plot,
+               "draw the per-epoch metrics as a PNG next to the CSV (its name with .png) after every epoch "
+               "(default: on)");
   app.add_option("--train-limit", o.train_limit, "train on the first N examples only (0: all)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--test-limit", o.test_limit, "evaluate on the first N test examples only (0: all)")

@@ -1,5 +1,5 @@
 // Runs the train_mnist program on a few hundred Fashion-MNIST images: it trains, writes its
-// CSV and checkpoints, and a run resumed from the first epoch's checkpoint ends with the same
+// CSV, its PNG plot and checkpoints, and a run resumed from the first epoch's checkpoint ends with the same
 // weights, optimizer and scheduler state, bitwise, as the run that was never interrupted.
 #include <catch2/catch.hpp>
 
@@ -15,6 +15,8 @@
 
 #include "checkpoint/checkpoint.h"
 #include "tests/checkpoint/dtype_samples.h"
+#include "tests/checkpoint/file_util.h"
+#include "tests/tools/train/png_decode.h"
 
 using namespace brisk;
 using Catch::Matchers::Contains;
@@ -92,6 +94,9 @@ TEST_CASE("train_mnist: trains LeNet-5, writes per-epoch metrics and checkpoints
   }
   // 256 images are enough to learn something: the second epoch's loss is lower.
   REQUIRE(std::stod(split(csv[2])[1]) < std::stod(split(csv[1])[1]));
+  // Its plot next to it (tests/tools/train/metrics_plot_test checks what is drawn).
+  namespace png = brisk::train::testing;
+  REQUIRE(png::decode_png(png::read_file(dir + "/full.png")).width > 0);
 
   // One checkpoint per epoch ("{epoch}" in --save), each saying how far the run got.
   checkpoint::Checkpoint after_one = checkpoint::load_checkpoint(dir + "/full-1.ckpt");
@@ -134,10 +139,11 @@ TEST_CASE("train_mnist: trains LeNet-5, writes per-epoch metrics and checkpoints
 
 TEST_CASE("train_mnist: the MLP trains too") {
   std::string dir = scratch_dir("train_mnist_mlp");
-  Result run = train_mnist("--model mlp --epochs 1 --metrics-csv " + dir + "/m.csv");
+  Result run = train_mnist("--model mlp --epochs 1 --no-plot --metrics-csv " + dir + "/m.csv");
   REQUIRE(run.status == 0);
   REQUIRE_THAT(run.output, Contains("mlp (235146 parameters)"));
   REQUIRE(lines(dir + "/m.csv").size() == 2);
+  REQUIRE(checkpoint::testing::list_dir(dir) == std::vector<std::string>{"m.csv"});  // --no-plot: no PNG
 }
 
 TEST_CASE("train_mnist: bad flags and missing data fail with a message") {
