@@ -37,11 +37,11 @@ std::vector<uint8_t> records(int first, int count) {
 }  // namespace
 
 TEST_CASE("CIFAR10 reads the five train batches and the test batch", "[data][cifar]") {
-  std::string dir = testing::scratch_dir("cifar_files");
+  std::string dir = data::testing::scratch_dir("cifar_files");
   for (int b = 1; b <= 5; ++b) {
-    testing::write_file(dir + "/data_batch_" + std::to_string(b) + ".bin", records(3 * (b - 1), 3));
+    data::testing::write_bytes(dir + "/data_batch_" + std::to_string(b) + ".bin", records(3 * (b - 1), 3));
   }
-  testing::write_file(dir + "/test_batch.bin", records(100, 2));
+  data::testing::write_bytes(dir + "/test_batch.bin", records(100, 2));
 
   CIFAR10 train(dir, true);
   REQUIRE(train.size() == 15);
@@ -61,35 +61,35 @@ TEST_CASE("CIFAR10 reads the five train batches and the test batch", "[data][cif
 }
 
 TEST_CASE("CIFAR10 finds the files in cifar-10-batches-bin, as the archive unpacks", "[data][cifar]") {
-  std::string dir = testing::scratch_dir("cifar_nested");
+  std::string dir = data::testing::scratch_dir("cifar_nested");
   REQUIRE(system(("mkdir -p " + dir + "/cifar-10-batches-bin").c_str()) == 0);
-  testing::write_file(dir + "/cifar-10-batches-bin/test_batch.bin", testing::gzip(records(7, 4)));
+  data::testing::write_bytes(dir + "/cifar-10-batches-bin/test_batch.bin", data::testing::gzip(records(7, 4)));
   CIFAR10 test(dir, false);
   CHECK(test.labels().to_vector<int64_t>() == std::vector<int64_t>{7, 8, 9, 0});
 }
 
 TEST_CASE("CIFAR10 errors name the file, the problem and the byte offset", "[data][cifar]") {
-  std::string dir = testing::scratch_dir("cifar_errors");
+  std::string dir = data::testing::scratch_dir("cifar_errors");
   CHECK_THROWS_WITH(CIFAR10(dir, false), Contains("missing file") && Contains(dir + "/test_batch.bin") &&
                                              Contains(dir + "/cifar-10-batches-bin/test_batch.bin"));
 
-  testing::write_file(dir + "/test_batch.bin", {});
+  data::testing::write_bytes(dir + "/test_batch.bin", {});
   CHECK_THROWS_WITH(CIFAR10(dir, false), Contains(dir + "/test_batch.bin") && Contains("empty"));
 
   std::vector<uint8_t> cut = records(0, 2);
   cut.resize(3073 + 100);
-  testing::write_file(dir + "/test_batch.bin", cut);
+  data::testing::write_bytes(dir + "/test_batch.bin", cut);
   CHECK_THROWS_WITH(CIFAR10(dir, false), Contains(dir + "/test_batch.bin") && Contains("truncated data") &&
                                              Contains("3173 bytes") && Contains("expected 6146 bytes"));
 
   std::vector<uint8_t> bad_label = records(0, 3);
   bad_label[2 * 3073] = 10;
-  testing::write_file(dir + "/test_batch.bin", bad_label);
+  data::testing::write_bytes(dir + "/test_batch.bin", bad_label);
   CHECK_THROWS_WITH(CIFAR10(dir, false), Contains(dir + "/test_batch.bin") &&
                                              Contains("label 10 of record 2 at byte offset 6146 is out of range"));
 
   // Only data_batch_1.bin: the train set names the first batch that is missing.
-  testing::write_file(dir + "/data_batch_1.bin", records(0, 1));
+  data::testing::write_bytes(dir + "/data_batch_1.bin", records(0, 1));
   CHECK_THROWS_WITH(CIFAR10(dir, true), Contains("missing file") && Contains("data_batch_2.bin"));
 }
 

@@ -1,35 +1,19 @@
 #pragma once
-// Files for the data tests: a scratch directory, writing bytes, gzip and IDX encoding.
-#include <sys/stat.h>
+// Files for the data tests: the shared scratch-file helpers (tests/scratch_files.h), gzip and
+// IDX encoding.
 #include <zlib.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "tests/scratch_files.h"
+
 namespace brisk::data::testing {
 
-// A fresh, empty directory named `name` under Bazel's TEST_TMPDIR (or /tmp).
-inline std::string scratch_dir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string dir = std::string(base != nullptr ? base : "/tmp") + "/" + name;
-  std::string cleanup = "rm -rf '" + dir + "'";
-  if (std::system(cleanup.c_str()) != 0 || mkdir(dir.c_str(), 0755) != 0) {
-    throw std::runtime_error("cannot create " + dir);
-  }
-  return dir;
-}
-
-inline void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) throw std::runtime_error("cannot write " + path);
-  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  if (written != bytes.size()) throw std::runtime_error("short write to " + path);
-}
+using brisk::testing::scratch_dir;
+using brisk::testing::write_bytes;
 
 // `plain` as one gzip member.
 inline std::vector<uint8_t> gzip(const std::vector<uint8_t>& plain) {

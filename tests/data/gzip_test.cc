@@ -21,24 +21,24 @@ std::vector<uint8_t> concat(std::vector<uint8_t> a, const std::vector<uint8_t>& 
 TEST_CASE("gunzip restores what gzip compressed", "[data][gzip]") {
   std::vector<uint8_t> plain;
   for (int i = 0; i < 100000; ++i) plain.push_back(static_cast<uint8_t>(i * 7 % 251));
-  std::vector<uint8_t> packed = testing::gzip(plain);
+  std::vector<uint8_t> packed = data::testing::gzip(plain);
   CHECK(is_gzip(packed.data(), packed.size()));
   CHECK_FALSE(is_gzip(plain.data(), plain.size()));
   CHECK(gunzip(packed.data(), packed.size(), "mem") == plain);
 
-  std::vector<uint8_t> empty = testing::gzip({});
+  std::vector<uint8_t> empty = data::testing::gzip({});
   CHECK(gunzip(empty.data(), empty.size(), "mem").empty());
 }
 
 TEST_CASE("gunzip joins concatenated members and skips zero padding", "[data][gzip]") {
-  std::vector<uint8_t> two = concat(testing::gzip(text("hello, ")), testing::gzip(text("world")));
+  std::vector<uint8_t> two = concat(data::testing::gzip(text("hello, ")), data::testing::gzip(text("world")));
   CHECK(gunzip(two.data(), two.size(), "mem") == text("hello, world"));
-  std::vector<uint8_t> padded = concat(testing::gzip(text("abc")), std::vector<uint8_t>(10, 0));
+  std::vector<uint8_t> padded = concat(data::testing::gzip(text("abc")), std::vector<uint8_t>(10, 0));
   CHECK(gunzip(padded.data(), padded.size(), "mem") == text("abc"));
 }
 
 TEST_CASE("gunzip errors name the source and where the data went wrong", "[data][gzip]") {
-  std::vector<uint8_t> packed = testing::gzip(text(std::string(1000, 'x') + "the end"));
+  std::vector<uint8_t> packed = data::testing::gzip(text(std::string(1000, 'x') + "the end"));
 
   std::vector<uint8_t> truncated(packed.begin(), packed.end() - 10);
   CHECK_THROWS_WITH(gunzip(truncated.data(), truncated.size(), "a.gz"),

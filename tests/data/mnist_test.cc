@@ -20,11 +20,11 @@ void write_tiny_mnist(const std::string& dir, const std::string& prefix, bool gz
   for (int i = 0; i < 5; ++i) {
     for (int j = 0; j < 6; ++j) pixels.push_back(static_cast<uint8_t>(10 * i + j));
   }
-  std::vector<uint8_t> images = testing::idx(0x08, {5, 2, 3}, pixels);
-  std::vector<uint8_t> labels = testing::idx(0x08, {5}, {4, 3, 2, 1, 0});
+  std::vector<uint8_t> images = data::testing::idx(0x08, {5, 2, 3}, pixels);
+  std::vector<uint8_t> labels = data::testing::idx(0x08, {5}, {4, 3, 2, 1, 0});
   std::string suffix = gz ? ".gz" : "";
-  testing::write_file(dir + "/" + prefix + "-images-idx3-ubyte" + suffix, gz ? testing::gzip(images) : images);
-  testing::write_file(dir + "/" + prefix + "-labels-idx1-ubyte" + suffix, gz ? testing::gzip(labels) : labels);
+  data::testing::write_bytes(dir + "/" + prefix + "-images-idx3-ubyte" + suffix, gz ? data::testing::gzip(images) : images);
+  data::testing::write_bytes(dir + "/" + prefix + "-labels-idx1-ubyte" + suffix, gz ? data::testing::gzip(labels) : labels);
 }
 
 // Where Bazel puts @fashion_mnist//:files, or where Debian installs them.
@@ -39,7 +39,7 @@ std::string fashion_mnist_root() {
 }  // namespace
 
 TEST_CASE("MNIST reads the train and test files, plain or gzip", "[data][mnist]") {
-  std::string dir = testing::scratch_dir("mnist_tiny");
+  std::string dir = data::testing::scratch_dir("mnist_tiny");
   write_tiny_mnist(dir, "train", false);
   write_tiny_mnist(dir, "t10k", true);
   for (bool train : {true, false}) {
@@ -81,32 +81,32 @@ TEST_CASE("MNIST reads the real Fashion-MNIST files", "[data][mnist]") {
 }
 
 TEST_CASE("MNIST errors name the file and what is wrong with it", "[data][mnist]") {
-  std::string dir = testing::scratch_dir("mnist_errors");
+  std::string dir = data::testing::scratch_dir("mnist_errors");
   CHECK_THROWS_WITH(MNIST(dir, true), Contains("missing file") && Contains(dir + "/train-images-idx3-ubyte") &&
                                           Contains(dir + "/train-images-idx3-ubyte.gz"));
 
   std::string images = dir + "/train-images-idx3-ubyte";
   std::string labels = dir + "/train-labels-idx1-ubyte";
-  testing::write_file(images, testing::idx(0x08, {3, 2, 2}, std::vector<uint8_t>(12, 0)));
+  data::testing::write_bytes(images, data::testing::idx(0x08, {3, 2, 2}, std::vector<uint8_t>(12, 0)));
 
-  testing::write_file(labels, testing::idx(0x08, {2}, {1, 2}));
+  data::testing::write_bytes(labels, data::testing::idx(0x08, {2}, {1, 2}));
   CHECK_THROWS_WITH(MNIST(dir, true),
                     Contains(labels) && Contains("has 2 labels") && Contains(images) && Contains("has 3 images"));
 
-  testing::write_file(labels, testing::idx(0x08, {3}, {1, 10, 2}));
+  data::testing::write_bytes(labels, data::testing::idx(0x08, {3}, {1, 10, 2}));
   CHECK_THROWS_WITH(MNIST(dir, true), Contains(labels) && Contains("label 10 of example 1 (byte offset 9") &&
                                           Contains("out of range [0, 9]"));
 
-  testing::write_file(labels, testing::idx(0x08, {3, 1}, {1, 2, 3}));
+  data::testing::write_bytes(labels, data::testing::idx(0x08, {3, 1}, {1, 2, 3}));
   CHECK_THROWS_WITH(MNIST(dir, true), Contains(labels) && Contains("[3, 1] uint8") && Contains("1 dim [N]"));
 
-  testing::write_file(labels, testing::idx(0x0c, {3}, std::vector<uint8_t>(12, 0)));
+  data::testing::write_bytes(labels, data::testing::idx(0x0c, {3}, std::vector<uint8_t>(12, 0)));
   CHECK_THROWS_WITH(MNIST(dir, true), Contains(labels) && Contains("[3] int32") && Contains("expected uint8"));
 
-  testing::write_file(labels, testing::idx(0x08, {3}, {0, 1, 2}));
-  testing::write_file(images, testing::idx(0x08, {3, 4}, std::vector<uint8_t>(12, 0)));
+  data::testing::write_bytes(labels, data::testing::idx(0x08, {3}, {0, 1, 2}));
+  data::testing::write_bytes(images, data::testing::idx(0x08, {3, 4}, std::vector<uint8_t>(12, 0)));
   CHECK_THROWS_WITH(MNIST(dir, true), Contains(images) && Contains("[3, 4] uint8") && Contains("3 dims [N, H, W]"));
 
-  testing::write_file(images, {0x00, 0x00, 0x09});
+  data::testing::write_bytes(images, {0x00, 0x00, 0x09});
   CHECK_THROWS_WITH(MNIST(dir, true), Contains(images) && Contains("too short"));
 }

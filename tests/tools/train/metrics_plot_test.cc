@@ -136,11 +136,11 @@ TEST_CASE("write_metrics_plot: the CSV's plot as a valid PNG next to it, replace
   const std::string csv = dir + "/metrics.csv";
   write_text(csv, std::string(MetricsCsv::kHeader) + "\n1,0.9,0.6,0.7,0.7,100.0,1.00\n");
   write_metrics_plot(csv, metrics_png_path(csv));
-  testing::DecodedPng one = testing::decode_png(testing::read_file(dir + "/metrics.png"));
+  train::testing::DecodedPng one = train::testing::decode_png(train::testing::read_file(dir + "/metrics.png"));
 
   write_text(csv, std::string(MetricsCsv::kHeader) + "\n1,0.9,0.6,0.7,0.7,100.0,1.00\n2,0.5,0.8,0.6,0.8,100.0,1.00\n");
   write_metrics_plot(csv, metrics_png_path(csv));
-  testing::DecodedPng two = testing::decode_png(testing::read_file(dir + "/metrics.png"));
+  train::testing::DecodedPng two = train::testing::decode_png(train::testing::read_file(dir + "/metrics.png"));
   MetricsPlot expected = plot_metrics(read_metrics_csv(csv));
   REQUIRE(two.width == expected.canvas.width());
   REQUIRE(two.height == expected.canvas.height());

@@ -6,35 +6,29 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
 #include "tests/checkpoint/dtype_samples.h"
+#include "tests/scratch_files.h"
 #include "tests/tools/launch/process_runner.h"
+#include "tests/tools/train/csv_lines.h"
 
 using namespace brisk;
 using brisk::testing::count;
 using brisk::testing::launcher_path;
+using brisk::testing::lines;
 using brisk::testing::lines_starting_with;
 using brisk::testing::run_process;
 using brisk::testing::RunOptions;
 using brisk::testing::RunResult;
+using brisk::testing::scratch_dir;
+using brisk::testing::split;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::string fresh_dir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::filesystem::path dir = std::filesystem::path(tmp ? tmp : "/tmp") / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
 
 // train_mnist under the launcher with `nproc` workers: LeNet-5 on the first 256 training and
 // 200 test images, global batches of 32, one kernel thread per process (the same reduction
@@ -54,20 +48,6 @@ RunResult launch_train(int nproc, const std::vector<std::string>& args) {
   return r;
 }
 
-std::vector<std::string> lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream s(line);
-  for (std::string field; std::getline(s, field, ',');) out.push_back(field);
-  return out;
-}
-
 double max_abs_difference(const Tensor& a, const Tensor& b) {
   std::vector<float> x = a.contiguous().to_vector<float>();
   std::vector<float> y = b.contiguous().to_vector<float>();
@@ -81,7 +61,7 @@ double max_abs_difference(const Tensor& a, const Tensor& b) {
 
 TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same global batch; rank 0 writes",
           "[distributed][train]") {
-  std::string dir = fresh_dir("train_mnist_distributed");
+  std::string dir = scratch_dir("train_mnist_distributed");
   RunResult two = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/two.csv", "--save",
                                    dir + "/two-{epoch}.ckpt"});
   REQUIRE(two.status == 0);
@@ -132,7 +112,7 @@ TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same
 
 TEST_CASE("train_mnist distributed: resuming every rank from one checkpoint continues the run exactly",
           "[distributed][train]") {
-  std::string dir = fresh_dir("train_mnist_distributed_resume");
+  std::string dir = scratch_dir("train_mnist_distributed_resume");
   RunResult full = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/full.csv", "--save",
                                     dir + "/full-{epoch}.ckpt"});
   REQUIRE(full.status == 0);
@@ -164,7 +144,7 @@ TEST_CASE("train_mnist distributed: resuming every rank from one checkpoint cont
 
 TEST_CASE("train_mnist distributed: a global batch that does not split over the ranks is an error naming both",
           "[distributed][train]") {
-  std::string dir = fresh_dir("train_mnist_distributed_batch");
+  std::string dir = scratch_dir("train_mnist_distributed_batch");
   RunResult r = launch_train(2, {"--batch-size", "33", "--metrics-csv", dir + "/x.csv"});
   CHECK(r.status == 1);
   CHECK_THAT(r.out, Contains("--batch-size 33 (the global batch) does not split evenly over 2 processes"));

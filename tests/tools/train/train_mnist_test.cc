@@ -7,18 +7,19 @@
 
 #include <array>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
 #include "tests/checkpoint/dtype_samples.h"
 #include "tests/checkpoint/file_util.h"
+#include "tests/tools/train/csv_lines.h"
 #include "tests/tools/train/png_decode.h"
 
 using namespace brisk;
+using brisk::testing::lines;
+using brisk::testing::scratch_dir;
+using brisk::testing::split;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -45,27 +46,6 @@ Result train_mnist(const std::string& args) {
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   UNSCOPED_INFO("$ " << command << "\n" << result.output);
   return result;
-}
-
-std::string scratch_dir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  std::string dir = std::string(base != nullptr ? base : "/tmp") + "/" + name;
-  REQUIRE(std::system(("rm -rf '" + dir + "' && mkdir -p '" + dir + "'").c_str()) == 0);
-  return dir;
-}
-
-std::vector<std::string> lines(const std::string& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream s(line);
-  for (std::string field; std::getline(s, field, ',');) out.push_back(field);
-  return out;
 }
 
 }  // namespace
