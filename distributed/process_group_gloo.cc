@@ -11,6 +11,7 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
+#include <signal.h>
 
 #include <condition_variable>
 #include <cstdlib>
@@ -30,6 +31,14 @@
 
 namespace brisk::dist {
 namespace {
+
+// Gloo writes to its peers' sockets without MSG_NOSIGNAL, so a write to a peer that died
+// raises SIGPIPE, whose default action kills this process before the collective can fail
+// with an error naming the absent rank. A handler the program installed itself is kept.
+void ignore_default_sigpipe() {
+  struct sigaction current {};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+}
 
 using Clock = std::chrono::steady_clock;
 using ReduceFn = std::function<void(void*, const void*, const void*, size_t)>;
@@ -377,6 +386,7 @@ ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int s
   impl_->size = size;
   impl_->options = options;
   impl_->name = std::move(name);
+  ignore_default_sigpipe();
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = host;

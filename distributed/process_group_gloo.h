@@ -22,7 +22,10 @@
 // with the op, its number and the ranks that never entered it. The group is then unusable:
 // every later Work fails at once with the first error. wait() throws that brisk::Error; left
 // uncaught it terminates the program (std::terminate prints it on stderr, exit status
-// non-zero), which is how a job stops instead of hanging.
+// non-zero), which is how a job stops instead of hanging. So that a dead peer surfaces as that
+// error rather than killing this process with SIGPIPE (Gloo writes to sockets without
+// MSG_NOSIGNAL), constructing a group sets SIGPIPE to ignored unless the program installed a
+// handler of its own.
 #include <memory>
 #include <string>
 
