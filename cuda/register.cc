@@ -7,7 +7,7 @@ namespace {
 
 const bool registered = [] {
   static CudaBackend backend;
-  register_cuda_backend(&backend);
+  register_backend(DeviceType::CUDA, &backend);
   return true;
 }();
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,17 +25,24 @@ struct ProcessGroupOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // Before each collective, compare (op, sequence number, numel, dtype) across ranks.
   bool check_desync = true;
+  // The device whose tensors the group's operations take: every tensor argument must be on
+  // it, as NCCL requires. Unset: the CPU for Gloo; for NCCL the current CUDA device when the
+  // group is created. Code that issues its own collectives (DDP, ZeRO, metrics) creates its
+  // tensors on ProcessGroup::device().
+  std::optional<Device> device;
 };
 
 class ProcessGroup {
  public:
-  ProcessGroup(int rank, int size) : rank_(rank), size_(size) {}
+  ProcessGroup(int rank, int size, Device device) : rank_(rank), size_(size), device_(device) {}
   virtual ~ProcessGroup() = default;
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // The device of every tensor the operations take (ProcessGroupOptions::device).
+  Device device() const { return device_; }
   virtual std::string backend_name() const = 0;
 
   // tensor on `root` is copied into tensor on every rank.
@@ -60,6 +68,7 @@ class ProcessGroup {
  private:
   int rank_;
   int size_;
+  Device device_;
 };
 
 }  // namespace brisk::dist

@@ -377,7 +377,7 @@ std::string ProcessGroupGloo::device_host() {
 
 ProcessGroupGloo::ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options,
                                    std::string host, std::string name)
-    : ProcessGroup(rank, size), impl_(std::make_unique<Impl>()) {
+    : ProcessGroup(rank, size, options.device.value_or(kCPU)), impl_(std::make_unique<Impl>()) {
   BRISK_CHECK(size >= 1 && rank >= 0 && rank < size, "ProcessGroupGloo '{}': rank {} is not in [0, {})", name, rank,
               size);
   BRISK_CHECK(options.timeout.count() > 0, "ProcessGroupGloo '{}': timeout must be positive", name);

@@ -48,7 +48,11 @@ void copy_on(cudaStream_t stream, const Tensor& dst, const Tensor& src) {
 }  // namespace
 
 ProcessGroupNCCL::ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options)
-    : ProcessGroup(rank, size), impl_(std::make_unique<Impl>(std::move(store), rank, size, options)) {}
+    : ProcessGroup(rank, size, options.device.value_or(cuda_device(cuda::current_device()))),
+      impl_(std::make_unique<Impl>(std::move(store), rank, size, options)) {
+  BRISK_CHECK(device().is_cuda(), "ProcessGroupNCCL: rank {}: the group's device must be a CUDA device, got {}", rank,
+              device());
+}
 
 ProcessGroupNCCL::~ProcessGroupNCCL() = default;
 

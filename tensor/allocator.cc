@@ -12,19 +12,29 @@ const char* missing_cuda_backend_reason();
 namespace {
 
 Allocator* cuda_allocator_slot = nullptr;
+Allocator* sim_allocator_slot = nullptr;
 
 }  // namespace
 
 void register_allocator(DeviceType type, Allocator* allocator) {
-  BRISK_CHECK(type == DeviceType::CUDA, "register_allocator: only the CUDA allocator can be replaced");
-  cuda_allocator_slot = allocator;
+  BRISK_CHECK(type != DeviceType::CPU, "register_allocator: the CPU allocator is built in");
+  (type == DeviceType::CUDA ? cuda_allocator_slot : sim_allocator_slot) = allocator;
 }
 
 Allocator* allocator_for(Device device) {
-  if (device.is_cpu()) return cpu_allocator();
-  BRISK_CHECK(cuda_allocator_slot != nullptr, "device {} requested, but {}", device,
-              detail::missing_cuda_backend_reason());
-  return cuda_allocator_slot;
+  switch (device.type) {
+    case DeviceType::CPU: return cpu_allocator();
+    case DeviceType::CUDA:
+      BRISK_CHECK(cuda_allocator_slot != nullptr, "device {} requested, but {}", device,
+                  detail::missing_cuda_backend_reason());
+      return cuda_allocator_slot;
+    case DeviceType::Sim:
+      BRISK_CHECK(sim_allocator_slot != nullptr,
+                  "device {} requested, but this program does not link the simulated device (depend on //tensor/sim)",
+                  device);
+      return sim_allocator_slot;
+  }
+  BRISK_FAIL("allocator_for: unknown device type");
 }
 
 }  // namespace brisk

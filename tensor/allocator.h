@@ -1,6 +1,7 @@
 #pragma once
-// Memory for tensors. Each device type has one Allocator; the CPU one is built in and
-// the CUDA backend registers its caching allocator when it is linked in.
+// Memory for tensors. Each device type has one Allocator; the CPU one is built in, the
+// CUDA backend registers its caching allocator and //tensor/sim the simulated device's
+// when they are linked in.
 #include <cstddef>
 #include <functional>
 #include <memory>

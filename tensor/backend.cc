@@ -12,6 +12,7 @@ const char* missing_cuda_backend_reason();
 namespace {
 
 Backend* cuda_backend_slot = nullptr;
+Backend* sim_backend_slot = nullptr;
 
 [[noreturn]] void op_missing(const char* op, const Tensor& t) {
   BRISK_FAIL("{}: not implemented for device {} yet", op, t.device());
@@ -19,14 +20,26 @@ Backend* cuda_backend_slot = nullptr;
 
 }  // namespace
 
-void register_cuda_backend(Backend* backend) { cuda_backend_slot = backend; }
+void register_backend(DeviceType type, Backend* backend) {
+  BRISK_CHECK(type != DeviceType::CPU, "register_backend: the CPU backend is built in");
+  (type == DeviceType::CUDA ? cuda_backend_slot : sim_backend_slot) = backend;
+}
 
 Backend& backend_for(Device device) {
   static cpu::CpuBackend cpu_backend;
-  if (device.is_cpu()) return cpu_backend;
-  BRISK_CHECK(cuda_backend_slot != nullptr, "device {} requested, but {}", device,
-              detail::missing_cuda_backend_reason());
-  return *cuda_backend_slot;
+  switch (device.type) {
+    case DeviceType::CPU: return cpu_backend;
+    case DeviceType::CUDA:
+      BRISK_CHECK(cuda_backend_slot != nullptr, "device {} requested, but {}", device,
+                  detail::missing_cuda_backend_reason());
+      return *cuda_backend_slot;
+    case DeviceType::Sim:
+      BRISK_CHECK(sim_backend_slot != nullptr,
+                  "device {} requested, but this program does not link the simulated device (depend on //tensor/sim)",
+                  device);
+      return *sim_backend_slot;
+  }
+  BRISK_FAIL("backend_for: unknown device type");
 }
 
 void Backend::conv2d(const Tensor& out, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {

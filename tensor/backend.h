@@ -90,7 +90,10 @@ class Backend {
                          const Tensor& max_exp_avg_sq, const AdamStepParams& params);
 };
 
+// The kernels of `device`'s type; errors naming the missing library when its backend was not
+// linked in (//cuda registers the CUDA backend, //tensor/sim the simulated device's).
 Backend& backend_for(Device device);
-void register_cuda_backend(Backend* backend);
+// Installs the backend of a non-CPU device type (at static initialization).
+void register_backend(DeviceType type, Backend* backend);
 
 }  // namespace brisk

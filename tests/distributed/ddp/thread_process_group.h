@@ -63,7 +63,7 @@ class ThreadWorld {
 class ThreadProcessGroup final : public ProcessGroup {
  public:
   ThreadProcessGroup(std::shared_ptr<ThreadWorld> world, int rank)
-      : ProcessGroup(rank, world->size()), world_(std::move(world)) {}
+      : ProcessGroup(rank, world->size(), kCPU), world_(std::move(world)) {}
 
   std::string backend_name() const override { return "threads"; }
   std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;
