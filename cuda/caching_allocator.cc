@@ -13,21 +13,22 @@ namespace brisk::cuda {
 struct DeviceCachingAllocator::Block {
   size_t size;
   void* ptr;
-  StreamHandle stream;
+  uint64_t stream_id;  // of the stream it was allocated on
   bool small;
   bool allocated = false;
   Block* prev = nullptr;
   Block* next = nullptr;
-  // Streams other than `stream` that used the block (record_stream).
-  std::vector<StreamHandle> stream_uses;
+  // Streams other than its own that used the block (record_stream).
+  std::vector<StreamRef> stream_uses;
   // Events still to complete before a freed block can be reused.
   int pending_events = 0;
 
-  Block(size_t size, void* ptr, StreamHandle stream, bool small) : size(size), ptr(ptr), stream(stream), small(small) {}
+  Block(size_t size, void* ptr, uint64_t stream_id, bool small)
+      : size(size), ptr(ptr), stream_id(stream_id), small(small) {}
 };
 
 bool DeviceCachingAllocator::BlockLess::operator()(const Block* a, const Block* b) const {
-  if (a->stream != b->stream) return std::less<StreamHandle>()(a->stream, b->stream);
+  if (a->stream_id != b->stream_id) return a->stream_id < b->stream_id;
   if (a->size != b->size) return a->size < b->size;
   return std::less<void*>()(a->ptr, b->ptr);
 }
@@ -60,14 +61,14 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
   for (Block* block : blocks) delete block;
 }
 
-void* DeviceCachingAllocator::malloc(size_t nbytes, StreamHandle stream) {
+void* DeviceCachingAllocator::malloc(size_t nbytes, StreamRef stream) {
   if (nbytes == 0) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
   process_events();
   size_t size = round_block_size(nbytes);
   bool small = size <= kSmallSize;
-  Block* block = take_cached_block(small ? small_pool_ : large_pool_, stream, size);
-  if (block == nullptr) block = new_segment(size, nbytes, stream, small);
+  Block* block = take_cached_block(small ? small_pool_ : large_pool_, stream.id, size);
+  if (block == nullptr) block = new_segment(size, nbytes, stream.id, small);
   split(block, size);
   block->allocated = true;
   allocated_[block->ptr] = block;
@@ -84,30 +85,47 @@ void DeviceCachingAllocator::free(void* ptr) {
   BRISK_CHECK(it != allocated_.end(), "CUDA caching allocator: free of {} on cuda:{}, which it did not allocate", ptr,
               device_);
   Block* block = it->second;
+  // Events first: if recording one fails, the block stays allocated rather than being
+  // reused while that stream may still use it.
+  std::vector<PendingFree> events;
+  try {
+    for (const StreamRef& stream : block->stream_uses) events.push_back({api_->record_event(stream.handle), block});
+  } catch (...) {
+    for (const PendingFree& p : events) api_->destroy_event(p.event);
+    throw;
+  }
   allocated_.erase(it);
   stats_.allocated_bytes -= block->size;
   ++stats_.num_frees;
-  if (block->stream_uses.empty()) {
+  block->stream_uses.clear();
+  if (events.empty()) {
     free_block(block);
     return;
   }
-  for (StreamHandle stream : block->stream_uses) {
-    pending_.push_back({api_->record_event(stream), block});
-    ++block->pending_events;
-  }
-  block->stream_uses.clear();
+  block->pending_events += static_cast<int>(events.size());
+  pending_.insert(pending_.end(), events.begin(), events.end());
 }
 
-void DeviceCachingAllocator::record_stream(void* ptr, StreamHandle stream) {
+void DeviceCachingAllocator::record_stream(void* ptr, StreamRef stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = allocated_.find(ptr);
   BRISK_CHECK(it != allocated_.end(),
               "record_stream: {} on cuda:{} was not allocated by Brisk's CUDA caching allocator (or was freed)", ptr,
               device_);
   Block* block = it->second;
-  if (stream == block->stream) return;
-  if (std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) == block->stream_uses.end()) {
-    block->stream_uses.push_back(stream);
+  if (stream.id == block->stream_id) return;
+  auto& uses = block->stream_uses;
+  if (std::none_of(uses.begin(), uses.end(), [&](const StreamRef& s) { return s.id == stream.id; })) {
+    uses.push_back(stream);
+  }
+}
+
+void DeviceCachingAllocator::stream_destroyed(uint64_t stream_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [ptr, block] : allocated_) {
+    auto& uses = block->stream_uses;
+    uses.erase(std::remove_if(uses.begin(), uses.end(), [&](const StreamRef& s) { return s.id == stream_id; }),
+               uses.end());
   }
 }
 
@@ -132,18 +150,18 @@ DeviceCachingAllocator::Pool& DeviceCachingAllocator::pool_of(const Block* block
   return block->small ? small_pool_ : large_pool_;
 }
 
-DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& pool, StreamHandle stream,
+DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& pool, uint64_t stream_id,
                                                                          size_t size) {
-  Block key(size, nullptr, stream, false);
+  Block key(size, nullptr, stream_id, false);
   auto it = pool.lower_bound(&key);
-  if (it == pool.end() || (*it)->stream != stream) return nullptr;
+  if (it == pool.end() || (*it)->stream_id != stream_id) return nullptr;
   Block* block = *it;
   pool.erase(it);
   return block;
 }
 
 DeviceCachingAllocator::Block* DeviceCachingAllocator::new_segment(size_t size, size_t requested,
-                                                                   StreamHandle stream, bool small) {
+                                                                   uint64_t stream_id, bool small) {
   size_t bytes = segment_size(size);
   void* ptr = nullptr;
   if (!api_->malloc(&ptr, bytes)) {
@@ -154,14 +172,14 @@ DeviceCachingAllocator::Block* DeviceCachingAllocator::new_segment(size_t size, 
   stats_.reserved_bytes += bytes;
   stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
   ++stats_.num_device_mallocs;
-  return new Block(bytes, ptr, stream, small);
+  return new Block(bytes, ptr, stream_id, small);
 }
 
 void DeviceCachingAllocator::split(Block* block, size_t size) {
   size_t remaining = block->size - size;
   bool worth_it = block->small ? remaining >= kMinBlockSize : remaining > kSmallSize;
   if (!worth_it) return;
-  Block* rest = new Block(remaining, static_cast<char*>(block->ptr) + size, block->stream, block->small);
+  Block* rest = new Block(remaining, static_cast<char*>(block->ptr) + size, block->stream_id, block->small);
   rest->prev = block;
   rest->next = block->next;
   if (rest->next != nullptr) rest->next->prev = rest;

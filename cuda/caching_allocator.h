@@ -12,9 +12,14 @@
 //   - a block belongs to the stream it was allocated on. Reusing it on that stream needs no
 //     synchronization, since stream order runs the new work after the old; on another
 //     stream it could be overwritten while still being read, so each stream has its own
-//     free blocks;
+//     free blocks, keyed by the stream's id (StreamRef), never by its handle, which CUDA
+//     reuses for the next stream created after a stream is destroyed;
 //   - a block that was also used on other streams (record_stream) becomes free only once
-//     events recorded on those streams when it was freed have completed.
+//     events recorded on those streams when it was freed have completed;
+//   - a stream being destroyed first completes its work and calls stream_destroyed(): its
+//     uses of blocks are dropped (nothing left to wait for), so no event is ever recorded on
+//     a dead stream, and the blocks it owned are handed out to no other stream (they go back
+//     to the device when empty_cache() or an out-of-memory retry releases free segments).
 // When the device is out of memory, the allocator waits for pending frees, returns every
 // fully free segment to the device and retries once; then it raises a brisk::Error naming
 // the request, the device's free and total memory and Brisk's own usage.
@@ -57,12 +62,17 @@ class DeviceCachingAllocator {
   DeviceCachingAllocator& operator=(const DeviceCachingAllocator&) = delete;
 
   // Memory usable by work on `stream`; nullptr for 0 bytes.
-  void* malloc(size_t nbytes, StreamHandle stream);
-  // `ptr` must come from malloc(); nullptr is ignored.
+  void* malloc(size_t nbytes, StreamRef stream);
+  // `ptr` must come from malloc(); nullptr is ignored. If an event cannot be recorded on a
+  // stream that used the block, the error is raised and the block stays allocated (leaked,
+  // never handed out while that stream might still use it).
   void free(void* ptr);
   // `ptr`, allocated on another stream, is also used by work queued on `stream`: its free
   // waits for that work.
-  void record_stream(void* ptr, StreamHandle stream);
+  void record_stream(void* ptr, StreamRef stream);
+  // The stream with this id has completed all its work and is being destroyed: blocks stop
+  // waiting for it.
+  void stream_destroyed(uint64_t stream_id);
   // Waits for pending frees, then returns all fully free segments to the device.
   void empty_cache();
   MemoryStats stats() const;
@@ -70,8 +80,8 @@ class DeviceCachingAllocator {
 
  private:
   struct Block;
-  // Orders a pool by (stream, size, address): lower_bound finds the smallest fitting block
-  // of a stream.
+  // Orders a pool by (stream id, size, address): lower_bound finds the smallest fitting
+  // block of a stream.
   struct BlockLess {
     bool operator()(const Block* a, const Block* b) const;
   };
@@ -82,8 +92,8 @@ class DeviceCachingAllocator {
   };
 
   Pool& pool_of(const Block* block);
-  Block* take_cached_block(Pool& pool, StreamHandle stream, size_t size);
-  Block* new_segment(size_t size, size_t requested, StreamHandle stream, bool small);
+  Block* take_cached_block(Pool& pool, uint64_t stream_id, size_t size);
+  Block* new_segment(size_t size, size_t requested, uint64_t stream_id, bool small);
   void split(Block* block, size_t size);
   void free_block(Block* block);
   void merge(Block* block, Block* neighbour, Pool& pool);

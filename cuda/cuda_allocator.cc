@@ -6,8 +6,10 @@
 #include "cuda/caching_allocator.h"
 #include "cuda/cuda_memory_api.h"
 #include "cuda/device.h"
+#include "cuda/error.h"
 #include "cuda/memory.h"
 #include "cuda/stream.h"
+#include "cuda/stream_registry.h"
 #include "tensor/allocator.h"
 
 namespace brisk::cuda {
@@ -36,8 +38,12 @@ class CudaAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes, Device device) override {
     DeviceCachingAllocator* allocator = &allocator_of(device.index);
-    void* ptr = allocator->malloc(nbytes, current_stream(device.index));
-    return DataPtr(ptr, [allocator](void* p) { allocator->free(p); });
+    void* ptr = allocator->malloc(nbytes, stream_registry().ref(current_stream(device.index)));
+    // A deleter must not throw (std::terminate): a failed free is reported, and the memory
+    // stays allocated rather than being reused while a stream may still use it.
+    return DataPtr(ptr, [allocator](void* p) {
+      run_reporting_failure("freeing CUDA memory", [&] { allocator->free(p); });
+    });
   }
 };
 
@@ -66,7 +72,17 @@ void record_stream(const Tensor& tensor, cudaStream_t stream) {
   BRISK_CHECK(tensor.defined() && tensor.is_cuda(), "record_stream: expected a CUDA tensor, got {}",
               tensor.defined() ? tensor.describe() : std::string("an undefined tensor"));
   void* data = tensor.storage()->data();
-  if (data != nullptr) allocator_of(tensor.device().index).record_stream(data, stream);
+  if (data != nullptr) allocator_of(tensor.device().index).record_stream(data, stream_registry().ref(stream));
+}
+
+void retire_stream(cudaStream_t stream) noexcept {
+  if (stream == nullptr) return;  // the legacy default stream is never destroyed
+  StreamRef retired = stream_registry().retire(stream);
+  run_reporting_failure("retiring a CUDA stream before destroying it", [&] {
+    BRISK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (!is_available()) return;
+    for (DeviceCachingAllocator* allocator : device_allocators()) allocator->stream_destroyed(retired.id);
+  });
 }
 
 }  // namespace brisk::cuda

@@ -7,6 +7,7 @@
 // way cuda_runtime.h declares them (cudaStream_t is CUstream_st*, cudaEvent_t CUevent_st*),
 // so real handles pass through unchanged and a fake may use any distinct pointer values.
 #include <cstddef>
+#include <cstdint>
 
 struct CUstream_st;
 struct CUevent_st;
@@ -15,6 +16,15 @@ namespace brisk::cuda {
 
 using StreamHandle = CUstream_st*;
 using EventHandle = CUevent_st*;
+
+// A stream as the caching allocators see it: `handle` to record events on, and `id`, which no
+// other stream of the process ever has (cuda/stream_registry.h). CUDA gives a destroyed
+// stream's handle to the next stream created, so anything keyed by the handle would pass one
+// stream's memory to the other; ids are never reused.
+struct StreamRef {
+  StreamHandle handle;
+  uint64_t id;
+};
 
 class DeviceMemoryApi {
  public:

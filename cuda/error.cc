@@ -1,5 +1,7 @@
 #include "cuda/error.h"
 
+#include <cstdio>
+
 namespace brisk::cuda {
 
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
@@ -24,6 +26,10 @@ void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file,
 void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line) {
   BRISK_FAIL("NCCL error {}: {}\n  in {} at {}:{}", static_cast<int>(status), ncclGetErrorString(status), call,
              file, line);
+}
+
+void report_failure(const char* what, const char* message) noexcept {
+  std::fprintf(stderr, "Brisk: %s failed: %s\n", what, message);
 }
 
 }  // namespace brisk::cuda

@@ -6,6 +6,8 @@
 #include <cudnn.h>
 #include <nccl.h>
 
+#include <exception>
+
 #include "tensor/error.h"
 
 namespace brisk::cuda {
@@ -14,6 +16,23 @@ namespace brisk::cuda {
 [[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line);
+
+// Writes "Brisk: <what> failed: <message>" to stderr.
+void report_failure(const char* what, const char* message) noexcept;
+
+// For destructors and memory deleters, which must never throw (an exception leaving a
+// deleter calls std::terminate): runs f(), reports an exception with report_failure and
+// goes on.
+template <typename F>
+void run_reporting_failure(const char* what, F&& f) noexcept {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    report_failure(what, e.what());
+  } catch (...) {
+    report_failure(what, "an exception that is not a std::exception");
+  }
+}
 
 }  // namespace brisk::cuda
 

@@ -23,8 +23,17 @@ void reset_peak_memory_stats();
 // uses `tensor`'s memory. Without it, once the tensor is freed its memory could be handed
 // to new work on the allocating stream while `stream` still reads or writes it; with it,
 // the memory is reused only after the work queued on `stream` at the time of the free has
-// finished. Like torch.Tensor.record_stream; as there, `stream` must still exist when the
-// tensor's memory is freed.
+// finished. Like torch.Tensor.record_stream. A cuda::Stream may be destroyed before the
+// tensor is freed (see retire_stream); a stream made with the CUDA runtime directly must be
+// retired before it is destroyed.
 void record_stream(const Tensor& tensor, cudaStream_t stream);
+// Before a stream is destroyed: waits for the work queued on it, then makes the caching
+// allocators forget it: memory it used (record_stream) no longer waits for it, so freeing
+// that memory later records nothing on a dead stream, and a new stream that CUDA gives the
+// same handle starts with none of its cached memory. cuda::Stream's destructor calls this;
+// call it before cudaStreamDestroy on a stream you created yourself and used with Brisk
+// tensors. Never throws: if the stream cannot be synchronized, that is reported on stderr and
+// the memory it used is kept from reuse for good.
+void retire_stream(cudaStream_t stream) noexcept;
 
 }  // namespace brisk::cuda

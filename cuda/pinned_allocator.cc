@@ -22,7 +22,9 @@ class PinnedAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes, Device device) override {
     BRISK_CHECK(device.is_cpu(), "pinned memory is host memory, but {} was requested", device);
     BRISK_CHECK(is_available(), "pinned memory needs CUDA, but {}", unavailable_reason());
-    return DataPtr(host_cache().malloc(nbytes), [](void* p) { host_cache().free(p); });
+    // A deleter must not throw (std::terminate): a failed free is reported and the block kept.
+    return DataPtr(host_cache().malloc(nbytes),
+                   [](void* p) { run_reporting_failure("freeing pinned memory", [&] { host_cache().free(p); }); });
   }
 };
 

@@ -3,9 +3,10 @@
 //
 // Each softmax row is handled by one group of threads in two passes: a fold of the whole
 // row, combined across the group, then a pass that writes every element from the result.
-//   - forward: the fold is LogSumExpReduce (tensor/functors/reduce.h), which keeps the
-//     running maximum and the sum of exp(x - max) in one read; then
-//     y = exp(x - max) / sum, or x - max - log(sum) for log_softmax;
+//   - forward: the fold is SoftmaxRowFold (cuda/softmax_row.h), which keeps the running
+//     maximum and the sum of exp(x - max) in one read, with the CPU's results for rows
+//     holding NaN or infinities; then y = exp(x - max) / sum, or (x - max) - log(sum) for
+//     log_softmax (SoftmaxRowOutput);
 //   - backward: the fold sums grad_out * y (softmax) or grad_out (log_softmax); then
 //     grad_in = y * (grad_out - sum), or grad_out - exp(y) * sum.
 // With inner == 1 (the last dim) rows are contiguous: a group is threads along x, up to a
@@ -17,9 +18,9 @@
 #include "cuda/block_reduce.cu.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/launch.h"
+#include "cuda/softmax_row.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
-#include "tensor/functors/reduce.h"
 
 namespace brisk::cuda {
 namespace {
@@ -46,37 +47,28 @@ __device__ __forceinline__ void store(T* p, int64_t i, const Packed<T, kVec>& v)
 template <typename T>
 struct Forward {
   using C = opmath_t<T>;
-  using Acc = functors::LogSumExpData<C>;
+  using Acc = SoftmaxRowStats<C>;
   const T* x;
   T* y;
   bool log;
 
-  __device__ Acc identity() const { return functors::LogSumExpReduce<C>().identity(); }
-  __device__ Acc combine(const Acc& a, const Acc& b) const { return functors::LogSumExpReduce<C>().combine(a, b); }
+  __device__ Acc identity() const { return SoftmaxRowFold<C>().identity(); }
+  __device__ Acc combine(const Acc& a, const Acc& b) const { return SoftmaxRowFold<C>().combine(a, b); }
   template <int kVec>
   __device__ Acc fold(Acc acc, int64_t i) const {
-    functors::LogSumExpReduce<C> lse;
+    SoftmaxRowFold<C> row;
     if constexpr (kVec == 1) {
-      return lse.reduce(acc, static_cast<C>(x[i]), 0);
+      return row.reduce(acc, static_cast<C>(x[i]));
     } else {
       Packed<T, kVec> v = load<T, kVec>(x, i);
 #pragma unroll
-      for (int j = 0; j < kVec; ++j) acc = lse.reduce(acc, static_cast<C>(v.v[j]), 0);
+      for (int j = 0; j < kVec; ++j) acc = row.reduce(acc, static_cast<C>(v.v[j]));
       return acc;
     }
   }
-  // What write() needs from the row's fold: the shift, and the scale (1 / sum) of softmax.
-  struct Row {
-    C shift, scale;
-  };
-  __device__ Row finish(const Acc& total) const {
-    if (log) return {total.max + std::log(total.sum), C(1)};
-    return {total.max, C(1) / total.sum};
-  }
-  __device__ T value(T xi, const Row& r) const {
-    C shifted = static_cast<C>(xi) - r.shift;
-    return cast<T>(log ? shifted : std::exp(shifted) * r.scale);
-  }
+  using Row = SoftmaxRowOutput<C>;
+  __device__ Row finish(const Acc& total) const { return softmax_row_output(total, log); }
+  __device__ T value(T xi, const Row& r) const { return cast<T>(r(static_cast<C>(xi))); }
   template <int kVec>
   __device__ void write(int64_t i, const Row& r) const {
     if constexpr (kVec == 1) {

@@ -5,6 +5,8 @@
 
 #include "cuda/device.h"
 #include "cuda/error.h"
+#include "cuda/memory.h"
+#include "cuda/stream_registry.h"
 
 namespace brisk::cuda {
 namespace {
@@ -26,12 +28,18 @@ void set_current_stream(int device, cudaStream_t stream) {
 Stream::Stream(int device, int priority) : device_(device) {
   DeviceGuard guard(device);
   BRISK_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));
+  stream_registry().created(stream_);
 }
 
 Stream::Stream() : Stream(current_device()) {}
 
-Stream::~Stream() {
-  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+Stream::~Stream() { destroy(); }
+
+void Stream::destroy() noexcept {
+  if (stream_ == nullptr) return;
+  retire_stream(stream_);
+  cudaStreamDestroy(stream_);
+  stream_ = nullptr;
 }
 
 Stream::Stream(Stream&& other) noexcept
@@ -39,7 +47,7 @@ Stream::Stream(Stream&& other) noexcept
 
 Stream& Stream::operator=(Stream&& other) noexcept {
   if (this != &other) {
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    destroy();
     stream_ = std::exchange(other.stream_, nullptr);
     device_ = other.device_;
   }

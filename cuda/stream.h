@@ -16,8 +16,9 @@ void set_current_stream(int device, cudaStream_t stream);
 // The legacy default stream (0), which synchronizes with every blocking stream.
 inline cudaStream_t default_stream() { return nullptr; }
 
-// A stream the user owns: created on `device` at construction, destroyed (after its
-// queued work completes; cudaStreamDestroy does not wait) with the object. It does not
+// A stream the user owns: created on `device` at construction, destroyed with the object.
+// Destruction waits for the stream's queued work and retires it (cuda/memory.h's
+// retire_stream), so tensors that recorded it (record_stream) may outlive it. It does not
 // synchronize implicitly with the default stream, so hand data across with an Event or
 // wait_stream().
 class Stream {
@@ -44,6 +45,8 @@ class Stream {
   void wait_stream(cudaStream_t other) const;
 
  private:
+  void destroy() noexcept;
+
   cudaStream_t stream_ = nullptr;
   int device_ = 0;
 };

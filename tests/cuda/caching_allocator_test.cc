@@ -21,8 +21,8 @@ struct Fixture {
   std::shared_ptr<FakeState> device = std::make_shared<FakeState>();
   std::unique_ptr<DeviceCachingAllocator> allocator =
       std::make_unique<DeviceCachingAllocator>(0, std::make_unique<FakeMemoryApi>(device));
-  StreamHandle s1 = fake_stream(0x10);
-  StreamHandle s2 = fake_stream(0x20);
+  StreamRef s1{fake_stream(0x10), 1};
+  StreamRef s2{fake_stream(0x20), 2};
 };
 
 char* at(void* base, size_t offset) { return static_cast<char*>(base) + offset; }
@@ -164,7 +164,7 @@ TEST_CASE("record_stream defers reuse until the other stream's work is done") {
   f.allocator->record_stream(a, f.s1);  // its own stream: nothing to wait for
   f.allocator->free(a);
   REQUIRE(f.device->events.size() == 1);
-  CHECK(f.device->events.begin()->second.stream == f.s2);
+  CHECK(f.device->events.begin()->second.stream == f.s2.handle);
   CHECK(f.allocator->stats().allocated_bytes == 0);
 
   // s2 may still be reading `a`: a new request on s1 must not get it.
@@ -172,7 +172,7 @@ TEST_CASE("record_stream defers reuse until the other stream's work is done") {
   CHECK(b != a);
   f.allocator->free(b);
 
-  f.device->complete(f.s2);
+  f.device->complete(f.s2.handle);
   void* c = f.allocator->malloc(4096, f.s1);
   CHECK(c == a);
   CHECK(f.device->events.empty());
@@ -266,4 +266,42 @@ TEST_CASE("destroying the allocator returns every segment to the device") {
   f.allocator.reset();
   CHECK(f.device->live.empty());
   CHECK(f.device->events.empty());
+}
+
+TEST_CASE("a block used on a stream that was destroyed since is freed without touching that stream") {
+  Fixture f;
+  void* p = f.allocator->malloc(1000, f.s1);
+  f.allocator->record_stream(p, f.s2);
+  // What cuda::Stream's destructor does: complete the stream's work, then tell the allocator.
+  f.device->destroy_stream(f.s2.handle);
+  f.allocator->stream_destroyed(f.s2.id);
+  CHECK_NOTHROW(f.allocator->free(p));
+  CHECK(f.device->events.empty());
+  CHECK(f.allocator->malloc(1000, f.s1) == p);  // nothing left to wait for
+}
+
+TEST_CASE("a new stream that gets a destroyed stream's handle does not get its blocks") {
+  Fixture f;
+  void* p = f.allocator->malloc(1000, f.s1);
+  f.allocator->free(p);
+  f.device->destroy_stream(f.s1.handle);
+  f.allocator->stream_destroyed(f.s1.id);
+  f.device->reuse_stream_handle(f.s1.handle);
+  StreamRef reborn{f.s1.handle, 3};
+  void* q = f.allocator->malloc(1000, reborn);
+  CHECK(q != p);
+  // The dead stream's cached segment goes back to the device when the cache is emptied.
+  f.allocator->free(q);
+  f.allocator->empty_cache();
+  CHECK(f.device->live.empty());
+}
+
+TEST_CASE("a free whose event cannot be recorded raises and keeps the block from reuse") {
+  Fixture f;
+  void* p = f.allocator->malloc(1000, f.s1);
+  f.allocator->record_stream(p, f.s2);
+  f.device->destroy_stream(f.s2.handle);  // destroyed without telling the allocator
+  CHECK_THROWS_WITH(f.allocator->free(p), Contains("destroyed stream"));
+  CHECK(f.allocator->malloc(1000, f.s1) != p);
+  CHECK(f.allocator->stats().allocated_bytes == 2 * 1024);
 }

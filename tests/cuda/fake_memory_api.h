@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "cuda/device_memory_api.h"
@@ -27,6 +28,15 @@ struct FakeState {
   };
   std::map<uintptr_t, Event> events;  // created and not destroyed
   uintptr_t next_event = 1;
+  std::set<StreamHandle> destroyed_streams;  // recording on one of these fails, as in CUDA
+
+  // The stream is synchronized and destroyed; CUDA may hand its handle to a new stream.
+  void destroy_stream(StreamHandle stream) {
+    complete(stream);
+    destroyed_streams.insert(stream);
+  }
+  // A new stream gets the handle of a destroyed one.
+  void reuse_stream_handle(StreamHandle stream) { destroyed_streams.erase(stream); }
 
   // The work queued so far on `stream` finishes: its events complete.
   void complete(StreamHandle stream) {
@@ -68,6 +78,7 @@ class FakeMemoryApi final : public DeviceMemoryApi {
   }
 
   EventHandle record_event(StreamHandle stream) override {
+    if (s_->destroyed_streams.count(stream) > 0) throw std::logic_error("fake event recorded on a destroyed stream");
     uintptr_t id = s_->next_event++;
     s_->events[id] = {stream, false};
     return reinterpret_cast<EventHandle>(id);
