@@ -84,22 +84,24 @@ void device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking) {
   }
 }
 
+// The transfer runs on the target's current stream, ordered against the source's current
+// stream both ways by events, without a host synchronization: the target stream first waits
+// for the source stream's work so far (which produced `from`); then the source stream waits
+// for the transfer, so nothing it runs later (writes to src, or new tensors that the caching
+// allocator places in the memory of `from` once it is freed, in the source stream's order)
+// touches that memory while the transfer still reads it.
 void device_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   Tensor from = dense(src, dst.dtype());
   Tensor to = landing(dst);
-  {
-    // The transfer goes on the target's stream: the source's stream must have produced
-    // `from` first.
-    LaunchScope source(src.device());
-    BRISK_CUDA_CHECK(cudaStreamSynchronize(source.stream()));
-  }
+  int source = src.device().index, target = dst.device().index;
+  cudaStream_t source_stream = current_stream(source);
   LaunchScope scope(dst.device());
-  BRISK_CUDA_CHECK(cudaMemcpyPeerAsync(to.raw_data(), dst.device().index, from.raw_data(), src.device().index,
-                                       from.nbytes(), scope.stream()));
+  wait_stream(scope.stream(), target, source_stream, source);
+  BRISK_CUDA_CHECK(
+      cudaMemcpyPeerAsync(to.raw_data(), target, from.raw_data(), source, from.nbytes(), scope.stream()));
+  wait_stream(source_stream, source, scope.stream(), target);
   if (!to.is_same(dst)) device_copy(dst, to);
-  // `from` may be a temporary whose memory the caching allocator hands out again on the
-  // source's stream, which does not wait for this one.
-  if (!non_blocking || !from.is_same(src)) BRISK_CUDA_CHECK(cudaStreamSynchronize(scope.stream()));
+  if (!non_blocking) BRISK_CUDA_CHECK(cudaStreamSynchronize(scope.stream()));
 }
 
 }  // namespace

@@ -68,13 +68,20 @@ bool Stream::query() const {
 void Stream::synchronize() const { BRISK_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
 void Stream::wait_stream(cudaStream_t other) const {
-  int other_device = device_;
+  int other_device = 0;
   BRISK_CUDA_CHECK(cudaStreamGetDevice(other, &other_device));
-  DeviceGuard guard(other_device);
+  cuda::wait_stream(stream_, device_, other, other_device);
+}
+
+void wait_stream(cudaStream_t waiter, int waiter_device, cudaStream_t other, int other_device) {
   cudaEvent_t event;
-  BRISK_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  BRISK_CUDA_CHECK(cudaEventRecord(event, other));
-  BRISK_CUDA_CHECK(cudaStreamWaitEvent(stream_, event, 0));
+  {
+    DeviceGuard guard(other_device);
+    BRISK_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    BRISK_CUDA_CHECK(cudaEventRecord(event, other));
+  }
+  DeviceGuard guard(waiter_device);
+  BRISK_CUDA_CHECK(cudaStreamWaitEvent(waiter, event, 0));
   // Safe while the wait is pending: the event's resources are released once it completes.
   BRISK_CUDA_CHECK(cudaEventDestroy(event));
 }

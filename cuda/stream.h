@@ -16,6 +16,12 @@ void set_current_stream(int device, cudaStream_t stream);
 // The legacy default stream (0), which synchronizes with every blocking stream.
 inline cudaStream_t default_stream() { return nullptr; }
 
+// Work queued on `waiter`, a stream of `waiter_device`, from now on waits for the work queued
+// so far on `other`, a stream of `other_device` (an event, no host synchronization). The
+// devices are explicit because the default stream's handle (nullptr) means the current
+// device's.
+void wait_stream(cudaStream_t waiter, int waiter_device, cudaStream_t other, int other_device);
+
 // A stream the user owns: created on `device` at construction, destroyed with the object.
 // Destruction waits for the stream's queued work and retires it (cuda/memory.h's
 // retire_stream), so tensors that recorded it (record_stream) may outlive it. It does not
@@ -41,7 +47,8 @@ class Stream {
   // True when all work queued so far has finished.
   bool query() const;
   void synchronize() const;
-  // Work queued on this stream from now on waits for the work queued on `other` so far.
+  // Work queued on this stream from now on waits for the work queued on `other` so far
+  // (the default stream, nullptr: the current device's).
   void wait_stream(cudaStream_t other) const;
 
  private:

@@ -22,7 +22,7 @@ struct EpochPlan {
   int64_t batch_size;
   uint64_t seed;  // of the epoch: example p of the epoch draws from derive_seed(seed, p)
   Collate collate;
-  bool pin_memory;
+  std::optional<Device> pin_device;  // pin batches for this CUDA device
 };
 
 Batch load_batch(const EpochPlan& plan, int64_t batch) {
@@ -36,7 +36,7 @@ Batch load_batch(const EpochPlan& plan, int64_t batch) {
     examples.push_back(plan.dataset->get(plan.indices[position]));
   }
   Batch out = plan.collate(std::move(examples));
-  return plan.pin_memory ? pin_memory(out) : out;
+  return plan.pin_device ? pin_memory(out, *plan.pin_device) : out;
 }
 
 int64_t count_batches(int64_t examples, int64_t batch_size, bool drop_last) {
@@ -68,7 +68,11 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<S
   BRISK_CHECK(static_cast<bool>(options_.collate()), "DataLoader: the collate function is empty");
   BRISK_CHECK(!(sampler_ && options_.shuffle()),
               "DataLoader: shuffle=true cannot be combined with a sampler, which decides the order itself");
-  if (options_.pin_memory()) check_pin_memory_available("DataLoader");
+  if (options_.pin_memory()) {
+    check_pin_memory_available("DataLoader");
+    pin_device_ = options_.pin_memory_device() ? *options_.pin_memory_device() : default_pin_memory_device();
+    BRISK_CHECK(pin_device_->is_cuda(), "DataLoader: pin_memory_device must be a CUDA device, got {}", *pin_device_);
+  }
   if (!sampler_) {
     if (options_.shuffle()) {
       sampler_ = std::make_shared<RandomSampler>(dataset_->size(), seed_);
@@ -87,7 +91,7 @@ DataLoader::Iterator DataLoader::begin() {
   sampler_->set_epoch(epoch);
   auto plan = std::make_shared<EpochPlan>(EpochPlan{dataset_, sampler_->indices(), options_.batch_size(),
                                                     derive_seed(seed_, static_cast<uint64_t>(epoch)),
-                                                    options_.collate(), options_.pin_memory()});
+                                                    options_.collate(), pin_device_});
   int64_t batches =
       count_batches(static_cast<int64_t>(plan->indices.size()), options_.batch_size(), options_.drop_last());
   auto producer = std::make_shared<BatchProducer>(

@@ -24,6 +24,7 @@
 #include "data/collate.h"
 #include "data/dataset.h"
 #include "data/sampler.h"
+#include "tensor/device.h"
 
 namespace brisk::data {
 
@@ -52,6 +53,12 @@ class DataLoaderOptions {
   // it the DataLoader's constructor raises brisk::Error saying why.
   bool pin_memory() const { return pin_memory_; }
   DataLoaderOptions pin_memory(bool p) const { auto o = *this; o.pin_memory_ = p; return o; }
+  // The CUDA device the batches are pinned for (PyTorch's pin_memory_device): the threads
+  // that pin make it their current device, so that every rank pins in its own GPU's context
+  // instead of creating one on GPU 0. Default: the current CUDA device of the thread that
+  // constructs the DataLoader.
+  std::optional<Device> pin_memory_device() const { return pin_memory_device_; }
+  DataLoaderOptions pin_memory_device(Device d) const { auto o = *this; o.pin_memory_device_ = d; return o; }
   // The seed of shuffling and of random transforms (default: drawn from
   // brisk::default_generator() by the DataLoader's constructor).
   std::optional<uint64_t> seed() const { return seed_; }
@@ -68,6 +75,7 @@ class DataLoaderOptions {
   int num_workers_ = 0;
   int64_t prefetch_factor_ = 2;
   bool pin_memory_ = false;
+  std::optional<Device> pin_memory_device_;
   std::optional<uint64_t> seed_;
   Collate collate_ = default_collate;
 };
@@ -102,6 +110,7 @@ class DataLoader {
   std::shared_ptr<Sampler> sampler_;
   DataLoaderOptions options_;
   uint64_t seed_;
+  std::optional<Device> pin_device_;  // set when pinning
   int64_t epoch_ = 0;
 };
 

@@ -1,23 +1,24 @@
-// pin_memory in a build with CUDA: batches go to the pinned cache of cuda/pinned_allocator.h.
+// Pinned memory in a build with CUDA: the pinned cache of cuda/pinned_allocator.h.
 #include "cuda/device.h"
 #include "cuda/pinned_allocator.h"
-#include "data/pin_memory.h"
+#include "data/pinned_memory_runtime.h"
 
 namespace brisk::data {
 namespace {
 
-Tensor pin(const Tensor& t) { return t.defined() && t.is_cpu() ? cuda::pin_memory(t) : t; }
+class CudaPinnedMemory final : public PinnedMemoryRuntime {
+ public:
+  std::string unavailable_reason() const override { return cuda::unavailable_reason(); }
+  int current_device() const override { return cuda::current_device(); }
+  void set_device(int device) override { cuda::set_device(device); }
+  Tensor pin(const Tensor& tensor) override { return cuda::pin_memory(tensor); }
+};
 
 }  // namespace
 
-void check_pin_memory_available(const char* what) {
-  BRISK_CHECK(cuda::is_available(), "{}: pin_memory needs a CUDA device, but CUDA cannot be used: {}", what,
-              cuda::unavailable_reason());
-}
-
-Batch pin_memory(const Batch& batch) {
-  check_pin_memory_available("pin_memory");
-  return {pin(batch.data), pin(batch.target)};
+PinnedMemoryRuntime& builtin_pinned_memory_runtime() {
+  static CudaPinnedMemory runtime;
+  return runtime;
 }
 
 }  // namespace brisk::data

@@ -112,6 +112,39 @@ TEST_CASE("record_stream keeps memory from reuse until the other stream's work i
   CHECK(after.raw_data() == ptr);
 }
 
+TEST_CASE("a tensor that recorded a stream is freed safely after the stream is destroyed") {
+  // Like a tensor used in a collective and freed after destroy_process_group().
+  size_t n = 64 * kMiB;
+  void* ptr = nullptr;
+  {
+    Tensor t = cuda_bytes(static_cast<int64_t>(n));
+    ptr = t.raw_data();
+    {
+      cuda::Stream side(0);
+      BRISK_CUDA_CHECK(cudaMemsetAsync(t.raw_data(), 1, n, side));
+      cuda::record_stream(t, side);
+    }  // the stream waits for the memset and retires itself
+  }    // freeing t records nothing on the dead stream (before: an error in a deleter, std::terminate)
+  CHECK(cudaGetLastError() == cudaSuccess);
+  // Nothing left to wait for: the memory is reused at once on its own stream.
+  Tensor again = cuda_bytes(static_cast<int64_t>(n));
+  CHECK(again.raw_data() == ptr);
+}
+
+TEST_CASE("a stream's cached memory is never handed to a later stream") {
+  void* ptr = nullptr;
+  {
+    cuda::Stream first(0);
+    cuda::StreamGuard guard(first);
+    ptr = cuda_bytes(5 * kMiB).raw_data();
+  }
+  // CUDA often gives the next stream the destroyed one's handle; the allocator tells them apart.
+  cuda::Stream second(0);
+  cuda::StreamGuard guard(second);
+  Tensor t = cuda_bytes(5 * kMiB);
+  CHECK(t.raw_data() != ptr);
+}
+
 TEST_CASE("record_stream needs a CUDA tensor") {
   cuda::Stream side(0);
   Tensor cpu = native::empty({4});

@@ -2,7 +2,9 @@
 // the GPU (and between GPUs when there are two), strided and broadcast sources, strided
 // destinations on either side, blocking and not.
 #include "cuda/device.h"
+#include "cuda/stream.h"
 #include "tests/cuda/backend_test_util.h"
+#include "tests/cuda/stream_gate.h"
 
 namespace brisk {
 namespace {
@@ -94,6 +96,30 @@ TEST_CASE("copies between two GPUs", "[gpu]") {
   Tensor converted = native::empty({33, 64}, TensorOptions(kFloat16).device(cuda_device(1)));
   native::copy_(converted, native::transpose(on0, 0, 1));
   require_equal(converted, native::to(native::contiguous(native::transpose(src, 0, 1)), kCPU, kFloat16));
+}
+
+TEST_CASE("a non-blocking copy between GPUs keeps the source's memory until it has read it", "[gpu]") {
+  if (cuda::device_count() < 2) {
+    WARN("one GPU: copies between GPUs not exercised");
+    return;
+  }
+  constexpr int64_t n = int64_t{1} << 22;
+  cuda::Stream target(1);
+  cuda::StreamGuard on_target(target);
+  Tensor dst = native::empty({n}, TensorOptions(kFloat32).device(cuda_device(1)));
+  cuda::testing::StreamGate gate(target);  // holds the transfer back
+  {
+    Tensor src = native::full({n}, 1.0, TensorOptions(kFloat32).device(cuda_device(0)));
+    native::copy_(dst, src, /*non_blocking=*/true);
+  }
+  // src is freed while the transfer waits: the next tensor on cuda:0 may get its memory, and
+  // must not overwrite it before the transfer has read it.
+  Tensor reuse = native::full({n}, 2.0, TensorOptions(kFloat32).device(cuda_device(0)));
+  gate.open();
+  cuda::synchronize(1);
+  cuda::synchronize(0);
+  CHECK(native::equal(on_cpu(dst), native::full({n}, 1.0, TensorOptions(kFloat32))));
+  CHECK(native::equal(on_cpu(reuse), native::full({n}, 2.0, TensorOptions(kFloat32))));
 }
 
 }  // namespace
