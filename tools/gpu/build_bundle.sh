@@ -7,6 +7,8 @@
 #
 #   tools/gpu/build_bundle.sh
 #   BRISK_JOBS=4 tools/gpu/build_bundle.sh
+#   tools/gpu/build_bundle.sh //tests/cuda/... //tests/data:pin_memory_test   # only these tests,
+#                                                   # no benchmarks: a quick bundle for a partial run
 #
 # It builds in the default configuration (no -c opt), the one tools/test.sh and CI build, so
 # nearly everything comes from the shared disk cache; .bazelrc already compiles with -O2
@@ -15,11 +17,14 @@
 # The archive holds:
 #   bin/<package>/<name>    stripped binaries
 #   lib/                    shared libraries they need that the GPU machine may lack
+#   lib/libstdcxx/          our libstdc++, which run_bundle.sh puts first only where the
+#                           machine's is older than the binaries need
 #   runfiles/<workspace>/   their data files, where Bazel's runfiles tree has them
 #   tests.txt               test binaries (relative to the unpacked bundle), one per line
 #   gpu_tests.txt           the ones tagged gpu (they need a GPU)
 #   benchmarks.txt          benchmark binaries
-#   info.txt                what was built, from which commit, with which toolkit
+#   info.txt                what was built, from which commit, with which toolkit, and the
+#                           newest GLIBC, GLIBCXX and CXXABI symbol versions the binaries need
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root="$PWD"
@@ -38,9 +43,19 @@ fi
 
 # ---- What to build ----
 # The benchmarks a single GPU runs (tools/gpu/run_bundle.sh says why the others are left out).
+# With arguments, only the tests among those targets, and no benchmarks.
 benchmarks=(//tools/bench:gpu_bench //tools/bench:lenet_bench)
-mapfile -t tests < <(bazel query --noshow_progress 'kind(cc_test, //...)')
-mapfile -t gpu_tests < <(bazel query --noshow_progress 'attr(tags, "\bgpu\b", kind(cc_test, //...))')
+universe="//..."
+if [ $# -gt 0 ]; then
+  universe="set($*)"
+  benchmarks=()
+fi
+mapfile -t tests < <(bazel query --noshow_progress "kind(cc_test, $universe)")
+mapfile -t gpu_tests < <(bazel query --noshow_progress "attr(tags, \"\\bgpu\\b\", kind(cc_test, $universe))")
+if [ ${#tests[@]} -eq 0 ]; then
+  echo "build_bundle: no cc_test among $universe" >&2
+  exit 1
+fi
 echo "build_bundle: ${#tests[@]} test targets (${#gpu_tests[@]} tagged gpu), ${#benchmarks[@]} benchmarks"
 
 bazel build --jobs="${BRISK_JOBS:-2}" --color=no --curses=no "${tests[@]}" "${benchmarks[@]}"
@@ -49,7 +64,7 @@ bin="$(bazel info bazel-bin 2>/dev/null)"
 
 stage="$(mktemp -d "${TMPDIR:-/tmp}/brisk-bundle.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/bin" "$stage/lib" "$stage/runfiles/brisk"
+mkdir -p "$stage/bin" "$stage/lib/libstdcxx" "$stage/runfiles/brisk"
 : >"$stage/tests.txt"
 : >"$stage/gpu_tests.txt"
 : >"$stage/benchmarks.txt"
@@ -119,19 +134,39 @@ for t in "${gpu_tests[@]}"; do
 done
 for b in "${benchmarks[@]}"; do add "$b" "$stage/benchmarks.txt"; done
 
+# Our libstdc++ (GCC's, newer than some GPU machines'), for run_bundle.sh to use only where the
+# machine's lacks a GLIBCXX/CXXABI version the binaries need: loading it everywhere would
+# also hand it to PyTorch in the benchmarks' python.
+first="$(head -n 1 "$stage/tests.txt")"
+libstdcxx="$(ldd "$stage/$first" | awk '$1 ~ /^libstdc\+\+\.so/ { print $3 }')"
+if [ -z "$libstdcxx" ] || [ ! -f "$libstdcxx" ]; then
+  echo "build_bundle: cannot find the libstdc++ that $first loads" >&2
+  exit 1
+fi
+cp -L "$libstdcxx" "$stage/lib/libstdcxx/libstdc++.so.6"
+
 chmod -R u+w "$stage"
 # Every ELF file: the binaries, the libraries, and programs among the runfiles.
 find "$stage" -type f -print0 | while IFS= read -r -d '' f; do
   if is_elf "$f"; then strip --strip-unneeded "$f"; fi
 done
 
-glibc="$(find "$stage/bin" "$stage/lib" -type f -exec objdump -T {} + 2>/dev/null |
-  grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1)"
+# The newest symbol versions the binaries and their libraries need (not counting our
+# libstdc++, which defines the GLIBCXX/CXXABI ones).
+needed() {  # needed <prefix>
+  find "$stage/bin" "$stage/lib" -path "$stage/lib/libstdcxx" -prune -o -type f -exec objdump -T {} + 2>/dev/null |
+    grep -oE "\($1[0-9.]+\)" | tr -d '()' | sed "s/^$1//" | sort -Vu | tail -n 1
+}
+glibc="$(needed GLIBC_)"
+glibcxx="$(needed GLIBCXX_)"
+cxxabi="$(needed CXXABI_)"
 {
   echo "built: $(date -u +%Y-%m-%dT%H:%MZ) from commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!.bundle' || echo ' (with uncommitted changes)')"
   echo "configuration: bazel default (fastbuild with .bazelrc's -O2 -mavx2 -mfma); kernels: nvcc -O3"
   echo "CUDA toolkit: $("$nvcc" --version | grep -o 'release [0-9.]*' | head -n 1) (needs a driver for CUDA 13: >= 580)"
   echo "needs glibc: ${glibc:-no versioned symbol}"
+  echo "needs GLIBCXX: ${glibcxx}"
+  echo "needs CXXABI: ${cxxabi}"
 } >"$stage/info.txt"
 
 # One archive: xz finds the repetition in the CUDA kernels' fatbin (~34 MB -> ~3 MB).
@@ -147,7 +182,7 @@ tree="$(git ls-files -z | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -
 total=$((size + tree))
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 echo "build_bundle: $(wc -l <"$stage/tests.txt") tests, $(wc -l <"$stage/benchmarks.txt") benchmarks," \
-  "$(ls "$stage/lib" | wc -l) libraries; $(du -sh --apparent-size "$stage" | cut -f1) unpacked;" \
+  "$(find "$stage/lib" -maxdepth 1 -type f | wc -l) libraries; $(du -sh --apparent-size "$stage" | cut -f1) unpacked;" \
   "$archive: $(mib "$size") (+ $(mib "$tree") working tree = $(mib "$total") of the device tool's 64 MiB)"
 cat "$stage/info.txt"
 if [ "$total" -gt "$limit" ]; then

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Runs the GPU bundle (.bundle/brisk-bundle.tar.xz, made by tools/gpu/build_bundle.sh) on a
-# machine with a GPU, CUDA 13, cuDNN and NCCL, and no Bazel or network: unpacks it, runs every
-# test binary (under a timeout each), then the GPU benchmarks next to their PyTorch twins, and
-# prints as its last line
+# machine with a GPU, CUDA 13, cuDNN and NCCL, and no Bazel or network: unpacks it, checks that
+# every binary finds its shared libraries (printing `ldd` of one), runs every test binary
+# (under a timeout each), then the GPU benchmarks next to their PyTorch twins, and prints as
+# its last line
 #
 #   GPU bundle: N passed, M failed, S skipped (Catch2 test cases ...); benchmarks: K ran, F failed, X skipped
 #
-# Exits non-zero iff something failed. Never waits on a binary longer than its timeout.
-# See docs/gpu.md.
+# Exits non-zero iff something failed or was left unrun. Never waits on a binary longer than
+# its timeout, and starts nothing after the time budget (BRISK_TIME_BUDGET, default 570 s, so
+# a run fits one 600-second device call); what is left is counted as "not run". A run that
+# needs longer goes in phases, one call each. See docs/gpu.md.
 #
 #   tools/gpu/run_bundle.sh                 # everything
-#   tools/gpu/run_bundle.sh tests           # only the tests; `bench`: only the benchmarks
+#   tools/gpu/run_bundle.sh check           # only unpack and check the libraries (seconds)
+#   tools/gpu/run_bundle.sh cpu-tests       # phases: cpu-tests, gpu-tests, tests (both), bench
 #   tools/gpu/run_bundle.sh tests cuda/     # only test binaries whose path contains cuda/
 #   BRISK_TEST_TIMEOUT=120 BRISK_JOBS=4 tools/gpu/run_bundle.sh
+#   BRISK_PYTHON=/opt/conda/bin/python tools/gpu/run_bundle.sh bench   # the python with PyTorch
 #
 # Logs: console.log (what it prints), tests.log (every test binary's output), bench.log (every
 # benchmark run's output) and summary.txt (the last line) go to $OUT when set (the device
@@ -22,19 +27,37 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 archive="$root/.bundle/brisk-bundle.tar.xz"
 test_timeout="${BRISK_TEST_TIMEOUT:-300}"
 bench_timeout="${BRISK_BENCH_TIMEOUT:-300}"
+deadline=$((SECONDS + ${BRISK_TIME_BUDGET:-570}))
 logs="${OUT:-${BRISK_LOG_DIR:-$(mktemp -d /tmp/brisk-gpu-logs.XXXXXX)}}"
 mkdir -p "$logs"
 
-run_tests=1
-run_bench=1
+# Phases: each one given runs; none given: all of them.
+run_cpu_tests=0
+run_gpu_tests=0
+run_bench=0
+check_only=0
 filters=()
 for arg in "$@"; do
   case "$arg" in
-    tests) run_bench=0 ;;
-    bench) run_tests=0 ;;
+    tests) run_cpu_tests=1; run_gpu_tests=1 ;;
+    cpu-tests) run_cpu_tests=1 ;;
+    gpu-tests) run_gpu_tests=1 ;;
+    bench) run_bench=1 ;;
+    check) check_only=1 ;;
     *) filters+=("$arg") ;;
   esac
 done
+if [ $((run_cpu_tests + run_gpu_tests + run_bench + check_only)) -eq 0 ]; then
+  run_cpu_tests=1; run_gpu_tests=1; run_bench=1
+fi
+
+# Seconds a binary started now may run: its own timeout, cut to what is left of the budget;
+# 0 when too little is left to start anything.
+time_left_for() {  # time_left_for <timeout>
+  local left=$((deadline - SECONDS))
+  if [ "$left" -lt 15 ]; then echo 0; elif [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
+}
+not_run=0  # binaries and benchmarks left out for want of time
 
 selected() {  # selected <binary>: true when no filter was given or one is part of its path
   [ ${#filters[@]} -eq 0 ] && return 0
@@ -92,15 +115,41 @@ EOF
   sed 's/^/  /' "$bundle/info.txt"
 }
 
-# The bundle's libraries first, then every directory holding CUDA's, cuDNN's or NCCL's
-# libraries: the toolkit's (not its stubs) and those of PyTorch's nvidia-* wheels.
-library_path() {
-  local dirs wheel_dirs
-  dirs="$(find /usr/local /usr/lib /usr/lib64 /opt -xdev \
-    \( -name 'libcudart.so.*' -o -name 'libcublas.so.*' -o -name 'libcublasLt.so.*' -o -name 'libcudnn.so.*' \
-    -o -name 'libnccl.so.*' -o -name 'libcurand.so.*' -o -name 'libcuda.so.1' \) -printf '%h\n' 2>/dev/null |
-    grep -v '/stubs$')"
-  wheel_dirs="$(python3 -c '
+# The python that has PyTorch (for the nvidia-* wheels' libraries and the PyTorch twins of the
+# benchmarks): $BRISK_PYTHON, else the first of python3, python, python3.N and the usual
+# install places that imports torch. Sets torch_python (empty when there is none).
+find_torch_python() {
+  torch_python=""
+  if [ -n "${BRISK_PYTHON:-}" ]; then
+    if timeout 120 "$BRISK_PYTHON" -c 'import torch' >/dev/null 2>&1; then
+      torch_python="$BRISK_PYTHON"
+    else
+      echo "run_bundle: BRISK_PYTHON=$BRISK_PYTHON cannot import torch: no PyTorch wheels or PyTorch benchmarks"
+    fi
+    return 0
+  fi
+  local candidate path
+  local -a candidates
+  mapfile -t candidates < <(compgen -c python3. | grep -E '^python3\.[0-9]+$' | sort -rVu)
+  candidates=(python3 python "${candidates[@]}" /opt/conda/bin/python /usr/local/bin/python3 /usr/bin/python3)
+  for candidate in "${candidates[@]}"; do
+    path="$(command -v "$candidate" 2>/dev/null)" || continue
+    if timeout 120 "$path" -c 'import torch' >/dev/null 2>&1; then
+      torch_python="$path"
+      return 0
+    fi
+  done
+  echo "run_bundle: no python here imports torch (set BRISK_PYTHON): no PyTorch wheels or PyTorch benchmarks"
+}
+
+# Directories holding CUDA's, cuDNN's or NCCL's libraries, in the order the loader must try
+# them, so an older copy never shadows the one the binaries were built for: the nvidia-*
+# wheels of $torch_python first (PyTorch cu130 carries CUDA 13's), then the toolkits, newest
+# CUDA first, then the rest (the driver's libcuda, a system cuDNN). Never a toolkit's stubs/
+# or compat/ (the compat libcuda would shadow the driver's).
+cuda_library_dirs() {
+  if [ -n "$torch_python" ]; then
+    "$torch_python" - <<'EOF' 2>/dev/null | sort -u | sort -rV
 import glob, os
 try:
     import nvidia
@@ -109,9 +158,88 @@ except ImportError:
 for base in nvidia.__path__:
     for lib in glob.glob(os.path.join(base, "**", "lib*.so*"), recursive=True):
         print(os.path.dirname(lib))
-' 2>/dev/null)"
-  dirs="$(printf '%s\n%s\n' "$dirs" "$wheel_dirs" | grep -v '^$' | sort -u | paste -sd: -)"
+EOF
+  fi
+  local dir newest
+  find /usr/local /usr/lib /usr/lib64 /opt -xdev \
+    \( -name 'libcudart.so.*' -o -name 'libcublas.so.*' -o -name 'libcublasLt.so.*' -o -name 'libcudnn.so.*' \
+    -o -name 'libnccl.so.*' -o -name 'libcurand.so.*' -o -name 'libcuda.so.1' \) -printf '%h\n' 2>/dev/null |
+    grep -vE '/(stubs|compat)$' | grep -v '/site-packages/nvidia/' | sort -u |
+    while read -r dir; do
+      # The newest CUDA major version the directory has a runtime or cuBLAS of (0: none).
+      newest="$(find "$dir" -maxdepth 1 \( -name 'libcudart.so.[0-9]*' -o -name 'libcublas.so.[0-9]*' \) -printf '%f\n' |
+        sed -E 's/^lib[a-z]+\.so\.([0-9]+).*/\1/' | sort -n | tail -n 1)"
+      printf '%s\t%s\n' "${newest:-0}" "$dir"
+    done | sort -t $'\t' -k1,1nr -k2,2 | cut -f2
+}
+
+library_path() {
+  local dirs
+  dirs="$(cuda_library_dirs | awk 'NF && !seen[$0]++' | paste -sd: -)"
   export LD_LIBRARY_PATH="$bundle/lib${dirs:+:$dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+
+# The largest version of `prefix` (GLIBCXX_ or CXXABI_) that the library file defines,
+# without the prefix (3.4.32).
+newest_symbol_version() {  # newest_symbol_version <library> <prefix>
+  grep -aoE "$2[0-9]+(\.[0-9]+)+" "$1" | sed "s/^$2//" | sort -uV | tail -n 1
+}
+
+# The bundle was built with a newer GCC than the target may have: info.txt says which
+# GLIBCXX/CXXABI versions its binaries need. If the libstdc++ the binaries would load here is
+# older, the bundle's own copy (lib/libstdcxx/) goes first on the path; without one, fail.
+check_libstdcxx() {  # check_libstdcxx <probe binary>
+  local probe="$1" system prefix need have
+  system="$(ldd "$probe" 2>/dev/null | awk '$1 ~ /^libstdc\+\+\.so/ { print $3 }')"
+  if [ -z "$system" ] || [ ! -f "$system" ]; then
+    echo "run_bundle: libstdc++ not found for $probe"
+    return 1
+  fi
+  for prefix in GLIBCXX_ CXXABI_; do
+    need="$(sed -n "s/^needs ${prefix%_}: //p" "$bundle/info.txt")"
+    [ -n "$need" ] || continue
+    have="$(newest_symbol_version "$system" "$prefix")"
+    if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | tail -n 1)" != "$have" ]; then
+      if [ -f "$bundle/lib/libstdcxx/libstdc++.so.6" ]; then
+        echo "run_bundle: $system provides up to $have, the bundle needs $need: using the bundle's libstdc++"
+        export LD_LIBRARY_PATH="$bundle/lib/libstdcxx:$LD_LIBRARY_PATH"
+        return 0
+      fi
+      echo "run_bundle: $system provides up to $have, but the bundle's binaries need $need, and the bundle" \
+        "carries no libstdc++ of its own: rebuild it with tools/gpu/build_bundle.sh, or install a newer libstdc++"
+      missing_libraries="libstdc++ with ${prefix}${need}"
+      return 1
+    fi
+  done
+  echo "libstdc++: $system, new enough for the bundle"
+}
+
+# Prints `ldd` of one binary (a gpu-tagged test: it loads every CUDA library), then fails,
+# listing them, if any binary or bundled library has a library the loader cannot find.
+check_libraries() {
+  local probe file missing
+  probe="$(head -n 1 "$bundle/gpu_tests.txt")"
+  [ -n "$probe" ] || probe="$(head -n 1 "$bundle/tests.txt")"
+  echo "ldd bin/${probe#bin/}:"
+  ldd "$bundle/$probe" 2>&1 | sed 's/^/  /'
+  missing="$(
+    { cat "$bundle/tests.txt" "$bundle/benchmarks.txt"; (cd "$bundle" && find lib -maxdepth 1 -name '*.so*'); } |
+      while read -r file; do
+        [ -n "$file" ] || continue
+        ldd "$bundle/$file" 2>&1 | awk -v f="$file" '
+          /not found/ { print "  " $1 " (needed by " f ")" }
+          /error while loading shared libraries/ { sub(/.*libraries: /, ""); print "  " $0 " (loading " f ")" }'
+      done | sort -u)"
+  if [ -n "$missing" ]; then
+    echo "run_bundle: shared libraries not found, so binaries would not even start:"
+    echo "$missing" | head -n 30
+    echo "run_bundle: searched LD_LIBRARY_PATH=$LD_LIBRARY_PATH and the system's directories. CUDA 13's" \
+      "libraries come with the toolkit or PyTorch cu130's nvidia-* wheels (BRISK_PYTHON names the python that has them)."
+    missing_libraries="$(echo "$missing" | awk '{ print $1 }' | sort -u | paste -sd, -)"
+    return 1
+  fi
+  check_libstdcxx "$bundle/$probe" || return 1
+  echo "run_bundle: every binary finds its shared libraries"
 }
 
 # Runs a binary the way `bazel test` does: from its workspace's runfiles directory (where
@@ -131,30 +259,42 @@ run_binary() {  # run_binary <binary relative to the bundle> <log> <timeout> [ar
 
 # ---- tests ----
 passed=0; failed=0; skipped=0; binaries=0; skipped_binaries=0
-run_all_tests() {
-  local work="$1" binary i=0 jobs
-  local -a list=() gpu=()
+# Runs the selected test binaries of one kind: "cpu" in parallel, "gpu" (the gpu-tagged ones,
+# which share the one GPU) one at a time. Binaries that cannot start before the deadline are
+# counted in not_run.
+run_tests() {  # run_tests <cpu|gpu> <work directory>
+  local kind="$1" work="$2" binary i=0 jobs limit is_gpu
+  local -a list=()
   while read -r binary; do
-    [ -n "$binary" ] && selected "$binary" && list+=("$binary")
+    if [ -z "$binary" ] || ! selected "$binary"; then continue; fi
+    is_gpu=0; grep -qxF "$binary" "$bundle/gpu_tests.txt" && is_gpu=1
+    if { [ "$kind" = gpu ] && [ $is_gpu -eq 1 ]; } || { [ "$kind" = cpu ] && [ $is_gpu -eq 0 ]; }; then
+      list+=("$binary")
+    fi
   done <"$bundle/tests.txt"
-  # CPU tests in parallel, then the gpu-tagged ones one at a time (they share the one GPU).
-  jobs="${BRISK_JOBS:-$(( $(nproc) / 2 > 8 ? 8 : ($(nproc) / 2 > 0 ? $(nproc) / 2 : 1) ))}"
-  echo "run_bundle: ${#list[@]} test binaries, $jobs at a time (gpu-tagged ones alone), timeout ${test_timeout}s each"
+  jobs=1
+  [ "$kind" = cpu ] && jobs="${BRISK_JOBS:-$(( $(nproc) / 2 > 8 ? 8 : ($(nproc) / 2 > 0 ? $(nproc) / 2 : 1) ))}"
+  echo "run_bundle: ${#list[@]} $kind test binaries, $jobs at a time, timeout ${test_timeout}s each"
   for i in "${!list[@]}"; do
-    grep -qxF "${list[$i]}" "$bundle/gpu_tests.txt" && { gpu+=("$i"); continue; }
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    (run_binary "${list[$i]}" "$work/$i.log" "$test_timeout"; echo $? >"$work/$i.rc") &
+    limit="$(time_left_for "$test_timeout")"
+    if [ "$limit" -eq 0 ]; then
+      echo "not run" >"$work/$i.rc"
+      continue
+    fi
+    (run_binary "${list[$i]}" "$work/$i.log" "$limit"; echo $? >"$work/$i.rc") &
   done
   wait
-  for i in "${gpu[@]}"; do
-    run_binary "${list[$i]}" "$work/$i.log" "$test_timeout"; echo $? >"$work/$i.rc"
-  done
 
-  local rc why is_gpu
+  local rc why
   for i in "${!list[@]}"; do
     binary="${list[$i]}"; rc="$(cat "$work/$i.rc")"
+    if [ "$rc" = "not run" ]; then
+      printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "$binary"
+      not_run=$((not_run + 1))
+      continue
+    fi
     binaries=$((binaries + 1))
-    is_gpu=0; grep -qxF "$binary" "$bundle/gpu_tests.txt" && is_gpu=1
     collect "$work/$i.log" "$binary (exit code $rc)" "$logs/tests.log"
     if parse_catch2 "$work/$i.log"; then
       if [ "$rc" -ne 0 ] && [ "$cases_failed" -eq 0 ]; then cases_failed=1; fi
@@ -162,11 +302,11 @@ run_all_tests() {
       cases_passed=0; cases_failed=1
     fi
     why="exit code $rc"
-    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="timed out after ${test_timeout}s"
+    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="timed out"
     if [ "$rc" -eq 0 ]; then
       printf '%-7s %s (%d test cases)\n' PASSED "$binary" "$cases_passed"
       passed=$((passed + cases_passed))
-    elif [ "$is_gpu" -eq 1 ] && [ -z "$gpu_name" ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
+    elif [ "$kind" = gpu ] && [ -z "$gpu_name" ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
          grep -qE '^(All tests passed|test cases:)' "$work/$i.log"; then
       # It loaded and ran, and failed for want of a GPU.
       printf '%-7s %s (tagged gpu; no GPU here: %d of its test cases failed)\n' SKIPPED "$binary" "$cases_failed"
@@ -194,22 +334,34 @@ bench_result() {  # bench_result <name> <exit code> <log>
   fi
 }
 
+# Runs `$@` with $torch_python as the `python3` on PATH (the benchmark scripts call python3),
+# cut to the time budget; 124 when the budget ran out.
+with_torch_python() {  # with_torch_python <timeout> <command...>
+  local limit
+  limit="$(time_left_for "$1")"; shift
+  [ "$limit" -eq 0 ] && return 124
+  (cd "$root" && PATH="$python_shim:$PATH" timeout -k 10 "$limit" "$@")
+}
+
 # gpu_bench and gpu_bench_torch.py, each twice in the order ours, PyTorch, PyTorch, ours, so
 # that drift hits both alike; one table of the means, with each one's run-to-run spread.
 gpu_bench() {
   local work="$1" run rc=0 r
   for run in brisk1 torch1 torch2 brisk2; do
     if [[ $run == brisk* ]]; then
-      run_binary bin/tools/bench/gpu_bench "$work/$run.tsv" "$bench_timeout"
+      r="$(time_left_for "$bench_timeout")"
+      if [ "$r" -eq 0 ]; then echo "time budget ran out" >"$work/$run.tsv"; r=124; else
+        run_binary bin/tools/bench/gpu_bench "$work/$run.tsv" "$r"; r=$?
+      fi
     else
-      (cd "$root" && timeout -k 10 "$bench_timeout" python3 tools/bench/gpu_bench_torch.py) >"$work/$run.tsv" 2>&1
+      with_torch_python "$bench_timeout" python3 tools/bench/gpu_bench_torch.py >"$work/$run.tsv" 2>&1
+      r=$?
     fi
-    r=$?
     collect "$work/$run.tsv" "gpu_bench run $run (exit code $r)" "$logs/bench.log"
     [ $r -ne 0 ] && { rc=$r; echo "gpu_bench: run $run failed (exit code $r)" >>"$work/failures"; cp "$work/$run.tsv" "$work/last_failure"; }
   done
   [ -f "$work/failures" ] && cat "$work/failures"
-  python3 "$root/tools/gpu/gpu_bench_table.py" "$work"
+  "${torch_python:-python3}" "$root/tools/gpu/gpu_bench_table.py" "$work"
   bench_result "gpu_bench (ours and PyTorch's)" "$rc" "${work}/last_failure"
 }
 
@@ -217,13 +369,41 @@ gpu_bench() {
 # rounds; tools/bench/run_lenet_bench.sh does the comparing).
 lenet_bench() {
   local work="$1" rc
-  (cd "$root" && DEVICE=cuda THREADS="${BRISK_LENET_THREADS:-1}" ROUNDS="${BRISK_LENET_ROUNDS:-3}" BATCHES=64,256 \
+  DEVICE=cuda THREADS="${BRISK_LENET_THREADS:-1}" ROUNDS="${BRISK_LENET_ROUNDS:-3}" BATCHES=64,256 \
     BRISK_LENET_BENCH="$bundle/bin/tools/bench/lenet_bench" \
-    timeout -k 10 "$bench_timeout" tools/bench/run_lenet_bench.sh) >"$work/lenet.log" 2>&1
+    with_torch_python "$bench_timeout" tools/bench/run_lenet_bench.sh >"$work/lenet.log" 2>&1
   rc=$?
   collect "$work/lenet.log" "lenet_bench (run_lenet_bench.sh, DEVICE=cuda; exit code $rc)" "$logs/bench.log"
   [ $rc -eq 0 ] && cat "$work/lenet.log"
   bench_result "lenet_bench --device cuda (ours and PyTorch's)" "$rc" "$work/lenet.log"
+}
+
+# The unpacked bundle goes, unless BRISK_BUNDLE_DIR asked to keep it there.
+remove_bundle() {
+  [ -z "${BRISK_BUNDLE_DIR:-}" ] && rm -rf "$bundle"
+  return 0
+}
+
+# One line, also in summary.txt; the exit status says whether everything asked for passed.
+summarize() {
+  local summary
+  if [ $run_cpu_tests -eq 1 ] || [ $run_gpu_tests -eq 1 ]; then
+    summary="GPU bundle: ${passed} passed, ${failed} failed, ${skipped} skipped (Catch2 test cases in ${binaries} test binaries"
+    [ "$skipped_binaries" -gt 0 ] && summary+="; ${skipped_binaries} gpu-tagged binaries skipped: no GPU"
+    summary+=")"
+  else
+    summary="GPU bundle: tests not run"
+  fi
+  if [ $run_bench -eq 1 ]; then
+    summary+="; benchmarks: ${bench_ran} ran, ${bench_failed} failed, ${bench_skipped} skipped"
+  else
+    summary+="; benchmarks not run"
+  fi
+  [ "$not_run" -gt 0 ] &&
+    summary+="; ${not_run} not run: the ${BRISK_TIME_BUDGET:-570} s time budget ran out (run the phases in separate calls)"
+  echo "$summary" >"$logs/summary.txt"
+  echo "$summary"
+  [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ] && [ "$not_run" -eq 0 ]
 }
 
 main() {
@@ -241,24 +421,44 @@ main() {
     echo "run_bundle: no GPU visible (no nvidia-smi, or nvidia-smi -L failed): gpu-tagged tests and benchmarks that fail count as skipped"
   fi
   unpack || { echo "GPU bundle: 0 passed, 1 failed (no bundle to run); benchmarks: 0 ran" | tee "$logs/summary.txt"; return 1; }
+  find_torch_python
+  echo "python with PyTorch: ${torch_python:-none}"
   library_path
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  missing_libraries=""
+  if ! check_libraries; then
+    remove_bundle
+    echo "GPU bundle: 0 passed, 1 failed (shared libraries missing${missing_libraries:+: $missing_libraries}); benchmarks: 0 ran" |
+      tee "$logs/summary.txt"
+    return 1
+  fi
+  if [ $check_only -eq 1 ] && [ $((run_cpu_tests + run_gpu_tests + run_bench)) -eq 0 ]; then
+    remove_bundle
+    echo "GPU bundle: checked (unpacked, every library found); tests and benchmarks not run" | tee "$logs/summary.txt"
+    return 0
+  fi
   local work
   work="$(mktemp -d /tmp/brisk-run.XXXXXX)"
+  python_shim="$work/python"
+  mkdir -p "$python_shim"
+  [ -n "$torch_python" ] && ln -s "$torch_python" "$python_shim/python3"
 
-  if [ $run_tests -eq 1 ]; then
+  local kind
+  for kind in cpu gpu; do
+    [ "$kind" = cpu ] && [ $run_cpu_tests -eq 0 ] && continue
+    [ "$kind" = gpu ] && [ $run_gpu_tests -eq 0 ] && continue
     echo
-    echo "==================== tests ===================="
-    mkdir -p "$work/tests"
-    run_all_tests "$work/tests"
-  fi
+    echo "==================== $kind tests ===================="
+    mkdir -p "$work/$kind-tests"
+    run_tests "$kind" "$work/$kind-tests"
+  done
 
   if [ $run_bench -eq 1 ]; then
     echo
     echo "==================== benchmarks ===================="
     mkdir -p "$work/bench"
-    if ! command -v python3 >/dev/null 2>&1; then
-      echo "run_bundle: no python3 (PyTorch) here: benchmarks skipped"
+    if [ -z "$torch_python" ] || [ ! -s "$bundle/benchmarks.txt" ]; then
+      echo "run_bundle: ${torch_python:+no benchmarks in this bundle}${torch_python:-no python with PyTorch here}: benchmarks skipped"
       bench_skipped=$((bench_skipped + 2))
     else
       gpu_bench "$work/bench"
@@ -273,22 +473,11 @@ main() {
     bench_skipped=$((bench_skipped + 5))
   fi
 
-  [ -z "${BRISK_BUNDLE_DIR:-}" ] && rm -rf "$bundle"
+  remove_bundle
   rm -rf "$work"
   echo
   echo "logs: $logs (console.log, tests.log, bench.log, summary.txt)"
-  local summary="GPU bundle: ${passed} passed, ${failed} failed, ${skipped} skipped (Catch2 test cases in ${binaries} test binaries"
-  [ "$skipped_binaries" -gt 0 ] && summary+="; ${skipped_binaries} gpu-tagged binaries skipped: no GPU"
-  summary+=")"
-  [ $run_tests -eq 0 ] && summary="GPU bundle: tests not run"
-  if [ $run_bench -eq 1 ]; then
-    summary+="; benchmarks: ${bench_ran} ran, ${bench_failed} failed, ${bench_skipped} skipped"
-  else
-    summary+="; benchmarks not run"
-  fi
-  echo "$summary" >"$logs/summary.txt"
-  echo "$summary"
-  [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ]
+  summarize
 }
 
 main 2>&1 | tee "$logs/console.log"
