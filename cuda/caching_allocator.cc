@@ -20,6 +20,8 @@ struct DeviceCachingAllocator::Block {
   Block* next = nullptr;
   // Streams other than its own that used the block (record_stream).
   std::vector<StreamRef> stream_uses;
+  // Events recorded on such streams when they were retired; its free waits for them too.
+  std::vector<EventHandle> retired_uses;
   // Events still to complete before a freed block can be reused.
   int pending_events = 0;
 
@@ -49,6 +51,9 @@ DeviceCachingAllocator::DeviceCachingAllocator(int device, std::unique_ptr<Devic
 
 DeviceCachingAllocator::~DeviceCachingAllocator() {
   for (const PendingFree& p : pending_) api_->destroy_event(p.event);
+  for (const auto& [ptr, block] : allocated_) {
+    for (EventHandle event : block->retired_uses) api_->destroy_event(event);
+  }
   std::vector<Block*> blocks(small_pool_.begin(), small_pool_.end());
   blocks.insert(blocks.end(), large_pool_.begin(), large_pool_.end());
   for (const auto& [ptr, block] : allocated_) blocks.push_back(block);
@@ -94,10 +99,12 @@ void DeviceCachingAllocator::free(void* ptr) {
     for (const PendingFree& p : events) api_->destroy_event(p.event);
     throw;
   }
+  for (EventHandle event : block->retired_uses) events.push_back({event, block});
   allocated_.erase(it);
   stats_.allocated_bytes -= block->size;
   ++stats_.num_frees;
   block->stream_uses.clear();
+  block->retired_uses.clear();
   if (events.empty()) {
     free_block(block);
     return;
@@ -120,12 +127,14 @@ void DeviceCachingAllocator::record_stream(void* ptr, StreamRef stream) {
   }
 }
 
-void DeviceCachingAllocator::stream_destroyed(uint64_t stream_id) {
+void DeviceCachingAllocator::retire_stream(StreamRef stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& [ptr, block] : allocated_) {
     auto& uses = block->stream_uses;
-    uses.erase(std::remove_if(uses.begin(), uses.end(), [&](const StreamRef& s) { return s.id == stream_id; }),
-               uses.end());
+    auto use = std::find_if(uses.begin(), uses.end(), [&](const StreamRef& s) { return s.id == stream.id; });
+    if (use == uses.end()) continue;
+    block->retired_uses.push_back(api_->record_event(stream.handle));
+    uses.erase(use);
   }
 }
 

@@ -16,10 +16,12 @@
 //     reuses for the next stream created after a stream is destroyed;
 //   - a block that was also used on other streams (record_stream) becomes free only once
 //     events recorded on those streams when it was freed have completed;
-//   - a stream being destroyed first completes its work and calls stream_destroyed(): its
-//     uses of blocks are dropped (nothing left to wait for), so no event is ever recorded on
-//     a dead stream, and the blocks it owned are handed out to no other stream (they go back
-//     to the device when empty_cache() or an out-of-memory retry releases free segments).
+//   - a stream about to be destroyed is retired (retire_stream): for each block it used, an
+//     event is recorded on it while it still exists, and the block's free waits for that
+//     event instead, so no event is ever recorded on a dead stream and nobody has to wait for
+//     the stream's work at destruction; the blocks it owned are handed out to no other
+//     stream (they may still be in use by its last work; they go back to the device when
+//     empty_cache() or an out-of-memory retry releases free segments, after synchronizing).
 // When the device is out of memory, the allocator waits for pending frees, returns every
 // fully free segment to the device and retries once; then it raises a brisk::Error naming
 // the request, the device's free and total memory and Brisk's own usage.
@@ -70,9 +72,9 @@ class DeviceCachingAllocator {
   // `ptr`, allocated on another stream, is also used by work queued on `stream`: its free
   // waits for that work.
   void record_stream(void* ptr, StreamRef stream);
-  // The stream with this id has completed all its work and is being destroyed: blocks stop
-  // waiting for it.
-  void stream_destroyed(uint64_t stream_id);
+  // `stream` is about to be destroyed (it is still valid): blocks it used stop referring to
+  // it; their frees wait for an event recorded on it now.
+  void retire_stream(StreamRef stream);
   // Waits for pending frees, then returns all fully free segments to the device.
   void empty_cache();
   MemoryStats stats() const;

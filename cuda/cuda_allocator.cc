@@ -79,11 +79,8 @@ void retire_stream(cudaStream_t stream) noexcept {
   if (stream == nullptr) return;  // the legacy default stream is never destroyed
   StreamRef retired = stream_registry().retire(stream);
   run_reporting_failure("retiring a CUDA stream before destroying it", [&] {
-    cudaError_t status = cudaStreamSynchronize(stream);
-    if (status == cudaErrorCudartUnloading) return;  // the process is exiting: nothing runs any more
-    BRISK_CUDA_CHECK(status);
     if (!is_available()) return;
-    for (DeviceCachingAllocator* allocator : device_allocators()) allocator->stream_destroyed(retired.id);
+    for (DeviceCachingAllocator* allocator : device_allocators()) allocator->retire_stream(retired);
   });
 }
 

@@ -27,13 +27,13 @@ void reset_peak_memory_stats();
 // tensor is freed (see retire_stream); a stream made with the CUDA runtime directly must be
 // retired before it is destroyed.
 void record_stream(const Tensor& tensor, cudaStream_t stream);
-// Before a stream is destroyed: waits for the work queued on it, then makes the caching
-// allocators forget it: memory it used (record_stream) no longer waits for it, so freeing
-// that memory later records nothing on a dead stream, and a new stream that CUDA gives the
-// same handle starts with none of its cached memory. cuda::Stream's destructor calls this;
-// call it before cudaStreamDestroy on a stream you created yourself and used with Brisk
-// tensors. Never throws: if the stream cannot be synchronized, that is reported on stderr and
-// the memory it used is kept from reuse for good.
+// Before a stream is destroyed: makes the caching allocators forget it without waiting for
+// its work. Memory it used (record_stream) waits for an event recorded on it now instead, so
+// freeing that memory later records nothing on a dead stream; a new stream that CUDA gives
+// the same handle starts with none of its cached memory. cuda::Stream's destructor calls
+// this; call it before cudaStreamDestroy on a stream you created yourself and used with Brisk
+// tensors. Never throws: a failure is reported on stderr, and the memory concerned is then
+// kept from reuse for good.
 void retire_stream(cudaStream_t stream) noexcept;
 
 }  // namespace brisk::cuda

@@ -22,11 +22,11 @@ inline cudaStream_t default_stream() { return nullptr; }
 // device's.
 void wait_stream(cudaStream_t waiter, int waiter_device, cudaStream_t other, int other_device);
 
-// A stream the user owns: created on `device` at construction, destroyed with the object.
-// Destruction waits for the stream's queued work and retires it (cuda/memory.h's
-// retire_stream), so tensors that recorded it (record_stream) may outlive it. It does not
-// synchronize implicitly with the default stream, so hand data across with an Event or
-// wait_stream().
+// A stream the user owns: created on `device` at construction, destroyed with the object
+// (after its queued work completes; destruction does not wait). It is retired first
+// (cuda/memory.h's retire_stream), so tensors that recorded it (record_stream) may outlive
+// it. It does not synchronize implicitly with the default stream, so hand data across with
+// an Event or wait_stream().
 class Stream {
  public:
   // priority: lower numbers run first; 0 is the default, cudaDeviceGetStreamPriorityRange

@@ -123,10 +123,11 @@ TEST_CASE("a tensor that recorded a stream is freed safely after the stream is d
       cuda::Stream side(0);
       BRISK_CUDA_CHECK(cudaMemsetAsync(t.raw_data(), 1, n, side));
       cuda::record_stream(t, side);
-    }  // the stream waits for the memset and retires itself
+    }  // the stream retires itself (t now waits for an event after the memset) and is destroyed
   }    // freeing t records nothing on the dead stream (before: an error in a deleter, std::terminate)
   CHECK(cudaGetLastError() == cudaSuccess);
-  // Nothing left to wait for: the memory is reused at once on its own stream.
+  cuda::synchronize(0);
+  // The memset has finished: the memory is reused on its own stream.
   Tensor again = cuda_bytes(static_cast<int64_t>(n));
   CHECK(again.raw_data() == ptr);
 }

@@ -272,20 +272,34 @@ TEST_CASE("a block used on a stream that was destroyed since is freed without to
   Fixture f;
   void* p = f.allocator->malloc(1000, f.s1);
   f.allocator->record_stream(p, f.s2);
-  // What cuda::Stream's destructor does: complete the stream's work, then tell the allocator.
+  // What cuda::Stream's destructor does: retire the stream, then destroy it. Its queued work
+  // (which may still use p) goes on after that.
+  f.allocator->retire_stream(f.s2);
   f.device->destroy_stream(f.s2.handle);
-  f.allocator->stream_destroyed(f.s2.id);
   CHECK_NOTHROW(f.allocator->free(p));
+  CHECK(f.allocator->malloc(1000, f.s1) != p);  // the dead stream's last work may still use p
+  f.device->complete(f.s2.handle);
+  CHECK(f.allocator->malloc(1000, f.s1) == p);
   CHECK(f.device->events.empty());
-  CHECK(f.allocator->malloc(1000, f.s1) == p);  // nothing left to wait for
+}
+
+TEST_CASE("retiring a stream touches only the blocks it used") {
+  Fixture f;
+  void* used = f.allocator->malloc(1000, f.s1);
+  void* other = f.allocator->malloc(1000, f.s1);
+  f.allocator->record_stream(used, f.s2);
+  f.allocator->retire_stream(f.s2);
+  CHECK(f.device->events.size() == 1);
+  f.allocator->free(other);
+  CHECK(f.allocator->malloc(1000, f.s1) == other);  // nothing to wait for
 }
 
 TEST_CASE("a new stream that gets a destroyed stream's handle does not get its blocks") {
   Fixture f;
   void* p = f.allocator->malloc(1000, f.s1);
   f.allocator->free(p);
+  f.allocator->retire_stream(f.s1);
   f.device->destroy_stream(f.s1.handle);
-  f.allocator->stream_destroyed(f.s1.id);
   f.device->reuse_stream_handle(f.s1.handle);
   StreamRef reborn{f.s1.handle, 3};
   void* q = f.allocator->malloc(1000, reborn);

@@ -30,11 +30,9 @@ struct FakeState {
   uintptr_t next_event = 1;
   std::set<StreamHandle> destroyed_streams;  // recording on one of these fails, as in CUDA
 
-  // The stream is synchronized and destroyed; CUDA may hand its handle to a new stream.
-  void destroy_stream(StreamHandle stream) {
-    complete(stream);
-    destroyed_streams.insert(stream);
-  }
+  // The stream is destroyed; its queued work (and events) complete later, by complete().
+  // CUDA may hand its handle to a new stream.
+  void destroy_stream(StreamHandle stream) { destroyed_streams.insert(stream); }
   // A new stream gets the handle of a destroyed one.
   void reuse_stream_handle(StreamHandle stream) { destroyed_streams.erase(stream); }
 
