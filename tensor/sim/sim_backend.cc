@@ -1,5 +1,6 @@
 #include "tensor/sim/sim_backend.h"
 
+#include <atomic>
 #include <initializer_list>
 
 #include "tensor/sim/sim_memory.h"
@@ -8,6 +9,8 @@ namespace brisk::sim {
 namespace {
 
 Backend& cpu() { return backend_for(kCPU); }
+
+std::atomic<uint64_t> device_to_host_copies{0}, host_to_device_copies{0}, device_to_device_copies{0};
 
 // Errors unless every defined tensor is on one simulated device, naming the op, the device
 // of the first defined tensor (the output, where there is one) and the odd tensor.
@@ -33,12 +36,24 @@ Tensor h(const Tensor& t) { return host_alias(t); }
 
 }  // namespace
 
+CopyCounts copy_counts() {
+  return {device_to_host_copies.load(), host_to_device_copies.load(), device_to_device_copies.load()};
+}
+
+void reset_copy_counts() {
+  device_to_host_copies = 0;
+  host_to_device_copies = 0;
+  device_to_device_copies = 0;
+}
+
 void SimBackend::copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
   auto on_host_or_sim = [](const Tensor& t) { return t.device().is_cpu() || t.device().is_sim(); };
   BRISK_CHECK(on_host_or_sim(dst) && on_host_or_sim(src) && (dst.device().is_sim() || src.device().is_sim()),
               "copy_: the simulated device copies between host and sim tensors, got destination {} and source {}",
               dst.describe(), src.describe());
-  cpu().copy(dst.device().is_sim() ? h(dst) : dst, src.device().is_sim() ? h(src) : src, non_blocking);
+  const bool to_sim = dst.device().is_sim(), from_sim = src.device().is_sim();
+  ++(to_sim && from_sim ? device_to_device_copies : to_sim ? host_to_device_copies : device_to_host_copies);
+  cpu().copy(to_sim ? h(dst) : dst, from_sim ? h(src) : src, non_blocking);
 }
 
 void SimBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams params) {

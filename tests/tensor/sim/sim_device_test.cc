@@ -15,6 +15,7 @@
 #include "tensor/backend.h"
 #include "tensor/generator.h"
 #include "tensor/native/ops.h"
+#include "tensor/sim/sim_backend.h"
 #include "tensor/sim/sim_memory.h"
 
 namespace brisk {
@@ -204,6 +205,21 @@ TEST_CASE("item, to_vector and printing read sim tensors through a copy") {
   REQUIRE(native::to_string(t) == "tensor([ 1.5000, -2.0000,  3.2500], device='sim:0', dtype=torch.float64)");
   REQUIRE(native::equal(t, native::clone(t)));
   REQUIRE(native::allclose(t, native::clone(t)));
+}
+
+TEST_CASE("the simulated device counts its copies, so host synchronizations can be counted") {
+  Tensor t = native::ones({3}, sim0);
+  sim::reset_copy_counts();
+  Tensor total = native::reduce(ReduceOp::Sum, t, {}, false);
+  REQUIRE(sim::copy_counts().device_to_host == 0);
+  REQUIRE(total.item<float>() == 3.0f);
+  REQUIRE(sim::copy_counts().device_to_host == 1);
+  native::to(t, sim1, kFloat32);
+  native::to(native::ones({3}), sim0, kFloat32);
+  sim::CopyCounts counts = sim::copy_counts();
+  REQUIRE(counts.device_to_host == 1);
+  REQUIRE(counts.device_to_device == 1);
+  REQUIRE(counts.host_to_device == 1);
 }
 
 std::string error_of(const std::function<void()>& f) {
