@@ -196,7 +196,7 @@ Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams p) {
 
 Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, OpParams p) {
   const char* name = op_name(op);
-  Device device = common_device(name, {self, other});
+  Device device = detail::inplace_device(name, self, {other});
   DType compute = binary_compute_type(op, result_type(self, other), self, other.describe(), p);
   DType out_dtype = writes_bool(op) ? kBool : compute;
   detail::check_can_cast(name, out_dtype, self.dtype());

@@ -75,6 +75,17 @@ Tensor scalar_operand(Scalar value, DType dtype, Device device) {
   return device.is_cpu() ? host : to(host, device, dtype);
 }
 
+Device inplace_device(const char* op, const Tensor& self, const std::vector<Tensor>& others) {
+  std::vector<Tensor> all{self};
+  all.insert(all.end(), others.begin(), others.end());
+  Device device = common_device(op, all);
+  BRISK_CHECK(device == self.device(),
+              "{}: expected all tensors to be on the same device, but found at least two devices, {} (the output, "
+              "{}) and {}",
+              op, self.device(), self.describe(), device);
+  return device;
+}
+
 bool can_cast(DType from, DType to) {
   if (is_floating_point(from) && is_integral(to, true)) return false;
   if (from != kBool && to == kBool) return false;

@@ -11,6 +11,10 @@ Tensor operand(const Tensor& t, DType dtype, Device device, const Shape& shape);
 // range check, int64 values exact), on `device`.
 Tensor scalar_operand(Scalar value, DType dtype, Device device);
 
+// The device an in-place op on `self` runs on: self's. Like common_device, except that a 0-dim
+// CPU self does not follow its operands to another device (its memory cannot be written there).
+Device inplace_device(const char* op, const Tensor& self, const std::vector<Tensor>& others);
+
 // PyTorch's canCast: no float -> integral or bool, no integral -> bool.
 bool can_cast(DType from, DType to);
 // Errors, like PyTorch, when an in-place op computes `result` but self holds `self_dtype`:

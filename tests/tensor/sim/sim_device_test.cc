@@ -267,6 +267,23 @@ TEST_CASE("a 0-dim CPU tensor joins sim operands, as it joins CUDA ones") {
   REQUIRE(r.to_vector<double>() == std::vector<double>{3, 6});
 }
 
+TEST_CASE("an in-place op on a 0-dim CPU tensor refuses operands on a device") {
+  // The CPU number may join device operands, but it cannot be the output: its memory is the
+  // host's. Before the native check, the device's kernel got a host output.
+  Tensor s = native::ones({}, sim0), mask = native::ones({}, TensorOptions(kBool).device(sim0));
+  using Catch::Matchers::Contains;
+  for (const std::string op : {"add", "masked_fill_", "addcmul"}) {
+    INFO(op);
+    Tensor host = native::scalar_tensor(1.0, kFloat32);
+    std::string e = error_of([&] {
+      if (op == "add") native::binary_(BinaryOp::Add, host, s);
+      if (op == "masked_fill_") native::masked_fill_(host, mask, 2);
+      if (op == "addcmul") native::ternary_(TernaryOp::Addcmul, host, s, s);
+    });
+    CHECK_THAT(e, Contains(op) && Contains("the output") && Contains("cpu") && Contains("sim:0"));
+  }
+}
+
 TEST_CASE("the sim backend itself refuses tensors of another device") {
   // Defense in depth: a native op that forgot a device check still cannot make the
   // simulated device's kernels read host or foreign memory.
