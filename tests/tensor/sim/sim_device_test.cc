@@ -57,7 +57,9 @@ TEST_CASE("elementwise ops on sim equal the CPU's bit for bit") {
   Tensor mask = native::binary(BinaryOp::Gt, a, b);
   require_same_on_sim("exp", [&](auto on) { return native::unary(UnaryOp::Exp, on(a)); });
   require_same_on_sim("tanh", [&](auto on) { return native::unary(UnaryOp::Tanh, on(a)); });
-  require_same_on_sim("add broadcast", [&](auto on) { return native::binary(BinaryOp::Add, on(a), on(row)); });
+  require_same_on_sim("add broadcast", [&](auto on) {
+    return native::binary(BinaryOp::Add, on(a), on(row), {1.0});  // alpha 1
+  });
   require_same_on_sim("mul scalar", [&](auto on) { return native::binary(BinaryOp::Mul, on(a), Scalar(1.5)); });
   require_same_on_sim("div transposed", [&](auto on) {
     return native::binary(BinaryOp::Div, native::transpose(on(a), 0, 1), native::transpose(on(b), 0, 1));
@@ -71,7 +73,7 @@ TEST_CASE("elementwise ops on sim equal the CPU's bit for bit") {
   });
   require_same_on_sim("in-place add_ with a cast", [&](auto on) {
     Tensor x = native::to(on(a), on(a).device(), kFloat32);
-    native::binary_(BinaryOp::Add, x, on(b));
+    native::binary_(BinaryOp::Add, x, on(b), {1.0});  // alpha 1
     return x;
   });
   require_same_on_sim("compare", [&](auto on) { return native::binary(BinaryOp::Lt, on(a), on(b)); });
@@ -220,6 +222,33 @@ TEST_CASE("the simulated device counts its copies, so host synchronizations can 
   REQUIRE(counts.device_to_host == 1);
   REQUIRE(counts.device_to_device == 1);
   REQUIRE(counts.host_to_device == 1);
+}
+
+TEST_CASE("ops with a number make it on the device, without a copy from the host") {
+  // On CUDA a copy from pageable host memory synchronizes the host with the stream: one per
+  // `x * 2` would stall every step. Numbers a double holds exactly are filled on the device.
+  Tensor x = native::from_vector<float>({1, 2, 3}, {3}, TensorOptions(kFloat32).device(sim0));
+  Tensor i = native::from_vector<int64_t>({1, 2, 3}, {3}, TensorOptions(kInt64).device(sim0));
+  Tensor u = native::from_vector<uint8_t>({1, 2, 3}, {3}, TensorOptions(kUInt8).device(sim0));
+  sim::reset_copy_counts();
+  Tensor a = native::binary(BinaryOp::Mul, x, Scalar(2.5));
+  Tensor b = native::binary(BinaryOp::Sub, Scalar(1), i, {1.0});  // alpha 1
+  Tensor c = native::binary_(BinaryOp::Add, i, Scalar(int64_t{1} << 40), {1.0});
+  Tensor d = native::masked_fill(x, native::binary(BinaryOp::Gt, x, Scalar(1.5)), -1.0);
+  REQUIRE(sim::copy_counts().host_to_device == 0);
+  CHECK(a.to_vector<float>() == std::vector<float>{2.5, 5, 7.5});
+  CHECK(b.to_vector<int64_t>() == std::vector<int64_t>{0, -1, -2});
+  CHECK(c.to_vector<int64_t>() == std::vector<int64_t>{(int64_t{1} << 40) + 1, (int64_t{1} << 40) + 2,
+                                                         (int64_t{1} << 40) + 3});
+  CHECK(d.to_vector<float>() == std::vector<float>{1, -1, -1});
+  // A number the kernel must wrap (uint8 + 300 is uint8 + 44, as in PyTorch), or an int64
+  // beyond 2^53, still goes through the host, exactly.
+  require_same_on_sim("uint8 + 300", [&](auto on) {
+    return native::binary(BinaryOp::Add, on(native::to(u, kCPU, kUInt8)), Scalar(300), {1.0});
+  });
+  require_same_on_sim("int64 + 2^60 + 1", [&](auto on) {
+    return native::binary(BinaryOp::Add, on(native::to(i, kCPU, kInt64)), Scalar((int64_t{1} << 60) + 1), {1.0});
+  });
 }
 
 std::string error_of(const std::function<void()>& f) {
