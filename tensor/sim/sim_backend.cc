@@ -52,7 +52,9 @@ void SimBackend::copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
               "copy_: the simulated device copies between host and sim tensors, got destination {} and source {}",
               dst.describe(), src.describe());
   const bool to_sim = dst.device().is_sim(), from_sim = src.device().is_sim();
-  ++(to_sim && from_sim ? device_to_device_copies : to_sim ? host_to_device_copies : device_to_host_copies);
+  if (!to_sim) ++device_to_host_copies;
+  if (!from_sim) ++host_to_device_copies;
+  if (to_sim && from_sim && dst.device() != src.device()) ++device_to_device_copies;
   cpu().copy(to_sim ? h(dst) : dst, from_sim ? h(src) : src, non_blocking);
 }
 

@@ -10,13 +10,14 @@
 
 namespace brisk::sim {
 
-// Copies the simulated devices have run since the start or reset_copy_counts(), process-wide.
-// A device-to-host copy is what a host synchronization is on a GPU (item(), to_vector(),
+// Transfers the simulated devices have run since the start or reset_copy_counts(),
+// process-wide (copies within one device are kernels, not transfers, and are not counted). A
+// device-to-host copy is what a host synchronization is on a GPU (item(), to_vector(),
 // .to(kCPU)), so a test can count the synchronizations of a training step.
 struct CopyCounts {
   uint64_t device_to_host = 0;
   uint64_t host_to_device = 0;
-  uint64_t device_to_device = 0;
+  uint64_t device_to_device = 0;  // between two sim devices
 };
 CopyCounts copy_counts();
 void reset_copy_counts();

@@ -218,6 +218,7 @@ TEST_CASE("the simulated device counts its copies, so host synchronizations can 
   REQUIRE(sim::copy_counts().device_to_host == 1);
   native::to(t, sim1, kFloat32);
   native::to(native::ones({3}), sim0, kFloat32);
+  native::clone(t);  // a copy within sim:0, not a transfer
   sim::CopyCounts counts = sim::copy_counts();
   REQUIRE(counts.device_to_host == 1);
   REQUIRE(counts.device_to_device == 1);
