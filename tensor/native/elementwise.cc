@@ -249,9 +249,8 @@ Tensor& fill_(Tensor& self, Scalar value) {
   detail::check_fits("fill_", value, self.dtype());
   detail::check_inplace_output("fill_", self, self.sizes());
   // float64 holds every int up to 2^53 exactly; larger int64 values go through an exact copy.
-  constexpr int64_t kExactInDouble = int64_t(1) << 53;
   bool exact = value.kind() != Scalar::Kind::Int ||
-               (value.to_int() <= kExactInDouble && value.to_int() >= -kExactInDouble);
+               (value.to_int() <= detail::kExactInDouble && value.to_int() >= -detail::kExactInDouble);
   if (exact) {
     backend_for(self.device()).unary(UnaryOp::Fill, self, self, {value.to_double()});
   } else {

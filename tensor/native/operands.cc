@@ -67,7 +67,6 @@ Tensor scalar_operand(Scalar value, DType dtype, Device device) {
   // casts with the same cast<T>: the same element whenever the value is a double, or an
   // integer that is exact as a double and fits T (no wrapping). A copy from the host would
   // synchronize the host with the device on every op with a number (CUDA's pageable copies do).
-  constexpr int64_t kExactInDouble = int64_t(1) << 53;
   bool fill_on_device =
       !device.is_cpu() &&
       (value.kind() != Scalar::Kind::Int ||

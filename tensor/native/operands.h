@@ -5,6 +5,9 @@
 
 namespace brisk::native::detail {
 
+// Integers up to this magnitude are exact as a double, which is how the Fill kernel takes a value.
+constexpr int64_t kExactInDouble = int64_t(1) << 53;
+
 // `t` converted to `dtype` on `device` and expanded to `shape`: a view when nothing changes.
 Tensor operand(const Tensor& t, DType dtype, Device device, const Shape& shape);
 // A 0-dim tensor holding `value` cast to `dtype` the way a kernel casts (integers wrap, no
