@@ -196,7 +196,7 @@ Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams p) {
 
 Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, OpParams p) {
   const char* name = op_name(op);
-  Device device = common_device(name, {self, other});
+  Device device = detail::inplace_device(name, self, {other});
   DType compute = binary_compute_type(op, result_type(self, other), self, other.describe(), p);
   DType out_dtype = writes_bool(op) ? kBool : compute;
   detail::check_can_cast(name, out_dtype, self.dtype());
@@ -249,9 +249,8 @@ Tensor& fill_(Tensor& self, Scalar value) {
   detail::check_fits("fill_", value, self.dtype());
   detail::check_inplace_output("fill_", self, self.sizes());
   // float64 holds every int up to 2^53 exactly; larger int64 values go through an exact copy.
-  constexpr int64_t kExactInDouble = int64_t(1) << 53;
   bool exact = value.kind() != Scalar::Kind::Int ||
-               (value.to_int() <= kExactInDouble && value.to_int() >= -kExactInDouble);
+               (value.to_int() <= detail::kExactInDouble && value.to_int() >= -detail::kExactInDouble);
   if (exact) {
     backend_for(self.device()).unary(UnaryOp::Fill, self, self, {value.to_double()});
   } else {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tensor/backend.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
 
@@ -62,6 +63,20 @@ Tensor operand(const Tensor& t, DType dtype, Device device, const Shape& shape) 
 }
 
 Tensor scalar_operand(Scalar value, DType dtype, Device device) {
+  // On a device, the device's Fill kernel writes the value, which it takes as a double and
+  // casts with the same cast<T>: the same element whenever the value is a double, or an
+  // integer that is exact as a double and fits T (no wrapping). A copy from the host would
+  // synchronize the host with the device on every op with a number (CUDA's pageable copies do).
+  bool fill_on_device =
+      !device.is_cpu() &&
+      (value.kind() != Scalar::Kind::Int ||
+       (value.to_int() <= kExactInDouble && value.to_int() >= -kExactInDouble &&
+        dispatch_all(dtype, "scalar_operand", [&](auto tag) { return fits<typename decltype(tag)::type>(value); })));
+  if (fill_on_device) {
+    Tensor t = empty({}, TensorOptions(dtype).device(device));
+    backend_for(device).unary(UnaryOp::Fill, t, t, {value.to_double()});
+    return t;
+  }
   Tensor host = empty({}, dtype);
   dispatch_all(dtype, "scalar_operand", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -73,6 +88,17 @@ Tensor scalar_operand(Scalar value, DType dtype, Device device) {
     }
   });
   return device.is_cpu() ? host : to(host, device, dtype);
+}
+
+Device inplace_device(const char* op, const Tensor& self, const std::vector<Tensor>& others) {
+  std::vector<Tensor> all{self};
+  all.insert(all.end(), others.begin(), others.end());
+  Device device = common_device(op, all);
+  BRISK_CHECK(device == self.device(),
+              "{}: expected all tensors to be on the same device, but found at least two devices, {} (the output, "
+              "{}) and {}",
+              op, self.device(), self.describe(), device);
+  return device;
 }
 
 bool can_cast(DType from, DType to) {

@@ -5,11 +5,18 @@
 
 namespace brisk::native::detail {
 
+// Integers up to this magnitude are exact as a double, which is how the Fill kernel takes a value.
+constexpr int64_t kExactInDouble = int64_t(1) << 53;
+
 // `t` converted to `dtype` on `device` and expanded to `shape`: a view when nothing changes.
 Tensor operand(const Tensor& t, DType dtype, Device device, const Shape& shape);
 // A 0-dim tensor holding `value` cast to `dtype` the way a kernel casts (integers wrap, no
 // range check, int64 values exact), on `device`.
 Tensor scalar_operand(Scalar value, DType dtype, Device device);
+
+// The device an in-place op on `self` runs on: self's. Like common_device, except that a 0-dim
+// CPU self does not follow its operands to another device (its memory cannot be written there).
+Device inplace_device(const char* op, const Tensor& self, const std::vector<Tensor>& others);
 
 // PyTorch's canCast: no float -> integral or bool, no integral -> bool.
 bool can_cast(DType from, DType to);

@@ -60,7 +60,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value) {
   check_bool_condition("masked_fill_", "the mask", mask);
   detail::check_fits("masked_fill_", value, self.dtype());
-  Device device = common_device("masked_fill_", {self, mask});
+  Device device = detail::inplace_device("masked_fill_", self, {mask});
   detail::check_inplace_output("masked_fill_", self, broadcast_shapes(self.sizes(), mask.sizes(), "masked_fill_"));
   Tensor m = detail::operand(mask, kBool, device, self.sizes());
   if (detail::partially_overlaps(self, m)) m = clone(m);
@@ -85,7 +85,7 @@ Tensor ternary(TernaryOp op, const Tensor& a, const Tensor& b, const Tensor& c, 
 Tensor& ternary_(TernaryOp op, Tensor& self, const Tensor& b, const Tensor& c, OpParams p) {
   const char* name = op_name(op);
   BRISK_CHECK(op != TernaryOp::Where, "where: has no in-place form; use masked_fill_ or copy_ with where()");
-  Device device = common_device(name, {self, b, c});
+  Device device = detail::inplace_device(name, self, {b, c});
   DType compute = ternary_compute_type(op, self, b, c, p);
   detail::check_can_cast(name, compute, self.dtype());
   detail::check_inplace_output(name, self, broadcast3(self, b, c, name));
