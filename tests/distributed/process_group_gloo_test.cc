@@ -165,22 +165,42 @@ TEST_CASE("ProcessGroupGloo: async work overlaps and completes in order; send/re
   });
 }
 
-TEST_CASE("ProcessGroupGloo: a size mismatch is a desync error naming the ranks") {
-  run_ranks(3, [](ProcessGroupGloo& g) {
-    Tensor t = make<float>(std::vector<float>(g.rank() == 1 ? 5 : 4, 1.f));
-    try {
-      g.all_reduce(t)->wait();
-      FAIL("no desync error");
-    } catch (const Error& e) {
-      std::string what = e.what();
-      CHECK_THAT(what, Catch::Contains("desync at #0") && Catch::Contains("ranks [0, 2] called all_reduce #0(numel 4") &&
-                           Catch::Contains("ranks [1] called all_reduce #0(numel 5"));
-    }
-    // Every rank skipped it, so the group goes on.
-    Tensor ok = make<float>({1.f});
-    g.all_reduce(ok)->wait();
-    CHECK(ok.to_vector<float>()[0] == 3.f);
-  });
+// Rank 1 all-reduces 5 elements, the others 4. With the check on, the desync monitor finds it
+// from the published signatures, and every rank's wait() fails promptly; with it off, the
+// mismatched calls never exchange data (their Gloo tags differ, so no buffer-size abort), time
+// out, and the timeout's diagnosis names the same mismatch. The group is unusable afterwards.
+void expect_size_mismatch_named(bool check_desync, std::chrono::milliseconds within) {
+  ProcessGroupOptions options;
+  options.timeout = 2s;
+  options.check_desync = check_desync;
+  run_ranks(
+      3,
+      [&](ProcessGroupGloo& g) {
+        Tensor t = make<float>(std::vector<float>(g.rank() == 1 ? 5 : 4, 1.f));
+        auto start = std::chrono::steady_clock::now();
+        auto work = g.all_reduce(t);
+        try {
+          work->wait();
+          FAIL("no desync error");
+        } catch (const Error& e) {
+          CHECK(std::chrono::steady_clock::now() - start < within);
+          std::string what = e.what();
+          CHECK_THAT(what, Catch::Contains("collective desync at #0: ranks [0, 2] called all_reduce #0(numel 4, "
+                                           "float32, SUM); ranks [1] called all_reduce #0(numel 5, float32, SUM); "
+                                           "odd rank: 1"));
+        }
+        CHECK_FALSE(work->is_success());
+        CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("failed earlier"));
+      },
+      options);
+}
+
+TEST_CASE("ProcessGroupGloo: a size mismatch fails every rank naming the odd one, check on") {
+  expect_size_mismatch_named(true, 1500ms);  // found by the monitor, before the 2 s timeout
+}
+
+TEST_CASE("ProcessGroupGloo: a size mismatch fails every rank naming the odd one, check off") {
+  expect_size_mismatch_named(false, 6s);  // at the 2 s timeout, plus diagnosis
 }
 
 TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the timeout") {
