@@ -5,6 +5,7 @@
 // mismatched calls never exchange data, and DesyncMonitor compares signatures across ranks
 // off the hot path.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,15 @@ struct CollectiveSignature {
   int64_t root = kUnused;
   int64_t reduce_op = kUnused;
 
-  static CollectiveSignature of(CollectiveKind kind, int64_t numel = kUnused, int64_t dtype = kUnused,
-                                int64_t root = kUnused, int64_t reduce_op = kUnused) {
-    return {kind, 0, numel, dtype, root, reduce_op};
+  // The signature of a call (seq is assigned when it is queued).
+  static CollectiveSignature of(CollectiveKind kind, int64_t numel = kUnused, std::optional<DType> dtype = {},
+                                int64_t root = kUnused, std::optional<ReduceOp> reduce_op = {}) {
+    return {kind,
+            0,
+            numel,
+            dtype ? static_cast<int64_t>(*dtype) : kUnused,
+            root,
+            reduce_op ? static_cast<int64_t>(*reduce_op) : kUnused};
   }
 
   bool operator==(const CollectiveSignature& o) const {

@@ -45,9 +45,11 @@ std::string describe(const Snapshot& snap, int64_t seq, const CollectiveSignatur
   }
   // The largest group of equal calls is taken as the intended one; the others are odd.
   std::vector<std::pair<std::string, std::vector<int>>> groups(by_call.begin(), by_call.end());
-  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   std::vector<std::string> lines;
-  for (const auto& [call, ranks] : groups) lines.push_back(fmt::format("ranks [{}] called {}", fmt::join(ranks, ", "), call));
+  for (const auto& [call, ranks] : groups)
+    lines.push_back(fmt::format("ranks [{}] called {}", fmt::join(ranks, ", "), call));
   std::string message = fmt::format("collective desync at #{}: {}", seq, fmt::join(lines, "; "));
   if (groups[0].second.size() > groups[1].second.size()) {
     std::vector<int> odd;
@@ -123,7 +125,8 @@ void DesyncMonitor::publish() {
       Bytes bytes;
       for (const CollectiveSignature& sig : sigs) append_encoded(bytes, sig);
       store_->set(batch_key(rank_, batch), bytes);
-      if (batch * kBatch >= published_ && batch >= kKeptBatches) store_->delete_key(batch_key(rank_, batch - kKeptBatches));
+      bool new_batch = batch * kBatch >= published_;
+      if (new_batch && batch >= kKeptBatches) store_->delete_key(batch_key(rank_, batch - kKeptBatches));
     }
     store_->set(progress_key(rank_), std::to_string(recorded));
     published_ = recorded;

@@ -4,12 +4,13 @@
 // ProcessGroupNCCL (CUDA tensors).
 //
 // Every operation is asynchronous: it enqueues the collective and returns a Work; tensors
-// passed in must stay alive and unmodified until the Work completes. Every tensor argument
-// must be defined, contiguous and on device() (NCCL's contract, enforced by every backend at
-// the call: distributed/collective_checks.h). Collectives act in place; every rank must call the same collectives in the same order
-// with tensors of the same size and dtype. A mismatch or a rank that does not arrive within
-// `timeout` fails the Work with an error naming the operation, its sequence number and the
-// ranks concerned (each rank's call and the odd rank, or the ranks that never entered it).
+// passed in must stay alive and unmodified until the Work completes. Every tensor argument must
+// be defined, contiguous and on device() (NCCL's contract, enforced by every backend at the
+// call: distributed/collective_checks.h). Collectives act in place; every rank must call the
+// same collectives in the same order with tensors of the same size and dtype. A mismatch or a
+// rank that does not arrive within `timeout` fails the Work with an error naming the operation,
+// its sequence number and the ranks concerned (each rank's call and the odd rank, or the ranks
+// that never entered it).
 #include <chrono>
 #include <cstdint>
 #include <memory>

@@ -47,7 +47,8 @@ using namespace gloo_reduce;
 constexpr const char* kBackend = "ProcessGroupGloo";
 constexpr std::initializer_list<DType> kDtypes = {kFloat32, kFloat64, kInt64, kInt32, kUInt8};
 // Reducing ops also take 16-bit floats (each pairwise step computed in float).
-constexpr std::initializer_list<DType> kReducingDtypes = {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBFloat16, kFloat16};
+constexpr std::initializer_list<DType> kReducingDtypes = {kFloat32, kFloat64, kInt64,    kInt32,
+                                                          kUInt8,   kBFloat16, kFloat16};
 
 // Point-to-point messages use Gloo slots of this prefix; collectives use Gloo's own prefixes
 // with the signature's fingerprint as the tag.
@@ -161,31 +162,34 @@ struct ProcessGroupGloo::Impl {
   std::shared_ptr<Work> p2p(bool is_send, Tensor tensor, std::shared_ptr<HostStaging> staging, int peer, int tag) {
     auto work = new_work();
     std::string what = fmt::format("{} {} rank {} (tag {})", where(), is_send ? "send to" : "recv from", peer, tag);
-    auto posted = std::make_shared<WorkGloo>();
-    worker->push({posted, [this, work, is_send, tensor, staging, peer, tag, what] {
-                    try {
-                      std::string earlier = broken_reason();
-                      BRISK_CHECK(earlier.empty(), "the group failed earlier: {}", earlier);
-                      std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
-                          context->createUnboundBuffer(tensor.raw_data(), tensor.nbytes());
-                      uint64_t slot = kP2PSlotPrefix | static_cast<uint32_t>(tag);
-                      if (is_send) buffer->send(peer, slot);
-                      else buffer->recv(peer, slot);
-                      p2p_waiter->push({std::make_shared<WorkGloo>(), [this, buffer, work, tensor, staging, is_send, what] {
-                                          try {
-                                            if (is_send) buffer->waitSend(options.timeout);
-                                            else buffer->waitRecv(options.timeout);
-                                            staging->copy_back();
-                                            work->finish(nullptr);
-                                          } catch (const std::exception& e) {
-                                            work->finish(std::make_exception_ptr(
-                                                Error(fmt::format("{} failed: {}", what, e.what()))));
-                                          }
-                                        }});
-                    } catch (const std::exception& e) {
-                      work->finish(std::make_exception_ptr(Error(fmt::format("{} failed: {}", what, e.what()))));
-                    }
-                  }});
+    auto fail_work = [work, what](const std::exception& e) {
+      work->finish(std::make_exception_ptr(Error(fmt::format("{} failed: {}", what, e.what()))));
+    };
+    auto post = [this, work, is_send, tensor, staging, peer, tag, fail_work] {
+      try {
+        std::string earlier = broken_reason();
+        BRISK_CHECK(earlier.empty(), "the group failed earlier: {}", earlier);
+        std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
+            context->createUnboundBuffer(tensor.raw_data(), tensor.nbytes());
+        uint64_t slot = kP2PSlotPrefix | static_cast<uint32_t>(tag);
+        if (is_send) buffer->send(peer, slot);
+        else buffer->recv(peer, slot);
+        auto complete = [this, buffer, work, tensor, staging, is_send, fail_work] {
+          try {
+            if (is_send) buffer->waitSend(options.timeout);
+            else buffer->waitRecv(options.timeout);
+            staging->copy_back();
+            work->finish(nullptr);
+          } catch (const std::exception& e) {
+            fail_work(e);
+          }
+        };
+        p2p_waiter->push({std::make_shared<WorkGloo>(), complete});
+      } catch (const std::exception& e) {
+        fail_work(e);
+      }
+    };
+    worker->push({std::make_shared<WorkGloo>(), post});
     return work;
   }
 };
@@ -245,7 +249,7 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
   check.dtype(tensor.dtype(), kDtypes);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), static_cast<int64_t>(tensor.dtype()), root);
+  auto sig = CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root);
   return impl_->collective(sig, staging, [this, host, root](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
@@ -266,8 +270,8 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
   check.dtype(tensor.dtype(), kReducingDtypes);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), static_cast<int64_t>(tensor.dtype()), -1,
-                static_cast<int64_t>(op));
+  auto sig = CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(), -1,
+                op);
   return impl_->collective(sig, staging, [this, host, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
@@ -290,8 +294,8 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
   check.dtype(tensor.dtype(), kReducingDtypes);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), static_cast<int64_t>(tensor.dtype()), root,
-                static_cast<int64_t>(op));
+  auto sig = CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root,
+                op);
   return impl_->collective(sig, staging, [this, host, root, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
@@ -317,7 +321,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), static_cast<int64_t>(input.dtype()));
+  auto sig = CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype());
   return impl_->collective(sig, staging, [this, outs, in](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
@@ -346,7 +350,7 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
   std::vector<Tensor> outs;
   if (rank() == root)
     for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  auto sig = CollectiveSignature::of(CollectiveKind::kGather, input.numel(), static_cast<int64_t>(input.dtype()), root);
+  auto sig = CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root);
   return impl_->collective(sig, staging, [this, outs, in, root](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
@@ -376,7 +380,7 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
   if (rank() == root)
     for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
-  auto sig = CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), static_cast<int64_t>(output.dtype()), root);
+  auto sig = CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root);
   return impl_->collective(sig, staging, [this, out, ins, root](uint32_t tag) {
     if (out.numel() == 0) return;
     dispatch_gloo(out.dtype(), [&](auto t) {
@@ -405,8 +409,8 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
   std::vector<Tensor> ins;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
-  auto sig = CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), static_cast<int64_t>(output.dtype()),
-                -1, static_cast<int64_t>(op));
+  auto sig = CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(),
+                -1, op);
   // An all-to-all hands rank r every rank's inputs[r]; r then reduces them in rank order.
   return impl_->collective(sig, staging, [this, out, ins, op](uint32_t tag) {
     if (out.numel() == 0) return;
@@ -443,7 +447,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
   // Sizes may differ per peer, so only the op and the dtype are compared across ranks.
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllToAll, -1, static_cast<int64_t>(dtype));
+  auto sig = CollectiveSignature::of(CollectiveKind::kAllToAll, -1, dtype);
   return impl_->collective(sig, staging, [this, outs, ins](uint32_t tag) {
     dispatch_gloo(ins[0].dtype(), [&](auto t) {
       using T = typename decltype(t)::type;

@@ -18,14 +18,15 @@ const bool registered = register_process_group_backend(
       return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, options);
     });
 
-// What the desync check compares, e.g. "numel 10, float32".
+// How a send/recv is described in errors, e.g. "numel 10, float32".
 std::string shape_of(const Tensor& t) { return fmt::format("numel {}, {}", t.numel(), dtype_name(t.dtype())); }
 
 constexpr const char* kBackend = "ProcessGroupNCCL";
 constexpr std::initializer_list<DType> kReducingDtypes = {kFloat32, kFloat64, kFloat16, kBFloat16,
                                                           kInt64,   kInt32,   kUInt8};
 // Ops that only move data also take bool (as uint8).
-constexpr std::initializer_list<DType> kDtypes = {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kUInt8, kBool};
+constexpr std::initializer_list<DType> kDtypes = {kFloat32, kFloat64, kFloat16, kBFloat16,
+                                                  kInt64,   kInt32,   kUInt8,   kBool};
 
 std::vector<Tensor> with(std::vector<Tensor> list, const Tensor& t) {
   list.push_back(t);
@@ -53,7 +54,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::broadcast(Tensor& tensor, int root) {
   check.root(root);
   check.dtype(tensor.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->run("broadcast", fmt::format("broadcast({}, root {})", shape_of(tensor), root), {tensor}, true, false,
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root),
+                           {tensor}, false,
                     [&](ncclComm_t comm, cudaStream_t stream) {
                       BRISK_NCCL_CHECK(ncclBroadcast(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type, root,
                                                      comm, stream));
@@ -65,8 +67,9 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_reduce(Tensor& tensor, ReduceOp op) 
   check.tensor(tensor, "tensor");
   check.dtype(tensor.dtype(), kReducingDtypes);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->run("all_reduce", fmt::format("all_reduce({}, {})", shape_of(tensor), reduce_op_name(op)), {tensor},
-                    true, false, [&](ncclComm_t comm, cudaStream_t stream) {
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(),
+                                                   CollectiveSignature::kUnused, op),
+                           {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
                       BRISK_NCCL_CHECK(ncclAllReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
                                                      nccl_op(op), comm, stream));
                     });
@@ -78,8 +81,9 @@ std::shared_ptr<Work> ProcessGroupNCCL::reduce(Tensor& tensor, int root, ReduceO
   check.root(root);
   check.dtype(tensor.dtype(), kReducingDtypes);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->run("reduce", fmt::format("reduce({}, {}, root {})", shape_of(tensor), reduce_op_name(op), root),
-                    {tensor}, true, false, [&](ncclComm_t comm, cudaStream_t stream) {
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root,
+                                                   op),
+                           {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
                       BRISK_NCCL_CHECK(ncclReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
                                                   nccl_op(op), root, comm, stream));
                     });
@@ -92,7 +96,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_gather(std::vector<Tensor>& outputs,
   check.dtype(input.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(input.dtype());
   // One broadcast per rank, rooted at it, into outputs[root].
-  return impl_->run("all_gather", fmt::format("all_gather({})", shape_of(input)), with(outputs, input), true, false,
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype()),
+                           with(outputs, input), false,
                     [&](ncclComm_t comm, cudaStream_t stream) {
                       BRISK_NCCL_CHECK(ncclGroupStart());
                       for (int r = 0; r < size(); ++r)
@@ -110,8 +115,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<Tensor>& outputs, con
   if (is_root) check.list(outputs, input, "outputs");
   check.dtype(input.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(input.dtype());
-  return impl_->run("gather", fmt::format("gather({}, root {})", shape_of(input), root),
-                    is_root ? with(outputs, input) : std::vector<Tensor>{input}, true, false,
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root),
+                           is_root ? with(outputs, input) : std::vector<Tensor>{input}, false,
                     [&](ncclComm_t comm, cudaStream_t stream) {
                       if (is_root) copy_on(stream, outputs[root], input);
                       BRISK_NCCL_CHECK(ncclGroupStart());
@@ -134,8 +139,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::scatter(Tensor& output, const std::vecto
   if (is_root) check.list(inputs, output, "inputs");
   check.dtype(output.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(output.dtype());
-  return impl_->run("scatter", fmt::format("scatter({}, root {})", shape_of(output), root),
-                    is_root ? with(inputs, output) : std::vector<Tensor>{output}, true, false,
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root),
+                           is_root ? with(inputs, output) : std::vector<Tensor>{output}, false,
                     [&](ncclComm_t comm, cudaStream_t stream) {
                       if (is_root) copy_on(stream, output, inputs[root]);
                       BRISK_NCCL_CHECK(ncclGroupStart());
@@ -158,8 +163,9 @@ std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(Tensor& output, const std
   check.dtype(output.dtype(), kReducingDtypes);
   ncclDataType_t type = nccl_dtype(output.dtype());
   // One reduce per rank, rooted at it, of everyone's inputs[root] into its output.
-  return impl_->run("reduce_scatter", fmt::format("reduce_scatter({}, {})", shape_of(output), reduce_op_name(op)),
-                    with(inputs, output), true, false, [&](ncclComm_t comm, cudaStream_t stream) {
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(),
+                                                   CollectiveSignature::kUnused, op),
+                           with(inputs, output), false, [&](ncclComm_t comm, cudaStream_t stream) {
                       BRISK_NCCL_CHECK(ncclGroupStart());
                       for (int r = 0; r < size(); ++r)
                         BRISK_NCCL_CHECK(ncclReduce(inputs[r].raw_data(), output.raw_data(), output.numel(), type,
@@ -181,7 +187,9 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_to_all(std::vector<Tensor>& outputs,
   std::vector<Tensor> tensors = inputs;
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
   // The pieces may differ in size from rank to rank, so only the dtype is compared.
-  return impl_->run("all_to_all", fmt::format("all_to_all({})", dtype_name(dtype)), tensors, true, false,
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllToAll, CollectiveSignature::kUnused,
+                                                   dtype),
+                           tensors, false,
                     [&](ncclComm_t comm, cudaStream_t stream) {
                       copy_on(stream, outputs[rank()], inputs[rank()]);
                       BRISK_NCCL_CHECK(ncclGroupStart());
@@ -197,7 +205,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_to_all(std::vector<Tensor>& outputs,
 std::shared_ptr<Work> ProcessGroupNCCL::barrier() {
   // An all-reduce of one byte on the group's device; wait() blocks the host.
   Tensor scratch = native::empty({1}, TensorOptions().dtype(kUInt8).device(device()));
-  return impl_->run("barrier", "barrier()", {scratch}, true, true, [&](ncclComm_t comm, cudaStream_t stream) {
+  auto sig = CollectiveSignature::of(CollectiveKind::kBarrier);
+  return impl_->collective(sig, {scratch}, true, [&](ncclComm_t comm, cudaStream_t stream) {
     BRISK_NCCL_CHECK(ncclAllReduce(scratch.raw_data(), scratch.raw_data(), 1, ncclUint8, ncclSum, comm, stream));
   });
 }
@@ -208,7 +217,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::send(const Tensor& tensor, int dst, int 
   check.peer(dst);
   check.dtype(tensor.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->run("send", fmt::format("send({}, to {})", shape_of(tensor), dst), {tensor}, false, false,
+  return impl_->p2p(fmt::format("send({}, to {})", shape_of(tensor), dst), {tensor},
                     [&](ncclComm_t comm, cudaStream_t stream) {
                       BRISK_NCCL_CHECK(ncclSend(tensor.raw_data(), tensor.numel(), type, dst, comm, stream));
                     });
@@ -220,7 +229,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::recv(Tensor& tensor, int src, int /*tag*
   check.peer(src);
   check.dtype(tensor.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->run("recv", fmt::format("recv({}, from {})", shape_of(tensor), src), {tensor}, false, false,
+  return impl_->p2p(fmt::format("recv({}, from {})", shape_of(tensor), src), {tensor},
                     [&](ncclComm_t comm, cudaStream_t stream) {
                       BRISK_NCCL_CHECK(ncclRecv(tensor.raw_data(), tensor.numel(), type, src, comm, stream));
                     });
