@@ -6,59 +6,21 @@
 #include <functional>
 #include <thread>
 
-#include "distributed/prefix_store.h"
 #include "distributed/process_group_gloo.h"
-#include "distributed/tcp_store.h"
 #include "tensor/error.h"
 #include "tensor/native/ops.h"
 #include "tensor/storage.h"
+#include "tests/distributed/gloo_thread_ranks.h"
 
 using namespace brisk;
 using namespace brisk::dist;
 using namespace std::chrono_literals;
 
-namespace {
-
-template <typename T>
-Tensor make(const std::vector<T>& values) {
-  Tensor t = native::empty({static_cast<int64_t>(values.size())}, TensorOptions(dtype_of<T>::value));
-  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(T));
-  return t;
-}
-
-// Runs body(group) on `size` threads, one ProcessGroupGloo each, and rethrows the first failure.
-void run_ranks(int size, const std::function<void(ProcessGroupGloo&)>& body, ProcessGroupOptions options = {}) {
-  TCPStoreOptions o;
-  o.port = 0;
-  o.is_master = true;
-  o.timeout = 10s;
-  auto master = std::make_shared<TCPStore>("127.0.0.1", o);
-  o.is_master = false;
-  o.port = master->port();
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(size));
-  for (int r = 0; r < size; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        std::shared_ptr<Store> store = r == 0 ? std::static_pointer_cast<Store>(master)
-                                              : std::make_shared<TCPStore>("127.0.0.1", o);
-        ProcessGroupGloo group(std::make_shared<PrefixStore>("test", store), r, size, options, "127.0.0.1");
-        body(group);
-      } catch (...) {
-        errors[static_cast<size_t>(r)] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
-
-}  // namespace
+using testing::make;
+using testing::run_gloo_ranks;
 
 TEST_CASE("ProcessGroupGloo: every collective on 3 ranks") {
-  run_ranks(3, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(3, [](ProcessGroupGloo& g) {
     const int r = g.rank(), n = g.size();
     Tensor t = make<float>({1.f + r, 10.f * r});
     g.all_reduce(t)->wait();
@@ -109,7 +71,7 @@ TEST_CASE("ProcessGroupGloo: every collective on 3 ranks") {
 }
 
 TEST_CASE("ProcessGroupGloo: every ReduceOp and dtype in all_reduce on 4 ranks") {
-  run_ranks(4, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(4, [](ProcessGroupGloo& g) {
     const int r = g.rank();
     auto reduced = [&](dist::ReduceOp op, auto value) {
       using T = decltype(value);
@@ -140,7 +102,7 @@ TEST_CASE("ProcessGroupGloo: every ReduceOp and dtype in all_reduce on 4 ranks")
 }
 
 TEST_CASE("ProcessGroupGloo: async work overlaps and completes in order; send/recv") {
-  run_ranks(2, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(2, [](ProcessGroupGloo& g) {
     const int r = g.rank();
     std::vector<Tensor> tensors;
     std::vector<std::shared_ptr<Work>> works;
@@ -173,7 +135,7 @@ void expect_size_mismatch_named(bool check_desync, std::chrono::milliseconds wit
   ProcessGroupOptions options;
   options.timeout = 2s;
   options.check_desync = check_desync;
-  run_ranks(
+  run_gloo_ranks(
       3,
       [&](ProcessGroupGloo& g) {
         Tensor t = make<float>(std::vector<float>(g.rank() == 1 ? 5 : 4, 1.f));
@@ -207,7 +169,7 @@ TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the t
   ProcessGroupOptions options;
   options.timeout = 1500ms;
   auto start = std::chrono::steady_clock::now();
-  run_ranks(
+  run_gloo_ranks(
       3,
       [](ProcessGroupGloo& g) {
         if (g.rank() == 2) {
@@ -230,7 +192,7 @@ TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the t
 }
 
 TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
-  run_ranks(2, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(2, [](ProcessGroupGloo& g) {
     Tensor t = native::transpose(native::view(make<float>({1, 2, 3, 4}), {2, 2}), 0, 1);
     CHECK_THROWS_WITH(g.all_reduce(t), Catch::Contains("contiguous"));
     Tensor b = native::empty({2}, TensorOptions(kBool));
@@ -263,7 +225,7 @@ Tensor claimed_on(Device device, int64_t numel) {
 
 TEST_CASE("ProcessGroupGloo: every tensor must be on the group's device, refused at the call") {
   // A CPU group (the default) refuses a tensor of another device, naming both devices.
-  run_ranks(2, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(2, [](ProcessGroupGloo& g) {
     CHECK(g.device() == kCPU);
     Tensor elsewhere = claimed_on(sim_device(0), 2);
     CHECK_THROWS_WITH(g.all_reduce(elsewhere), Catch::Contains("ProcessGroupGloo all_reduce: rank " +
@@ -281,7 +243,7 @@ TEST_CASE("ProcessGroupGloo: every tensor must be on the group's device, refused
   // A group on sim:0 refuses CPU tensors (before touching any device memory).
   ProcessGroupOptions on_sim;
   on_sim.device = sim_device(0);
-  run_ranks(
+  run_gloo_ranks(
       2,
       [](ProcessGroupGloo& g) {
         CHECK(g.device() == sim_device(0));
@@ -298,7 +260,7 @@ TEST_CASE("ProcessGroupGloo: every tensor must be on the group's device, refused
 }
 
 TEST_CASE("ProcessGroupGloo: all_to_all where one rank sends and receives nothing") {
-  run_ranks(3, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(3, [](ProcessGroupGloo& g) {
     const int r = g.rank();
     // Rank 0 exchanges no elements with anyone; ranks 1 and 2 swap two elements each.
     auto count = [](int from, int to) { return from == 0 || to == 0 ? 0 : 2; };
