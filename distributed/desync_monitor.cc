@@ -99,11 +99,13 @@ void DesyncMonitor::loop() {
     if (stop_) break;
     lock.unlock();
     publish();
-    if (verify_ && !reported_) {
+    if (verify_ && !reported_ && !store_failed_) {
       try {
         verify_step();
       } catch (const std::exception&) {
-        // The store is unreachable; a collective will fail and diagnose() will say so.
+        // The store is gone (its host exited or died): a collective will fail if it matters,
+        // and diagnose() will say so.
+        store_failed_ = true;
       }
     }
     lock.lock();
@@ -112,6 +114,7 @@ void DesyncMonitor::loop() {
 
 void DesyncMonitor::publish() {
   std::lock_guard<std::mutex> publishing(publish_mutex_);
+  if (store_failed_) return;
   std::vector<std::pair<int64_t, std::vector<CollectiveSignature>>> changed;
   int64_t recorded;
   {
@@ -131,7 +134,10 @@ void DesyncMonitor::publish() {
     store_->set(progress_key(rank_), std::to_string(recorded));
     published_ = recorded;
   } catch (const std::exception&) {
-    // The store may be gone at shutdown; publishing only serves diagnosis.
+    // The store is gone (at shutdown its host may exit first). Publishing only serves
+    // diagnosis, and a later attempt could wait out the store's timeout reconnecting, which
+    // would hold up this group's destruction: stop using the store.
+    store_failed_ = true;
   }
 }
 

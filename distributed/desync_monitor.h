@@ -6,7 +6,8 @@
 // - record() (each collective, in order) only appends the signature to memory.
 // - A background thread publishes this rank's recent signatures and its progress to the
 //   group's store in batches (keys "desync/<rank>/..."), every `interval` when something new
-//   was recorded.
+//   was recorded. After a failed store call (its host exited) it stops using the store, so
+//   destroying the group never waits on a dead store.
 // - With `verify` (ProcessGroupOptions::check_desync) the same thread reads the peers'
 //   signatures as they appear and compares them with this rank's; at the first difference it
 //   calls on_mismatch once with a message naming the collective, each rank's call and the odd
@@ -16,6 +17,7 @@
 //   off), reads what the ranks published and says why: the desync (each call, the odd ranks)
 //   or the ranks that never entered it. It takes at most a few seconds, even when the store
 //   is gone.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -92,6 +94,8 @@ class DesyncMonitor {
   int64_t published_ = 0;     // collectives published
   int64_t verified_ = 0;      // seqs below this were compared with every peer (thread only)
   bool reported_ = false;     // on_mismatch was called (thread only)
+  // A store call failed: the store is not used again (but by diagnose()'s bounded reads).
+  std::atomic<bool> store_failed_{false};
   std::thread thread_;
 };
 

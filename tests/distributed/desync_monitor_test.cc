@@ -14,6 +14,7 @@
 
 #include "distributed/desync_monitor.h"
 #include "distributed/file_store.h"
+#include "distributed/tcp_store.h"
 
 using namespace brisk;
 using namespace brisk::dist;
@@ -131,4 +132,26 @@ TEST_CASE("DesyncMonitor: two ranks that disagree have no odd one") {
   CHECK(reports[0] ==
         "collective desync at #0: ranks [0] called broadcast #0(numel 8, int64, root 0); ranks [1] called broadcast "
         "#0(numel 8, int64, root 1); no majority, so no single odd rank");
+}
+
+TEST_CASE("DesyncMonitor: a store that went away does not hold up the monitor's destruction") {
+  TCPStoreOptions o;
+  o.port = 0;
+  o.is_master = true;
+  o.timeout = 30s;  // a reconnecting client would wait this long
+  auto server = std::make_shared<TCPStore>("127.0.0.1", o);
+  o.is_master = false;
+  o.port = server->port();
+  auto client = std::make_shared<TCPStore>("127.0.0.1", o);
+  auto monitor = std::make_unique<DesyncMonitor>(client, 1, 2, true, [](const std::string&) {});
+  monitor->record(all_reduce(0, 4));
+  std::this_thread::sleep_for(200ms);
+  server.reset();  // rank 0, the store's host, exits first
+  for (int64_t seq = 1; seq < 4; ++seq) {
+    monitor->record(all_reduce(seq, 4));
+    std::this_thread::sleep_for(150ms);
+  }
+  auto start = std::chrono::steady_clock::now();
+  monitor.reset();
+  CHECK(std::chrono::steady_clock::now() - start < 2s);
 }
