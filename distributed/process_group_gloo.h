@@ -77,8 +77,9 @@ class ProcessGroupGloo : public ProcessGroup {
   // that is set, else 127.0.0.1.
   static std::string device_host();
 
+  struct Impl;  // distributed/gloo_group.h
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
