@@ -1,7 +1,8 @@
-// ProcessGroupGloo on the simulated device sim:0 (ranks as threads): every operation on sim
-// tensors gives what it gives on CPU tensors, staged through host memory without the host
-// ever reading device memory (a host read of sim memory would crash the test); CPU tensors
-// are refused at the call.
+// ProcessGroupGloo on the test device (tests/test_device.h; ranks as threads): every operation
+// on its tensors gives what it gives on CPU tensors, staged through host memory without the
+// host ever reading device memory (on sim:0 a host read would crash the test); CPU tensors
+// are refused at the call. Its twins run it on sim:0 (CI) and on cuda:0, where three ranks
+// share one GPU (GPU builds; compiled only where no GPU was lent).
 #include <catch2/catch.hpp>
 #include <map>
 #include <mutex>
@@ -9,13 +10,18 @@
 
 #include "distributed/process_group_gloo.h"
 #include "tensor/native/ops.h"
-#include "tensor/sim/sim_backend.h"
 #include "tests/distributed/gloo_thread_ranks.h"
+#include "tests/test_device.h"
+
+#if defined(BRISK_TEST_DEVICE_SIM)
+#include "tensor/sim/sim_backend.h"
+#endif
 
 using namespace brisk;
 using namespace brisk::dist;
 using testing::make;
 using testing::run_gloo_ranks;
+using test::test_device;
 
 namespace {
 
@@ -108,45 +114,59 @@ std::vector<std::map<std::string, std::vector<double>>> results_on(Device device
 
 }  // namespace
 
-TEST_CASE("ProcessGroupGloo on sim:0: every operation gives the CPU group's results") {
+TEST_CASE("ProcessGroupGloo on the test device: every operation gives the CPU group's results") {
   auto on_cpu = results_on(kCPU);
+#if defined(BRISK_TEST_DEVICE_SIM)
   sim::reset_copy_counts();
-  auto on_sim = results_on(sim_device(0));
+#endif
+  auto on_device = results_on(test_device());
   for (int r = 0; r < 3; ++r) {
     INFO("rank " << r);
-    CHECK(on_sim[r].size() == on_cpu[r].size());
+    CHECK(on_device[r].size() == on_cpu[r].size());
     for (const auto& [name, values] : on_cpu[r]) {
       INFO(name);
-      CHECK(on_sim[r][name] == values);
+      CHECK(on_device[r][name] == values);
     }
   }
-  // Spot checks of the CPU results themselves (the CPU group is tested in depth elsewhere).
   CHECK(on_cpu[0]["all_reduce sum"] == std::vector<double>{6, -6, 1.5});
+  CHECK(on_cpu[0]["all_reduce avg int64"] == std::vector<double>{11, -7});
   CHECK(on_cpu[1]["broadcast"] == std::vector<double>{42, 1});
+  CHECK(on_cpu[2]["reduce"] == std::vector<double>{6, 8});
+  CHECK(on_cpu[1]["all_gather 2"] == std::vector<double>{2, 4});
+  CHECK(on_cpu[0]["gather 1"] == std::vector<double>{8});
+  CHECK(on_cpu[1]["scatter"] == std::vector<double>{101, -1});
+  CHECK(on_cpu[2]["reduce_scatter"] == std::vector<double>{0 + 2 + 10 + 2 + 20 + 2});
+  CHECK(on_cpu[1]["all_to_all 2"] == std::vector<double>{21, 21});
   CHECK(on_cpu[2]["send/recv"] == std::vector<double>{1, 1001});
+#if defined(BRISK_TEST_DEVICE_SIM)
   // The staging went through the device's own copies.
   CHECK(sim::copy_counts().device_to_host > 0);
   CHECK(sim::copy_counts().host_to_device > 0);
+#endif
 }
 
-TEST_CASE("ProcessGroupGloo on sim:0: CPU tensors and other devices' tensors are refused at the call") {
+TEST_CASE("ProcessGroupGloo on the test device: CPU tensors and other devices' tensors are refused at the call") {
+  const Device device = test_device();
+  if (device.is_cpu()) return;  // a CPU group's refusals: process_group_gloo_test
   ProcessGroupOptions options;
-  options.device = sim_device(0);
+  options.device = device;
   run_gloo_ranks(
       2,
-      [](ProcessGroupGloo& g) {
+      [&](ProcessGroupGloo& g) {
+        const std::string mine = "but the group's device is " + device.str();
         Tensor host = make<float>({1, 2});
         CHECK_THROWS_WITH(g.all_reduce(host), Catch::Contains("ProcessGroupGloo all_reduce: rank " +
-                                                              std::to_string(g.rank()) + " of 2: tensor is on cpu, "
-                                                              "but the group's device is sim:0"));
+                                                              std::to_string(g.rank()) + " of 2: tensor is on cpu, " +
+                                                              mine));
         auto to = [&](Device d) { return native::to(host, d, kFloat32); };
-        std::vector<Tensor> outputs{to(sim_device(0)), host};
-        CHECK_THROWS_WITH(g.all_gather(outputs, to(sim_device(0))),
-                          Catch::Contains("outputs[1] is on cpu, but the group's device is sim:0"));
-        Tensor other = to(sim_device(1));
-        CHECK_THROWS_WITH(g.broadcast(other, 0), Catch::Contains("tensor is on sim:1, but the group's device is sim:0"));
+        std::vector<Tensor> outputs{to(device), host};
+        CHECK_THROWS_WITH(g.all_gather(outputs, to(device)), Catch::Contains("outputs[1] is on cpu, " + mine));
+        if (device.is_sim()) {
+          Tensor other = to(sim_device(1));
+          CHECK_THROWS_WITH(g.broadcast(other, 0), Catch::Contains("tensor is on sim:1, " + mine));
+        }
         // The refused calls queued nothing: the group goes on.
-        Tensor ok = to(sim_device(0));
+        Tensor ok = to(device);
         g.all_reduce(ok)->wait();
         CHECK(native::to(ok, kCPU, kFloat32).to_vector<float>() == std::vector<float>{2, 4});
       },
