@@ -160,7 +160,10 @@ void ProcessGroupNCCL::Impl::ensure_communicator() {
   ncclComm_t comm = nullptr;
   BRISK_NCCL_CHECK(ncclCommInitRank(&comm, size, id, rank));
   stream_ = StreamPool::instance().acquire(device_);
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync, [this](const std::string& m) {
+  // Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
+  // collective silently (garbage in, garbage out) where Gloo's tags make it fail, and the
+  // comparison runs in the background at no cost to the collectives.
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true, [this](const std::string& m) {
     fail(m, -1);
   });
   comm_ = comm;
