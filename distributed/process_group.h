@@ -28,8 +28,8 @@ struct ProcessGroupOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   // Compare each collective's (op, sequence number, numel, dtype, root, reduce op) across
   // ranks in the background (never on the collective's path) and fail it promptly on a
-  // mismatch, naming the odd rank. Off, a mismatch still fails (at the timeout) with the same
-  // diagnosis: distributed/desync_monitor.h.
+  // mismatch, naming the odd rank. Off, a mismatch still fails (Gloo: at the timeout) with the
+  // same diagnosis; NCCL compares always (distributed/desync_monitor.h).
   bool check_desync = true;
   // The device whose tensors the group's operations take: every tensor argument must be on
   // it, as NCCL requires. Unset: the CPU for Gloo; for NCCL the current CUDA device when the
