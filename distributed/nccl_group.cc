@@ -7,25 +7,53 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "cuda/device.h"
 #include "cuda/error.h"
 #include "cuda/event.h"
 #include "cuda/memory.h"
+#include "cuda/stream.h"
 #include "tensor/error.h"
 
 namespace brisk::dist {
 namespace {
 
-// How often the watchdog looks at the queued operations and publishes this rank's progress.
+// How often the watchdog looks at the queued operations, and the teardown at the last ones.
 constexpr auto kWatchInterval = std::chrono::milliseconds(100);
+constexpr auto kTeardownPoll = std::chrono::milliseconds(10);
 
-std::string desync_key(int64_t seq, int rank) { return fmt::format("desync/{}/{}", seq, rank); }
-std::string progress_key(int rank) { return fmt::format("progress/{}", rank); }
+// The groups' streams. Never destroyed: tensors used by a collective record its stream with
+// the caching allocator (cuda::record_stream), and a tensor freed after its group is gone
+// makes the allocator record an event on that stream, which must still exist. A group gives
+// its stream back once its work finished, for the next group on that device.
+class StreamPool {
+ public:
+  static StreamPool& instance() {
+    static auto* pool = new StreamPool();
+    return *pool;
+  }
+  cudaStream_t acquire(int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& free = free_[device];
+    if (free.empty()) return (new cuda::Stream(device))->handle();  // intentionally never destroyed
+    cudaStream_t stream = free.back();
+    free.pop_back();
+    return stream;
+  }
+  void release(int device, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_[device].push_back(stream);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<int, std::vector<cudaStream_t>> free_;
+};
 
 }  // namespace
 
-ncclDataType_t nccl_dtype(DType dtype, const char* op, bool allow_bool) {
+ncclDataType_t nccl_dtype(DType dtype) {
   switch (dtype) {
     case kFloat32: return ncclFloat32;
     case kFloat64: return ncclFloat64;
@@ -34,11 +62,9 @@ ncclDataType_t nccl_dtype(DType dtype, const char* op, bool allow_bool) {
     case kInt64: return ncclInt64;
     case kInt32: return ncclInt32;
     case kUInt8: return ncclUint8;
-    case kBool:
-      BRISK_CHECK(allow_bool, "ProcessGroupNCCL: {} does not reduce bool tensors", op);
-      return ncclUint8;
+    case kBool: return ncclUint8;
   }
-  BRISK_FAIL("ProcessGroupNCCL: {}: unsupported dtype {}", op, dtype_name(dtype));
+  BRISK_FAIL("ProcessGroupNCCL: dtype {} reached NCCL unchecked", dtype_name(dtype));
 }
 
 ncclRedOp_t nccl_op(ReduceOp op) {
@@ -52,38 +78,52 @@ ncclRedOp_t nccl_op(ReduceOp op) {
   BRISK_FAIL("ProcessGroupNCCL: unknown ReduceOp");
 }
 
-ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_, ProcessGroupOptions options_)
-    : store(std::move(store_)), rank(rank_), size(size_), options(options_) {
+ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_, ProcessGroupOptions options_,
+                             Device device)
+    : store(std::move(store_)), rank(rank_), size(size_), options(options_), device_(device.index) {
+  BRISK_CHECK(device.is_cuda(), "ProcessGroupNCCL: rank {}: the group's device must be a CUDA device, got {}", rank_,
+              device);
   BRISK_CHECK(store != nullptr, "ProcessGroupNCCL: no store");
   BRISK_CHECK(size > 0 && rank >= 0 && rank < size, "ProcessGroupNCCL: rank {} is outside [0, {})", rank, size);
 }
 
 ProcessGroupNCCL::Impl::~Impl() {
+  // The watchdog (which diagnoses through the monitor) and the monitor (whose handler aborts
+  // the communicator) stop first, in that order.
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   wake_.notify_all();
   if (watchdog_.joinable()) watchdog_.join();
-  if (comm_ != nullptr) {
-    // Destructors do not throw: a failure here is reported, not raised.
-    if (cudaStreamSynchronize(*stream_) != cudaSuccess || ncclCommDestroy(comm_) != ncclSuccess)
-      std::fprintf(stderr, "ProcessGroupNCCL: rank %d: destroying the communicator failed\n", rank);
+  monitor_.reset();
+  if (comm_ == nullptr) return;
+  // After a peer died mid-collective the queued work never finishes: cudaStreamSynchronize
+  // or ncclCommDestroy would wait forever. Poll up to the timeout instead, then abort.
+  auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  bool finished = false;
+  for (;;) {
+    cudaError_t state = cudaStreamQuery(stream_);
+    if (state == cudaSuccess) {
+      finished = true;
+      break;
+    }
+    ncclResult_t async = ncclSuccess;
+    ncclCommGetAsyncError(comm_, &async);
+    if (state != cudaErrorNotReady || (async != ncclSuccess && async != ncclInProgress) ||
+        std::chrono::steady_clock::now() > deadline)
+      break;
+    std::this_thread::sleep_for(kTeardownPoll);
   }
-}
-
-int ProcessGroupNCCL::Impl::device_of(const std::string& op, const std::vector<Tensor>& tensors) const {
-  if (tensors.empty()) return device_ >= 0 ? device_ : cuda::current_device();
-  int device = -1;
-  for (const Tensor& t : tensors) {
-    BRISK_CHECK(t.defined() && t.is_cuda(), "ProcessGroupNCCL: {} needs CUDA tensors, got {}", op,
-                t.defined() ? t.describe() : std::string("an undefined tensor"));
-    BRISK_CHECK(t.is_contiguous(), "ProcessGroupNCCL: {} needs contiguous tensors, got {}", op, t.describe());
-    if (device < 0) device = t.device().index;
-    BRISK_CHECK(t.device().index == device, "ProcessGroupNCCL: {} got tensors on cuda:{} and cuda:{}", op, device,
-                t.device().index);
+  if (finished && ncclCommDestroy(comm_) == ncclSuccess) {
+    StreamPool::instance().release(device_, stream_);
+    return;
   }
-  return device;
+  // The stream may still hold work of the aborted communicator: it is not handed out again.
+  std::fprintf(stderr, "ProcessGroupNCCL: rank %d: %s; aborting the communicator\n", rank,
+               finished ? "destroying the communicator failed"
+                        : "the queued collectives did not finish within the timeout or failed");
+  ncclCommAbort(comm_);
 }
 
 void ProcessGroupNCCL::Impl::wait_for_all(const std::string& key_prefix, const std::string& what) {
@@ -101,9 +141,11 @@ void ProcessGroupNCCL::Impl::wait_for_all(const std::string& key_prefix, const s
   }
 }
 
-void ProcessGroupNCCL::Impl::create_communicator(int device) {
-  cuda::check_device(device);
-  cuda::DeviceGuard guard(device);
+void ProcessGroupNCCL::Impl::ensure_communicator() {
+  std::lock_guard<std::mutex> lock(init_mutex_);
+  if (comm_ != nullptr) return;
+  cuda::check_device(device_);
+  cuda::DeviceGuard guard(device_);
   wait_for_all("init", "creating the NCCL communicator");
   ncclUniqueId id;
   if (rank == 0) {
@@ -115,76 +157,61 @@ void ProcessGroupNCCL::Impl::create_communicator(int device) {
                 bytes.size(), sizeof(id));
     std::memcpy(&id, bytes.data(), sizeof(id));
   }
-  BRISK_NCCL_CHECK(ncclCommInitRank(&comm_, size, id, rank));
-  stream_ = std::make_unique<cuda::Stream>(device);
-  device_ = device;
+  ncclComm_t comm = nullptr;
+  BRISK_NCCL_CHECK(ncclCommInitRank(&comm, size, id, rank));
+  stream_ = StreamPool::instance().acquire(device_);
+  // Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
+  // collective silently (garbage in, garbage out) where Gloo's tags make it fail, and the
+  // comparison runs in the background at no cost to the collectives.
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true, [this](const std::string& m) {
+    fail(m, -1);
+  });
+  comm_ = comm;
   watchdog_ = std::thread([this] { watch(); });
 }
 
-void ProcessGroupNCCL::Impl::check_desync(int64_t seq, const std::string& call) {
-  store->set(desync_key(seq, rank), call);
-  std::vector<std::string> keys;
-  for (int r = 0; r < size; ++r) keys.push_back(desync_key(seq, r));
-  try {
-    store->wait(keys, options.timeout);
-  } catch (const Error&) {
-    std::vector<int> missing;
-    for (int r = 0; r < size; ++r)
-      if (!store->check({keys[r]})) missing.push_back(r);
-    broken_ = fmt::format("ProcessGroupNCCL: rank {}: collective #{} ({}): ranks {} did not arrive within {} ms",
-                          rank, seq, call, missing, options.timeout.count());
-    BRISK_FAIL("{}", broken_);
-  }
-  std::vector<std::string> calls;
-  bool same = true;
-  for (int r = 0; r < size; ++r) {
-    calls.push_back(r == rank ? call : store->get_string(keys[r]));
-    same = same && calls[r] == call;
-  }
-  if (!same) {
-    std::string each;
-    for (int r = 0; r < size; ++r) each += fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r, calls[r]);
-    broken_ = fmt::format("ProcessGroupNCCL: rank {}: ranks desynchronized at collective #{}: {}", rank, seq, each);
-    BRISK_FAIL("{}", broken_);
-  }
-  // Every rank wrote this key only after reading all of the previous collective's.
-  if (seq > 1) store->delete_key(desync_key(seq - 1, rank));
+std::shared_ptr<Work> ProcessGroupNCCL::Impl::collective(CollectiveSignature sig, const std::vector<Tensor>& tensors,
+                                                         bool blocking, const Launch& launch) {
+  ensure_communicator();
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  sig.seq = seq_++;
+  monitor_->record(sig);
+  return enqueue(sig.str(), sig.seq, tensors, blocking, launch);
 }
 
-std::shared_ptr<Work> ProcessGroupNCCL::Impl::run(const std::string& op, const std::string& call,
-                                                  const std::vector<Tensor>& tensors, bool collective,
-                                                  bool blocking, const Launch& launch) {
-  int device = device_of(op, tensors);
-  std::lock_guard<std::mutex> lock(mutex_);
-  BRISK_CHECK(broken_.empty(), "ProcessGroupNCCL: {} after an earlier error: {}", op, broken_);
-  if (comm_ == nullptr) create_communicator(device);
-  BRISK_CHECK(device == device_,
-              "ProcessGroupNCCL: {} got tensors on cuda:{}, but the group's communicator is on cuda:{} (one GPU "
-              "per process)",
-              op, device, device_);
-  int64_t seq = collective ? ++seq_ : ++p2p_seq_;
-  if (collective && options.check_desync) check_desync(seq, call);
+std::shared_ptr<Work> ProcessGroupNCCL::Impl::p2p(const std::string& call, const std::vector<Tensor>& tensors,
+                                                  const Launch& launch) {
+  ensure_communicator();
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  return enqueue(fmt::format("{} (point-to-point #{})", call, p2p_seq_++), -1, tensors, false, launch);
+}
 
+std::shared_ptr<Work> ProcessGroupNCCL::Impl::enqueue(const std::string& label, int64_t seq,
+                                                      const std::vector<Tensor>& tensors, bool blocking,
+                                                      const Launch& launch) {
   cuda::DeviceGuard guard(device_);
   cuda::Event ready;
   ready.record(cuda::current_stream(device_));
-  ready.wait(*stream_);
-  launch(comm_, *stream_);
-  for (const Tensor& t : tensors) cuda::record_stream(t, *stream_);
-  auto work = std::make_shared<WorkNCCL>(fmt::format("{} #{} ({})", op, seq, call), collective ? seq : -1, device_,
-                                         tensors, blocking);
-  work->record_end(*stream_);
-  pending_.push_back(work);
+  ready.wait(stream_);
+  launch(comm_, stream_);
+  for (const Tensor& t : tensors) cuda::record_stream(t, stream_);
+  auto work = std::make_shared<WorkNCCL>(label, seq, device_, tensors, blocking);
+  work->record_end(stream_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.push_back(work);
+  }
   return work;
 }
 
 void ProcessGroupNCCL::Impl::watch() {
   cuda::DeviceGuard guard(device_);
-  int64_t published = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_) {
     wake_.wait_for(lock, kWatchInterval);
     if (stop_) break;
+    std::string failure;
+    int64_t failed_seq = -1;
     try {
       pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
                                     [](const std::shared_ptr<WorkNCCL>& w) { return w->is_completed(); }),
@@ -192,47 +219,33 @@ void ProcessGroupNCCL::Impl::watch() {
     } catch (const std::exception& e) {
       // A sticky CUDA error (e.g. a faulting kernel): no later work on this device can finish.
       const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
-      fail(fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
-                       e.what()),
-           oldest ? oldest->seq() : -1);
+      failure = fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
+                            e.what());
+      failed_seq = oldest ? oldest->seq() : -1;
     }
+    const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
     ncclResult_t async = ncclSuccess;
     ncclCommGetAsyncError(comm_, &async);
-    const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
-    if (async != ncclSuccess && async != ncclInProgress) {
-      std::string what = oldest ? oldest->label() : fmt::format("after collective #{}", seq_);
-      fail(fmt::format("{}: NCCL reported {} ({}); a peer may have died", what, ncclGetErrorString(async),
-                       ncclGetLastError(comm_)),
-           oldest ? oldest->seq() : -1);
+    if (failure.empty() && async != ncclSuccess && async != ncclInProgress) {
+      failure = fmt::format("{}: NCCL reported {} ({}); a peer may have died",
+                            oldest ? oldest->label() : std::string("after the last collective"),
+                            ncclGetErrorString(async), ncclGetLastError(comm_));
+      failed_seq = oldest ? oldest->seq() : -1;
     }
-    if (oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout)
-      fail(fmt::format("{} did not finish within {} ms", oldest->label(), options.timeout.count()), oldest->seq());
-    if (seq_ > published) {
-      int64_t seq = seq_;
-      lock.unlock();
-      try {
-        store->set(progress_key(rank), std::to_string(seq));
-        published = seq;
-      } catch (const Error&) {
-        // The store may be gone at shutdown; progress only serves error messages.
-      }
-      lock.lock();
+    if (failure.empty() && oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout) {
+      failure = fmt::format("{} did not finish within {} ms", oldest->label(), options.timeout.count());
+      failed_seq = oldest->seq();
+    }
+    if (!failure.empty()) {
+      lock.unlock();  // diagnosing reads the store
+      fail(failure, failed_seq);
     }
   }
 }
 
 void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq) {
-  std::vector<int> behind;
-  for (int r = 0; r < size && seq > 0; ++r) {
-    if (r == rank) continue;
-    try {
-      if (!store->check({progress_key(r)}) || std::stoll(store->get_string(progress_key(r))) < seq) behind.push_back(r);
-    } catch (const std::exception&) {
-      behind.push_back(r);
-    }
-  }
   std::string message = fmt::format("ProcessGroupNCCL: rank {}: {}", rank, reason);
-  if (seq > 0) message += fmt::format("; ranks that had not queued collective #{}: {}", seq, behind);
+  if (seq >= 0 && monitor_) message += ". " + monitor_->diagnose(seq);
   std::fprintf(stderr, "%s; aborting the communicator and exiting\n", message.c_str());
   std::fflush(stderr);
   ncclCommAbort(comm_);

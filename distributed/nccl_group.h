@@ -1,7 +1,8 @@
 #pragma once
 // The state behind ProcessGroupNCCL: the communicator and its stream, the bootstrap through
-// the store, the desync check, and the watchdog. Internal to //distributed:nccl; the
-// operations themselves are in process_group_nccl.cc.
+// the store, the desync monitor, the watchdog and the teardown. Internal to
+// //distributed:nccl; the operations themselves are in process_group_nccl.cc.
+#include <cuda_runtime.h>
 #include <nccl.h>
 
 #include <condition_variable>
@@ -12,28 +13,36 @@
 #include <thread>
 #include <vector>
 
-#include "cuda/stream.h"
+#include "distributed/collective_signature.h"
+#include "distributed/desync_monitor.h"
 #include "distributed/nccl_work.h"
 #include "distributed/process_group_nccl.h"
 
 namespace brisk::dist {
 
-ncclDataType_t nccl_dtype(DType dtype, const char* op, bool allow_bool);
+// For a dtype CallChecks accepted (bool travels as uint8).
+ncclDataType_t nccl_dtype(DType dtype);
 ncclRedOp_t nccl_op(ReduceOp op);
 
 struct ProcessGroupNCCL::Impl {
   // Queues the NCCL calls of one operation on the group's stream.
   using Launch = std::function<void(ncclComm_t comm, cudaStream_t stream)>;
 
-  Impl(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options);
+  // `device`: the group's, a CUDA device; the communicator and the stream live on it.
+  Impl(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options, Device device);
+  // Teardown never hangs and never throws: it polls the queued work for at most `timeout`
+  // (stopping at an asynchronous NCCL error), then destroys the communicator, or aborts it
+  // (ncclCommAbort) when the work did not finish.
   ~Impl();
 
-  // Runs one operation: checks `tensors` (CUDA, contiguous, on the group's device), creates
-  // the communicator at the first call, compares `call` across ranks (collectives, when
-  // check_desync), orders the group's stream after the caller's, queues `launch` and returns
-  // its Work. `call` describes it, e.g. "all_reduce(numel 10, float32, SUM)".
-  std::shared_ptr<Work> run(const std::string& op, const std::string& call, const std::vector<Tensor>& tensors,
-                            bool collective, bool blocking, const Launch& launch);
+  // Runs one collective on `tensors` (checked by CallChecks: on the group's device): creates
+  // the communicator at the first call, numbers it (sig.seq) and records its signature for the
+  // desync monitor (memory only), orders the group's stream after the caller's, queues
+  // `launch` and returns its Work. `blocking`: wait() blocks the host too (barrier).
+  std::shared_ptr<Work> collective(CollectiveSignature sig, const std::vector<Tensor>& tensors, bool blocking,
+                                   const Launch& launch);
+  // As collective() for send/recv, which are not compared across ranks; `call` describes it.
+  std::shared_ptr<Work> p2p(const std::string& call, const std::vector<Tensor>& tensors, const Launch& launch);
 
   std::shared_ptr<Store> store;
   int rank;
@@ -41,24 +50,36 @@ struct ProcessGroupNCCL::Impl {
   ProcessGroupOptions options;
 
  private:
-  int device_of(const std::string& op, const std::vector<Tensor>& tensors) const;
-  void create_communicator(int device);
+  std::shared_ptr<Work> enqueue(const std::string& label, int64_t seq, const std::vector<Tensor>& tensors,
+                                bool blocking, const Launch& launch);
+  void ensure_communicator();
   // Every rank writes `key_prefix`/<rank>; throws naming the ranks missing after the timeout.
   void wait_for_all(const std::string& key_prefix, const std::string& what);
-  void check_desync(int64_t seq, const std::string& call);
   void watch();
+  // Prints `reason` with the desync monitor's diagnosis of collective #seq (seq < 0: none),
+  // aborts the communicator and ends the process with status 1: a rank stuck in a collective
+  // on the GPU cannot be woken otherwise.
   [[noreturn]] void fail(const std::string& reason, int64_t seq);
 
-  std::mutex mutex_;  // everything below
-  int device_ = -1;
+  const int device_;  // the CUDA ordinal of the group's device
+
+  std::mutex init_mutex_;  // creating the communicator (waits for every rank)
   ncclComm_t comm_ = nullptr;
-  std::unique_ptr<cuda::Stream> stream_;
-  int64_t seq_ = 0;      // collectives queued
+  // From a pool that is never destroyed (nccl_group.cc): tensors record it with the caching
+  // allocator, and may be freed after the group is gone.
+  cudaStream_t stream_ = nullptr;
+
+  // Numbers the operations and queues them in that order; only the callers take it.
+  std::mutex launch_mutex_;
+  int64_t seq_ = 0;      // collectives queued (the next one's number)
   int64_t p2p_seq_ = 0;  // sends and recvs queued
-  std::string broken_;   // set by an error that leaves the ranks out of step
+
+  std::mutex mutex_;  // pending_, stop_; never held while waiting on the store or the GPU
   std::vector<std::shared_ptr<WorkNCCL>> pending_;
   std::condition_variable wake_;
   bool stop_ = false;
+
+  std::unique_ptr<DesyncMonitor> monitor_;
   std::thread watchdog_;
 };
 

@@ -1,13 +1,16 @@
 #pragma once
 // dist::ProcessGroup: the collectives among a fixed set of ranks, as c10d::ProcessGroup.
-// Implementations: ProcessGroupGloo (CPU tensors) and ProcessGroupNCCL (CUDA tensors).
+// Implementations: ProcessGroupGloo (tensors of any device, through host memory) and
+// ProcessGroupNCCL (CUDA tensors).
 //
 // Every operation is asynchronous: it enqueues the collective and returns a Work; tensors
-// passed in must stay alive and unmodified until the Work completes. Collectives act in
-// place on contiguous tensors; every rank must call the same collectives in the same order
-// with tensors of the same size and dtype. A mismatch (when check_desync is on) or a rank
-// that does not arrive within `timeout` fails the Work with an error naming the operation,
-// its sequence number and the ranks concerned.
+// passed in must stay alive and unmodified until the Work completes. Every tensor argument must
+// be defined, contiguous and on device() (NCCL's contract, enforced by every backend at the
+// call: distributed/collective_checks.h). Collectives act in place; every rank must call the
+// same collectives in the same order with tensors of the same size and dtype. A mismatch or a
+// rank that does not arrive within `timeout` fails the Work with an error naming the operation,
+// its sequence number and the ranks concerned (each rank's call and the odd rank, or the ranks
+// that never entered it).
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -23,7 +26,10 @@ namespace brisk::dist {
 
 struct ProcessGroupOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
-  // Before each collective, compare (op, sequence number, numel, dtype) across ranks.
+  // Compare each collective's (op, sequence number, numel, dtype, root, reduce op) across
+  // ranks in the background (never on the collective's path) and fail it promptly on a
+  // mismatch, naming the odd rank. Off, a mismatch still fails (Gloo: at the timeout) with the
+  // same diagnosis; NCCL compares always (distributed/desync_monitor.h).
   bool check_desync = true;
   // The device whose tensors the group's operations take: every tensor argument must be on
   // it, as NCCL requires. Unset: the CPU for Gloo; for NCCL the current CUDA device when the

@@ -1,6 +1,7 @@
 #pragma once
-// dist::ProcessGroupGloo: the collectives of ProcessGroup on CPU tensors over Gloo's TCP
-// transport (as c10d::ProcessGroupGloo).
+// dist::ProcessGroupGloo: the collectives of ProcessGroup over Gloo's TCP transport (as
+// c10d::ProcessGroupGloo), on tensors of the group's device (ProcessGroupOptions::device; the
+// CPU by default).
 //
 //   auto store = std::make_shared<TCPStore>(addr, options);
 //   ProcessGroupGloo group(std::make_shared<PrefixStore>("default", store), rank, size);
@@ -12,20 +13,34 @@
 // on that thread and completed by a second one, so a send never waits for the peer's recv
 // to be posted before later operations start.
 //
+// Devices: a CPU group works on its tensors in place. A group on an accelerator (cuda:N, or
+// the simulated sim:N) takes only tensors of that device (a CPU tensor is refused at the call,
+// naming both devices) and stages them through host memory (distributed/host_staging.h): at
+// the call, before the operation is queued, its input tensors are copied to host buffers
+// (pinned for CUDA) in the order of the caller's current stream, so they hold what the work
+// queued before the call produced; the results are copied back to the device tensors before
+// the Work completes, so after wait() they are in place. Several ranks can so share one GPU.
+//
 // Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce, reduce and
 // reduce_scatter also take bfloat16 and float16 (each pairwise step computed in float).
 //
-// Failure (ProcessGroupOptions): before each collective, rank r records in the store that it
-// entered collective #n, and (check_desync) the ranks all-gather (op, n, numel, dtype, root,
-// reduce op) over a tiny side exchange; a mismatch fails the Work naming each rank's call.
-// A collective that does not finish within `timeout`, or a peer that died, fails the Work
-// with the op, its number and the ranks that never entered it. The group is then unusable:
-// every later Work fails at once with the first error. wait() throws that brisk::Error; left
-// uncaught it terminates the program (std::terminate prints it on stderr, exit status
-// non-zero), which is how a job stops instead of hanging. So that a dead peer surfaces as that
-// error rather than killing this process with SIGPIPE (Gloo writes to sockets without
-// MSG_NOSIGNAL), constructing a group sets SIGPIPE to ignored unless the program installed a
-// handler of its own.
+// Failure (ProcessGroupOptions): nothing is exchanged per collective beyond its own data. Each
+// rank fingerprints each collective locally (op, number, numel, dtype, root, reduce op) and
+// uses the fingerprint as its Gloo tag, so calls that differ between ranks never exchange data
+// (they cannot corrupt memory or abort in Gloo) and cannot complete. A background thread
+// publishes the rank's recent signatures and progress to the store in batches
+// (distributed/desync_monitor.h); with check_desync it also compares them with the peers' and
+// fails the pending Work promptly on a mismatch, naming each rank's call and the odd rank. A
+// collective that does not finish within `timeout`, or a peer that died, fails the Work with
+// the op, its number and what the published signatures tell: the mismatch (check on or off) or
+// the ranks that never entered it. The group is then unusable: every later Work fails at once
+// with the first error. wait() throws that brisk::Error; left uncaught it terminates the
+// program (std::terminate prints it on stderr, exit status non-zero), which is how a job stops
+// instead of hanging. A failed collective whose Gloo call is still waiting keeps the worker
+// thread until `timeout`, so destroying the group then takes up to that long. So that a dead
+// peer surfaces as that error rather than killing this process with SIGPIPE (Gloo writes to
+// sockets without MSG_NOSIGNAL), constructing a group sets SIGPIPE to ignored unless the
+// program installed a handler of its own.
 #include <memory>
 #include <string>
 
@@ -62,8 +77,9 @@ class ProcessGroupGloo : public ProcessGroup {
   // that is set, else 127.0.0.1.
   static std::string device_host();
 
+  struct Impl;  // distributed/gloo_group.h
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

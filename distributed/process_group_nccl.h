@@ -7,8 +7,9 @@
 //   dist::init_process_group("nccl");
 //   dist::all_reduce(grad);                          // grad on cuda:local_rank
 //
-// - The communicator is created at the first collective, on the device of its tensors (every
-//   later tensor must be on that device): rank 0 draws the ncclUniqueId and hands it out
+// - Every tensor must be on the group's device() (ProcessGroupOptions::device, else the
+//   current CUDA device when the group is created). The communicator is created at the first
+//   operation, on that device whatever the current device is then: rank 0 draws the ncclUniqueId and hands it out
 //   through the store, after every rank has checked in there (a rank that never comes is
 //   named after the store timeout instead of hanging in ncclCommInitRank).
 // - Collectives run on the group's own stream. Each waits (with an event, not the host) for
@@ -26,15 +27,16 @@
 // - Dtypes: float32, float64, float16, bfloat16, int64, int32, uint8 (bool as uint8, for
 //   broadcast and the gathers).
 //
-// Failures (ProcessGroupOptions): with check_desync, before each collective every rank
-// writes (op, sequence number, numel, dtype, root, reduce op) to the store and compares the
-// others' (a host round trip per collective; turn it off for speed): a mismatch throws,
-// naming each rank's call, and a rank that does not arrive within `timeout` is named. A
-// watchdog thread checks the queued collectives: one still running after `timeout`, or an
-// error NCCL reports asynchronously (a peer died), makes it print the op, its sequence
-// number and the ranks that had not enqueued it (each rank publishes its progress to the
-// store), abort the communicator, and end the process with status 1: a rank stuck in a
-// collective on the GPU cannot be woken otherwise.
+// Failures (ProcessGroupOptions): nothing is exchanged per collective beyond its own data.
+// Each rank records its collectives' signatures (op, number, numel, dtype, root, reduce op)
+// in memory; a background thread publishes them to the store in batches and compares them
+// with the peers' (distributed/desync_monitor.h) whatever check_desync says: NCCL may
+// complete a mismatched collective silently, and the comparison costs the collectives nothing. A mismatch, a
+// collective still running after `timeout`, or an error NCCL reports asynchronously (a peer
+// died) makes the group print what happened (the op, its number, each rank's call and the odd
+// rank, or the ranks that never entered it), abort the communicator, and end the process with
+// status 1: a rank stuck in a collective on the GPU cannot be woken otherwise. The group's
+// mutex is never held while waiting, so the watchdog sees NCCL's errors at all times.
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,7 +50,10 @@ class ProcessGroupNCCL : public ProcessGroup {
  public:
   // `store` should be private to this group (a PrefixStore).
   ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options = {});
-  // Waits for the queued collectives, then destroys the communicator.
+  // Waits for the queued collectives at most `timeout` (not at all after an asynchronous NCCL
+  // error), then destroys the communicator, or aborts it when they did not finish. Never
+  // hangs, never throws. The group's stream outlives it (tensors that recorded it may be
+  // freed later).
   ~ProcessGroupNCCL() override;
 
   std::string backend_name() const override { return "nccl"; }

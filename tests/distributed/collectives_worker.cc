@@ -11,6 +11,8 @@
 //   timeout       the last rank never calls all_reduce #1; the others fail within the 2 s
 //                 timeout (uncaught: the process terminates) naming it
 //   desync        rank 1 all-reduces 5 elements, the others 4: the error names both calls
+//   mismatch on|off  as desync, with check_desync on or off and a 3 s timeout; each rank catches
+//                 the error of wait(), prints "mismatch error: <message>" and exits with code 3
 //   peer_exit     rank 1 quits (status 0) before all_reduce #2; the others fail fast
 #include <unistd.h>
 
@@ -285,6 +287,21 @@ void desync_scenario() {
   dist::all_reduce(t);
 }
 
+// Returns the exit code: 3 when wait() failed, as it must.
+int mismatch_scenario() {
+  const int r = dist::get_rank();
+  Tensor t = make<float>(std::vector<float>(r == 1 ? 5 : 4, 1.f));
+  try {
+    dist::all_reduce(t);
+  } catch (const Error& e) {
+    say(std::string("mismatch error: ") + e.what());
+    dist::destroy_process_group();
+    return 3;
+  }
+  say("mismatch: all_reduce succeeded");
+  return 0;
+}
+
 void peer_exit_scenario() {
   const int r = dist::get_rank();
   Tensor t = make<float>(std::vector<float>(1000, 1.f));
@@ -303,7 +320,8 @@ void peer_exit_scenario() {
 int main(int argc, char** argv) {
   std::string scenario = argc > 1 ? argv[1] : "";
   dist::ProcessGroupOptions options;
-  options.timeout = scenario == "timeout" || scenario == "peer_exit" ? 2s : 20s;
+  options.timeout = scenario == "timeout" || scenario == "peer_exit" ? 2s : scenario == "mismatch" ? 3s : 20s;
+  if (scenario == "mismatch") options.check_desync = argc > 2 && std::string(argv[2]) == "on";
   std::string init_method = scenario == "init" && argc > 2 ? argv[2] : "env://";
   if (init_method == "tcp") {
     // tcp:// with the rank and world size passed explicitly rather than read by init.
@@ -319,6 +337,7 @@ int main(int argc, char** argv) {
   else if (scenario == "store") store_ops();
   else if (scenario == "timeout") timeout_scenario();
   else if (scenario == "desync") desync_scenario();
+  else if (scenario == "mismatch") return mismatch_scenario();
   else if (scenario == "peer_exit") peer_exit_scenario();
   else BRISK_FAIL("collectives_worker: unknown scenario '{}'", scenario);
   dist::destroy_process_group();

@@ -84,8 +84,30 @@ TEST_CASE("multi-process: one rank all-reducing another size is a desync error n
   CHECK(r.status != 0);
   std::string all = r.out + r.err;
   CHECK(count(all, "collective desync at #0: ranks [0, 2] called all_reduce #0(numel 4, float32, SUM); ranks [1] "
-                   "called all_reduce #0(numel 5, float32, SUM)") >= 1);
+                   "called all_reduce #0(numel 5, float32, SUM); odd rank: 1") >= 1);
   CHECK(r.seconds < 10);
+}
+
+// Issue 10, item 12: with check_desync off Gloo used to abort every process (exit 134, an
+// enforce in its pair.cc on the differing buffer sizes). Now, on or off, every rank's wait()
+// throws an error naming the mismatch and the odd rank, and the processes exit normally.
+TEST_CASE("multi-process: a size mismatch fails wait() on every rank naming the odd one, check on and off",
+          "[distributed]") {
+  for (std::string check : {"on", "off"}) {
+    INFO("check_desync " << check);
+    RunResult r = launch(3, {"mismatch", check});
+    CHECK(r.status != 0);
+    std::string all = r.out + r.err;
+    for (int rank = 0; rank < 3; ++rank) {
+      CHECK(count(all, "[rank " + std::to_string(rank) +
+                           "] mismatch error: ProcessGroupGloo 'default' rank " + std::to_string(rank) + "/3: ") == 1);
+    }
+    CHECK(count(all, "collective desync at #0: ranks [0, 2] called all_reduce #0(numel 4, float32, SUM); ranks [1] "
+                     "called all_reduce #0(numel 5, float32, SUM); odd rank: 1") == 3);
+    CHECK(count(all, "exited with code 3") >= 1);
+    CHECK(count(all, "killed by signal") == 0);
+    CHECK(r.seconds < 15);  // 3 s timeout, 1 s linger, the launcher's 2 s grace period
+  }
 }
 
 TEST_CASE("multi-process: a peer that quits fails the others at once, named", "[distributed]") {

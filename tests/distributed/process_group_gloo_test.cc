@@ -6,58 +6,21 @@
 #include <functional>
 #include <thread>
 
-#include "distributed/prefix_store.h"
 #include "distributed/process_group_gloo.h"
-#include "distributed/tcp_store.h"
 #include "tensor/error.h"
 #include "tensor/native/ops.h"
+#include "tensor/storage.h"
+#include "tests/distributed/gloo_thread_ranks.h"
 
 using namespace brisk;
 using namespace brisk::dist;
 using namespace std::chrono_literals;
 
-namespace {
-
-template <typename T>
-Tensor make(const std::vector<T>& values) {
-  Tensor t = native::empty({static_cast<int64_t>(values.size())}, TensorOptions(dtype_of<T>::value));
-  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(T));
-  return t;
-}
-
-// Runs body(group) on `size` threads, one ProcessGroupGloo each, and rethrows the first failure.
-void run_ranks(int size, const std::function<void(ProcessGroupGloo&)>& body, ProcessGroupOptions options = {}) {
-  TCPStoreOptions o;
-  o.port = 0;
-  o.is_master = true;
-  o.timeout = 10s;
-  auto master = std::make_shared<TCPStore>("127.0.0.1", o);
-  o.is_master = false;
-  o.port = master->port();
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(size));
-  for (int r = 0; r < size; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        std::shared_ptr<Store> store = r == 0 ? std::static_pointer_cast<Store>(master)
-                                              : std::make_shared<TCPStore>("127.0.0.1", o);
-        ProcessGroupGloo group(std::make_shared<PrefixStore>("test", store), r, size, options, "127.0.0.1");
-        body(group);
-      } catch (...) {
-        errors[static_cast<size_t>(r)] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
-
-}  // namespace
+using testing::make;
+using testing::run_gloo_ranks;
 
 TEST_CASE("ProcessGroupGloo: every collective on 3 ranks") {
-  run_ranks(3, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(3, [](ProcessGroupGloo& g) {
     const int r = g.rank(), n = g.size();
     Tensor t = make<float>({1.f + r, 10.f * r});
     g.all_reduce(t)->wait();
@@ -108,7 +71,7 @@ TEST_CASE("ProcessGroupGloo: every collective on 3 ranks") {
 }
 
 TEST_CASE("ProcessGroupGloo: every ReduceOp and dtype in all_reduce on 4 ranks") {
-  run_ranks(4, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(4, [](ProcessGroupGloo& g) {
     const int r = g.rank();
     auto reduced = [&](dist::ReduceOp op, auto value) {
       using T = decltype(value);
@@ -139,7 +102,7 @@ TEST_CASE("ProcessGroupGloo: every ReduceOp and dtype in all_reduce on 4 ranks")
 }
 
 TEST_CASE("ProcessGroupGloo: async work overlaps and completes in order; send/recv") {
-  run_ranks(2, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(2, [](ProcessGroupGloo& g) {
     const int r = g.rank();
     std::vector<Tensor> tensors;
     std::vector<std::shared_ptr<Work>> works;
@@ -164,29 +127,49 @@ TEST_CASE("ProcessGroupGloo: async work overlaps and completes in order; send/re
   });
 }
 
-TEST_CASE("ProcessGroupGloo: a size mismatch is a desync error naming the ranks") {
-  run_ranks(3, [](ProcessGroupGloo& g) {
-    Tensor t = make<float>(std::vector<float>(g.rank() == 1 ? 5 : 4, 1.f));
-    try {
-      g.all_reduce(t)->wait();
-      FAIL("no desync error");
-    } catch (const Error& e) {
-      std::string what = e.what();
-      CHECK_THAT(what, Catch::Contains("desync at #0") && Catch::Contains("ranks [0, 2] called all_reduce #0(numel 4") &&
-                           Catch::Contains("ranks [1] called all_reduce #0(numel 5"));
-    }
-    // Every rank skipped it, so the group goes on.
-    Tensor ok = make<float>({1.f});
-    g.all_reduce(ok)->wait();
-    CHECK(ok.to_vector<float>()[0] == 3.f);
-  });
+// Rank 1 all-reduces 5 elements, the others 4. With the check on, the desync monitor finds it
+// from the published signatures, and every rank's wait() fails promptly; with it off, the
+// mismatched calls never exchange data (their Gloo tags differ, so no buffer-size abort), time
+// out, and the timeout's diagnosis names the same mismatch. The group is unusable afterwards.
+void expect_size_mismatch_named(bool check_desync, std::chrono::milliseconds within) {
+  ProcessGroupOptions options;
+  options.timeout = 2s;
+  options.check_desync = check_desync;
+  run_gloo_ranks(
+      3,
+      [&](ProcessGroupGloo& g) {
+        Tensor t = make<float>(std::vector<float>(g.rank() == 1 ? 5 : 4, 1.f));
+        auto start = std::chrono::steady_clock::now();
+        auto work = g.all_reduce(t);
+        try {
+          work->wait();
+          FAIL("no desync error");
+        } catch (const Error& e) {
+          CHECK(std::chrono::steady_clock::now() - start < within);
+          std::string what = e.what();
+          CHECK_THAT(what, Catch::Contains("collective desync at #0: ranks [0, 2] called all_reduce #0(numel 4, "
+                                           "float32, SUM); ranks [1] called all_reduce #0(numel 5, float32, SUM); "
+                                           "odd rank: 1"));
+        }
+        CHECK_FALSE(work->is_success());
+        CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("failed earlier"));
+      },
+      options);
+}
+
+TEST_CASE("ProcessGroupGloo: a size mismatch fails every rank naming the odd one, check on") {
+  expect_size_mismatch_named(true, 1500ms);  // found by the monitor, before the 2 s timeout
+}
+
+TEST_CASE("ProcessGroupGloo: a size mismatch fails every rank naming the odd one, check off") {
+  expect_size_mismatch_named(false, 6s);  // at the 2 s timeout, plus diagnosis
 }
 
 TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the timeout") {
   ProcessGroupOptions options;
   options.timeout = 1500ms;
   auto start = std::chrono::steady_clock::now();
-  run_ranks(
+  run_gloo_ranks(
       3,
       [](ProcessGroupGloo& g) {
         if (g.rank() == 2) {
@@ -209,7 +192,7 @@ TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the t
 }
 
 TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
-  run_ranks(2, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(2, [](ProcessGroupGloo& g) {
     Tensor t = native::transpose(native::view(make<float>({1, 2, 3, 4}), {2, 2}), 0, 1);
     CHECK_THROWS_WITH(g.all_reduce(t), Catch::Contains("contiguous"));
     Tensor b = native::empty({2}, TensorOptions(kBool));
@@ -218,11 +201,66 @@ TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
     CHECK_THROWS_WITH(g.broadcast(x, 5), Catch::Contains("root 5"));
     std::vector<Tensor> one{x};
     CHECK_THROWS_WITH(g.all_gather(one, x), Catch::Contains("1 tensors, the group has 2 ranks"));
+    std::vector<Tensor> mixed{x, make<double>({1})};
+    CHECK_THROWS_WITH(g.all_gather(mixed, x), Catch::Contains("outputs[1] is float64, but float32 is expected"));
+    std::vector<Tensor> longer{x, make<float>({1, 2})};
+    CHECK_THROWS_WITH(g.all_gather(longer, x), Catch::Contains("outputs[1] has 2 elements ([2]), but 1 are expected"));
+    CHECK_THROWS_WITH(g.gather(one, Tensor(), 0), Catch::Contains("input is an undefined tensor"));
+    CHECK_THROWS_WITH(g.send(x, g.rank()), Catch::Contains("peer rank " + std::to_string(g.rank()) + " is not another rank"));
   });
 }
 
+namespace {
+
+// A tensor that claims to live on `device` (host memory underneath): enough for the argument
+// checks, which look only at the device, without linking that device's backend.
+Tensor claimed_on(Device device, int64_t numel) {
+  size_t nbytes = static_cast<size_t>(numel) * sizeof(float);
+  DataPtr data(new float[static_cast<size_t>(numel)], [](void* p) { delete[] static_cast<float*>(p); });
+  auto storage = std::make_shared<Storage>(std::move(data), nbytes, device);
+  return Tensor(std::make_shared<TensorImpl>(storage, Shape{numel}, Shape{1}, 0, kFloat32));
+}
+
+}  // namespace
+
+TEST_CASE("ProcessGroupGloo: every tensor must be on the group's device, refused at the call") {
+  // A CPU group (the default) refuses a tensor of another device, naming both devices.
+  run_gloo_ranks(2, [](ProcessGroupGloo& g) {
+    CHECK(g.device() == kCPU);
+    Tensor elsewhere = claimed_on(sim_device(0), 2);
+    CHECK_THROWS_WITH(g.all_reduce(elsewhere), Catch::Contains("ProcessGroupGloo all_reduce: rank " +
+                                                               std::to_string(g.rank()) + " of 2: tensor is on sim:0, "
+                                                               "but the group's device is cpu"));
+    std::vector<Tensor> outputs{make<float>({0, 0}), elsewhere};
+    CHECK_THROWS_WITH(g.all_gather(outputs, make<float>({1, 2})),
+                      Catch::Contains("outputs[1] is on sim:0, but the group's device is cpu"));
+    CHECK_THROWS_WITH(g.send(elsewhere, 1 - g.rank()), Catch::Contains("send: rank"));
+    // Nothing was queued by the refused calls: the group still works.
+    Tensor ok = make<float>({1.f});
+    g.all_reduce(ok)->wait();
+    CHECK(ok.to_vector<float>()[0] == 2.f);
+  });
+  // A group on sim:0 refuses CPU tensors (before touching any device memory).
+  ProcessGroupOptions on_sim;
+  on_sim.device = sim_device(0);
+  run_gloo_ranks(
+      2,
+      [](ProcessGroupGloo& g) {
+        CHECK(g.device() == sim_device(0));
+        Tensor host = make<float>({1, 2});
+        CHECK_THROWS_WITH(g.broadcast(host, 0), Catch::Contains("tensor is on cpu, but the group's device is sim:0"));
+        std::vector<Tensor> inputs{claimed_on(sim_device(0), 2), host};
+        Tensor out = claimed_on(sim_device(0), 2);
+        CHECK_THROWS_WITH(g.reduce_scatter(out, inputs),
+                          Catch::Contains("inputs[1] is on cpu, but the group's device is sim:0"));
+        Tensor other = claimed_on(sim_device(1), 2);
+        CHECK_THROWS_WITH(g.recv(other, 1 - g.rank()), Catch::Contains("tensor is on sim:1, but the group's device is sim:0"));
+      },
+      on_sim);
+}
+
 TEST_CASE("ProcessGroupGloo: all_to_all where one rank sends and receives nothing") {
-  run_ranks(3, [](ProcessGroupGloo& g) {
+  run_gloo_ranks(3, [](ProcessGroupGloo& g) {
     const int r = g.rank();
     // Rank 0 exchanges no elements with anyone; ranks 1 and 2 swap two elements each.
     auto count = [](int from, int to) { return from == 0 || to == 0 ? 0 : 2; };

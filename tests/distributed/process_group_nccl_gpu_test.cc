@@ -1,6 +1,8 @@
 // ProcessGroupNCCL with world size 1 on a real GPU (tag "gpu"): every operation runs through
 // NCCL, the communicator bootstrap through a FileStore, and init_process_group finds the
-// "nccl" backend. Several ranks need several GPUs (NCCL refuses two ranks on one GPU).
+// "nccl" backend; the group's device rules over the current device. The last case frees a
+// tensor after destroy_process_group(): the group's stream, recorded on it, must outlive the
+// group (issue 10, item 3). Several ranks need several GPUs (NCCL refuses two ranks on one GPU).
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
@@ -85,7 +87,27 @@ TEST_CASE("ProcessGroupNCCL: CPU tensors are refused with the op named", "[distr
   auto store = std::make_shared<FileStore>(temp_path("nccl_cpu_store"));
   ProcessGroupNCCL group(store, 0, 1);
   Tensor cpu = native::zeros({2}, TensorOptions().dtype(kFloat32));
-  CHECK_THROWS_WITH(group.all_reduce(cpu), Catch::Contains("all_reduce needs CUDA tensors"));
+  CHECK_THROWS_WITH(group.all_reduce(cpu), Catch::Contains("ProcessGroupNCCL all_reduce: rank 0 of 1: tensor is on cpu, but the group's device is cuda:0"));
+}
+
+// Issue 10, item 6: the communicator and barrier's scratch tensor were put on the current
+// device, so a barrier issued while another GPU was current built the communicator there and
+// every later collective on the group's own tensors was refused. Needs two GPUs.
+TEST_CASE("ProcessGroupNCCL: operations use the group's device whatever the current device is", "[distributed][gpu]") {
+  if (cuda::device_count() < 2) {
+    WARN("skipped: needs two GPUs");
+    return;
+  }
+  auto store = std::make_shared<FileStore>(temp_path("nccl_device_store"));
+  ProcessGroupOptions options;
+  options.device = cuda_device(0);
+  ProcessGroupNCCL group(store, 0, 1, options);
+  cuda::set_device(1);
+  group.barrier()->wait();
+  Tensor t = gpu({5, 6});
+  group.all_reduce(t)->wait();
+  CHECK(host(t) == std::vector<float>{5, 6});
+  cuda::set_device(0);
 }
 
 TEST_CASE("init_process_group(\"nccl\") finds the registered backend", "[distributed][gpu]") {

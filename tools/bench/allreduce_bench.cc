@@ -1,5 +1,5 @@
-// All-reduce latency and bandwidth of ProcessGroupGloo, with the per-collective safety
-// checks (arrival marker in the store + desync signature exchange) on and off. Run through
+// All-reduce latency and bandwidth of ProcessGroupGloo, with the desync check (a background
+// comparison of the ranks' signatures, distributed/desync_monitor.h) on and off. Run through
 // the launcher; rank 0 prints one line per size:
 //
 //   bazel build -c opt //tools/bench:allreduce_bench //tools/launch
@@ -54,7 +54,7 @@ int main() {
       std::printf("%12.0f %12.1f %12.1f %10.3f\n", bytes, checked, fast, bytes / fast / 1e3);
     }
   }
-  // The store round trip that every checked collective pays for its arrival marker.
+  // A store round trip: what a collective would pay per store access on its path (none do).
   auto store = dist::default_store();
   std::vector<double> times;
   for (int i = 0; i < 201; ++i) {
