@@ -37,7 +37,7 @@ void init_weights(nn::Module& module, uint64_t seed) {
 bool same_as_rank0(ProcessGroup& group, const std::vector<Tensor>& tensors) {
   std::vector<Tensor> flat;
   for (const Tensor& t : tensors) {
-    if (t.is_floating_point()) flat.push_back(native::reshape(native::to(t, kCPU, kFloat32), {t.numel()}));
+    if (t.is_floating_point()) flat.push_back(native::reshape(native::to(t, group.device(), kFloat32), {t.numel()}));
   }
   Tensor mine = native::cat(flat, 0);
   Tensor theirs = native::clone(mine);
@@ -70,7 +70,7 @@ template <typename Net, typename Step>
 Outcome train(const std::shared_ptr<ProcessGroup>& group, const Net& reference, const nn::StateDict& init,
               const DistributedDataParallelOptions& options, Step step, bool set_to_none = true) {
   Net model;
-  load_perturbed(*model, init, group->rank());
+  load_perturbed(*model, init, group->rank(), group->device());
   auto ddp = DistributedDataParallel(model, group, options);
   Outcome outcome;
   outcome.initial_buckets = ddp->reducer().bucket_indices();
@@ -116,7 +116,7 @@ Outcome plain(const std::shared_ptr<ProcessGroup>& group, uint64_t seed,
   return train(
       group, reference, init, options,
       [&](auto& ddp, int s) {
-        Batch mine = data[s].rows(group->rank() * kB, kB);
+        Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
         F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
       },
       set_to_none);
@@ -133,7 +133,7 @@ Outcome rebuild(const std::shared_ptr<ProcessGroup>& group) {
   // A zero-byte cap puts every parameter in its own bucket.
   auto options = DistributedDataParallelOptions().bucket_cap_mb(1e-12).first_bucket_cap_mb(1e-12);
   return train(group, reference, init, options, [&](auto& ddp, int s) {
-    Batch mine = data[s].rows(group->rank() * kB, kB);
+    Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
     F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
   });
 }
@@ -147,7 +147,8 @@ Outcome no_sync(const std::shared_ptr<ProcessGroup>& group) {
   for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(2 * world * kB, {8}, 4, 300 + s));
   train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
   return train(group, reference, init, small_buckets(), [&](auto& ddp, int s) {
-    Batch first = data[s].rows(group->rank() * kB, kB), second = data[s].rows((world + group->rank()) * kB, kB);
+    Batch first = data[s].rows(group->rank() * kB, kB).on(group->device());
+    Batch second = data[s].rows((world + group->rank()) * kB, kB).on(group->device());
     {
       auto guard = ddp->no_sync();
       (F::cross_entropy(ddp->forward(first.x), first.y) * 0.5).backward();
@@ -185,7 +186,7 @@ Outcome unused(const std::shared_ptr<ProcessGroup>& group, const HeadChoice& use
       group, reference, init, options.find_unused_parameters(true),
       [&](auto& ddp, int s) {
         for (int m = 0; m < micro_batches; ++m) {
-          Batch b = rows(s, m, group->rank());
+          Batch b = rows(s, m, group->rank()).on(group->device());
           std::optional<NoSyncGuard> guard;
           if (m + 1 < micro_batches) guard.emplace(*ddp);
           (F::cross_entropy(ddp->forward(b.x, use_branch(s, m, group->rank())), b.y) * scale).backward();
@@ -215,7 +216,7 @@ Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
     return loss;
   });
   BatchNormNet model;
-  load_perturbed(*model, init, rank);
+  load_perturbed(*model, init, rank, group->device());
   {
     NoGradGuard no_grad;
     for (Tensor b : model->buffers()) {
@@ -226,7 +227,7 @@ Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(kLr).momentum(0.9));
   for (int s = 0; s < kSteps; ++s) {
     opt.zero_grad();
-    Batch mine = data[s].rows(rank * kB, kB);
+    Batch mine = data[s].rows(rank * kB, kB).on(group->device());
     F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
     opt.step();
   }
@@ -238,7 +239,7 @@ Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
   ddp->eval();
   {
     NoGradGuard no_grad;
-    ddp->forward(data[0].rows(0, kB).x);
+    ddp->forward(data[0].rows(0, kB).on(group->device()).x);
   }
   outcome.identical = same_as_rank0(*group, state_tensors(snapshot(*model)));
   return outcome;
@@ -249,11 +250,11 @@ Outcome bf16(const std::shared_ptr<ProcessGroup>& group) {
   Mlp reference;
   init_weights(*reference, 600);
   const nn::StateDict init = snapshot(*reference);
-  Batch mine = make_batch(world * kB, {8}, 4, 600).rows(group->rank() * kB, kB);
+  Batch mine = make_batch(world * kB, {8}, 4, 600).rows(group->rank() * kB, kB).on(group->device());
   std::vector<Tensor> exact, compressed;
   for (bool use_hook : {false, true}) {
     Mlp model;
-    load_perturbed(*model, init, group->rank());
+    load_perturbed(*model, init, group->rank(), group->device());
     auto ddp = DistributedDataParallel(model, group, small_buckets());
     if (use_hook) ddp->register_comm_hook(std::make_shared<BF16CompressHook>(group));
     F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
@@ -263,7 +264,8 @@ Outcome bf16(const std::shared_ptr<ProcessGroup>& group) {
   outcome.identical = same_as_rank0(*group, compressed);
   for (size_t i = 0; i < exact.size(); ++i) {
     const Tensor& g = compressed[i];
-    outcome.identical = outcome.identical && native::equal(native::to(native::to(g, kCPU, kBFloat16), kCPU, kFloat32), g);
+    outcome.identical =
+        outcome.identical && native::equal(native::to(native::to(g, g.device(), kBFloat16), g.device(), kFloat32), g);
     std::vector<float> a = g.to_vector<float>(), b = exact[i].to_vector<float>();
     for (size_t j = 0; j < a.size(); ++j) outcome.max_diff = std::max(outcome.max_diff, double(std::abs(a[j] - b[j])));
   }
@@ -309,20 +311,24 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
 
 void run_error_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group) {
   const int rank = group->rank();
+  const Device device = group->device();
   if (name == "shape_mismatch") {
     models::MLP model(models::MLPOptions(8, 4).hidden({16, rank == 1 ? 13 : 12}));
+    model->to(device);
     auto ddp = DistributedDataParallel(model, group);
   } else if (name == "unused_error") {
     BranchNet model;
+    model->to(device);
     auto ddp = DistributedDataParallel(model, group);
-    Batch b = make_batch(kB, {8}, 4, 700 + rank);
+    Batch b = make_batch(kB, {8}, 4, 700 + rank).on(device);
     F::cross_entropy(ddp->forward(b.x, false), b.y).backward();
   } else if (name == "uneven") {
     Mlp model;
+    model->to(device);
     auto ddp = DistributedDataParallel(model, group);
     const int batches = rank == 1 ? 2 : 3;
     for (int s = 0; s < batches; ++s) {
-      Batch b = make_batch(kB, {8}, 4, 800 + s);
+      Batch b = make_batch(kB, {8}, 4, 800 + s).on(device);
       F::cross_entropy(ddp->forward(b.x), b.y).backward();
     }
     ddp->join();

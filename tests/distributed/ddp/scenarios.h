@@ -6,6 +6,11 @@
 // Every rank computes the single-process reference itself (one model, batch world * B, the
 // same seeds), trains its DDP replica on its B rows (rank r > 0 starts from perturbed
 // weights, so only DDP's broadcast can make replicas agree), and compares.
+//
+// The replica and its data live on the group's device (ProcessGroup::device()): the CPU for
+// a default Gloo group, sim:rank for the device-generic runs, where DDP must keep every
+// tensor it hands the group on that device and never read device memory on the host. The
+// reference always trains on the CPU.
 #include <memory>
 #include <string>
 #include <vector>

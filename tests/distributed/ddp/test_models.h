@@ -62,6 +62,7 @@ struct Batch {
   Batch rows(int64_t start, int64_t count) const {
     return {native::narrow(x, 0, start, count), native::narrow(y, 0, start, count)};
   }
+  Batch on(Device device) const { return {native::to(x, device, x.dtype()), native::to(y, device, y.dtype())}; }
 };
 inline Batch make_batch(int64_t rows, Shape shape, int64_t classes, uint64_t seed) {
   Generator gen(seed);
@@ -80,12 +81,15 @@ inline nn::StateDict snapshot(const nn::Module& module) {
 }
 
 // Loads `state` and, on rank > 0, shifts every floating parameter by `rank`, so that only
-// DistributedDataParallel's broadcast can make the replicas equal.
-inline void load_perturbed(nn::Module& module, const nn::StateDict& state, int rank) {
+// DistributedDataParallel's broadcast can make the replicas equal; then moves the module to
+// `device` (the process group's).
+inline void load_perturbed(nn::Module& module, const nn::StateDict& state, int rank, Device device = kCPU) {
   module.load_state_dict(state);
-  if (rank == 0) return;
-  NoGradGuard no_grad;
-  for (Tensor p : module.parameters()) p.add_(static_cast<double>(rank));
+  if (rank != 0) {
+    NoGradGuard no_grad;
+    for (Tensor p : module.parameters()) p.add_(static_cast<double>(rank));
+  }
+  module.to(device);
 }
 
 // The largest |a - b| over the floating-point entries of two state dicts with equal keys.
