@@ -31,7 +31,11 @@ struct Outcome {
 };
 
 // equivalence, rebuild, no_sync, unused_per_step, unused_per_rank, micro_batches,
-// batchnorm, bf16, bucket_view, bucket_view_keep, bucket_view_unused.
+// batchnorm, bf16, bucket_view, bucket_view_keep, bucket_view_unused; and the step around
+// DDP: clip_sgd_nesterov, clip_adam (clip_grad_norm_ of the averaged gradients, then SGD
+// with Nesterov momentum and weight decay / Adam with amsgrad), adamw, and
+// checkpoint_resume (rank 0 saves after 2 steps, every rank restores a fresh replica and
+// optimizer from the file and trains on).
 const std::vector<std::string>& scenario_names();
 Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
 
