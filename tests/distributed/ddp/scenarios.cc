@@ -41,18 +41,6 @@ void init_weights(nn::Module& module, uint64_t seed) {
   for (Tensor p : module.parameters()) p.uniform_(-0.5, 0.5, &gen);
 }
 
-// Bitwise comparison of this rank's floating tensors with rank 0's (one broadcast).
-bool same_as_rank0(ProcessGroup& group, const std::vector<Tensor>& tensors) {
-  std::vector<Tensor> flat;
-  for (const Tensor& t : tensors) {
-    if (t.is_floating_point()) flat.push_back(native::reshape(native::to(t, group.device(), kFloat32), {t.numel()}));
-  }
-  Tensor mine = native::cat(flat, 0);
-  Tensor theirs = native::clone(mine);
-  group.broadcast(theirs, 0)->wait();
-  return native::equal(mine, theirs);
-}
-
 std::vector<Tensor> state_tensors(const nn::StateDict& state) {
   std::vector<Tensor> out;
   for (const auto& item : state) out.push_back(item.second);

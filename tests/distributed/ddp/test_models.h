@@ -1,11 +1,12 @@
 #pragma once
-// Small models and data for the DistributedDataParallel tests (in-process threads and
-// multi-process), with the single-process references they are compared against.
+// Small models and data for the DistributedDataParallel and ZeRO tests (in-process threads
+// and multi-process), with the helpers that compare them to their single-process references.
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <vector>
 
+#include "distributed/process_group.h"
 #include "nn/nn.h"
 #include "tensor/generator.h"
 #include "tensor/native/ops.h"
@@ -101,6 +102,19 @@ inline double max_abs_diff(const nn::StateDict& a, const nn::StateDict& b) {
     for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - y[i]));
   }
   return worst;
+}
+
+// Bitwise comparison of this rank's floating tensors with rank 0's: one broadcast, on the
+// group's device.
+inline bool same_as_rank0(ProcessGroup& group, const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> flat;
+  for (const Tensor& t : tensors) {
+    if (t.is_floating_point()) flat.push_back(native::reshape(native::to(t, group.device(), kFloat32), {t.numel()}));
+  }
+  Tensor mine = native::cat(flat, 0);
+  Tensor theirs = native::clone(mine);
+  group.broadcast(theirs, 0)->wait();
+  return native::equal(mine, theirs);
 }
 
 }  // namespace brisk::dist::testing
