@@ -52,7 +52,7 @@ std::vector<RankResult> run_scenario_on(int world, const std::string& name, Plac
               << results[r].error);
     REQUIRE(results[r].error.empty());
     CHECK(results[r].outcome.identical);
-    CHECK(results[r].outcome.max_diff < (name == "bf16" ? 1e-2 : 1e-5));
+    CHECK(results[r].outcome.max_diff < scenario_tolerance(name));
   }
   return results;
 }

@@ -30,8 +30,7 @@ int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
   int failures = 0;
   for (const std::string& name : names) {
     auto outcome = brisk::dist::testing::run_scenario(name, group);
-    const double tolerance = name == "bf16" ? 1e-2 : 1e-5;
-    bool ok = outcome.identical && outcome.max_diff < tolerance;
+    bool ok = outcome.identical && outcome.max_diff < brisk::dist::testing::scenario_tolerance(name);
     std::printf("%s %s max_diff=%.3g identical=%d\n", name.c_str(), ok ? "ok" : "FAILED", outcome.max_diff,
                 outcome.identical ? 1 : 0);
     std::fflush(stdout);

@@ -414,6 +414,8 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
   BRISK_FAIL("unknown DDP scenario \"{}\"", name);
 }
 
+double scenario_tolerance(const std::string& name) { return name == "bf16" ? 1e-2 : 1e-5; }
+
 void run_error_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group) {
   const int rank = group->rank();
   const Device device = group->device();

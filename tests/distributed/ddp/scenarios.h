@@ -38,6 +38,9 @@ struct Outcome {
 // optimizer from the file and trains on).
 const std::vector<std::string>& scenario_names();
 Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
+// How far from the reference scenario `name` may end: 1e-2 for bf16 (gradients rounded to
+// bfloat16), else 1e-5 (float32 sums in another order).
+double scenario_tolerance(const std::string& name);
 
 // Scenarios that must fail with an error naming a rank or parameter; they throw it.
 //   shape_mismatch: rank 1's model has a different hidden width.
