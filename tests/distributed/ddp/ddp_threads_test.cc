@@ -2,7 +2,10 @@
 // scenarios.h on 1, 2 and 3 ranks (N ranks with batch B end with the parameters of one
 // process trained with batch N*B, all ranks bitwise equal), the bucket layouts and
 // collectives behind them, and the errors for mismatched shapes, unused parameters and
-// uneven inputs. ddp_multiprocess_test runs the same scenarios across real processes.
+// uneven inputs. The [sim] cases run them with rank r's group, replica and data on its own
+// simulated device sim:r, where the group refuses any other device's tensors and host code
+// cannot read device memory. ddp_multiprocess_test runs the same scenarios across real
+// processes.
 #include <catch2/catch.hpp>
 
 #include <set>
