@@ -29,7 +29,9 @@ std::vector<int64_t> all_gather_values(ProcessGroup& group, const std::vector<in
   const auto n = static_cast<int64_t>(values.size());
   Tensor mine = on_group_device(group, values);
   std::vector<Tensor> all;
-  for (int r = 0; r < group.size(); ++r) all.push_back(native::empty({n}, TensorOptions(kInt64).device(group.device())));
+  for (int r = 0; r < group.size(); ++r) {
+    all.push_back(native::empty({n}, TensorOptions(kInt64).device(group.device())));
+  }
   group.all_gather(all, mine)->wait();
   return native::cat(all, 0).to_vector<int64_t>();
 }

@@ -103,9 +103,10 @@ TEST_CASE("DDP refuses a module that is not on the group's device, naming the pa
     return Outcome{};
   }, Place::kSim);
   for (size_t r = 0; r < results.size(); ++r) {
-    CHECK_THAT(results[r].error, Contains(fmt::format("DistributedDataParallel on rank {}: parameter layers.0.weight "
-                                                      "is on cpu but the process group (threads) takes tensors on sim:{}",
-                                                      r, r)));
+    CHECK_THAT(results[r].error,
+               Contains(fmt::format("DistributedDataParallel on rank {}: parameter layers.0.weight is on cpu but the "
+                                    "process group (threads) takes tensors on sim:{}",
+                                    r, r)));
   }
 }
 

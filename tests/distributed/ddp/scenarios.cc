@@ -74,7 +74,9 @@ struct Recipe {
 };
 
 Recipe sgd_momentum() {
-  return {[](const std::vector<Tensor>& p) { return std::make_unique<optim::SGD>(p, optim::SGDOptions(kLr).momentum(0.9)); }};
+  return {[](const std::vector<Tensor>& p) {
+    return std::make_unique<optim::SGD>(p, optim::SGDOptions(kLr).momentum(0.9));
+  }};
 }
 
 // The total gradient norms in these scenarios are above 0.5: max_norm 0.2 clips every step.

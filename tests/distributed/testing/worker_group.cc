@@ -15,7 +15,8 @@ WorkerArgs parse_worker_args(int argc, char** argv) {
     const std::string name = argv[i + 1];
     const char* local_rank = std::getenv("LOCAL_RANK");
     BRISK_CHECK(name == "cpu" || name == "sim", "test worker: --device {}: expected cpu or sim", name);
-    BRISK_CHECK(name == "cpu" || local_rank != nullptr, "test worker: --device sim needs LOCAL_RANK (start it with the launcher)");
+    BRISK_CHECK(name == "cpu" || local_rank != nullptr,
+                "test worker: --device sim needs LOCAL_RANK (start it with the launcher)");
     if (name == "sim") args.device = sim_device(std::atoi(local_rank));
     i += 2;
   }
