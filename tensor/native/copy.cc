@@ -1,8 +1,17 @@
 // Copies and conversions: copy_, contiguous, clone, to.
+#include <atomic>
+
 #include "tensor/backend.h"
 #include "tensor/native/operands.h"
 
 namespace brisk::native {
+namespace {
+
+std::atomic<int64_t> device_to_host_copies{0};
+
+}  // namespace
+
+int64_t device_to_host_copy_count() { return device_to_host_copies.load(std::memory_order_relaxed); }
 
 Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
   BRISK_CHECK(dst.defined() && src.defined(), "copy_: undefined {}", dst.defined() ? "source" : "destination");
@@ -15,6 +24,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
     return dst;
   }
   if (detail::partially_overlaps(dst, s)) s = clone(s);
+  if (dst.is_cpu() && !s.is_cpu()) device_to_host_copies.fetch_add(1, std::memory_order_relaxed);
   Device device = dst.is_cuda() ? dst.device() : s.device();
   backend_for(device).copy(dst, s, non_blocking);
   return dst;

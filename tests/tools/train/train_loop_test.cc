@@ -59,16 +59,23 @@ std::string scratch(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("Metrics: sums add up; means come last") {
-  Metrics a{3.0, 2, 4}, b{1.0, 1, 4};
-  a.add(b);
-  REQUIRE(a.loss_sum == 4.0);
-  REQUIRE(a.correct == 3);
-  REQUIRE(a.count == 8);
-  REQUIRE(a.loss() == 0.5);
-  REQUIRE(a.accuracy() == 0.375);
+TEST_CASE("MetricSums: sums add up on the device; read() brings them back, means come last") {
+  MetricSums a(scalar_tensor(3.0, kFloat32), scalar_tensor(2, kInt64), 4);
+  a.add(MetricSums(scalar_tensor(1.0, kFloat64), scalar_tensor(1, kInt64), 4));
+  REQUIRE(a.count() == 8);
+  REQUIRE(equal(a.packed(), tensor<double>({4.0, 3.0, 8.0})));
+  Metrics m = a.read();
+  REQUIRE(m.loss_sum == 4.0);
+  REQUIRE(m.correct == 3);
+  REQUIRE(m.count == 8);
+  REQUIRE(m.loss() == 0.5);
+  REQUIRE(m.accuracy() == 0.375);
+  REQUIRE(MetricSums().read().count == 0);
   REQUIRE(Metrics{}.loss() == 0.0);
   REQUIRE(Metrics{}.accuracy() == 0.0);
+  REQUIRE_THROWS_WITH(MetricSums(zeros({2}), scalar_tensor(1, kInt64), 2),
+                      Catch::Contains("expected a loss sum and a correct count of one element"));
+  REQUIRE_THROWS_WITH(read_metrics(zeros({3})), Catch::Contains("read_metrics: expected a float64 [3]"));
 }
 
 TEST_CASE("train_step and eval_step: the batch's summed loss and correct count") {
@@ -79,14 +86,14 @@ TEST_CASE("train_step and eval_step: the batch's summed loss and correct count")
   double want_loss = nn::functional::cross_entropy(logits, batch.target).item<double>() * 16;
   int64_t want_correct = logits.argmax(1).eq(batch.target).sum().item<int64_t>();
 
-  Metrics eval = eval_step(model, batch);
+  Metrics eval = eval_step(model, batch).read();
   REQUIRE(eval.count == 16);
   REQUIRE(eval.correct == want_correct);
   REQUIRE(eval.loss_sum == Approx(want_loss).epsilon(1e-6));
 
   optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
   Tensor before = model.module->parameters()[0].clone();
-  Metrics step = train_step(model, optimizer, batch);
+  Metrics step = train_step(model, optimizer, batch).read();
   REQUIRE(step.count == 16);
   REQUIRE(step.correct == want_correct);  // measured on the logits before the update
   REQUIRE(step.loss_sum == Approx(want_loss).epsilon(1e-6));
@@ -104,7 +111,7 @@ TEST_CASE("train_step with label smoothing minimizes the smoothed cross-entropy"
   REQUIRE(smoothed != Approx(plain).epsilon(1e-3));
 
   optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
-  Metrics step = train_step(model, optimizer, batch, 0.3);
+  Metrics step = train_step(model, optimizer, batch, 0.3).read();
   REQUIRE(step.loss_sum == Approx(smoothed * 16).epsilon(1e-6));
 }
 
@@ -115,17 +122,19 @@ TEST_CASE("train_epoch: learns a separable problem; evaluate measures it in eval
   data::DataLoader train_loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
   data::DataLoader test_loader(set, data::DataLoaderOptions().batch_size(64));
 
-  Metrics first = evaluate(model, test_loader, kCPU);
+  Metrics first = evaluate(model, test_loader, kCPU).read();
   REQUIRE_FALSE(model.module->is_training());
   checkpoint::Progress progress;
   Metrics train;
-  for (int epoch = 0; epoch < 5; ++epoch) train = train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress);
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    train = train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress).read();
+  }
   REQUIRE(model.module->is_training());
   REQUIRE(train.count == 64);
   REQUIRE(progress.epoch == 5);
   REQUIRE(progress.batch == 0);
   REQUIRE(progress.step == 40);
-  Metrics last = evaluate(model, test_loader, kCPU);
+  Metrics last = evaluate(model, test_loader, kCPU).read();
   REQUIRE(last.count == 64);
   REQUIRE(last.loss() < first.loss() / 2);
   REQUIRE(last.accuracy() >= 0.95);
@@ -139,14 +148,14 @@ TEST_CASE("train_epoch: a resumed epoch trains only the batches after progress.b
   data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
   checkpoint::Progress progress{2, 3, 17};
   std::vector<int64_t> seen_batches, seen_counts;
-  Metrics trained = train_epoch(model, optimizer, &scheduler, loader, kCPU, progress,
-                                [&](const checkpoint::Progress& p, const Metrics& epoch) {
-                                  seen_batches.push_back(p.batch);
-                                  seen_counts.push_back(epoch.count);
-                                });
+  MetricSums trained = train_epoch(model, optimizer, &scheduler, loader, kCPU, progress,
+                                   [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+                                     seen_batches.push_back(p.batch);
+                                     seen_counts.push_back(epoch.count());
+                                   });
   REQUIRE(seen_batches == std::vector<int64_t>{4, 5});
   REQUIRE(seen_counts == std::vector<int64_t>{8, 12});
-  REQUIRE(trained.count == 12);
+  REQUIRE(trained.read().count == 12);
   REQUIRE(progress.epoch == 3);
   REQUIRE(progress.batch == 0);
   REQUIRE(progress.step == 19);
