@@ -22,12 +22,19 @@ constexpr int64_t kGrain = 32768;
 }
 #endif
 
+// The kernels below read host pointers unless the tensor is on CUDA: any other device (the
+// simulated one included) has no kernel here, and host code must not touch its memory.
+void check_has_kernel(const Tensor& t) {
+  BRISK_CHECK(t.is_cpu() || t.is_cuda(), "fused_bias_leaky_relu: no kernel for {} (CPU and CUDA only)", t.describe());
+}
+
 Tensor forward_kernel(const Tensor& x, const Tensor& bias, double slope, double scale) {
   BRISK_CHECK(x.dim() >= 2 && bias.dim() == 1 && bias.size(0) == x.size(1),
               "fused_bias_leaky_relu: expected x [N, C, ...] and bias [C], got x {} and bias {}", x.describe(),
               bias.describe());
   BRISK_CHECK(x.dtype() == bias.dtype() && x.device() == bias.device(),
               "fused_bias_leaky_relu: x {} and bias {} must share dtype and device", x.describe(), bias.describe());
+  check_has_kernel(x);
   Tensor in = x.contiguous(), b = bias.contiguous();
   Tensor out = empty_like(in);
   const int64_t numel = in.numel(), channels = in.size(1);
@@ -58,6 +65,10 @@ Tensor forward_kernel(const Tensor& x, const Tensor& bias, double slope, double 
 }
 
 Tensor backward_kernel(const Tensor& grad, const Tensor& out, double slope, double scale) {
+  check_has_kernel(out);
+  BRISK_CHECK(grad.device() == out.device(),
+              "fused_bias_leaky_relu_backward: gradient {} and output {} must share a device", grad.describe(),
+              out.describe());
   Tensor g = grad.contiguous();
   Tensor grad_in = empty_like(out);
   const int64_t numel = out.numel();

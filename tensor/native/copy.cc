@@ -1,17 +1,8 @@
 // Copies and conversions: copy_, contiguous, clone, to.
-#include <atomic>
-
 #include "tensor/backend.h"
 #include "tensor/native/operands.h"
 
 namespace brisk::native {
-namespace {
-
-std::atomic<int64_t> device_to_host_copies{0};
-
-}  // namespace
-
-int64_t device_to_host_copy_count() { return device_to_host_copies.load(std::memory_order_relaxed); }
 
 Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
   BRISK_CHECK(dst.defined() && src.defined(), "copy_: undefined {}", dst.defined() ? "source" : "destination");
@@ -24,8 +15,12 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
     return dst;
   }
   if (detail::partially_overlaps(dst, s)) s = clone(s);
-  if (dst.is_cpu() && !s.is_cpu()) device_to_host_copies.fetch_add(1, std::memory_order_relaxed);
-  Device device = dst.is_cuda() ? dst.device() : s.device();
+  // The device that is not the host runs the copy: it can read and write both its own
+  // memory and the host's. Two devices of different types have no backend that sees both.
+  BRISK_CHECK(dst.is_cpu() || s.is_cpu() || dst.device().type == s.device().type,
+              "copy_: cannot copy directly between {} and {} (source {}, destination {}); copy through the CPU",
+              s.device(), dst.device(), s.describe(), dst.describe());
+  Device device = dst.is_cpu() ? s.device() : dst.device();
   backend_for(device).copy(dst, s, non_blocking);
   return dst;
 }

@@ -63,10 +63,6 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking = false);
 Tensor contiguous(const Tensor& t);
 Tensor clone(const Tensor& t);
 Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking = false);
-// How many copies from a device to the host copy_ has made in this process (item(),
-// to_vector() and .to(kCPU) of device tensors all pass there): each is a point where the host
-// may wait for the device. Tests count them to show a loop does not synchronize every step.
-int64_t device_to_host_copy_count();
 
 // ---- Elementwise ----
 // Clamp, PowScalar and RPowScalar get their numbers as float64 params; on a bool/integral x

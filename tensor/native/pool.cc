@@ -66,6 +66,7 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
   BRISK_CHECK(indices.dtype() == kInt64 && indices.sizes() == grad_out.sizes(),
               "max_pool2d_backward: indices {} should be int64 with the gradient's shape {}", indices.describe(),
               grad_out.sizes());
+  common_device("max_pool2d_backward", {grad_out, input, indices});
   Tensor idx = as_batch(indices);
   Tensor g = batch_grad("max_pool2d_backward", grad_out, input, idx.sizes());
   Tensor grad_input = empty(as_batch(input).sizes(), TensorOptions(input.dtype()).device(input.device()));

@@ -27,7 +27,8 @@ nn::StateDict dtype_samples() {
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
-  Tensor ca = a.contiguous(), cb = b.contiguous();
+  // Compared on the host: the tensors may live on a device.
+  Tensor ca = a.to(kCPU).contiguous(), cb = b.to(kCPU).contiguous();
   return std::memcmp(ca.raw_data(), cb.raw_data(), ca.nbytes()) == 0;
 }
 

@@ -1,7 +1,8 @@
 // Brisk's public op API against PyTorch: every case of tests/fixtures/ops.json, through
-// every API variant of its op (see runners_*.cc), forward values and gradients. The
-// gpu-tagged ops_reference_gpu_test runs the same cases on CUDA (tests/test_device.h) with the
-// same tolerances, float16 and bfloat16 included (the CUDA backend has both, and the 16-bit
+// every API variant of its op (see runners_*.cc), forward values and gradients.
+// ops_reference_sim_test replays every case on the simulated device sim:0. The gpu-tagged
+// ops_reference_gpu_test runs the same cases on CUDA (tests/test_device.h) with the same
+// tolerances, float16 and bfloat16 included (the CUDA backend has both, and the 16-bit
 // tolerances already allow a result one rounding step apart), except kCudaSkips.
 #include <catch2/catch.hpp>
 

@@ -35,23 +35,38 @@ def brisk_test(name, srcs, deps = [], tags = [], data = [], **kwargs):
     )
 
 def brisk_cpu_gpu_test(name, srcs, deps = [], **kwargs):
-    """A brisk_test on the CPU and, in a CUDA build, its gpu-tagged twin on the first GPU.
+    """A brisk_test on the CPU, its twin on the simulated device, and in a CUDA build its
+    gpu-tagged twin on the first GPU.
 
-    The twin is named with _gpu_test for _test (gradcheck_test: gradcheck_gpu_test). It
-    compiles the same sources with local_defines = ["BRISK_TEST_DEVICE_CUDA"], from which
-    tests/test_device.h's test_device() answers cuda:0, and links //cuda. Tests make their
-    inputs on test_device() and keep their expectations.
+    The twins compile the same sources with a define from which tests/test_device.h's
+    test_device() answers another device; tests make their inputs on test_device() and keep
+    their expectations.
+      - name with _sim_test for _test (gradcheck_test: gradcheck_sim_test): sim:0, with
+        local_defines = ["BRISK_TEST_DEVICE_SIM"], linking //tensor/sim. Not gpu-tagged: it runs
+        everywhere, CI included, and fails where code reads device memory from the host or
+        mixes devices (docs/devices.md).
+      - name with _gpu_test (CUDA builds only): cuda:0, with BRISK_TEST_DEVICE_CUDA, linking
+        //cuda, tagged "gpu".
 
     Args:
       name: the CPU test's name; must end with _test.
-      srcs: test sources, shared by both.
-      deps: libraries under test; //tests:test_device is added (and //cuda for the twin).
-      **kwargs: passed to both brisk_tests (data, size, ...).
+      srcs: test sources, shared by all.
+      deps: libraries under test; //tests:test_device is added (and the device's library for
+        each twin).
+      **kwargs: passed to every brisk_test (data, size, ...).
     """
     if not name.endswith("_test"):
         fail("brisk_cpu_gpu_test %s: the name must end with _test" % name)
     deps = deps + ["//tests:test_device"]
+    stem = name[:-len("_test")]
     brisk_test(name = name, srcs = srcs, deps = deps, **kwargs)
+    brisk_test(
+        name = stem + "_sim_test",
+        srcs = srcs,
+        deps = deps + ["//tensor/sim"],
+        local_defines = ["BRISK_TEST_DEVICE_SIM"],
+        **kwargs
+    )
     [brisk_test(
         name = gpu_name,
         srcs = srcs,
@@ -59,4 +74,4 @@ def brisk_cpu_gpu_test(name, srcs, deps = [], **kwargs):
         local_defines = ["BRISK_TEST_DEVICE_CUDA"],
         tags = ["gpu"],
         **kwargs
-    ) for gpu_name in if_cuda([name[:-len("_test")] + "_gpu_test"])]
+    ) for gpu_name in if_cuda([stem + "_gpu_test"])]

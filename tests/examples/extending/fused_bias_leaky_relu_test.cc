@@ -34,5 +34,12 @@ TEST_CASE("the FusedBiasLeakyReLU module learns its bias") {
   CHECK_THROWS_WITH(fused_bias_leaky_relu(x, zeros({4})), Catch::Matchers::Contains("expected x [N, C, ...] and bias [C]"));
 }
 
+TEST_CASE("fused_bias_leaky_relu refuses a device it has no kernel for instead of reading its memory") {
+  // The simulated device's memory faults when the host reads it, as CUDA memory does.
+  Tensor x = randn({2, 3, 2, 2}).to(sim_device(0)), bias = zeros({3}).to(sim_device(0));
+  CHECK_THROWS_WITH(fused_bias_leaky_relu(x, bias),
+                    Catch::Matchers::Contains("no kernel for [2, 3, 2, 2] float32 sim:0"));
+}
+
 }  // namespace
 }  // namespace brisk::examples
