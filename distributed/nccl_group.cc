@@ -25,7 +25,7 @@ std::string progress_key(int rank) { return fmt::format("progress/{}", rank); }
 
 }  // namespace
 
-ncclDataType_t nccl_dtype(DType dtype, const char* op, bool allow_bool) {
+ncclDataType_t nccl_dtype(DType dtype) {
   switch (dtype) {
     case kFloat32: return ncclFloat32;
     case kFloat64: return ncclFloat64;
@@ -34,11 +34,9 @@ ncclDataType_t nccl_dtype(DType dtype, const char* op, bool allow_bool) {
     case kInt64: return ncclInt64;
     case kInt32: return ncclInt32;
     case kUInt8: return ncclUint8;
-    case kBool:
-      BRISK_CHECK(allow_bool, "ProcessGroupNCCL: {} does not reduce bool tensors", op);
-      return ncclUint8;
+    case kBool: return ncclUint8;
   }
-  BRISK_FAIL("ProcessGroupNCCL: {}: unsupported dtype {}", op, dtype_name(dtype));
+  BRISK_FAIL("ProcessGroupNCCL: dtype {} reached NCCL unchecked", dtype_name(dtype));
 }
 
 ncclRedOp_t nccl_op(ReduceOp op) {
@@ -52,8 +50,11 @@ ncclRedOp_t nccl_op(ReduceOp op) {
   BRISK_FAIL("ProcessGroupNCCL: unknown ReduceOp");
 }
 
-ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_, ProcessGroupOptions options_)
-    : store(std::move(store_)), rank(rank_), size(size_), options(options_) {
+ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_, ProcessGroupOptions options_,
+                             Device device)
+    : store(std::move(store_)), rank(rank_), size(size_), options(options_), device_(device.index) {
+  BRISK_CHECK(device.is_cuda(), "ProcessGroupNCCL: rank {}: the group's device must be a CUDA device, got {}", rank_,
+              device);
   BRISK_CHECK(store != nullptr, "ProcessGroupNCCL: no store");
   BRISK_CHECK(size > 0 && rank >= 0 && rank < size, "ProcessGroupNCCL: rank {} is outside [0, {})", rank, size);
 }
@@ -72,20 +73,6 @@ ProcessGroupNCCL::Impl::~Impl() {
   }
 }
 
-int ProcessGroupNCCL::Impl::device_of(const std::string& op, const std::vector<Tensor>& tensors) const {
-  if (tensors.empty()) return device_ >= 0 ? device_ : cuda::current_device();
-  int device = -1;
-  for (const Tensor& t : tensors) {
-    BRISK_CHECK(t.defined() && t.is_cuda(), "ProcessGroupNCCL: {} needs CUDA tensors, got {}", op,
-                t.defined() ? t.describe() : std::string("an undefined tensor"));
-    BRISK_CHECK(t.is_contiguous(), "ProcessGroupNCCL: {} needs contiguous tensors, got {}", op, t.describe());
-    if (device < 0) device = t.device().index;
-    BRISK_CHECK(t.device().index == device, "ProcessGroupNCCL: {} got tensors on cuda:{} and cuda:{}", op, device,
-                t.device().index);
-  }
-  return device;
-}
-
 void ProcessGroupNCCL::Impl::wait_for_all(const std::string& key_prefix, const std::string& what) {
   store->set(fmt::format("{}/{}", key_prefix, rank), std::string("1"));
   std::vector<std::string> keys;
@@ -101,9 +88,9 @@ void ProcessGroupNCCL::Impl::wait_for_all(const std::string& key_prefix, const s
   }
 }
 
-void ProcessGroupNCCL::Impl::create_communicator(int device) {
-  cuda::check_device(device);
-  cuda::DeviceGuard guard(device);
+void ProcessGroupNCCL::Impl::create_communicator() {
+  cuda::check_device(device_);
+  cuda::DeviceGuard guard(device_);
   wait_for_all("init", "creating the NCCL communicator");
   ncclUniqueId id;
   if (rank == 0) {
@@ -116,8 +103,7 @@ void ProcessGroupNCCL::Impl::create_communicator(int device) {
     std::memcpy(&id, bytes.data(), sizeof(id));
   }
   BRISK_NCCL_CHECK(ncclCommInitRank(&comm_, size, id, rank));
-  stream_ = std::make_unique<cuda::Stream>(device);
-  device_ = device;
+  stream_ = std::make_unique<cuda::Stream>(device_);
   watchdog_ = std::thread([this] { watch(); });
 }
 
@@ -154,14 +140,9 @@ void ProcessGroupNCCL::Impl::check_desync(int64_t seq, const std::string& call) 
 std::shared_ptr<Work> ProcessGroupNCCL::Impl::run(const std::string& op, const std::string& call,
                                                   const std::vector<Tensor>& tensors, bool collective,
                                                   bool blocking, const Launch& launch) {
-  int device = device_of(op, tensors);
   std::lock_guard<std::mutex> lock(mutex_);
   BRISK_CHECK(broken_.empty(), "ProcessGroupNCCL: {} after an earlier error: {}", op, broken_);
-  if (comm_ == nullptr) create_communicator(device);
-  BRISK_CHECK(device == device_,
-              "ProcessGroupNCCL: {} got tensors on cuda:{}, but the group's communicator is on cuda:{} (one GPU "
-              "per process)",
-              op, device, device_);
+  if (comm_ == nullptr) create_communicator();
   int64_t seq = collective ? ++seq_ : ++p2p_seq_;
   if (collective && options.check_desync) check_desync(seq, call);
 

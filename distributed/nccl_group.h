@@ -18,17 +18,19 @@
 
 namespace brisk::dist {
 
-ncclDataType_t nccl_dtype(DType dtype, const char* op, bool allow_bool);
+// For a dtype CallChecks accepted (bool travels as uint8).
+ncclDataType_t nccl_dtype(DType dtype);
 ncclRedOp_t nccl_op(ReduceOp op);
 
 struct ProcessGroupNCCL::Impl {
   // Queues the NCCL calls of one operation on the group's stream.
   using Launch = std::function<void(ncclComm_t comm, cudaStream_t stream)>;
 
-  Impl(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options);
+  // `device`: the group's, a CUDA device; the communicator and the stream live on it.
+  Impl(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options, Device device);
   ~Impl();
 
-  // Runs one operation: checks `tensors` (CUDA, contiguous, on the group's device), creates
+  // Runs one operation on `tensors` (checked by CallChecks: on the group's device): creates
   // the communicator at the first call, compares `call` across ranks (collectives, when
   // check_desync), orders the group's stream after the caller's, queues `launch` and returns
   // its Work. `call` describes it, e.g. "all_reduce(numel 10, float32, SUM)".
@@ -41,16 +43,15 @@ struct ProcessGroupNCCL::Impl {
   ProcessGroupOptions options;
 
  private:
-  int device_of(const std::string& op, const std::vector<Tensor>& tensors) const;
-  void create_communicator(int device);
+  void create_communicator();
   // Every rank writes `key_prefix`/<rank>; throws naming the ranks missing after the timeout.
   void wait_for_all(const std::string& key_prefix, const std::string& what);
   void check_desync(int64_t seq, const std::string& call);
   void watch();
   [[noreturn]] void fail(const std::string& reason, int64_t seq);
 
+  const int device_;  // the CUDA ordinal of the group's device
   std::mutex mutex_;  // everything below
-  int device_ = -1;
   ncclComm_t comm_ = nullptr;
   std::unique_ptr<cuda::Stream> stream_;
   int64_t seq_ = 0;      // collectives queued

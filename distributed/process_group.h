@@ -1,10 +1,12 @@
 #pragma once
 // dist::ProcessGroup: the collectives among a fixed set of ranks, as c10d::ProcessGroup.
-// Implementations: ProcessGroupGloo (CPU tensors) and ProcessGroupNCCL (CUDA tensors).
+// Implementations: ProcessGroupGloo (tensors of any device, through host memory) and
+// ProcessGroupNCCL (CUDA tensors).
 //
 // Every operation is asynchronous: it enqueues the collective and returns a Work; tensors
-// passed in must stay alive and unmodified until the Work completes. Collectives act in
-// place on contiguous tensors; every rank must call the same collectives in the same order
+// passed in must stay alive and unmodified until the Work completes. Every tensor argument
+// must be defined, contiguous and on device() (NCCL's contract, enforced by every backend at
+// the call: distributed/collective_checks.h). Collectives act in place; every rank must call the same collectives in the same order
 // with tensors of the same size and dtype. A mismatch (when check_desync is on) or a rank
 // that does not arrive within `timeout` fails the Work with an error naming the operation,
 // its sequence number and the ranks concerned.

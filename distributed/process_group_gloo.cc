@@ -24,7 +24,9 @@
 #include <thread>
 #include <type_traits>
 
+#include "distributed/collective_checks.h"
 #include "distributed/gloo_store.h"
+#include "distributed/host_staging.h"
 #include "distributed/socket.h"
 #include "tensor/dispatch.h"
 #include "tensor/error.h"
@@ -200,42 +202,25 @@ void divide(T* data, int64_t n, int size) {
   for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(static_cast<Acc<T>>(data[i]) / static_cast<Acc<T>>(size));
 }
 
+constexpr const char* kBackend = "ProcessGroupGloo";
+constexpr std::initializer_list<DType> kDtypes = {kFloat32, kFloat64, kInt64, kInt32, kUInt8};
+// Reducing ops also take 16-bit floats (each pairwise step computed in float).
+constexpr std::initializer_list<DType> kReducingDtypes = {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBFloat16, kFloat16};
+
+// f(TypeTag<T>{}) for a dtype CallChecks::dtype accepted.
 template <typename F>
-void dispatch_gloo(DType dtype, bool allow_16bit, const char* op, F&& f) {
+void dispatch_gloo(DType dtype, F&& f) {
   switch (dtype) {
     case kFloat32: return f(TypeTag<float>{});
     case kFloat64: return f(TypeTag<double>{});
     case kInt64: return f(TypeTag<int64_t>{});
     case kInt32: return f(TypeTag<int32_t>{});
     case kUInt8: return f(TypeTag<uint8_t>{});
-    case kBFloat16:
-      if (allow_16bit) return f(TypeTag<BFloat16>{});
-      break;
-    case kFloat16:
-      if (allow_16bit) return f(TypeTag<Half>{});
-      break;
-    default:
-      break;
+    case kBFloat16: return f(TypeTag<BFloat16>{});
+    case kFloat16: return f(TypeTag<Half>{});
+    default: break;
   }
-  BRISK_FAIL("ProcessGroupGloo {}: dtype {} is not supported (float32, float64, int64, int32, uint8{})", op, dtype,
-             allow_16bit ? ", bfloat16, float16" : "");
-}
-
-void check_tensor(const Tensor& t, const char* op, const char* what) {
-  BRISK_CHECK(t.defined(), "ProcessGroupGloo {}: {} is an undefined tensor", op, what);
-  BRISK_CHECK(t.is_cpu(), "ProcessGroupGloo {}: {} must be a CPU tensor, got {}", op, what, t.device().str());
-  BRISK_CHECK(t.is_contiguous(), "ProcessGroupGloo {}: {} must be contiguous", op, what);
-}
-
-void check_list(const std::vector<Tensor>& list, const Tensor& like, int size, const char* op, const char* what) {
-  BRISK_CHECK(static_cast<int>(list.size()) == size, "ProcessGroupGloo {}: {} has {} tensors, the group has {} ranks",
-              op, what, list.size(), size);
-  for (size_t r = 0; r < list.size(); ++r) {
-    check_tensor(list[r], op, what);
-    BRISK_CHECK(list[r].numel() == like.numel() && list[r].dtype() == like.dtype(),
-                "ProcessGroupGloo {}: {}[{}] is {} {} but the tensor is {} {}", op, what, r,
-                list[r].sizes(), list[r].dtype(), like.sizes(), like.dtype());
-  }
+  BRISK_FAIL("ProcessGroupGloo: dtype {} reached the transport unchecked", dtype);
 }
 
 }  // namespace
@@ -259,13 +244,19 @@ struct ProcessGroupGloo::Impl {
 
   std::string where() const { return fmt::format("ProcessGroupGloo '{}' rank {}/{}", name, rank, size); }
 
-  std::shared_ptr<Work> collective(Signature sig, std::function<void(uint32_t tag)> body) {
+  // Queues `body` (the transport part of one collective); then `staging` copies its results
+  // back to the device (null: nothing staged).
+  std::shared_ptr<Work> collective(Signature sig, std::shared_ptr<HostStaging> staging,
+                                   std::function<void(uint32_t tag)> body) {
     {
       std::lock_guard<std::mutex> lock(seq_mutex);
       sig.seq = next_seq++;
     }
     auto work = std::make_shared<WorkGloo>();
-    worker->push({work, [this, sig, body = std::move(body)] { run(sig, body); }});
+    worker->push({work, [this, sig, staging = std::move(staging), body = std::move(body)] {
+                    run(sig, body);
+                    if (staging) staging->copy_back();
+                  }});
     return work;
   }
 
@@ -340,11 +331,12 @@ struct ProcessGroupGloo::Impl {
 
   // Point-to-point: posted in order on the worker, waited for on p2p_waiter, so posting
   // never blocks the operations queued after it.
-  std::shared_ptr<Work> p2p(bool is_send, Tensor tensor, int peer, int tag) {
+  // `tensor` is host memory (staged by `staging`, which copies a received tensor back).
+  std::shared_ptr<Work> p2p(bool is_send, Tensor tensor, std::shared_ptr<HostStaging> staging, int peer, int tag) {
     auto work = std::make_shared<WorkGloo>();
     std::string what = fmt::format("{} {} rank {} (tag {})", where(), is_send ? "send to" : "recv from", peer, tag);
     auto posted = std::make_shared<WorkGloo>();
-    worker->push({posted, [this, work, is_send, tensor, peer, tag, what] {
+    worker->push({posted, [this, work, is_send, tensor, staging, peer, tag, what] {
                     try {
                       BRISK_CHECK(broken.empty(), "the group failed earlier: {}", broken);
                       std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
@@ -352,10 +344,11 @@ struct ProcessGroupGloo::Impl {
                       uint64_t slot = (uint64_t{0xff} << 56) | static_cast<uint32_t>(tag);
                       if (is_send) buffer->send(peer, slot);
                       else buffer->recv(peer, slot);
-                      p2p_waiter->push({std::make_shared<WorkGloo>(), [this, buffer, work, tensor, is_send, what] {
+                      p2p_waiter->push({std::make_shared<WorkGloo>(), [this, buffer, work, tensor, staging, is_send, what] {
                                           try {
                                             if (is_send) buffer->waitSend(options.timeout);
                                             else buffer->waitRecv(options.timeout);
+                                            staging->copy_back();
                                             work->finish(nullptr);
                                           } catch (const std::exception& e) {
                                             work->finish(std::make_exception_ptr(
@@ -414,16 +407,19 @@ const std::string& ProcessGroupGloo::name() const { return impl_->name; }
 const ProcessGroupOptions& ProcessGroupGloo::options() const { return impl_->options; }
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
-  check_tensor(tensor, "broadcast", "tensor");
-  BRISK_CHECK(root >= 0 && root < size(), "ProcessGroupGloo broadcast: root {} is not in [0, {})", root, size());
+  CallChecks check(kBackend, *this, "broadcast");
+  check.tensor(tensor, "tensor");
+  check.root(root);
+  check.dtype(tensor.dtype(), kDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  Tensor host = staging->output(tensor, true);
   Signature sig{static_cast<int64_t>(OpKind::kBroadcast), 0, tensor.numel(), static_cast<int64_t>(tensor.dtype()), root};
-  dispatch_gloo(tensor.dtype(), false, "broadcast", [](auto) {});
-  return impl_->collective(sig, [this, tensor, root](uint32_t tag) {
-    if (tensor.numel() == 0) return;
-    dispatch_gloo(tensor.dtype(), false, "broadcast", [&](auto t) {
+  return impl_->collective(sig, staging, [this, host, root](uint32_t tag) {
+    if (host.numel() == 0) return;
+    dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       gloo::BroadcastOptions o(impl_->context);
-      o.setOutput(tensor.data_ptr<T>(), static_cast<size_t>(tensor.numel()));
+      o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setRoot(root);
       o.setTag(tag);
       o.setTimeout(impl_->options.timeout);
@@ -433,112 +429,133 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) {
-  check_tensor(tensor, "all_reduce", "tensor");
-  dispatch_gloo(tensor.dtype(), true, "all_reduce", [](auto) {});
+  CallChecks check(kBackend, *this, "all_reduce");
+  check.tensor(tensor, "tensor");
+  check.dtype(tensor.dtype(), kReducingDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  Tensor host = staging->output(tensor, true);
   Signature sig{static_cast<int64_t>(OpKind::kAllReduce), 0, tensor.numel(), static_cast<int64_t>(tensor.dtype()), -1,
                 static_cast<int64_t>(op)};
-  return impl_->collective(sig, [this, tensor, op](uint32_t tag) {
-    if (tensor.numel() == 0) return;
-    dispatch_gloo(tensor.dtype(), true, "all_reduce", [&](auto t) {
+  return impl_->collective(sig, staging, [this, host, op](uint32_t tag) {
+    if (host.numel() == 0) return;
+    dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       gloo::AllreduceOptions o(impl_->context);
-      o.setOutput(tensor.data_ptr<T>(), static_cast<size_t>(tensor.numel()));
+      o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setReduceFunction(reduce_fn<T>(op));
       o.setTag(tag);
       o.setTimeout(impl_->options.timeout);
       gloo::allreduce(o);
-      if (op == ReduceOp::AVG) divide(tensor.data_ptr<T>(), tensor.numel(), size());
+      if (op == ReduceOp::AVG) divide(host.data_ptr<T>(), host.numel(), size());
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceOp op) {
-  check_tensor(tensor, "reduce", "tensor");
-  BRISK_CHECK(root >= 0 && root < size(), "ProcessGroupGloo reduce: root {} is not in [0, {})", root, size());
-  dispatch_gloo(tensor.dtype(), true, "reduce", [](auto) {});
+  CallChecks check(kBackend, *this, "reduce");
+  check.tensor(tensor, "tensor");
+  check.root(root);
+  check.dtype(tensor.dtype(), kReducingDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  Tensor host = staging->output(tensor, true);
   Signature sig{static_cast<int64_t>(OpKind::kReduce), 0, tensor.numel(), static_cast<int64_t>(tensor.dtype()), root,
                 static_cast<int64_t>(op)};
-  return impl_->collective(sig, [this, tensor, root, op](uint32_t tag) {
-    if (tensor.numel() == 0) return;
-    dispatch_gloo(tensor.dtype(), true, "reduce", [&](auto t) {
+  return impl_->collective(sig, staging, [this, host, root, op](uint32_t tag) {
+    if (host.numel() == 0) return;
+    dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       gloo::ReduceOptions o(impl_->context);
-      o.setOutput(tensor.data_ptr<T>(), static_cast<size_t>(tensor.numel()));
+      o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setRoot(root);
       o.setReduceFunction(reduce_fn<T>(op));
       o.setTag(tag);
       o.setTimeout(impl_->options.timeout);
       gloo::reduce(o);
-      if (op == ReduceOp::AVG && rank() == root) divide(tensor.data_ptr<T>(), tensor.numel(), size());
+      if (op == ReduceOp::AVG && rank() == root) divide(host.data_ptr<T>(), host.numel(), size());
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  check_tensor(input, "all_gather", "input");
-  check_list(outputs, input, size(), "all_gather", "outputs");
-  dispatch_gloo(input.dtype(), false, "all_gather", [](auto) {});
+  CallChecks check(kBackend, *this, "all_gather");
+  check.tensor(input, "input");
+  check.list(outputs, input, "outputs");
+  check.dtype(input.dtype(), kDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  Tensor in = staging->input(input);
+  std::vector<Tensor> outs;
+  for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
   Signature sig{static_cast<int64_t>(OpKind::kAllGather), 0, input.numel(), static_cast<int64_t>(input.dtype())};
-  return impl_->collective(sig, [this, outputs, input](uint32_t tag) {
-    if (input.numel() == 0) return;
-    dispatch_gloo(input.dtype(), false, "all_gather", [&](auto t) {
+  return impl_->collective(sig, staging, [this, outs, in](uint32_t tag) {
+    if (in.numel() == 0) return;
+    dispatch_gloo(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      size_t n = static_cast<size_t>(input.numel());
+      size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(n * static_cast<size_t>(size()));
       gloo::AllgatherOptions o(impl_->context);
-      o.setInput(input.data_ptr<T>(), n);
+      o.setInput(in.data_ptr<T>(), n);
       o.setOutput(flat.data(), flat.size());
       o.setTag(tag);
       o.setTimeout(impl_->options.timeout);
       gloo::allgather(o);
-      for (size_t r = 0; r < outputs.size(); ++r) std::memcpy(outputs[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
+      for (size_t r = 0; r < outs.size(); ++r) std::memcpy(outs[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
-  check_tensor(input, "gather", "input");
-  BRISK_CHECK(root >= 0 && root < size(), "ProcessGroupGloo gather: root {} is not in [0, {})", root, size());
-  if (rank() == root) check_list(outputs, input, size(), "gather", "outputs");
-  dispatch_gloo(input.dtype(), false, "gather", [](auto) {});
+  CallChecks check(kBackend, *this, "gather");
+  check.tensor(input, "input");
+  check.root(root);
+  if (rank() == root) check.list(outputs, input, "outputs");
+  check.dtype(input.dtype(), kDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  Tensor in = staging->input(input);
+  std::vector<Tensor> outs;
+  if (rank() == root)
+    for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
   Signature sig{static_cast<int64_t>(OpKind::kGather), 0, input.numel(), static_cast<int64_t>(input.dtype()), root};
-  std::vector<Tensor> kept = rank() == root ? outputs : std::vector<Tensor>();
-  return impl_->collective(sig, [this, kept, input, root](uint32_t tag) {
-    if (input.numel() == 0) return;
-    dispatch_gloo(input.dtype(), false, "gather", [&](auto t) {
+  return impl_->collective(sig, staging, [this, outs, in, root](uint32_t tag) {
+    if (in.numel() == 0) return;
+    dispatch_gloo(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      size_t n = static_cast<size_t>(input.numel());
+      size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(rank() == root ? n * static_cast<size_t>(size()) : 0);
       gloo::GatherOptions o(impl_->context);
-      o.setInput(input.data_ptr<T>(), n);
+      o.setInput(in.data_ptr<T>(), n);
       if (rank() == root) o.setOutput(flat.data(), flat.size());
       o.setRoot(root);
       o.setTag(tag);
       o.setTimeout(impl_->options.timeout);
       gloo::gather(o);
-      for (size_t r = 0; r < kept.size(); ++r) std::memcpy(kept[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
+      for (size_t r = 0; r < outs.size(); ++r) std::memcpy(outs[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
-  check_tensor(output, "scatter", "output");
-  BRISK_CHECK(root >= 0 && root < size(), "ProcessGroupGloo scatter: root {} is not in [0, {})", root, size());
-  if (rank() == root) check_list(inputs, output, size(), "scatter", "inputs");
-  dispatch_gloo(output.dtype(), false, "scatter", [](auto) {});
+  CallChecks check(kBackend, *this, "scatter");
+  check.tensor(output, "output");
+  check.root(root);
+  if (rank() == root) check.list(inputs, output, "inputs");
+  check.dtype(output.dtype(), kDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  std::vector<Tensor> ins;
+  if (rank() == root)
+    for (const Tensor& in : inputs) ins.push_back(staging->input(in));
+  Tensor out = staging->output(output, false);
   Signature sig{static_cast<int64_t>(OpKind::kScatter), 0, output.numel(), static_cast<int64_t>(output.dtype()), root};
-  std::vector<Tensor> kept = rank() == root ? inputs : std::vector<Tensor>();
-  return impl_->collective(sig, [this, output, kept, root](uint32_t tag) {
-    if (output.numel() == 0) return;
-    dispatch_gloo(output.dtype(), false, "scatter", [&](auto t) {
+  return impl_->collective(sig, staging, [this, out, ins, root](uint32_t tag) {
+    if (out.numel() == 0) return;
+    dispatch_gloo(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       gloo::ScatterOptions o(impl_->context);
       if (rank() == root) {
         std::vector<T*> ptrs;
-        for (const auto& in : kept) ptrs.push_back(in.data_ptr<T>());
-        o.setInputs(ptrs, static_cast<size_t>(output.numel()));
+        for (const auto& in : ins) ptrs.push_back(in.data_ptr<T>());
+        o.setInputs(ptrs, static_cast<size_t>(out.numel()));
       }
-      o.setOutput(output.data_ptr<T>(), static_cast<size_t>(output.numel()));
+      o.setOutput(out.data_ptr<T>(), static_cast<size_t>(out.numel()));
       o.setRoot(root);
       o.setTag(tag);
       o.setTimeout(impl_->options.timeout);
@@ -548,61 +565,65 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
-  check_tensor(output, "reduce_scatter", "output");
-  check_list(inputs, output, size(), "reduce_scatter", "inputs");
-  dispatch_gloo(output.dtype(), true, "reduce_scatter", [](auto) {});
+  CallChecks check(kBackend, *this, "reduce_scatter");
+  check.tensor(output, "output");
+  check.list(inputs, output, "inputs");
+  check.dtype(output.dtype(), kReducingDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  std::vector<Tensor> ins;
+  for (const Tensor& in : inputs) ins.push_back(staging->input(in));
+  Tensor out = staging->output(output, false);
   Signature sig{static_cast<int64_t>(OpKind::kReduceScatter), 0, output.numel(), static_cast<int64_t>(output.dtype()),
                 -1, static_cast<int64_t>(op)};
   // An all-to-all hands rank r every rank's inputs[r]; r then reduces them in rank order.
-  return impl_->collective(sig, [this, output, inputs, op](uint32_t tag) {
-    if (output.numel() == 0) return;
-    dispatch_gloo(output.dtype(), true, "reduce_scatter", [&](auto t) {
+  return impl_->collective(sig, staging, [this, out, ins, op](uint32_t tag) {
+    if (out.numel() == 0) return;
+    dispatch_gloo(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      size_t n = static_cast<size_t>(output.numel());
+      size_t n = static_cast<size_t>(out.numel());
       size_t ranks = static_cast<size_t>(size());
       std::vector<T> sent(n * ranks), received(n * ranks);
-      for (size_t r = 0; r < ranks; ++r) std::memcpy(sent.data() + r * n, inputs[r].data_ptr<T>(), n * sizeof(T));
+      for (size_t r = 0; r < ranks; ++r) std::memcpy(sent.data() + r * n, ins[r].data_ptr<T>(), n * sizeof(T));
       gloo::AlltoallOptions o(impl_->context);
       o.setInput(sent.data(), sent.size());
       o.setOutput(received.data(), received.size());
       o.setTag(tag);
       o.setTimeout(impl_->options.timeout);
       gloo::alltoall(o);
-      T* out = output.data_ptr<T>();
-      std::memcpy(out, received.data(), n * sizeof(T));
+      T* result = out.data_ptr<T>();
+      std::memcpy(result, received.data(), n * sizeof(T));
       ReduceFn fn = reduce_fn<T>(op);
-      for (size_t r = 1; r < ranks; ++r) fn(out, out, received.data() + r * n, n);
-      if (op == ReduceOp::AVG) divide(out, output.numel(), size());
+      for (size_t r = 1; r < ranks; ++r) fn(result, result, received.data() + r * n, n);
+      if (op == ReduceOp::AVG) divide(result, out.numel(), size());
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  BRISK_CHECK(static_cast<int>(inputs.size()) == size() && static_cast<int>(outputs.size()) == size(),
-              "ProcessGroupGloo all_to_all: {} inputs and {} outputs for a group of {} ranks", inputs.size(),
-              outputs.size(), size());
-  for (int r = 0; r < size(); ++r) {
-    check_tensor(inputs[static_cast<size_t>(r)], "all_to_all", "inputs");
-    check_tensor(outputs[static_cast<size_t>(r)], "all_to_all", "outputs");
-    BRISK_CHECK(inputs[static_cast<size_t>(r)].dtype() == inputs[0].dtype() &&
-                    outputs[static_cast<size_t>(r)].dtype() == inputs[0].dtype(),
-                "ProcessGroupGloo all_to_all: every input and output must have dtype {}", inputs[0].dtype());
-  }
-  dispatch_gloo(inputs[0].dtype(), false, "all_to_all", [](auto) {});
+  CallChecks check(kBackend, *this, "all_to_all");
+  BRISK_CHECK(!inputs.empty(), "{}: inputs is empty, the group has {} ranks", check.where(), size());
+  DType dtype = inputs[0].defined() ? inputs[0].dtype() : kFloat32;
+  check.list_of_dtype(inputs, dtype, "inputs");
+  check.list_of_dtype(outputs, dtype, "outputs");
+  check.dtype(dtype, kDtypes);
+  auto staging = std::make_shared<HostStaging>(device());
+  std::vector<Tensor> ins, outs;
+  for (const Tensor& in : inputs) ins.push_back(staging->input(in));
+  for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
   // Sizes may differ per peer, so only the op and the dtype are compared across ranks.
-  Signature sig{static_cast<int64_t>(OpKind::kAllToAll), 0, -1, static_cast<int64_t>(inputs[0].dtype())};
-  return impl_->collective(sig, [this, outputs, inputs](uint32_t tag) {
-    dispatch_gloo(inputs[0].dtype(), false, "all_to_all", [&](auto t) {
+  Signature sig{static_cast<int64_t>(OpKind::kAllToAll), 0, -1, static_cast<int64_t>(dtype)};
+  return impl_->collective(sig, staging, [this, outs, ins](uint32_t tag) {
+    dispatch_gloo(ins[0].dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       std::vector<int64_t> in_counts, out_counts;
       int64_t in_total = 0, out_total = 0;
-      for (const auto& in : inputs) in_counts.push_back(in.numel()), in_total += in.numel();
-      for (const auto& out : outputs) out_counts.push_back(out.numel()), out_total += out.numel();
+      for (const auto& in : ins) in_counts.push_back(in.numel()), in_total += in.numel();
+      for (const auto& out : outs) out_counts.push_back(out.numel()), out_total += out.numel();
       // One spare element keeps both buffers non-empty when a rank moves no data: it still
       // takes part, since whether peers send it anything is their decision.
       std::vector<T> sent(static_cast<size_t>(in_total) + 1), received(static_cast<size_t>(out_total) + 1);
       size_t pos = 0;
-      for (const auto& in : inputs) {
+      for (const auto& in : ins) {
         std::memcpy(sent.data() + pos, in.data_ptr<T>(), in.nbytes());
         pos += static_cast<size_t>(in.numel());
       }
@@ -613,7 +634,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
       o.setTimeout(impl_->options.timeout);
       gloo::alltoallv(o);
       pos = 0;
-      for (const auto& out : outputs) {
+      for (const auto& out : outs) {
         std::memcpy(out.data_ptr<T>(), received.data() + pos, out.nbytes());
         pos += static_cast<size_t>(out.numel());
       }
@@ -623,7 +644,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
 
 std::shared_ptr<Work> ProcessGroupGloo::barrier() {
   Signature sig{static_cast<int64_t>(OpKind::kBarrier)};
-  return impl_->collective(sig, [this](uint32_t tag) {
+  return impl_->collective(sig, nullptr, [this](uint32_t tag) {
     gloo::BarrierOptions o(impl_->context);
     o.setTag(tag);
     o.setTimeout(impl_->options.timeout);
@@ -632,17 +653,19 @@ std::shared_ptr<Work> ProcessGroupGloo::barrier() {
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::send(const Tensor& tensor, int dst, int tag) {
-  check_tensor(tensor, "send", "tensor");
-  BRISK_CHECK(dst >= 0 && dst < size() && dst != rank(), "ProcessGroupGloo send: rank {} cannot send to rank {} of {}",
-              rank(), dst, size());
-  return impl_->p2p(true, tensor, dst, tag);
+  CallChecks check(kBackend, *this, "send");
+  check.tensor(tensor, "tensor");
+  check.peer(dst);
+  auto staging = std::make_shared<HostStaging>(device());
+  return impl_->p2p(true, staging->input(tensor), staging, dst, tag);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::recv(Tensor& tensor, int src, int tag) {
-  check_tensor(tensor, "recv", "tensor");
-  BRISK_CHECK(src >= 0 && src < size() && src != rank(), "ProcessGroupGloo recv: rank {} cannot receive from rank {} of {}",
-              rank(), src, size());
-  return impl_->p2p(false, tensor, src, tag);
+  CallChecks check(kBackend, *this, "recv");
+  check.tensor(tensor, "tensor");
+  check.peer(src);
+  auto staging = std::make_shared<HostStaging>(device());
+  return impl_->p2p(false, staging->output(tensor, false), staging, src, tag);
 }
 
 }  // namespace brisk::dist

@@ -1,6 +1,7 @@
 #pragma once
-// dist::ProcessGroupGloo: the collectives of ProcessGroup on CPU tensors over Gloo's TCP
-// transport (as c10d::ProcessGroupGloo).
+// dist::ProcessGroupGloo: the collectives of ProcessGroup over Gloo's TCP transport (as
+// c10d::ProcessGroupGloo), on tensors of the group's device (ProcessGroupOptions::device; the
+// CPU by default).
 //
 //   auto store = std::make_shared<TCPStore>(addr, options);
 //   ProcessGroupGloo group(std::make_shared<PrefixStore>("default", store), rank, size);
@@ -11,6 +12,14 @@
 // worker thread per group, so Work completes asynchronously; send/recv are posted in order
 // on that thread and completed by a second one, so a send never waits for the peer's recv
 // to be posted before later operations start.
+//
+// Devices: a CPU group works on its tensors in place. A group on an accelerator (cuda:N, or
+// the simulated sim:N) takes only tensors of that device (a CPU tensor is refused at the call,
+// naming both devices) and stages them through host memory (distributed/host_staging.h): at
+// the call, before the operation is queued, its input tensors are copied to host buffers
+// (pinned for CUDA) in the order of the caller's current stream, so they hold what the work
+// queued before the call produced; the results are copied back to the device tensors before
+// the Work completes, so after wait() they are in place. Several ranks can so share one GPU.
 //
 // Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce, reduce and
 // reduce_scatter also take bfloat16 and float16 (each pairwise step computed in float).

@@ -7,8 +7,9 @@
 //   dist::init_process_group("nccl");
 //   dist::all_reduce(grad);                          // grad on cuda:local_rank
 //
-// - The communicator is created at the first collective, on the device of its tensors (every
-//   later tensor must be on that device): rank 0 draws the ncclUniqueId and hands it out
+// - Every tensor must be on the group's device() (ProcessGroupOptions::device, else the
+//   current CUDA device when the group is created). The communicator is created at the first
+//   operation, on that device whatever the current device is then: rank 0 draws the ncclUniqueId and hands it out
 //   through the store, after every rank has checked in there (a rank that never comes is
 //   named after the store timeout instead of hanging in ncclCommInitRank).
 // - Collectives run on the group's own stream. Each waits (with an event, not the host) for

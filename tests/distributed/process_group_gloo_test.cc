@@ -11,6 +11,7 @@
 #include "distributed/tcp_store.h"
 #include "tensor/error.h"
 #include "tensor/native/ops.h"
+#include "tensor/storage.h"
 
 using namespace brisk;
 using namespace brisk::dist;
@@ -218,7 +219,62 @@ TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
     CHECK_THROWS_WITH(g.broadcast(x, 5), Catch::Contains("root 5"));
     std::vector<Tensor> one{x};
     CHECK_THROWS_WITH(g.all_gather(one, x), Catch::Contains("1 tensors, the group has 2 ranks"));
+    std::vector<Tensor> mixed{x, make<double>({1})};
+    CHECK_THROWS_WITH(g.all_gather(mixed, x), Catch::Contains("outputs[1] is float64, but float32 is expected"));
+    std::vector<Tensor> longer{x, make<float>({1, 2})};
+    CHECK_THROWS_WITH(g.all_gather(longer, x), Catch::Contains("outputs[1] has 2 elements ([2]), but 1 are expected"));
+    CHECK_THROWS_WITH(g.gather(one, Tensor(), 0), Catch::Contains("input is an undefined tensor"));
+    CHECK_THROWS_WITH(g.send(x, g.rank()), Catch::Contains("peer rank " + std::to_string(g.rank()) + " is not another rank"));
   });
+}
+
+namespace {
+
+// A tensor that claims to live on `device` (host memory underneath): enough for the argument
+// checks, which look only at the device, without linking that device's backend.
+Tensor claimed_on(Device device, int64_t numel) {
+  size_t nbytes = static_cast<size_t>(numel) * sizeof(float);
+  DataPtr data(new float[static_cast<size_t>(numel)], [](void* p) { delete[] static_cast<float*>(p); });
+  auto storage = std::make_shared<Storage>(std::move(data), nbytes, device);
+  return Tensor(std::make_shared<TensorImpl>(storage, Shape{numel}, Shape{1}, 0, kFloat32));
+}
+
+}  // namespace
+
+TEST_CASE("ProcessGroupGloo: every tensor must be on the group's device, refused at the call") {
+  // A CPU group (the default) refuses a tensor of another device, naming both devices.
+  run_ranks(2, [](ProcessGroupGloo& g) {
+    CHECK(g.device() == kCPU);
+    Tensor elsewhere = claimed_on(sim_device(0), 2);
+    CHECK_THROWS_WITH(g.all_reduce(elsewhere), Catch::Contains("ProcessGroupGloo all_reduce: rank " +
+                                                               std::to_string(g.rank()) + " of 2: tensor is on sim:0, "
+                                                               "but the group's device is cpu"));
+    std::vector<Tensor> outputs{make<float>({0, 0}), elsewhere};
+    CHECK_THROWS_WITH(g.all_gather(outputs, make<float>({1, 2})),
+                      Catch::Contains("outputs[1] is on sim:0, but the group's device is cpu"));
+    CHECK_THROWS_WITH(g.send(elsewhere, 1 - g.rank()), Catch::Contains("send: rank"));
+    // Nothing was queued by the refused calls: the group still works.
+    Tensor ok = make<float>({1.f});
+    g.all_reduce(ok)->wait();
+    CHECK(ok.to_vector<float>()[0] == 2.f);
+  });
+  // A group on sim:0 refuses CPU tensors (before touching any device memory).
+  ProcessGroupOptions on_sim;
+  on_sim.device = sim_device(0);
+  run_ranks(
+      2,
+      [](ProcessGroupGloo& g) {
+        CHECK(g.device() == sim_device(0));
+        Tensor host = make<float>({1, 2});
+        CHECK_THROWS_WITH(g.broadcast(host, 0), Catch::Contains("tensor is on cpu, but the group's device is sim:0"));
+        std::vector<Tensor> inputs{claimed_on(sim_device(0), 2), host};
+        Tensor out = claimed_on(sim_device(0), 2);
+        CHECK_THROWS_WITH(g.reduce_scatter(out, inputs),
+                          Catch::Contains("inputs[1] is on cpu, but the group's device is sim:0"));
+        Tensor other = claimed_on(sim_device(1), 2);
+        CHECK_THROWS_WITH(g.recv(other, 1 - g.rank()), Catch::Contains("tensor is on sim:1, but the group's device is sim:0"));
+      },
+      on_sim);
 }
 
 TEST_CASE("ProcessGroupGloo: all_to_all where one rank sends and receives nothing") {

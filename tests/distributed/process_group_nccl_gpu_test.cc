@@ -85,7 +85,7 @@ TEST_CASE("ProcessGroupNCCL: CPU tensors are refused with the op named", "[distr
   auto store = std::make_shared<FileStore>(temp_path("nccl_cpu_store"));
   ProcessGroupNCCL group(store, 0, 1);
   Tensor cpu = native::zeros({2}, TensorOptions().dtype(kFloat32));
-  CHECK_THROWS_WITH(group.all_reduce(cpu), Catch::Contains("all_reduce needs CUDA tensors"));
+  CHECK_THROWS_WITH(group.all_reduce(cpu), Catch::Contains("ProcessGroupNCCL all_reduce: rank 0 of 1: tensor is on cpu, but the group's device is cuda:0"));
 }
 
 TEST_CASE("init_process_group(\"nccl\") finds the registered backend", "[distributed][gpu]") {

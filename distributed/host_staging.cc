@@ -1,0 +1,25 @@
+#include "distributed/host_staging.h"
+
+#include "tensor/native/ops.h"
+
+namespace brisk::dist {
+
+Tensor HostStaging::input(const Tensor& t) {
+  if (in_place()) return t;
+  Tensor host = host_buffer_like(t);
+  native::copy_(host, t);
+  return host;
+}
+
+Tensor HostStaging::output(const Tensor& t, bool with_values) {
+  if (in_place()) return t;
+  Tensor host = with_values ? input(t) : host_buffer_like(t);
+  outputs_.emplace_back(t, host);
+  return host;
+}
+
+void HostStaging::copy_back() {
+  for (auto& [device_tensor, host] : outputs_) native::copy_(device_tensor, host);
+}
+
+}  // namespace brisk::dist
