@@ -55,7 +55,7 @@ void check_on_host(const char* op, const Tensor& target, int64_t classes, int64_
 // kernels, queued without waiting.
 void record_on_device(const char* op, const Tensor& flat, const Tensor& bad, int64_t classes, int64_t ignore_index) {
   DeferredCheck& check = deferred_check(op, flat.device(), classes, ignore_index);
-  Tensor position = bad.argmax();  // the first bad element (0 when there is none)
+  Tensor position = bad.to(kInt64).argmax();  // the first bad element (0 when there is none)
   Tensor value = flat.index_select(0, position.view({1})).view({});
   Tensor call = full({}, check.calls, TensorOptions(kInt64).device(flat.device()));
   Tensor record = stack({call, position, value});
