@@ -9,6 +9,7 @@
 
 #include "autograd/grad_mode.h"
 #include "distributed/distributed.h"
+#include "distributed/host_value_collectives.h"
 #include "distributed/zero_state_wire.h"
 #include "tensor/native/ops.h"
 
@@ -39,6 +40,11 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<Tensor> params, con
   for (size_t i = 0; i < params_.size(); ++i) {
     BRISK_CHECK(params_[i].defined(), "ZeroRedundancyOptimizer on rank {}: parameter {} is an undefined tensor", me,
                 i);
+    // step() broadcasts the parameters themselves: they must be where the group's collectives run.
+    BRISK_CHECK(params_[i].device() == group_->device(),
+                "ZeroRedundancyOptimizer on rank {}: parameter {} is on {} but the process group ({}) takes tensors "
+                "on {}; move the parameters there, or create the group for {} (ProcessGroupOptions::device)",
+                me, i, params_[i].device(), group_->backend_name(), group_->device(), params_[i].device());
   }
   check_same_parameters_on_every_rank();
 
@@ -77,15 +83,11 @@ void ZeroRedundancyOptimizer::check_same_parameters_on_every_rank() {
     hash = (hash ^ static_cast<uint64_t>(p.numel())) * 1099511628211ULL;
     total += p.numel();
   }
-  std::vector<int64_t> words{static_cast<int64_t>(params_.size()), total, static_cast<int64_t>(hash)};
-  const Device device = params_[0].device();
-  Tensor mine = native::to(native::from_vector<int64_t>(words, {3}, kInt64), device, kInt64);
-  std::vector<Tensor> all;
-  for (int r = 0; r < group_->size(); ++r) all.push_back(native::empty({3}, TensorOptions(kInt64).device(device)));
-  group_->all_gather(all, mine)->wait();
-  const std::vector<int64_t> first = all[0].to_vector<int64_t>();
+  const std::vector<int64_t> words{static_cast<int64_t>(params_.size()), total, static_cast<int64_t>(hash)};
+  const std::vector<int64_t> all = all_gather_values(*group_, words);
+  const std::vector<int64_t> first(all.begin(), all.begin() + 3);
   for (int r = 1; r < group_->size(); ++r) {
-    const std::vector<int64_t> other = all[r].to_vector<int64_t>();
+    const std::vector<int64_t> other(all.begin() + 3 * r, all.begin() + 3 * r + 3);
     BRISK_CHECK(other == first,
                 "ZeroRedundancyOptimizer: rank {} has {} parameters with {} elements but rank 0 has {} with {}{}; "
                 "every rank must pass the same parameters in the same order",
@@ -161,8 +163,7 @@ void ZeroRedundancyOptimizer::consolidate_state_dict(int to) {
       for (const auto& [name, value] : *state) entries.push_back({static_cast<int64_t>(index), name, value});
     }
   }
-  const Device device = params_[0].device();
-  std::vector<Tensor> gathered = gather_bytes(*group_, encode_shard_state(entries), to, device);
+  std::vector<Tensor> gathered = gather_bytes(*group_, encode_shard_state(entries), to);
   consolidated_to_ = to;
   consolidated_ = {};
   if (me != to) return;

@@ -57,8 +57,9 @@ class ZeroRedundancyOptimizer {
  public:
   // `group` null: the default group. Collective: checks that every rank passes as many
   // parameters with as many elements (the error names the first rank that differs), since
-  // all ranks must compute the same partition. Throws when a rank's shard would be empty
-  // (fewer parameters than ranks) or the factory's optimizer is not one group over the shard.
+  // all ranks must compute the same partition. Throws when a parameter is not on the group's
+  // device (ProcessGroup::device(), where step() broadcasts it), when a rank's shard would be
+  // empty (fewer parameters than ranks) or the factory's optimizer is not one group over the shard.
   ZeroRedundancyOptimizer(std::vector<Tensor> params, const OptimizerFactory& factory,
                           std::shared_ptr<ProcessGroup> group = nullptr);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "distributed/host_value_collectives.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::dist {
@@ -32,23 +33,18 @@ std::vector<uint8_t> encode_shard_state(const std::vector<ShardStateEntry>& entr
   return bytes;
 }
 
-std::vector<Tensor> gather_bytes(ProcessGroup& group, const std::vector<uint8_t>& bytes, int to, Device device) {
-  const auto on_device = TensorOptions(kInt64).device(device);
-  Tensor length = native::to(native::from_vector<int64_t>({static_cast<int64_t>(bytes.size())}, {1}, kInt64),
-                             device, kInt64);
-  std::vector<Tensor> lengths;
-  for (int r = 0; r < group.size(); ++r) lengths.push_back(native::empty({1}, on_device));
-  group.all_gather(lengths, length)->wait();
-  int64_t longest = 0;
-  for (const Tensor& l : lengths) longest = std::max(longest, l.item<int64_t>());
+std::vector<Tensor> gather_bytes(ProcessGroup& group, const std::vector<uint8_t>& bytes, int to) {
+  const std::vector<int64_t> lengths = all_gather_values(group, {static_cast<int64_t>(bytes.size())});
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
 
   // gather needs equal sizes: every buffer is padded to the longest.
   std::vector<uint8_t> padded(bytes);
   padded.resize(longest, 0);
-  Tensor mine = native::to(native::from_vector<uint8_t>(padded, {longest}, kUInt8), device, kUInt8);
+  const auto on_device = TensorOptions(kUInt8).device(group.device());
+  Tensor mine = native::from_vector<uint8_t>(padded, {longest}, on_device);
   std::vector<Tensor> all;
   if (group.rank() == to) {
-    for (int r = 0; r < group.size(); ++r) all.push_back(native::empty({longest}, on_device.dtype(kUInt8)));
+    for (int r = 0; r < group.size(); ++r) all.push_back(native::empty({longest}, on_device));
   }
   group.gather(all, mine, to)->wait();
   for (Tensor& t : all) t = native::to(t, kCPU, kUInt8);

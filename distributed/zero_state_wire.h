@@ -26,8 +26,8 @@ struct ShardStateEntry {
 std::vector<uint8_t> encode_shard_state(const std::vector<ShardStateEntry>& entries);
 
 // Collective: every rank's bytes, as uint8 CPU tensors indexed by rank, on `to`; an empty
-// list elsewhere. The collectives run on tensors of `device` (CUDA for NCCL).
-std::vector<Tensor> gather_bytes(ProcessGroup& group, const std::vector<uint8_t>& bytes, int to, Device device);
+// list elsewhere. The collectives run on tensors of group.device().
+std::vector<Tensor> gather_bytes(ProcessGroup& group, const std::vector<uint8_t>& bytes, int to);
 
 // Unpacks what rank `from` encoded. Tensors go back to their parameter's device (of
 // `params`) when they were on it, else stay on the CPU (Adam's "step"). Throws, naming

@@ -2,7 +2,7 @@
 
 #include "autograd/grad_mode.h"
 #include "distributed/ddp/module_sync.h"
-#include "tensor/native/ops.h"
+#include "distributed/host_value_collectives.h"
 
 namespace brisk::dist {
 
@@ -24,6 +24,8 @@ DistributedDataParallelBase::DistributedDataParallelBase(std::shared_ptr<nn::Mod
               options_.bucket_cap_mb(), options_.first_bucket_cap_mb());
   register_module("module", module);
   nn::StateDict named = module->named_parameters();
+  check_on_group_device(*group_, named, "parameter");
+  check_on_group_device(*group_, module->named_buffers(), "buffer");
   verify_same_shapes(*group_, named, "parameter");
   verify_same_shapes(*group_, module->named_buffers(), "buffer");
 
@@ -72,11 +74,10 @@ void DistributedDataParallelBase::exchange_join_state(bool training) {
   const int rank = group_->rank();
   if (training) ++training_iterations_;
   // [0, world): 1 for a rank still training; [world, 2 world): its training iterations.
-  Tensor state = native::zeros({2 * static_cast<int64_t>(world)}, kInt64);
-  int64_t* words = state.data_ptr<int64_t>();
+  std::vector<int64_t> words(2 * static_cast<size_t>(world), 0);
   words[rank] = training ? 1 : 0;
   words[world + rank] = training_iterations_;
-  group_->all_reduce(state, ReduceOp::SUM)->wait();
+  words = all_reduce_values(*group_, words, ReduceOp::SUM);
   std::vector<int> joined, running;
   for (int r = 0; r < world; ++r) (words[r] != 0 ? running : joined).push_back(r);
   if (joined.empty() || running.empty()) return;

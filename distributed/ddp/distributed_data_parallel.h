@@ -14,6 +14,10 @@
 //   }
 //   ddp->join();                                              // this rank has no inputs left
 //
+// Parameters and buffers must be on the process group's device (ProcessGroup::device(): a
+// CUDA device for NCCL, the CPU for a default Gloo group); every collective DDP issues, its
+// own small control exchanges included, takes tensors on that device.
+//
 // Construction checks that every rank's parameters have the same shapes (the error names the
 // rank and the parameter) and broadcasts parameters and buffers from rank 0. Backward
 // all-reduces the gradients bucket by bucket while it runs (see reducer.h). Before a

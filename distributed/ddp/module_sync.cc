@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "distributed/host_value_collectives.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::dist {
@@ -36,25 +37,12 @@ std::vector<int64_t> describe(const nn::StateDict& tensors) {
   return words;
 }
 
+// Every rank's words, each padded with -1 to the longest rank's count, in rank order.
 std::vector<int64_t> all_gather_words(ProcessGroup& group, const std::vector<int64_t>& words) {
-  Tensor length = native::from_vector<int64_t>({static_cast<int64_t>(words.size())}, {1}, kInt64);
-  std::vector<Tensor> lengths;
-  for (int r = 0; r < group.size(); ++r) lengths.push_back(native::empty({1}, kInt64));
-  group.all_gather(lengths, length)->wait();
-  int64_t longest = 0;
-  for (const Tensor& l : lengths) longest = std::max(longest, l.item<int64_t>());
+  std::vector<int64_t> lengths = all_gather_values(group, {static_cast<int64_t>(words.size())});
   std::vector<int64_t> padded(words);
-  padded.resize(longest, -1);
-  Tensor mine = native::from_vector<int64_t>(padded, {longest}, kInt64);
-  std::vector<Tensor> all;
-  for (int r = 0; r < group.size(); ++r) all.push_back(native::empty({longest}, kInt64));
-  group.all_gather(all, mine)->wait();
-  std::vector<int64_t> flat;
-  for (const Tensor& t : all) {
-    auto values = t.to_vector<int64_t>();
-    flat.insert(flat.end(), values.begin(), values.end());
-  }
-  return flat;
+  padded.resize(*std::max_element(lengths.begin(), lengths.end()), -1);
+  return all_gather_values(group, padded);
 }
 
 std::string shape_text(const int64_t* words) {
@@ -81,6 +69,17 @@ void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors
     pending_bytes += static_cast<int64_t>(t.nbytes());
   }
   flush();
+}
+
+void check_on_group_device(const ProcessGroup& group, const nn::StateDict& tensors, const std::string& what) {
+  for (const auto& [name, t] : tensors) {
+    BRISK_CHECK(t.device() == group.device(),
+                "DistributedDataParallel on rank {}: {} {} is on {} but the process group ({}) takes tensors on {}; "
+                "move the module to {} before wrapping it, or create the group for {} "
+                "(ProcessGroupOptions::device)",
+                group.rank(), what, name, t.device(), group.backend_name(), group.device(), group.device(),
+                t.device());
+  }
 }
 
 void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what) {

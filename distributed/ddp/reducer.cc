@@ -6,6 +6,7 @@
 #include "autograd/engine.h"
 #include "distributed/ddp/bucket_assignment.h"
 #include "distributed/ddp/used_parameters.h"
+#include "distributed/host_value_collectives.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::dist {
@@ -26,7 +27,7 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
   std::iota(reverse.rbegin(), reverse.rend(), size_t{0});
   initialize_buckets(assign(reverse));
   ready_.assign(parameters_.size(), false);
-  local_used_ = native::zeros({static_cast<int64_t>(parameters_.size())}, kInt32);
+  local_used_.assign(parameters_.size(), 0);
   for (size_t i = 0; i < parameters_.size(); ++i) {
     hook_handles_.push_back(parameters_[i].register_post_accumulate_grad_hook([this, i](Tensor&) { autograd_hook(i); }));
   }
@@ -90,7 +91,7 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
 }
 
 void Reducer::autograd_hook(size_t index) {
-  local_used_.data_ptr<int32_t>()[index] = 1;
+  local_used_[index] = 1;
   if (!expect_hooks_) return;
   if (!first_hook_seen_) {
     first_hook_seen_ = true;
@@ -143,7 +144,11 @@ void Reducer::launch_ready_buckets() {
     ++next_bucket_;
   }
   if (next_bucket_ == buckets_.size() && options_.find_unused_parameters() && !local_used_work_) {
-    local_used_work_ = group_->all_reduce(local_used_, ReduceOp::MAX);
+    // One copy to the group's device here and one back in finalize_backward: the hooks
+    // record use on the host, never through a pointer into device memory.
+    globally_used_ = native::from_vector<int32_t>(local_used_, {static_cast<int64_t>(local_used_.size())},
+                                                  TensorOptions(kInt32).device(group_->device()));
+    local_used_work_ = group_->all_reduce(globally_used_, ReduceOp::MAX);
   }
 }
 
@@ -171,7 +176,7 @@ void Reducer::finalize_backward() {
   std::vector<bool> globally_used(parameters_.size(), true);
   if (options_.find_unused_parameters()) {
     local_used_work_->wait();
-    const int32_t* used = local_used_.data_ptr<int32_t>();
+    const std::vector<int32_t> used = globally_used_.to_vector<int32_t>();
     for (size_t i = 0; i < parameters_.size(); ++i) globally_used[i] = used[i] != 0;
   }
   for (Bucket& bucket : buckets_) {
@@ -202,7 +207,7 @@ void Reducer::finalize_backward() {
   timeline_.reduced = ReducerTimeline::Clock::now();
   if (!has_synced_) ready_order_ = current_order_;
   has_synced_ = true;
-  native::fill_(local_used_, 0);
+  local_used_.assign(parameters_.size(), 0);
   reset_iteration();
 }
 
@@ -218,6 +223,7 @@ void Reducer::reset_iteration() {
     bucket.future.reset();
   }
   local_used_work_.reset();
+  globally_used_ = Tensor();
 }
 
 bool Reducer::rebuild_buckets() {
@@ -226,10 +232,8 @@ bool Reducer::rebuild_buckets() {
   BRISK_CHECK(ready_order_.size() == parameters_.size(), "Reducer: ready order lists {} of {} parameters",
               ready_order_.size(), parameters_.size());
   std::vector<int64_t> order(ready_order_.begin(), ready_order_.end());
-  Tensor shared = native::from_vector<int64_t>(order, {static_cast<int64_t>(order.size())}, kInt64);
-  group_->broadcast(shared, 0)->wait();
   std::vector<size_t> rank0_order;
-  for (int64_t index : shared.to_vector<int64_t>()) rank0_order.push_back(static_cast<size_t>(index));
+  for (int64_t index : broadcast_values(*group_, order, 0)) rank0_order.push_back(static_cast<size_t>(index));
   initialize_buckets(assign(rank0_order));
   return true;
 }

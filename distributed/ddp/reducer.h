@@ -104,9 +104,11 @@ class Reducer {
   std::vector<size_t> unused_;
   std::vector<bool> ready_;
   std::vector<size_t> current_order_;
-  // Which parameters received a gradient since the last synchronizing backward, and its
-  // all-reduce across ranks (find_unused_parameters only).
-  Tensor local_used_;
+  // Which parameters received a gradient since the last synchronizing backward (1 or 0),
+  // written by the hooks on the host; with find_unused_parameters, its copy on the group's
+  // device being max-reduced across ranks, and that all-reduce.
+  std::vector<int32_t> local_used_;
+  Tensor globally_used_;
   std::shared_ptr<Work> local_used_work_;
 
   bool has_rebuilt_ = false;

@@ -2,11 +2,16 @@
 // scenarios.h on 1, 2 and 3 ranks (N ranks with batch B end with the parameters of one
 // process trained with batch N*B, all ranks bitwise equal), the bucket layouts and
 // collectives behind them, and the errors for mismatched shapes, unused parameters and
-// uneven inputs. ddp_multiprocess_test runs the same scenarios across real processes.
+// uneven inputs. The [sim] cases run them with rank r's group, replica and data on its own
+// simulated device sim:r, where the group refuses any other device's tensors and host code
+// cannot read device memory. ddp_multiprocess_test runs the same scenarios across real
+// processes.
 #include <catch2/catch.hpp>
 
 #include <set>
 
+#include "distributed/ddp/distributed_data_parallel.h"
+#include "models/mlp.h"
 #include "tests/distributed/ddp/scenarios.h"
 #include "tests/distributed/ddp/thread_process_group.h"
 
@@ -21,12 +26,17 @@ struct RankResult {
   std::string error;
 };
 
+// Where rank r's group and replica live: the CPU, or its own simulated device sim:r.
+enum class Place { kCpu, kSim };
+Device device_of(Place place, int rank) { return place == Place::kSim ? sim_device(rank) : kCPU; }
+
 // Runs fn on `world` thread ranks; each rank's exception is recorded, not rethrown.
-std::vector<RankResult> run_world(int world, const std::function<Outcome(std::shared_ptr<ProcessGroup>)>& fn) {
+std::vector<RankResult> run_world(int world, const std::function<Outcome(std::shared_ptr<ProcessGroup>)>& fn,
+                                  Place place = Place::kCpu) {
   auto shared = std::make_shared<ThreadWorld>(world, std::chrono::seconds(10));
   std::vector<RankResult> results(world);
   run_ranks(world, [&](int rank) {
-    auto group = std::make_shared<ThreadProcessGroup>(shared, rank);
+    auto group = std::make_shared<ThreadProcessGroup>(shared, rank, device_of(place, rank));
     try {
       results[rank].outcome = fn(group);
     } catch (const std::exception& e) {
@@ -37,27 +47,65 @@ std::vector<RankResult> run_world(int world, const std::function<Outcome(std::sh
   return results;
 }
 
-std::vector<RankResult> run_scenario_on(int world, const std::string& name) {
-  auto results = run_world(world, [&](std::shared_ptr<ProcessGroup> group) { return run_scenario(name, group); });
+std::vector<RankResult> run_scenario_on(int world, const std::string& name, Place place = Place::kCpu) {
+  auto results =
+      run_world(world, [&](std::shared_ptr<ProcessGroup> group) { return run_scenario(name, group); }, place);
   for (size_t r = 0; r < results.size(); ++r) {
-    INFO(name << " on " << world << " ranks, rank " << r << ": " << results[r].error);
+    INFO(name << " on " << world << (place == Place::kSim ? " sim" : " cpu") << " ranks, rank " << r << ": "
+              << results[r].error);
     REQUIRE(results[r].error.empty());
     CHECK(results[r].outcome.identical);
-    CHECK(results[r].outcome.max_diff < (name == "bf16" ? 1e-2 : 1e-5));
+    CHECK(results[r].outcome.max_diff < scenario_tolerance(name));
   }
   return results;
 }
 
-std::vector<RankResult> run_error_on(int world, const std::string& name) {
-  return run_world(world, [&](std::shared_ptr<ProcessGroup> group) {
-    run_error_scenario(name, group);
-    return Outcome{};
-  });
+std::vector<RankResult> run_error_on(int world, const std::string& name, Place place = Place::kCpu) {
+  return run_world(
+      world,
+      [&](std::shared_ptr<ProcessGroup> group) {
+        run_error_scenario(name, group);
+        return Outcome{};
+      },
+      place);
 }
 
 TEST_CASE("DDP on thread ranks: every scenario matches single-process training") {
   for (const std::string& name : scenario_names()) {
     for (int world : {1, 2, 3}) run_scenario_on(world, name);
+  }
+}
+
+// Each rank's group, replica and data on its own simulated device: every tensor DDP hands
+// the group must be on that device, and host code must never read device memory.
+TEST_CASE("DDP on thread ranks with sim devices: every scenario matches single-process training", "[sim]") {
+  for (const std::string& name : scenario_names()) {
+    for (int world : {1, 2}) run_scenario_on(world, name, Place::kSim);
+  }
+}
+
+TEST_CASE("DDP on thread ranks with sim devices: the error scenarios name the rank or parameter", "[sim]") {
+  for (const auto& result : run_error_on(2, "shape_mismatch", Place::kSim)) {
+    CHECK_THAT(result.error, Contains("parameter layers.1.weight has shape [13, 16] float32 on rank 1"));
+  }
+  for (const auto& result : run_error_on(2, "unused_error", Place::kSim)) {
+    CHECK_THAT(result.error, Contains("branch.weight (index 4), branch.bias (index 5)"));
+  }
+  for (const auto& result : run_error_on(2, "uneven", Place::kSim)) {
+    CHECK_THAT(result.error, Contains("uneven inputs: rank 1 after 2 training iterations ran out of inputs"));
+  }
+}
+
+TEST_CASE("DDP refuses a module that is not on the group's device, naming the parameter and both devices") {
+  auto results = run_world(2, [](std::shared_ptr<ProcessGroup> group) {
+    models::MLP model(models::MLPOptions(8, 4).hidden({16}));
+    auto ddp = DistributedDataParallel(model, group);
+    return Outcome{};
+  }, Place::kSim);
+  for (size_t r = 0; r < results.size(); ++r) {
+    CHECK_THAT(results[r].error, Contains(fmt::format("DistributedDataParallel on rank {}: parameter layers.0.weight "
+                                                      "is on cpu but the process group (threads) takes tensors on sim:{}",
+                                                      r, r)));
   }
 }
 

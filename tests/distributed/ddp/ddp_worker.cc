@@ -1,18 +1,19 @@
 // One rank of a DistributedDataParallel scenario across processes, started by the launcher:
 //
-//   launch --nproc-per-node 3 tests/distributed/ddp/ddp_worker all
+//   launch --nproc-per-node 3 tests/distributed/ddp/ddp_worker [--device cpu|sim] all
 //
 // `all` runs every scenario of scenarios.h in one process group and prints
 // "<scenario> ok max_diff=<x>" for each that matches the single-process reference with
 // every rank's parameters bitwise equal, "<scenario> FAILED ..." otherwise; an error
 // scenario (shape_mismatch, unused_error, uneven) prints the error it ends with. The exit
-// status is 0 only when everything passed (an error scenario never passes).
-#include <chrono>
+// status is 0 only when everything passed (an error scenario never passes). With --device
+// sim each rank's group, replica and data are on its own simulated device sim:LOCAL_RANK.
 #include <cstdio>
 #include <string>
 
 #include "distributed/distributed.h"
 #include "tests/distributed/ddp/scenarios.h"
+#include "tests/distributed/testing/worker_group.h"
 
 namespace {
 
@@ -29,8 +30,7 @@ int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
   int failures = 0;
   for (const std::string& name : names) {
     auto outcome = brisk::dist::testing::run_scenario(name, group);
-    const double tolerance = name == "bf16" ? 1e-2 : 1e-5;
-    bool ok = outcome.identical && outcome.max_diff < tolerance;
+    bool ok = outcome.identical && outcome.max_diff < brisk::dist::testing::scenario_tolerance(name);
     std::printf("%s %s max_diff=%.3g identical=%d\n", name.c_str(), ok ? "ok" : "FAILED", outcome.max_diff,
                 outcome.identical ? 1 : 0);
     std::fflush(stdout);
@@ -43,15 +43,14 @@ int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: ddp_worker all|<scenario>\n");
-    return 2;
-  }
   try {
-    ProcessGroupOptions options;
-    options.timeout = std::chrono::seconds(20);
-    init_process_group("gloo", "env://", -1, -1, options);
-    return run(argv[1], default_group());
+    brisk::dist::testing::WorkerArgs args = brisk::dist::testing::parse_worker_args(argc, argv);
+    if (args.rest.size() != 1) {
+      std::fprintf(stderr, "usage: ddp_worker [--device cpu|sim] all|<scenario>\n");
+      return 2;
+    }
+    brisk::dist::testing::init_worker_group(args.device);
+    return run(args.rest[0], default_group());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

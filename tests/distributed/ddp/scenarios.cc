@@ -1,11 +1,19 @@
 #include "tests/distributed/ddp/scenarios.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 
+#include "checkpoint/checkpoint.h"
 #include "distributed/ddp/bf16_compress_hook.h"
 #include "distributed/ddp/distributed_data_parallel.h"
+#include "distributed/host_value_collectives.h"
 #include "models/mlp.h"
+#include "optim/adam.h"
+#include "optim/clip_grad.h"
 #include "optim/sgd.h"
 #include "tests/distributed/ddp/test_models.h"
 
@@ -33,18 +41,6 @@ void init_weights(nn::Module& module, uint64_t seed) {
   for (Tensor p : module.parameters()) p.uniform_(-0.5, 0.5, &gen);
 }
 
-// Bitwise comparison of this rank's floating tensors with rank 0's (one broadcast).
-bool same_as_rank0(ProcessGroup& group, const std::vector<Tensor>& tensors) {
-  std::vector<Tensor> flat;
-  for (const Tensor& t : tensors) {
-    if (t.is_floating_point()) flat.push_back(native::reshape(native::to(t, kCPU, kFloat32), {t.numel()}));
-  }
-  Tensor mine = native::cat(flat, 0);
-  Tensor theirs = native::clone(mine);
-  group.broadcast(theirs, 0)->wait();
-  return native::equal(mine, theirs);
-}
-
 std::vector<Tensor> state_tensors(const nn::StateDict& state) {
   std::vector<Tensor> out;
   for (const auto& item : state) out.push_back(item.second);
@@ -64,21 +60,61 @@ void check_bucket_views(const Reducer& reducer) {
   }
 }
 
+// What a step does after backward: clip_grad_norm_ to max_norm (when positive), then the
+// optimizer's step. The same recipe trains the DDP replica and the reference.
+struct Recipe {
+  std::function<std::unique_ptr<optim::Optimizer>(const std::vector<Tensor>&)> optimizer;
+  double max_norm = 0;
+
+  std::unique_ptr<optim::Optimizer> make(const std::vector<Tensor>& params) const { return optimizer(params); }
+  void update(optim::Optimizer& opt, const std::vector<Tensor>& params) const {
+    if (max_norm > 0) optim::clip_grad_norm_(params, max_norm);
+    opt.step();
+  }
+};
+
+Recipe sgd_momentum() {
+  return {[](const std::vector<Tensor>& p) { return std::make_unique<optim::SGD>(p, optim::SGDOptions(kLr).momentum(0.9)); }};
+}
+
+// The total gradient norms in these scenarios are above 0.5: max_norm 0.2 clips every step.
+constexpr double kClipNorm = 0.2;
+
+Recipe sgd_nesterov_clipped() {
+  return {[](const std::vector<Tensor>& p) {
+            return std::make_unique<optim::SGD>(
+                p, optim::SGDOptions(kLr).momentum(0.9).nesterov(true).weight_decay(0.01));
+          },
+          kClipNorm};
+}
+
+Recipe adam_clipped() {
+  return {[](const std::vector<Tensor>& p) {
+            return std::make_unique<optim::Adam>(p, optim::AdamOptions(0.01).amsgrad(true));
+          },
+          kClipNorm};
+}
+
+Recipe adamw() {
+  return {[](const std::vector<Tensor>& p) { return std::make_unique<optim::AdamW>(p, optim::AdamWOptions(0.01)); }};
+}
+
 // One rank's view of a training run: `step(ddp, s)` runs step s's forwards and backwards.
 // zero_grad(false) keeps each .grad tensor (with gradient_as_bucket_view, the bucket's view).
 template <typename Net, typename Step>
 Outcome train(const std::shared_ptr<ProcessGroup>& group, const Net& reference, const nn::StateDict& init,
-              const DistributedDataParallelOptions& options, Step step, bool set_to_none = true) {
+              const DistributedDataParallelOptions& options, Step step, bool set_to_none = true,
+              const Recipe& recipe = sgd_momentum()) {
   Net model;
-  load_perturbed(*model, init, group->rank());
+  load_perturbed(*model, init, group->rank(), group->device());
   auto ddp = DistributedDataParallel(model, group, options);
   Outcome outcome;
   outcome.initial_buckets = ddp->reducer().bucket_indices();
-  optim::SGD opt(ddp->parameters(), optim::SGDOptions(kLr).momentum(0.9));
+  auto opt = recipe.make(ddp->parameters());
   for (int s = 0; s < kSteps; ++s) {
-    opt.zero_grad(set_to_none);
+    opt->zero_grad(set_to_none);
     step(ddp, s);
-    opt.step();
+    recipe.update(*opt, ddp->parameters());
     if (s == 0) outcome.ready_order = ddp->reducer().ready_order();
   }
   if (options.gradient_as_bucket_view() && !options.find_unused_parameters()) check_bucket_views(ddp->reducer());
@@ -91,12 +127,13 @@ Outcome train(const std::shared_ptr<ProcessGroup>& group, const Net& reference, 
 }
 
 template <typename Net>
-void train_reference(Net& reference, const std::function<Tensor(int step)>& loss, bool set_to_none = true) {
-  optim::SGD opt(reference->parameters(), optim::SGDOptions(kLr).momentum(0.9));
+void train_reference(Net& reference, const std::function<Tensor(int step)>& loss, bool set_to_none = true,
+                     const Recipe& recipe = sgd_momentum()) {
+  auto opt = recipe.make(reference->parameters());
   for (int s = 0; s < kSteps; ++s) {
-    opt.zero_grad(set_to_none);
+    opt->zero_grad(set_to_none);
     loss(s).backward();
-    opt.step();
+    recipe.update(*opt, reference->parameters());
   }
 }
 
@@ -105,21 +142,23 @@ struct Mlp : models::MLP {
 };
 
 Outcome plain(const std::shared_ptr<ProcessGroup>& group, uint64_t seed,
-              const DistributedDataParallelOptions& options = small_buckets(), bool set_to_none = true) {
+              const DistributedDataParallelOptions& options = small_buckets(), bool set_to_none = true,
+              const Recipe& recipe = sgd_momentum()) {
   const int world = group->size();
   Mlp reference;
   init_weights(*reference, seed);
   const nn::StateDict init = snapshot(*reference);
   std::vector<Batch> data;
   for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {8}, 4, seed + s));
-  train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
+  train_reference(
+      reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); }, set_to_none, recipe);
   return train(
       group, reference, init, options,
       [&](auto& ddp, int s) {
-        Batch mine = data[s].rows(group->rank() * kB, kB);
+        Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
         F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
       },
-      set_to_none);
+      set_to_none, recipe);
 }
 
 Outcome rebuild(const std::shared_ptr<ProcessGroup>& group) {
@@ -133,7 +172,7 @@ Outcome rebuild(const std::shared_ptr<ProcessGroup>& group) {
   // A zero-byte cap puts every parameter in its own bucket.
   auto options = DistributedDataParallelOptions().bucket_cap_mb(1e-12).first_bucket_cap_mb(1e-12);
   return train(group, reference, init, options, [&](auto& ddp, int s) {
-    Batch mine = data[s].rows(group->rank() * kB, kB);
+    Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
     F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
   });
 }
@@ -147,7 +186,8 @@ Outcome no_sync(const std::shared_ptr<ProcessGroup>& group) {
   for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(2 * world * kB, {8}, 4, 300 + s));
   train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
   return train(group, reference, init, small_buckets(), [&](auto& ddp, int s) {
-    Batch first = data[s].rows(group->rank() * kB, kB), second = data[s].rows((world + group->rank()) * kB, kB);
+    Batch first = data[s].rows(group->rank() * kB, kB).on(group->device());
+    Batch second = data[s].rows((world + group->rank()) * kB, kB).on(group->device());
     {
       auto guard = ddp->no_sync();
       (F::cross_entropy(ddp->forward(first.x), first.y) * 0.5).backward();
@@ -185,7 +225,7 @@ Outcome unused(const std::shared_ptr<ProcessGroup>& group, const HeadChoice& use
       group, reference, init, options.find_unused_parameters(true),
       [&](auto& ddp, int s) {
         for (int m = 0; m < micro_batches; ++m) {
-          Batch b = rows(s, m, group->rank());
+          Batch b = rows(s, m, group->rank()).on(group->device());
           std::optional<NoSyncGuard> guard;
           if (m + 1 < micro_batches) guard.emplace(*ddp);
           (F::cross_entropy(ddp->forward(b.x, use_branch(s, m, group->rank())), b.y) * scale).backward();
@@ -215,7 +255,7 @@ Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
     return loss;
   });
   BatchNormNet model;
-  load_perturbed(*model, init, rank);
+  load_perturbed(*model, init, rank, group->device());
   {
     NoGradGuard no_grad;
     for (Tensor b : model->buffers()) {
@@ -226,7 +266,7 @@ Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(kLr).momentum(0.9));
   for (int s = 0; s < kSteps; ++s) {
     opt.zero_grad();
-    Batch mine = data[s].rows(rank * kB, kB);
+    Batch mine = data[s].rows(rank * kB, kB).on(group->device());
     F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
     opt.step();
   }
@@ -238,7 +278,7 @@ Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
   ddp->eval();
   {
     NoGradGuard no_grad;
-    ddp->forward(data[0].rows(0, kB).x);
+    ddp->forward(data[0].rows(0, kB).on(group->device()).x);
   }
   outcome.identical = same_as_rank0(*group, state_tensors(snapshot(*model)));
   return outcome;
@@ -249,11 +289,11 @@ Outcome bf16(const std::shared_ptr<ProcessGroup>& group) {
   Mlp reference;
   init_weights(*reference, 600);
   const nn::StateDict init = snapshot(*reference);
-  Batch mine = make_batch(world * kB, {8}, 4, 600).rows(group->rank() * kB, kB);
+  Batch mine = make_batch(world * kB, {8}, 4, 600).rows(group->rank() * kB, kB).on(group->device());
   std::vector<Tensor> exact, compressed;
   for (bool use_hook : {false, true}) {
     Mlp model;
-    load_perturbed(*model, init, group->rank());
+    load_perturbed(*model, init, group->rank(), group->device());
     auto ddp = DistributedDataParallel(model, group, small_buckets());
     if (use_hook) ddp->register_comm_hook(std::make_shared<BF16CompressHook>(group));
     F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
@@ -263,10 +303,72 @@ Outcome bf16(const std::shared_ptr<ProcessGroup>& group) {
   outcome.identical = same_as_rank0(*group, compressed);
   for (size_t i = 0; i < exact.size(); ++i) {
     const Tensor& g = compressed[i];
-    outcome.identical = outcome.identical && native::equal(native::to(native::to(g, kCPU, kBFloat16), kCPU, kFloat32), g);
+    outcome.identical =
+        outcome.identical && native::equal(native::to(native::to(g, g.device(), kBFloat16), g.device(), kFloat32), g);
     std::vector<float> a = g.to_vector<float>(), b = exact[i].to_vector<float>();
     for (size_t j = 0; j < a.size(); ++j) outcome.max_diff = std::max(outcome.max_diff, double(std::abs(a[j] - b[j])));
   }
+  return outcome;
+}
+
+// The file of a job's checkpoint, named by rank 0's process id (which every rank receives)
+// and the world size, so that jobs and thread worlds never share one.
+std::string checkpoint_path(ProcessGroup& group) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  const int64_t pid = broadcast_values(group, {static_cast<int64_t>(getpid())}, 0)[0];
+  return fmt::format("{}/ddp_checkpoint_{}_of_{}.safetensors", base != nullptr ? base : "/tmp", pid, group.size());
+}
+
+// Training stopped after kSaved steps and resumed from rank 0's checkpoint (saved from the
+// group's device, loaded back onto it by every rank into a fresh replica and optimizer)
+// ends where the single-process run that was never interrupted does.
+Outcome checkpoint_resume(const std::shared_ptr<ProcessGroup>& group) {
+  constexpr int kSaved = 2;
+  const int world = group->size();
+  const int rank = group->rank();
+  const Recipe recipe = adam_clipped();
+  Mlp reference;
+  init_weights(*reference, 140);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {8}, 4, 140 + s));
+  train_reference(
+      reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); }, true, recipe);
+
+  auto run_steps = [&](auto& ddp, optim::Optimizer& opt, int from, int to) {
+    for (int s = from; s < to; ++s) {
+      opt.zero_grad();
+      Batch mine = data[s].rows(rank * kB, kB).on(group->device());
+      F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+      recipe.update(opt, ddp->parameters());
+    }
+    ddp->join();
+  };
+  const std::string path = checkpoint_path(*group);
+  {
+    Mlp model;
+    load_perturbed(*model, init, rank, group->device());
+    auto ddp = DistributedDataParallel(model, group, small_buckets());
+    auto opt = recipe.make(ddp->parameters());
+    run_steps(ddp, *opt, 0, kSaved);
+    if (rank == 0) {
+      checkpoint::save_checkpoint(path, checkpoint::capture(*model, *opt, {0, kSaved, kSaved}, /*data_seed=*/0));
+    }
+    group->barrier()->wait();
+  }
+  // Fresh weights unlike the saved ones on every rank: only the checkpoint restores them.
+  Mlp model;
+  load_perturbed(*model, init, rank + 1, group->device());
+  auto ddp = DistributedDataParallel(model, group, small_buckets());
+  auto opt = recipe.make(ddp->parameters());
+  checkpoint::restore(checkpoint::load_checkpoint(path), *model, *opt);
+  group->barrier()->wait();
+  if (rank == 0) std::remove(path.c_str());
+  run_steps(ddp, *opt, kSaved, kSteps);
+  Outcome outcome;
+  nn::StateDict params = model->named_parameters();
+  outcome.max_diff = max_abs_diff(params, reference->named_parameters());
+  outcome.identical = same_as_rank0(*group, state_tensors(params));
   return outcome;
 }
 
@@ -276,7 +378,8 @@ const std::vector<std::string>& scenario_names() {
   static const std::vector<std::string> names{"equivalence",     "rebuild",          "no_sync",
                                               "unused_per_step", "unused_per_rank",  "micro_batches",
                                               "batchnorm",       "bf16",             "bucket_view",
-                                              "bucket_view_keep", "bucket_view_unused"};
+                                              "bucket_view_keep", "bucket_view_unused", "clip_sgd_nesterov",
+                                              "clip_adam",        "adamw",            "checkpoint_resume"};
   return names;
 }
 
@@ -304,25 +407,35 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
                   bucket_views(), false);
   }
   if (name == "bf16") return bf16(group);
+  if (name == "clip_sgd_nesterov") return plain(group, 150, small_buckets(), true, sgd_nesterov_clipped());
+  if (name == "clip_adam") return plain(group, 160, small_buckets(), true, adam_clipped());
+  if (name == "adamw") return plain(group, 170, small_buckets(), true, adamw());
+  if (name == "checkpoint_resume") return checkpoint_resume(group);
   BRISK_FAIL("unknown DDP scenario \"{}\"", name);
 }
 
+double scenario_tolerance(const std::string& name) { return name == "bf16" ? 1e-2 : 1e-5; }
+
 void run_error_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group) {
   const int rank = group->rank();
+  const Device device = group->device();
   if (name == "shape_mismatch") {
     models::MLP model(models::MLPOptions(8, 4).hidden({16, rank == 1 ? 13 : 12}));
+    model->to(device);
     auto ddp = DistributedDataParallel(model, group);
   } else if (name == "unused_error") {
     BranchNet model;
+    model->to(device);
     auto ddp = DistributedDataParallel(model, group);
-    Batch b = make_batch(kB, {8}, 4, 700 + rank);
+    Batch b = make_batch(kB, {8}, 4, 700 + rank).on(device);
     F::cross_entropy(ddp->forward(b.x, false), b.y).backward();
   } else if (name == "uneven") {
     Mlp model;
+    model->to(device);
     auto ddp = DistributedDataParallel(model, group);
     const int batches = rank == 1 ? 2 : 3;
     for (int s = 0; s < batches; ++s) {
-      Batch b = make_batch(kB, {8}, 4, 800 + s);
+      Batch b = make_batch(kB, {8}, 4, 800 + s).on(device);
       F::cross_entropy(ddp->forward(b.x), b.y).backward();
     }
     ddp->join();

@@ -6,6 +6,11 @@
 // Every rank computes the single-process reference itself (one model, batch world * B, the
 // same seeds), trains its DDP replica on its B rows (rank r > 0 starts from perturbed
 // weights, so only DDP's broadcast can make replicas agree), and compares.
+//
+// The replica and its data live on the group's device (ProcessGroup::device()): the CPU for
+// a default Gloo group, sim:rank for the device-generic runs, where DDP must keep every
+// tensor it hands the group on that device and never read device memory on the host. The
+// reference always trains on the CPU.
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,9 +31,16 @@ struct Outcome {
 };
 
 // equivalence, rebuild, no_sync, unused_per_step, unused_per_rank, micro_batches,
-// batchnorm, bf16, bucket_view, bucket_view_keep, bucket_view_unused.
+// batchnorm, bf16, bucket_view, bucket_view_keep, bucket_view_unused; and the step around
+// DDP: clip_sgd_nesterov, clip_adam (clip_grad_norm_ of the averaged gradients, then SGD
+// with Nesterov momentum and weight decay / Adam with amsgrad), adamw, and
+// checkpoint_resume (rank 0 saves after 2 steps, every rank restores a fresh replica and
+// optimizer from the file and trains on).
 const std::vector<std::string>& scenario_names();
 Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
+// How far from the reference scenario `name` may end: 1e-2 for bf16 (gradients rounded to
+// bfloat16), else 1e-5 (float32 sums in another order).
+double scenario_tolerance(const std::string& name);
 
 // Scenarios that must fail with an error naming a rank or parameter; they throw it.
 //   shape_mismatch: rank 1's model has a different hidden width.

@@ -1,11 +1,12 @@
 #pragma once
-// Small models and data for the DistributedDataParallel tests (in-process threads and
-// multi-process), with the single-process references they are compared against.
+// Small models and data for the DistributedDataParallel and ZeRO tests (in-process threads
+// and multi-process), with the helpers that compare them to their single-process references.
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <vector>
 
+#include "distributed/process_group.h"
 #include "nn/nn.h"
 #include "tensor/generator.h"
 #include "tensor/native/ops.h"
@@ -62,6 +63,7 @@ struct Batch {
   Batch rows(int64_t start, int64_t count) const {
     return {native::narrow(x, 0, start, count), native::narrow(y, 0, start, count)};
   }
+  Batch on(Device device) const { return {native::to(x, device, x.dtype()), native::to(y, device, y.dtype())}; }
 };
 inline Batch make_batch(int64_t rows, Shape shape, int64_t classes, uint64_t seed) {
   Generator gen(seed);
@@ -80,12 +82,15 @@ inline nn::StateDict snapshot(const nn::Module& module) {
 }
 
 // Loads `state` and, on rank > 0, shifts every floating parameter by `rank`, so that only
-// DistributedDataParallel's broadcast can make the replicas equal.
-inline void load_perturbed(nn::Module& module, const nn::StateDict& state, int rank) {
+// DistributedDataParallel's broadcast can make the replicas equal; then moves the module to
+// `device` (the process group's).
+inline void load_perturbed(nn::Module& module, const nn::StateDict& state, int rank, Device device = kCPU) {
   module.load_state_dict(state);
-  if (rank == 0) return;
-  NoGradGuard no_grad;
-  for (Tensor p : module.parameters()) p.add_(static_cast<double>(rank));
+  if (rank != 0) {
+    NoGradGuard no_grad;
+    for (Tensor p : module.parameters()) p.add_(static_cast<double>(rank));
+  }
+  module.to(device);
 }
 
 // The largest |a - b| over the floating-point entries of two state dicts with equal keys.
@@ -97,6 +102,19 @@ inline double max_abs_diff(const nn::StateDict& a, const nn::StateDict& b) {
     for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - y[i]));
   }
   return worst;
+}
+
+// Bitwise comparison of this rank's floating tensors with rank 0's: one broadcast, on the
+// group's device.
+inline bool same_as_rank0(ProcessGroup& group, const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> flat;
+  for (const Tensor& t : tensors) {
+    if (t.is_floating_point()) flat.push_back(native::reshape(native::to(t, group.device(), kFloat32), {t.numel()}));
+  }
+  Tensor mine = native::cat(flat, 0);
+  Tensor theirs = native::clone(mine);
+  group.broadcast(theirs, 0)->wait();
+  return native::equal(mine, theirs);
 }
 
 }  // namespace brisk::dist::testing

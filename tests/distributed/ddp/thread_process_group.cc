@@ -3,6 +3,7 @@
 #include <exception>
 #include <thread>
 
+#include "distributed/collective_checks.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::dist::testing {
@@ -23,6 +24,11 @@ class ThreadWork final : public Work {
   int64_t seq_;
   std::string op_;
 };
+
+Tensor on_host(const Tensor& t) { return native::to(t, kCPU, t.dtype()); }
+
+// Writes the host result into a rank's tensor on its device.
+void copy_back(Tensor& dst, const Tensor& host) { native::copy_(dst, native::to(host, dst.device(), dst.dtype())); }
 
 void reduce_into(Tensor& acc, const Tensor& other, ReduceOp op) {
   switch (op) {
@@ -101,31 +107,38 @@ std::shared_ptr<Work> ThreadProcessGroup::start(ThreadWorld::Call call,
 }
 
 std::shared_ptr<Work> ThreadProcessGroup::broadcast(Tensor& tensor, int root) {
+  CallChecks check("ThreadProcessGroup", *this, "broadcast");
+  check.tensor(tensor, "tensor");
+  check.root(root);
   return start({"broadcast", tensor.numel(), {tensor}}, [root](std::vector<ThreadWorld::Call>& calls) {
+    Tensor value = on_host(calls[root].tensors[0]);
     for (size_t r = 0; r < calls.size(); ++r) {
-      if (static_cast<int>(r) != root) native::copy_(calls[r].tensors[0], calls[root].tensors[0]);
+      if (static_cast<int>(r) != root) copy_back(calls[r].tensors[0], value);
     }
   });
 }
 
 std::shared_ptr<Work> ThreadProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
+  CallChecks("ThreadProcessGroup", *this, "all_reduce").tensor(tensor, "tensor");
   std::string name = fmt::format("all_reduce({})", reduce_op_name(op));
   return start({name, tensor.numel(), {tensor}}, [op](std::vector<ThreadWorld::Call>& calls) {
-    Tensor acc = native::clone(calls[0].tensors[0]);
-    for (size_t r = 1; r < calls.size(); ++r) reduce_into(acc, calls[r].tensors[0], op);
+    Tensor acc = native::clone(on_host(calls[0].tensors[0]));
+    for (size_t r = 1; r < calls.size(); ++r) reduce_into(acc, on_host(calls[r].tensors[0]), op);
     if (op == ReduceOp::AVG) native::binary_(BinaryOp::Div, acc, Scalar(static_cast<int64_t>(calls.size())));
-    for (auto& call : calls) native::copy_(call.tensors[0], acc);
+    for (auto& call : calls) copy_back(call.tensors[0], acc);
   });
 }
 
 std::shared_ptr<Work> ThreadProcessGroup::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  BRISK_CHECK(static_cast<int>(outputs.size()) == size(), "all_gather: {} outputs for {} ranks", outputs.size(),
-              size());
+  CallChecks check("ThreadProcessGroup", *this, "all_gather");
+  check.tensor(input, "input");
+  check.list(outputs, input, "outputs");
   std::vector<Tensor> tensors{input};
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
   return start({"all_gather", input.numel(), tensors}, [](std::vector<ThreadWorld::Call>& calls) {
-    for (auto& call : calls) {
-      for (size_t r = 0; r < calls.size(); ++r) native::copy_(call.tensors[1 + r], calls[r].tensors[0]);
+    for (size_t r = 0; r < calls.size(); ++r) {
+      Tensor value = on_host(calls[r].tensors[0]);
+      for (auto& call : calls) copy_back(call.tensors[1 + r], value);
     }
   });
 }

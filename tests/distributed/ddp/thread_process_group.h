@@ -14,6 +14,11 @@
 // collectives at the same sequence number, or with different sizes, fail with an error
 // naming both; a rank that does not arrive within the timeout fails the others' wait().
 // Supported: broadcast, all_reduce, all_gather, barrier.
+//
+// The group has a device (default the CPU; e.g. sim:rank, one simulated device per rank) and
+// enforces NCCL's contract through the backends' own checks (collective_checks.h): every
+// tensor on device(), contiguous. Results are computed on host copies and copied back to
+// each rank's device, as Gloo stages device tensors.
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -62,8 +67,8 @@ class ThreadWorld {
 
 class ThreadProcessGroup final : public ProcessGroup {
  public:
-  ThreadProcessGroup(std::shared_ptr<ThreadWorld> world, int rank)
-      : ProcessGroup(rank, world->size(), kCPU), world_(std::move(world)) {}
+  ThreadProcessGroup(std::shared_ptr<ThreadWorld> world, int rank, Device device = kCPU)
+      : ProcessGroup(rank, world->size(), device), world_(std::move(world)) {}
 
   std::string backend_name() const override { return "threads"; }
   std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;

@@ -1,5 +1,6 @@
 // ZeroRedundancyOptimizer in one process: the partition function, and on thread ranks
-// (ThreadProcessGroup) the step's broadcasts and the construction and state_dict errors.
+// (ThreadProcessGroup, on the CPU and on sim devices) the step's broadcasts and the
+// construction and state_dict errors.
 // zero_multiprocess_test compares training, shard state and state dicts across processes.
 #include <catch2/catch.hpp>
 
@@ -57,12 +58,14 @@ TEST_CASE("partition_parameters: every index once, totals within the largest siz
 
 // fn(rank, group) on `world` thread ranks; returns each rank's error message ("" if none).
 // Catch2's assertions are not thread-safe: the ranks record, the test thread checks.
-std::vector<std::string> on_threads(int world, const std::function<void(int, std::shared_ptr<ProcessGroup>)>& fn) {
+// With `sim`, rank r's group is on its own simulated device sim:r.
+std::vector<std::string> on_threads(int world, const std::function<void(int, std::shared_ptr<ProcessGroup>)>& fn,
+                                    bool sim = false) {
   auto shared = std::make_shared<testing::ThreadWorld>(world, std::chrono::seconds(5));
   std::vector<std::string> errors(world);
   testing::run_ranks(world, [&](int rank) {
     try {
-      fn(rank, std::make_shared<testing::ThreadProcessGroup>(shared, rank));
+      fn(rank, std::make_shared<testing::ThreadProcessGroup>(shared, rank, sim ? sim_device(rank) : kCPU));
     } catch (const std::exception& e) {
       errors[rank] = e.what();
     }
@@ -71,33 +74,38 @@ std::vector<std::string> on_threads(int world, const std::function<void(int, std
 }
 
 // Sizes 6, 4, 3, 2 over 2 ranks: rank 0 owns {0, 3}, rank 1 owns {1, 2}.
-std::vector<Tensor> make_params(int rank) {
+std::vector<Tensor> make_params(int rank, Device device = kCPU) {
   std::vector<Tensor> params;
   for (int64_t n : {6, 4, 3, 2}) {
     // Different values per rank: only the broadcasts can make them agree.
-    params.push_back(native::full({n}, 1.0 + rank, kFloat32));
+    params.push_back(native::full({n}, 1.0 + rank, TensorOptions(kFloat32).device(device)));
     params.back().requires_grad_(true);
   }
   return params;
 }
 
 TEST_CASE("ZeroRedundancyOptimizer: owners update their shard, then broadcast it", "[zero]") {
+  // On the CPU, and with each rank's group and parameters on its own simulated device.
+  const bool sim = GENERATE(false, true);
+  INFO((sim ? "sim" : "cpu"));
   std::vector<std::vector<std::vector<float>>> after(2);
   std::vector<Shards> partitions(2);
   std::vector<size_t> local_sizes(2), grads_left(2);
   auto errors = on_threads(2, [&](int rank, std::shared_ptr<ProcessGroup> group) {
-    std::vector<Tensor> params = make_params(rank);
+    std::vector<Tensor> params = make_params(rank, group->device());
     ZeroRedundancyOptimizer opt(params, sgd(), group);
     partitions[rank] = opt.partition();
     local_sizes[rank] = opt.local_optimizer().param_groups()[0].params().size();
     for (size_t i = 0; i < params.size(); ++i) {
-      if (i != 2) params[i].set_grad(native::full({params[i].numel()}, 2.0, kFloat32));  // 2 has no grad
+      if (i != 2) {  // 2 has no grad
+        params[i].set_grad(native::full({params[i].numel()}, 2.0, TensorOptions(kFloat32).device(group->device())));
+      }
     }
     opt.step();
     for (const Tensor& p : params) after[rank].push_back(p.to_vector<float>());
     opt.zero_grad();
     for (const Tensor& p : params) grads_left[rank] += p.grad().defined() ? 1 : 0;
-  });
+  }, sim);
   REQUIRE(errors == std::vector<std::string>{"", ""});
   CHECK(partitions[0] == Shards{{0, 3}, {1, 2}});
   CHECK(partitions[1] == partitions[0]);
@@ -120,6 +128,13 @@ TEST_CASE("ZeroRedundancyOptimizer: errors name the rank", "[zero]") {
       ZeroRedundancyOptimizer opt(params, sgd(), group);
     });
     for (const std::string& e : errors) CHECK_THAT(e, Contains("rank 1 has 3 parameters with 13 elements but rank 0"));
+  }
+  SECTION("parameters not on the group's device") {
+    auto errors = on_threads(2, [](int rank, std::shared_ptr<ProcessGroup> group) {
+      ZeroRedundancyOptimizer opt(make_params(rank), sgd(), group);
+    }, /*sim=*/true);
+    CHECK_THAT(errors[1], Contains("rank 1: parameter 0 is on cpu but the process group (threads) takes tensors on "
+                                   "sim:1"));
   }
   SECTION("more ranks than parameters") {
     auto errors = on_threads(3, [](int, std::shared_ptr<ProcessGroup> group) {

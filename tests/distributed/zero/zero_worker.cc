@@ -1,6 +1,6 @@
 // One rank of a ZeroRedundancyOptimizer scenario across processes, started by the launcher:
 //
-//   launch --nproc-per-node 3 tests/distributed/zero/zero_worker all
+//   launch --nproc-per-node 3 tests/distributed/zero/zero_worker [--device cpu|sim] all
 //
 // Every rank trains an MLP under DistributedDataParallel with a ZeroRedundancyOptimizer on
 // its B rows of each batch, and computes the reference itself: one process, the plain
@@ -13,7 +13,8 @@
 //               a plain Adam loading the consolidated state and a new ZeRO loading the
 //               reference's continue 2 steps exactly as the reference does.
 //   mismatch    rank 1 passes one parameter fewer: every rank fails, naming rank 1.
-#include <chrono>
+// The DDP replicas, their data and the ZeRO optimizers live on the group's device (with
+// --device sim, each rank's own simulated device); the reference trains on the CPU.
 #include <cmath>
 #include <cstdio>
 #include <numeric>
@@ -21,11 +22,13 @@
 
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
+#include "distributed/host_value_collectives.h"
 #include "distributed/zero_redundancy_optimizer.h"
 #include "models/mlp.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
 #include "tests/distributed/ddp/test_models.h"
+#include "tests/distributed/testing/worker_group.h"
 
 namespace {
 
@@ -58,23 +61,25 @@ struct Run {
     for (int s = 0; s < kSteps; ++s) data.push_back(dist::testing::make_batch(g->size() * kB, {8}, 4, seed + s));
     plain = factory(reference->parameters());
     // Rank r > 0 starts perturbed: DDP's broadcast makes the replicas agree.
-    dist::testing::load_perturbed(*model, dist::testing::snapshot(*reference), g->rank());
+    dist::testing::load_perturbed(*model, dist::testing::snapshot(*reference), g->rank(), g->device());
     ddp = dist::DistributedDataParallel(model, g);
     zero = std::make_unique<dist::ZeroRedundancyOptimizer>(ddp->parameters(), factory, g);
   }
 
-  void train_reference(int from, int to) { train_plain(reference, *plain, from, to); }
-  void train_plain(Mlp& net, optim::Optimizer& opt, int from, int to) {
+  void train_reference(int from, int to) { train_plain(reference, *plain, from, to, kCPU); }
+  // One process on all rows, on `device`.
+  void train_plain(Mlp& net, optim::Optimizer& opt, int from, int to, Device device) {
     for (int s = from; s < to; ++s) {
       opt.zero_grad();
-      F::cross_entropy(net(data[s].x), data[s].y).backward();
+      Batch all = data[s].on(device);
+      F::cross_entropy(net(all.x), all.y).backward();
       opt.step();
     }
   }
   void train_zero(dist::DistributedDataParallel<Mlp>& net, dist::ZeroRedundancyOptimizer& opt, int from, int to) {
     for (int s = from; s < to; ++s) {
       opt.zero_grad();
-      Batch mine = data[s].rows(group->rank() * kB, kB);
+      Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
       F::cross_entropy(net->forward(mine.x), mine.y).backward();
       opt.step();
     }
@@ -88,19 +93,10 @@ struct Run {
   std::unique_ptr<dist::ZeroRedundancyOptimizer> zero;
 };
 
-// Bitwise comparison of this rank's parameters with rank 0's (one broadcast).
-bool same_as_rank0(dist::ProcessGroup& group, const std::vector<Tensor>& params) {
-  std::vector<Tensor> flat;
-  for (const Tensor& p : params) flat.push_back(native::reshape(p, {p.numel()}));
-  Tensor mine = native::cat(flat, 0), theirs = native::clone(mine);
-  group.broadcast(theirs, 0)->wait();
-  return native::equal(mine, theirs);
-}
-
 // "" when `net` matches the reference and every rank's copy is equal, else what differs.
 std::string compare_parameters(Run& run, Mlp& net, const std::string& what) {
   double diff = dist::testing::max_abs_diff(net->named_parameters(), run.reference->named_parameters());
-  bool identical = same_as_rank0(*run.group, net->parameters());
+  bool identical = dist::testing::same_as_rank0(*run.group, net->parameters());
   if (diff < kTolerance && identical) return "";
   return fmt::format("{}: max_diff={:.3g} identical={}; ", what, diff, identical);
 }
@@ -138,9 +134,8 @@ std::string equivalence(const std::shared_ptr<dist::ProcessGroup>& group, const 
   std::vector<size_t> every(run.zero->params().size());
   std::iota(every.begin(), every.end(), size_t{0});
   auto total = count_state(*run.plain, run.reference->parameters(), every);
-  Tensor sums = native::from_vector<int64_t>({held.first, held.second}, {2}, kInt64);
-  group->all_reduce(sums)->wait();
-  std::vector<int64_t> summed = sums.to_vector<int64_t>();
+  std::vector<int64_t> summed =
+      dist::all_reduce_values(*group, {held.first, held.second}, dist::ReduceOp::SUM);
   detail = fmt::format("state tensors {} of {}, elements {} of {}", held.first, total.first, held.second,
                        total.second);
   const bool shard_only = local_params.size() == mine.size() && held == expected;
@@ -185,6 +180,7 @@ std::string state_dict_round_trip(const std::shared_ptr<dist::ProcessGroup>& gro
 
   // A new ZeRO optimizer (on a copy of the model) loading the plain optimizer's state.
   Mlp copy;
+  copy->to(group->device());
   copy->load_state_dict(dist::testing::snapshot(*run.model));
   auto copy_ddp = dist::DistributedDataParallel(copy, group);
   dist::ZeroRedundancyOptimizer loaded(copy_ddp->parameters(), adam(), group);
@@ -192,6 +188,7 @@ std::string state_dict_round_trip(const std::shared_ptr<dist::ProcessGroup>& gro
 
   // On `to`: the consolidated state, as a plain Adam over another copy would continue from it.
   Mlp single;
+  single->to(group->device());
   single->load_state_dict(dist::testing::snapshot(*run.model));
   optim::Adam single_opt(single->parameters(), optim::AdamOptions(0.01));
   if (group->rank() == to) {
@@ -217,7 +214,7 @@ std::string state_dict_round_trip(const std::shared_ptr<dist::ProcessGroup>& gro
   failure += compare_parameters(run, run.model, "continued");
   failure += compare_parameters(run, copy, "loaded");
   if (group->rank() == to) {
-    run.train_plain(single, single_opt, kSaved, kSteps);
+    run.train_plain(single, single_opt, kSaved, kSteps, group->device());
     double diff = dist::testing::max_abs_diff(single->named_parameters(), run.reference->named_parameters());
     if (diff >= kTolerance) failure += fmt::format("plain Adam from the consolidated state: max_diff={:.3g}; ", diff);
   }
@@ -227,6 +224,7 @@ std::string state_dict_round_trip(const std::shared_ptr<dist::ProcessGroup>& gro
 int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& group) {
   if (what == "mismatch") {
     Mlp model;
+    model->to(group->device());
     std::vector<Tensor> params = model->parameters();
     if (group->rank() == 1) params.pop_back();
     dist::ZeroRedundancyOptimizer opt(params, sgd(), group);
@@ -253,15 +251,14 @@ int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: zero_worker all|sgd|adam|state_dict|mismatch\n");
-    return 2;
-  }
   try {
-    brisk::dist::ProcessGroupOptions options;
-    options.timeout = std::chrono::seconds(20);
-    brisk::dist::init_process_group("gloo", "env://", -1, -1, options);
-    return run_all(argv[1], brisk::dist::default_group());
+    brisk::dist::testing::WorkerArgs args = brisk::dist::testing::parse_worker_args(argc, argv);
+    if (args.rest.size() != 1) {
+      std::fprintf(stderr, "usage: zero_worker [--device cpu|sim] all|sgd|adam|state_dict|mismatch\n");
+      return 2;
+    }
+    brisk::dist::testing::init_worker_group(args.device);
+    return run_all(args.rest[0], brisk::dist::default_group());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -1,0 +1,32 @@
+#include "tests/distributed/testing/launch_workers.h"
+
+#include <cstdlib>
+
+namespace brisk::testing {
+
+std::string test_worker_device() {
+  const char* device = std::getenv("BRISK_TEST_WORKER_DEVICE");
+  return device != nullptr ? device : "cpu";
+}
+
+RunResult launch_workers(const std::string& worker, int world, const std::vector<std::string>& args,
+                         std::chrono::seconds timeout) {
+  std::vector<std::string> argv{launcher_path(), "--nproc-per-node", std::to_string(world), worker};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.timeout = timeout;
+  return run_process(argv, options);
+}
+
+std::vector<std::string> missing_ok_lines(const RunResult& result, int world, const std::vector<std::string>& names) {
+  std::vector<std::string> missing;
+  for (const std::string& name : names) {
+    for (int rank = 0; rank < world; ++rank) {
+      std::string line = "[rank " + std::to_string(rank) + "] " + name + " ok";
+      if (count(result.out, line) != 1) missing.push_back(line);
+    }
+  }
+  return missing;
+}
+
+}  // namespace brisk::testing

@@ -1,0 +1,32 @@
+#pragma once
+// The default process group of a test worker started by the launcher, on the device that its
+// command line names:
+//
+//   worker [--device cpu|sim] <what>
+//
+//   int main(int argc, char** argv) {
+//     WorkerArgs args = parse_worker_args(argc, argv);   // args.rest: {"<what>"}
+//     init_worker_group(args.device);                    // dist::default_group()
+//
+// "sim" puts rank r's group on sim:LOCAL_RANK, its own simulated device, as a GPU job puts
+// each rank on cuda:LOCAL_RANK; its collectives then take only tensors on that device.
+#include <string>
+#include <vector>
+
+#include "tensor/device.h"
+
+namespace brisk::dist::testing {
+
+struct WorkerArgs {
+  Device device;
+  std::vector<std::string> rest;  // the arguments after the options
+};
+
+// Throws brisk::Error for an unknown device name.
+WorkerArgs parse_worker_args(int argc, char** argv);
+
+// init_process_group("gloo", "env://") on `device`, with a 20 s timeout so that a test fails
+// well before the harness kills it.
+void init_worker_group(Device device);
+
+}  // namespace brisk::dist::testing
