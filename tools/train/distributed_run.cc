@@ -98,7 +98,7 @@ Classifier wrap_ddp(const Classifier& local, const DistributedRun& run) {
 Metrics all_reduce_metrics(const MetricSums& metrics, const DistributedRun& run) {
   if (!run.enabled) return metrics.read();
   Tensor sums = metrics.packed().to(run.group->device());
-  dist::all_reduce(sums, dist::ReduceOp::SUM, run.group);
+  run.group->all_reduce(sums, dist::ReduceOp::SUM)->wait();
   return read_metrics(sums);
 }
 
