@@ -15,51 +15,19 @@
 #include "checkpoint/checkpoint.h"
 #include "tests/checkpoint/dtype_samples.h"
 #include "tests/scratch_files.h"
-#include "tests/tools/launch/process_runner.h"
 #include "tests/tools/train/csv_lines.h"
+#include "tests/tools/train/launch_train.h"
 
 using namespace brisk;
 using brisk::testing::count;
-using brisk::testing::launcher_path;
+using brisk::testing::launch_train;
+using brisk::testing::max_abs_difference;
 using brisk::testing::lines;
 using brisk::testing::lines_starting_with;
-using brisk::testing::run_process;
-using brisk::testing::RunOptions;
 using brisk::testing::RunResult;
 using brisk::testing::scratch_dir;
 using brisk::testing::split;
 using Catch::Matchers::Contains;
-
-namespace {
-
-// train_mnist under the launcher with `nproc` workers: LeNet-5 on the first 256 training and
-// 200 test images on the CPU, global batches of 32, one kernel thread per process (the same
-// reduction order whatever the world size), then `args` (a flag given again wins).
-RunResult launch_train(int nproc, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{launcher_path(), "--nproc-per-node", std::to_string(nproc),
-                                "tools/train/train_mnist", "--data-dir", "external/fashion_mnist",
-                                "--train-limit", "256", "--test-limit", "200", "--device", "cpu",
-                                "--batch-size", "32", "--threads", "1", "--log-interval", "4", "--model", "lenet"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunOptions options;
-  options.timeout = std::chrono::seconds(60);
-  RunResult r = run_process(argv, options);
-  r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both
-  UNSCOPED_INFO("output (stdout, then stderr):\n" << r.out);
-  REQUIRE_FALSE(r.timed_out);
-  return r;
-}
-
-double max_abs_difference(const Tensor& a, const Tensor& b) {
-  std::vector<float> x = a.contiguous().to_vector<float>();
-  std::vector<float> y = b.contiguous().to_vector<float>();
-  REQUIRE(x.size() == y.size());
-  double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(static_cast<double>(x[i]) - y[i]));
-  return worst;
-}
-
-}  // namespace
 
 TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same global batch; rank 0 writes",
           "[distributed][train]") {
