@@ -91,7 +91,11 @@ int64_t per_rank_batch_size(int64_t global_batch, int world_size) {
 }
 
 Classifier wrap_ddp(const Classifier& local, const DistributedRun& run) {
-  dist::DistributedDataParallel ddp(std::make_shared<ForwardModule>(local), run.group);
+  // Every rank has as many batches (DistributedSampler pads the shards to one length), so the
+  // uneven-input check, a collective read back on the host at every forward (a wait for the
+  // device each step), guards nothing here.
+  dist::DistributedDataParallel ddp(std::make_shared<ForwardModule>(local), run.group,
+                                    dist::DistributedDataParallelOptions().check_uneven_inputs(false));
   return {ddp.ptr(), [ddp](const Tensor& input) { return ddp->forward(input); }};
 }
 

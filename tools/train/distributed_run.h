@@ -62,6 +62,7 @@ int64_t per_rank_batch_size(int64_t global_batch, int world_size);
 // `local` wrapped in dist::DistributedDataParallel over run.group: its forward is DDP's (the
 // backward that follows averages the gradients over the ranks), and its module is the DDP
 // module, whose parameters are `local`'s. Checkpoints and evaluation keep using `local`.
+// Without the uneven-input check: the sharded loader gives every rank as many batches.
 Classifier wrap_ddp(const Classifier& local, const DistributedRun& run);
 
 // The sums of every rank's metrics on the host (one all-reduce, on the group's device, then
