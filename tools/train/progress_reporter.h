@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tools/train/train_loop.h"
+#include "tools/train/metrics.h"
 
 namespace brisk::train {
 

@@ -7,7 +7,7 @@
 //   for (; progress.epoch < epochs;) {
 //     MetricSums train = train_epoch(model, optimizer, scheduler, train_loader, device, progress, on_step);
 //     MetricSums test = evaluate(model, test_loader, device);
-//     Metrics means_first = train.read();
+//     Metrics shown = train.read();  // the host waits for the device here, not in a step
 //   }
 //
 // One step: to_device -> train_step: zero_grad, forward, cross_entropy, backward, step; then
@@ -23,52 +23,9 @@
 #include "optim/optimizer.h"
 #include "optim/schedulers/lr_scheduler.h"
 #include "tools/train/classifier.h"
+#include "tools/train/metrics.h"
 
 namespace brisk::train {
-
-// Sums over the examples seen, so that batches (and processes) add up exactly; the means
-// come last. On the host: see MetricSums for the sums as they are gathered.
-struct Metrics {
-  double loss_sum = 0.0;  // of the per-example cross-entropy losses
-  int64_t correct = 0;    // examples whose largest logit is their label
-  int64_t count = 0;
-
-  double loss() const { return count > 0 ? loss_sum / count : 0.0; }
-  double accuracy() const { return count > 0 ? static_cast<double>(correct) / count : 0.0; }
-};
-
-// Metrics summed on the device the model runs on, step after step, without the host waiting
-// for it; read() brings them to the host. The example count is the host's own.
-class MetricSums {
- public:
-  // Zero sums on `device`.
-  explicit MetricSums(Device device = kCPU);
-  // One batch's: its summed loss (a floating point []) and its correct count (an integer []),
-  // both on the device, and its size.
-  MetricSums(const Tensor& loss_sum, const Tensor& correct, int64_t count);
-
-  // Adds `other`'s sums (on the same device), queued on the device.
-  void add(const MetricSums& other);
-
-  Device device() const { return loss_sum_.device(); }
-  int64_t count() const { return count_; }
-  // float64 [3] on this device: loss sum, correct count, example count; what an all-reduce
-  // adds up over the ranks.
-  Tensor packed() const;
-  // The sums on the host: read_metrics(packed()).
-  Metrics read() const;
-
- private:
-  Tensor loss_sum_;  // float64 []
-  Tensor correct_;   // int64 []
-  int64_t count_ = 0;
-};
-
-// The metrics in `packed` (a float64 [3] as MetricSums::packed() makes, on any device) on the
-// host, after checking the targets of the losses computed on devices so far
-// (nn::functional::check_deferred_targets): a bad target raises here. One device->host copy
-// per device used, a synchronization with it.
-Metrics read_metrics(const Tensor& packed);
 
 // The batch's tensors on `device` (asynchronous copies from pinned memory).
 data::Batch to_device(const data::Batch& batch, Device device);
