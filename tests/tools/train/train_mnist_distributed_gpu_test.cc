@@ -54,8 +54,8 @@ TEST_CASE("train_mnist over NCCL at world size 1: trains, saves and resumes on t
   RunResult full = launch_train(1, with({"--metrics-csv", dir + "/full.csv", "--save", dir + "/full-{epoch}.ckpt"}));
   REQUIRE(full.status == 0);
   CHECK_THAT(full.out, Contains("on cuda:0") && Contains("distributed: 1 processes over nccl"));
-  RunResult resumed = launch_train(
-      1, with({"--metrics-csv", dir + "/resumed.csv", "--resume", dir + "/full-1.ckpt", "--save", dir + "/resumed.ckpt"}));
+  RunResult resumed = launch_train(1, with({"--metrics-csv", dir + "/resumed.csv", "--resume", dir + "/full-1.ckpt",
+                                            "--save", dir + "/resumed.ckpt"}));
   REQUIRE(resumed.status == 0);
   CHECK_THAT(resumed.out, Contains("resumed from " + dir + "/full-1.ckpt: epoch 2, batch 0, step 8"));
   checkpoint::Checkpoint whole = checkpoint::load_checkpoint(dir + "/full-2.ckpt");

@@ -129,11 +129,13 @@ TEST_CASE("train_mnist distributed on the simulated device: 2 ranks over Gloo tr
     args.insert(args.end(), more.begin(), more.end());
     return args;
   };
-  RunResult sim = launch_train(2, with(on_sim, {"--metrics-csv", dir + "/sim.csv", "--save", dir + "/sim-{epoch}.ckpt"}));
+  RunResult sim =
+      launch_train(2, with(on_sim, {"--metrics-csv", dir + "/sim.csv", "--save", dir + "/sim-{epoch}.ckpt"}));
   REQUIRE(sim.status == 0);
   CHECK_THAT(sim.out, Contains("lenet (61706 parameters) on sim:0") &&
                           Contains("distributed: 2 processes over gloo, 16 examples per process"));
-  RunResult cpu = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/cpu.csv", "--save", dir + "/cpu-{epoch}.ckpt"});
+  RunResult cpu =
+      launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/cpu.csv", "--save", dir + "/cpu-{epoch}.ckpt"});
   REQUIRE(cpu.status == 0);
 
   // The simulated device computes with the CPU's kernels and Gloo adds the same numbers: the
