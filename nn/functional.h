@@ -96,6 +96,17 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                      int64_t ignore_index = -100, Reduction reduction = Reduction::Mean,
                      double label_smoothing = 0.0);
+// Targets outside [0, C) other than ignore_index raise brisk::Error naming the value and C: at
+// the call for CPU tensors; for tensors on a device, whose targets the host cannot read
+// without waiting for it, at the next check_deferred_targets() (nn/functional/class_targets.h).
+
+// Raises brisk::Error for the first bad target that this thread's nll_loss and cross_entropy
+// calls met on a device since the last check, naming its value, the number of classes, the
+// call and the element; forgets the calls checked. Reads one small tensor per device and loss
+// (a synchronization with each device used): a training loop calls it where it reads its
+// metrics anyway (tools/train/train_loop.h), not every step.
+void check_deferred_targets();
+
 // (input - target)^2, broadcast.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 

@@ -8,7 +8,6 @@
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "tensor/error.h"
-#include "tensor/native/ops.h"
 
 namespace brisk::train {
 namespace {
@@ -39,25 +38,42 @@ class ForwardModule : public nn::Module {
 
 }  // namespace
 
+Device resolve_device(const std::string& flag, bool distributed, int local_rank) {
+  if (flag == "cpu" || (flag == "auto" && !cuda::is_available())) return kCPU;
+  const std::string spec = flag == "auto" ? "cuda" : flag;
+  Device device(spec);
+  const bool numbered = spec.find(':') != std::string::npos;
+  // One device per process: the launcher's local ranks 0, 1, ... take devices 0, 1, ...
+  if (!numbered) device = Device(device.type, distributed ? local_rank : 0);
+  if (device.is_cuda()) {
+    BRISK_CHECK(cuda::is_available(), "--device {}: {}", flag, cuda::unavailable_reason());
+    BRISK_CHECK(device.index < cuda::device_count(), "--device {}: {} is not there ({}{} GPUs visible)", flag,
+                device.str(), numbered ? "" : fmt::format("LOCAL_RANK {}; ", local_rank), cuda::device_count());
+  }
+  return device;
+}
+
 DistributedRun start_distributed(const std::string& dist_backend, const std::string& device) {
   DistributedRun run;
   run.enabled = !dist_backend.empty() || env_int("WORLD_SIZE", 1) > 1;
+  run.local_rank = run.enabled ? env_int("LOCAL_RANK", 0) : 0;
+  run.device = resolve_device(device, run.enabled, run.local_rank);
+  if (run.device.is_cuda()) cuda::set_device(run.device.index);
   if (!run.enabled) return run;
 
-  run.local_rank = env_int("LOCAL_RANK", 0);
-  if (device == "cuda" || (device == "auto" && cuda::is_available())) {
-    BRISK_CHECK(cuda::is_available(), "--device cuda: {}", cuda::unavailable_reason());
-    // One process per GPU: the launcher's local ranks 0, 1, ... take GPUs 0, 1, ...
-    BRISK_CHECK(run.local_rank < cuda::device_count(), "LOCAL_RANK {} has no GPU: {} visible", run.local_rank,
-                cuda::device_count());
-    cuda::set_device(run.local_rank);
-    run.device = cuda_device(run.local_rank);
-  }
   run.backend = dist_backend.empty() || dist_backend == "auto" ? (run.device.is_cuda() ? "nccl" : "gloo")
                                                                : dist_backend;
-  BRISK_CHECK(run.backend != "nccl" || run.device.is_cuda(), "--dist-backend nccl needs CUDA devices, this run is on {}",
-              run.device.str());
-  dist::init_process_group(run.backend, "env://");
+  BRISK_CHECK(run.backend != "nccl" || run.device.is_cuda(),
+              "--dist-backend nccl takes CUDA tensors only, and --device {} trains on {}: use --device cuda, or "
+              "--dist-backend gloo",
+              device, run.device.str());
+  BRISK_CHECK(run.backend != "nccl" || device.find(':') == std::string::npos || env_int("WORLD_SIZE", 1) == 1,
+              "--dist-backend nccl needs one GPU per process, and --device {} puts every process on {}: use --device "
+              "cuda (GPU LOCAL_RANK), or --dist-backend gloo",
+              device, run.device.str());
+  dist::ProcessGroupOptions options;
+  options.device = run.device;
+  dist::init_process_group(run.backend, "env://", -1, -1, options);
   run.rank = dist::get_rank();
   run.world_size = dist::get_world_size();
   run.group = dist::default_group();
@@ -75,23 +91,19 @@ int64_t per_rank_batch_size(int64_t global_batch, int world_size) {
 }
 
 Classifier wrap_ddp(const Classifier& local, const DistributedRun& run) {
-  dist::DistributedDataParallel ddp(std::make_shared<ForwardModule>(local), run.group);
+  // Every rank has as many batches (DistributedSampler pads the shards to one length), so the
+  // uneven-input check, a collective read back on the host at every forward (a wait for the
+  // device each step), guards nothing here.
+  dist::DistributedDataParallel ddp(std::make_shared<ForwardModule>(local), run.group,
+                                    dist::DistributedDataParallelOptions().check_uneven_inputs(false));
   return {ddp.ptr(), [ddp](const Tensor& input) { return ddp->forward(input); }};
 }
 
-Metrics all_reduce_metrics(const Metrics& metrics, const DistributedRun& run) {
-  if (!run.enabled) return metrics;
-  // float64 holds the counts exactly (up to 2^53) next to the loss sum, in one collective.
-  Tensor sums = native::empty({3}, TensorOptions().dtype(kFloat64));
-  double* values = sums.data_ptr<double>();
-  values[0] = metrics.loss_sum;
-  values[1] = static_cast<double>(metrics.correct);
-  values[2] = static_cast<double>(metrics.count);
-  Tensor on_device = sums.to(run.device);
-  dist::all_reduce(on_device, dist::ReduceOp::SUM, run.group);
-  sums = on_device.to(kCPU);
-  values = sums.data_ptr<double>();
-  return {values[0], static_cast<int64_t>(values[1]), static_cast<int64_t>(values[2])};
+Metrics all_reduce_metrics(const MetricSums& metrics, const DistributedRun& run) {
+  if (!run.enabled) return metrics.read();
+  Tensor sums = metrics.packed().to(run.group->device());
+  run.group->all_reduce(sums, dist::ReduceOp::SUM)->wait();
+  return read_metrics(sums);
 }
 
 std::shared_ptr<data::TensorDataset> evaluation_shard(const std::shared_ptr<data::TensorDataset>& dataset,

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "tools/train/train_loop.h"
+#include "tools/train/metrics.h"
 
 namespace brisk::train {
 

@@ -44,10 +44,10 @@ std::string ProgressReporter::status(const Metrics& epoch) const {
                      images_per_second(epoch.count));
 }
 
-void ProgressReporter::update(int64_t batch, const Metrics& epoch) {
+void ProgressReporter::update(int64_t batch, const MetricSums& epoch) {
   if (!bar_) {
     if (batch % log_interval_ == 0 || batch == batches_) {
-      spdlog::info("{} batch {}/{}  {}", title_, batch, batches_, status(epoch));
+      spdlog::info("{} batch {}/{}  {}", title_, batch, batches_, status(epoch.read()));
     }
     return;
   }
@@ -62,7 +62,7 @@ void ProgressReporter::update(int64_t batch, const Metrics& epoch) {
   int64_t done = batch - first_batch_;
   double eta = done > 0 ? elapsed.count() / done * (batches_ - batch) : 0.0;
   std::fprintf(stderr, "\r%s [%s] %lld/%lld  %s  ETA %s\x1b[K", title_.c_str(), bar.c_str(),
-               static_cast<long long>(batch), static_cast<long long>(batches_), status(epoch).c_str(),
+               static_cast<long long>(batch), static_cast<long long>(batches_), status(epoch.read()).c_str(),
                format_duration(eta).c_str());
   std::fflush(stderr);
   drawn_ = true;

@@ -8,11 +8,14 @@
 //   epoch 1/2 batch 400/938  loss 0.5123  acc 81.2%  3512 img/s
 //
 // Loss and accuracy are the means over the epoch so far; images/s counts from construction.
+// The metrics are read from the device (MetricSums::read, a synchronization) only for a line
+// or a redraw: every `log_interval` batches, at most every 100 ms for the bar, and at the
+// epoch's last batch.
 #include <chrono>
 #include <cstdint>
 #include <string>
 
-#include "tools/train/train_loop.h"
+#include "tools/train/metrics.h"
 
 namespace brisk::train {
 
@@ -23,7 +26,7 @@ class ProgressReporter {
   ProgressReporter(std::string title, int64_t batches, int64_t first_batch, int64_t log_interval, bool bar);
 
   // After batch `batch` (counted from 1) with the epoch's metrics so far.
-  void update(int64_t batch, const Metrics& epoch);
+  void update(int64_t batch, const MetricSums& epoch);
   // Ends the bar's line.
   void finish();
 

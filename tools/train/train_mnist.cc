@@ -5,10 +5,11 @@
 //   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
 //
 // Started by the launcher with several processes (tools/launch --nproc-per-node 2 train_mnist
-// ...), it trains data-parallel: DistributedDataParallel over Gloo (CPU) or NCCL (one GPU per
-// process), each rank on its DistributedSampler share with --batch-size / world size examples a
-// step; the logged and saved metrics are sums over the ranks, and only rank 0 logs and writes
-// files (tools/train/distributed_run.h, docs/training.md "Distributed").
+// ...), it trains data-parallel: DistributedDataParallel over Gloo (on any device: the CPU, GPUs,
+// the simulated device) or NCCL (one GPU per process), each rank on its DistributedSampler share
+// with --batch-size / world size examples a step; the logged and saved metrics are sums over the
+// ranks, and only rank 0 logs and writes files (tools/train/distributed_run.h, docs/training.md
+// "Distributed").
 //
 // One training step, from here down to the ops: run_training() -> train_epoch -> train_step
 // (tools/train/train_loop.cc): Classifier::forward (models/lenet.cc: conv2d, relu,
@@ -24,11 +25,11 @@
 #include <string>
 
 #include "checkpoint/checkpoint.h"
-#include "cuda/device.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/mnist.h"
 #include "data/random.h"
+#include "nn/functional.h"
 #include "optim/schedulers/cosine_annealing_lr.h"
 #include "optim/sgd.h"
 #include "tensor/error.h"
@@ -52,12 +53,6 @@ namespace {
 // generator, so that it is the same whatever the model's initialization draws.
 constexpr uint64_t kDataSeedStream = 1;
 constexpr int64_t kTestBatchSize = 1000;
-
-Device pick_device(const std::string& name) {
-  if (name == "cpu" || (name == "auto" && !cuda::is_available())) return kCPU;
-  BRISK_CHECK(cuda::is_available(), "--device cuda: {}", cuda::unavailable_reason());
-  return cuda_device(0);
-}
 
 int64_t count_parameters(const nn::Module& module) {
   int64_t n = 0;
@@ -133,7 +128,7 @@ int run_training(const TrainOptions& options) {
   if (options.threads > 0) set_num_threads(options.threads);
   const DistributedRun run = start_distributed(options.dist_backend, options.device);
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
-  const Device device = run.enabled ? run.device : pick_device(options.device);
+  const Device device = run.device;
   manual_seed(options.seed);
   std::optional<checkpoint::Checkpoint> resumed;
   if (!options.resume.empty()) resumed = load_resumed(options, run);
@@ -185,11 +180,17 @@ int run_training(const TrainOptions& options) {
       reporter.emplace(fmt::format("epoch {}/{}", row.epoch, options.epochs), train_loader.size(), progress.batch,
                        options.log_interval, stderr_is_terminal());
     }
-    Metrics local = train_epoch(trained, optimizer, scheduler.get(), train_loader, device, progress,
-                                [&](const checkpoint::Progress& p, const Metrics& epoch) {
-                                  if (reporter) reporter->update(p.batch, epoch);
-                                },
-                                options.label_smoothing);
+    // The metrics stay on the device between log lines; the other ranks check their targets
+    // as often as rank 0 reads its metrics.
+    MetricSums local = train_epoch(trained, optimizer, scheduler.get(), train_loader, device, progress,
+                                   [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+                                     if (reporter) {
+                                       reporter->update(p.batch, epoch);
+                                     } else if (p.batch % options.log_interval == 0) {
+                                       nn::functional::check_deferred_targets();
+                                     }
+                                   },
+                                   options.label_smoothing);
     row.train = all_reduce_metrics(local, run);
     if (reporter) {
       reporter->finish();

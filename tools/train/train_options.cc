@@ -2,7 +2,24 @@
 
 #include <cstdlib>
 
+#include "tensor/device.h"
+#include "tensor/error.h"
+
 namespace brisk::train {
+namespace {
+
+// "auto" or a device string (tensor/device.h): CLI11 reports the message of a bad one.
+std::string check_device_flag(const std::string& flag) {
+  if (flag == "auto") return "";
+  try {
+    static_cast<void>(Device(flag));
+    return "";
+  } catch (const Error& e) {
+    return fmt::format("{} (or 'auto')", e.what());
+  }
+}
+
+}  // namespace
 
 void add_train_flags(CLI::App& app, TrainOptions& o) {
   // A flag given twice takes its last value, so that a wrapper's defaults can be overridden
@@ -26,8 +43,10 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the weights and of the data order")->capture_default_str();
-  app.add_option("--device", o.device, "auto: CUDA when available, else the CPU")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+  app.add_option("--device", o.device,
+                 "cpu, cuda, cuda:N, sim or sim:N (the simulated device, for tests); auto: cuda when a GPU is "
+                 "visible, else cpu. Distributed, cuda and sim take the process's LOCAL_RANK as N")
+      ->check(CLI::Validator(check_device_flag, "DEVICE"))
       ->capture_default_str();
   app.add_option("--save", o.save,
                  "checkpoint file to write (atomically) after every epoch; {epoch} in the name keeps one per epoch");

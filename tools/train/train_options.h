@@ -17,7 +17,7 @@ struct TrainOptions {
   std::string lr_schedule = "cosine";  // or "constant"
   double label_smoothing = 0.0;         // of the training loss
   uint64_t seed = 0;
-  std::string device = "auto";
+  std::string device = "auto";  // see resolve_device (tools/train/distributed_run.h)
   std::string save;    // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
   std::string resume;  // checkpoint to continue from; empty: start afresh
   int64_t log_interval = 100;

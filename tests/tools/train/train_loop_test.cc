@@ -1,5 +1,5 @@
-// The training loop's pieces (tools/train/): metrics, one step, an epoch resumed part-way,
-// evaluation, the model factory and the metrics CSV.
+// The training loop's pieces (tools/train/): one step, an epoch resumed part-way, on the CPU
+// and on a device (sim:0) without host reads, evaluation, the model factory and the metrics CSV.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -16,6 +16,7 @@
 #include "nn/modules/linear.h"
 #include "optim/schedulers/step_lr.h"
 #include "optim/sgd.h"
+#include "tensor/sim/sim_backend.h"
 #include "tools/train/classifier.h"
 #include "tools/train/metrics_csv.h"
 #include "tools/train/train_loop.h"
@@ -59,18 +60,6 @@ std::string scratch(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("Metrics: sums add up; means come last") {
-  Metrics a{3.0, 2, 4}, b{1.0, 1, 4};
-  a.add(b);
-  REQUIRE(a.loss_sum == 4.0);
-  REQUIRE(a.correct == 3);
-  REQUIRE(a.count == 8);
-  REQUIRE(a.loss() == 0.5);
-  REQUIRE(a.accuracy() == 0.375);
-  REQUIRE(Metrics{}.loss() == 0.0);
-  REQUIRE(Metrics{}.accuracy() == 0.0);
-}
-
 TEST_CASE("train_step and eval_step: the batch's summed loss and correct count") {
   Classifier model = linear_classifier();
   auto set = separable(16);
@@ -79,14 +68,14 @@ TEST_CASE("train_step and eval_step: the batch's summed loss and correct count")
   double want_loss = nn::functional::cross_entropy(logits, batch.target).item<double>() * 16;
   int64_t want_correct = logits.argmax(1).eq(batch.target).sum().item<int64_t>();
 
-  Metrics eval = eval_step(model, batch);
+  Metrics eval = eval_step(model, batch).read();
   REQUIRE(eval.count == 16);
   REQUIRE(eval.correct == want_correct);
   REQUIRE(eval.loss_sum == Approx(want_loss).epsilon(1e-6));
 
   optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
   Tensor before = model.module->parameters()[0].clone();
-  Metrics step = train_step(model, optimizer, batch);
+  Metrics step = train_step(model, optimizer, batch).read();
   REQUIRE(step.count == 16);
   REQUIRE(step.correct == want_correct);  // measured on the logits before the update
   REQUIRE(step.loss_sum == Approx(want_loss).epsilon(1e-6));
@@ -104,7 +93,7 @@ TEST_CASE("train_step with label smoothing minimizes the smoothed cross-entropy"
   REQUIRE(smoothed != Approx(plain).epsilon(1e-3));
 
   optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
-  Metrics step = train_step(model, optimizer, batch, 0.3);
+  Metrics step = train_step(model, optimizer, batch, 0.3).read();
   REQUIRE(step.loss_sum == Approx(smoothed * 16).epsilon(1e-6));
 }
 
@@ -115,17 +104,19 @@ TEST_CASE("train_epoch: learns a separable problem; evaluate measures it in eval
   data::DataLoader train_loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
   data::DataLoader test_loader(set, data::DataLoaderOptions().batch_size(64));
 
-  Metrics first = evaluate(model, test_loader, kCPU);
+  Metrics first = evaluate(model, test_loader, kCPU).read();
   REQUIRE_FALSE(model.module->is_training());
   checkpoint::Progress progress;
   Metrics train;
-  for (int epoch = 0; epoch < 5; ++epoch) train = train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress);
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    train = train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress).read();
+  }
   REQUIRE(model.module->is_training());
   REQUIRE(train.count == 64);
   REQUIRE(progress.epoch == 5);
   REQUIRE(progress.batch == 0);
   REQUIRE(progress.step == 40);
-  Metrics last = evaluate(model, test_loader, kCPU);
+  Metrics last = evaluate(model, test_loader, kCPU).read();
   REQUIRE(last.count == 64);
   REQUIRE(last.loss() < first.loss() / 2);
   REQUIRE(last.accuracy() >= 0.95);
@@ -139,20 +130,100 @@ TEST_CASE("train_epoch: a resumed epoch trains only the batches after progress.b
   data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
   checkpoint::Progress progress{2, 3, 17};
   std::vector<int64_t> seen_batches, seen_counts;
-  Metrics trained = train_epoch(model, optimizer, &scheduler, loader, kCPU, progress,
-                                [&](const checkpoint::Progress& p, const Metrics& epoch) {
-                                  seen_batches.push_back(p.batch);
-                                  seen_counts.push_back(epoch.count);
-                                });
+  MetricSums trained = train_epoch(model, optimizer, &scheduler, loader, kCPU, progress,
+                                   [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+                                     seen_batches.push_back(p.batch);
+                                     seen_counts.push_back(epoch.count());
+                                   });
   REQUIRE(seen_batches == std::vector<int64_t>{4, 5});
   REQUIRE(seen_counts == std::vector<int64_t>{8, 12});
-  REQUIRE(trained.count == 12);
+  REQUIRE(trained.read().count == 12);
   REQUIRE(progress.epoch == 3);
   REQUIRE(progress.batch == 0);
   REQUIRE(progress.step == 19);
   REQUIRE(scheduler.last_epoch() == 2);
   REQUIRE(optimizer.param_groups()[0].options().get_lr() == 0.025);
   REQUIRE(loader.epoch() == 3);  // it loaded epoch 2's order
+}
+
+TEST_CASE("train_epoch and evaluate on a device: no copy to the host but where the metrics are read; the CPU's "
+          "numbers") {
+  const Device sim = sim_device(0);
+  auto set = separable(40);  // batches of 8: 5 steps
+  auto copies = [] { return sim::copy_counts().device_to_host; };
+  struct Run {
+    Classifier model = linear_classifier();
+    optim::SGD optimizer{model.module->parameters(), optim::SGDOptions(0.5).momentum(0.9)};
+    optim::StepLR scheduler{optimizer, 2, 0.5};
+    checkpoint::Progress progress;
+  };
+  auto train = [&](Run& run, Device device, const StepCallback& on_step) {
+    run.model.module->to(device);
+    data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(3));
+    return train_epoch(run.model, run.optimizer, &run.scheduler, loader, device, run.progress, on_step);
+  };
+
+  Run on_cpu;
+  std::vector<Metrics> cpu_logged;
+  Metrics cpu_train = train(on_cpu, kCPU, [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+                        if (p.batch % 2 == 0) cpu_logged.push_back(epoch.read());
+                      }).read();
+
+  Run on_sim;
+  std::vector<uint64_t> step_copies;  // copies made by each step, the reads excluded
+  std::vector<Metrics> sim_logged;
+  uint64_t last = copies();
+  MetricSums sim_sums = train(on_sim, sim, [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+    step_copies.push_back(copies() - last);
+    if (p.batch % 2 == 0) {  // a log interval of 2
+      const uint64_t before = copies();
+      sim_logged.push_back(epoch.read());
+      CHECK(copies() - before == 2);  // the targets' check and the sums
+    }
+    last = copies();
+  });
+  REQUIRE(step_copies == std::vector<uint64_t>(5, 0));
+  REQUIRE(sim_sums.device() == sim);
+  Metrics sim_train = sim_sums.read();
+
+  // The simulated device computes with the CPU's kernels: the same numbers, bit for bit.
+  REQUIRE(sim_logged.size() == cpu_logged.size());
+  for (size_t i = 0; i < sim_logged.size(); ++i) {
+    CHECK(sim_logged[i].loss_sum == cpu_logged[i].loss_sum);
+    CHECK(sim_logged[i].correct == cpu_logged[i].correct);
+    CHECK(sim_logged[i].count == cpu_logged[i].count);
+  }
+  CHECK(sim_train.loss_sum == cpu_train.loss_sum);
+  CHECK(sim_train.correct == cpu_train.correct);
+  CHECK(sim_train.count == 40);
+  for (size_t i = 0; i < on_cpu.model.module->parameters().size(); ++i) {
+    CHECK(equal(on_sim.model.module->parameters()[i].to(kCPU), on_cpu.model.module->parameters()[i]));
+  }
+
+  data::DataLoader test_loader(set, data::DataLoaderOptions().batch_size(16));
+  const uint64_t before_eval = copies();
+  MetricSums sim_test = evaluate(on_sim.model, test_loader, sim);
+  CHECK(copies() == before_eval);
+  Metrics test = sim_test.read();
+  Metrics cpu_test = evaluate(on_cpu.model, test_loader, kCPU).read();
+  CHECK(test.loss_sum == cpu_test.loss_sum);
+  CHECK(test.correct == cpu_test.correct);
+}
+
+TEST_CASE("train_epoch on a device: a bad label fails at the next read of the metrics, naming it") {
+  nn::functional::check_deferred_targets();  // nothing left from other tests
+  const Device sim = sim_device(0);
+  Classifier model = linear_classifier();
+  model.module->to(sim);
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.1));
+  Tensor x = randn({8, 2});
+  Tensor y = tensor<int64_t>({0, 1, 0, 1, 1, 5, 0, 1}, {8});
+  data::DataLoader loader(std::make_shared<data::TensorDataset>(x, y), data::DataLoaderOptions().batch_size(4));
+  checkpoint::Progress progress;
+  MetricSums sums = train_epoch(model, optimizer, nullptr, loader, sim, progress);
+  REQUIRE(progress.step == 2);
+  REQUIRE_THROWS_WITH(sums.read(), Catch::Contains("cross_entropy: target 5 is out of bounds for 2 classes") &&
+                                       Catch::Contains("element 1 of the target of call 2 of 2"));
 }
 
 TEST_CASE("make_classifier: lenet and mlp, with their parameter counts; other names are errors") {

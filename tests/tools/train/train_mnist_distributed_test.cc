@@ -1,7 +1,9 @@
 // Runs train_mnist through the launcher on 256 Fashion-MNIST images: two ranks train with
 // DDP over Gloo, only rank 0 logs and writes the CSV and the checkpoints, the parameters end
 // where one process training the same global batches ends, and a distributed run resumed
-// from its first epoch's checkpoint ends exactly where the uninterrupted run does.
+// from its first epoch's checkpoint ends exactly where the uninterrupted run does; the same
+// on the simulated device (each rank on sim:LOCAL_RANK, its group on it), bit for bit the
+// CPU run; backends that cannot take the device's tensors are refused at startup.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,51 +15,19 @@
 #include "checkpoint/checkpoint.h"
 #include "tests/checkpoint/dtype_samples.h"
 #include "tests/scratch_files.h"
-#include "tests/tools/launch/process_runner.h"
 #include "tests/tools/train/csv_lines.h"
+#include "tests/tools/train/launch_train.h"
 
 using namespace brisk;
 using brisk::testing::count;
-using brisk::testing::launcher_path;
+using brisk::testing::launch_train;
+using brisk::testing::max_abs_difference;
 using brisk::testing::lines;
 using brisk::testing::lines_starting_with;
-using brisk::testing::run_process;
-using brisk::testing::RunOptions;
 using brisk::testing::RunResult;
 using brisk::testing::scratch_dir;
 using brisk::testing::split;
 using Catch::Matchers::Contains;
-
-namespace {
-
-// train_mnist under the launcher with `nproc` workers: LeNet-5 on the first 256 training and
-// 200 test images, global batches of 32, one kernel thread per process (the same reduction
-// order whatever the world size), then `args`.
-RunResult launch_train(int nproc, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{launcher_path(), "--nproc-per-node", std::to_string(nproc),
-                                "tools/train/train_mnist", "--data-dir", "external/fashion_mnist",
-                                "--train-limit", "256", "--test-limit", "200", "--device", "cpu",
-                                "--batch-size", "32", "--threads", "1", "--log-interval", "4", "--model", "lenet"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunOptions options;
-  options.timeout = std::chrono::seconds(60);
-  RunResult r = run_process(argv, options);
-  r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both
-  UNSCOPED_INFO("output (stdout, then stderr):\n" << r.out);
-  REQUIRE_FALSE(r.timed_out);
-  return r;
-}
-
-double max_abs_difference(const Tensor& a, const Tensor& b) {
-  std::vector<float> x = a.contiguous().to_vector<float>();
-  std::vector<float> y = b.contiguous().to_vector<float>();
-  REQUIRE(x.size() == y.size());
-  double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(static_cast<double>(x[i]) - y[i]));
-  return worst;
-}
-
-}  // namespace
 
 TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same global batch; rank 0 writes",
           "[distributed][train]") {
@@ -148,5 +118,73 @@ TEST_CASE("train_mnist distributed: a global batch that does not split over the 
   RunResult r = launch_train(2, {"--batch-size", "33", "--metrics-csv", dir + "/x.csv"});
   CHECK(r.status == 1);
   CHECK_THAT(r.out, Contains("--batch-size 33 (the global batch) does not split evenly over 2 processes"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/x.csv"));
+}
+
+TEST_CASE("train_mnist distributed on the simulated device: 2 ranks over Gloo train exactly as on the CPU; "
+          "save and resume", "[distributed][train][sim]") {
+  std::string dir = scratch_dir("train_mnist_distributed_sim");
+  const std::vector<std::string> on_sim{"--device", "sim", "--dist-backend", "gloo", "--epochs", "2"};
+  auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  RunResult sim =
+      launch_train(2, with(on_sim, {"--metrics-csv", dir + "/sim.csv", "--save", dir + "/sim-{epoch}.ckpt"}));
+  REQUIRE(sim.status == 0);
+  CHECK_THAT(sim.out, Contains("lenet (61706 parameters) on sim:0") &&
+                          Contains("distributed: 2 processes over gloo, 16 examples per process"));
+  RunResult cpu =
+      launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/cpu.csv", "--save", dir + "/cpu-{epoch}.ckpt"});
+  REQUIRE(cpu.status == 0);
+
+  // The simulated device computes with the CPU's kernels and Gloo adds the same numbers: the
+  // same seed gives the same run, to the last bit.
+  std::vector<std::string> sim_csv = lines(dir + "/sim.csv"), cpu_csv = lines(dir + "/cpu.csv");
+  REQUIRE(sim_csv.size() == 3);
+  REQUIRE(cpu_csv.size() == 3);
+  for (int epoch : {1, 2}) {
+    for (int column : {0, 1, 2, 3, 4}) CHECK(split(sim_csv[epoch])[column] == split(cpu_csv[epoch])[column]);
+  }
+  checkpoint::Checkpoint a = checkpoint::load_checkpoint(dir + "/sim-2.ckpt");
+  checkpoint::Checkpoint b = checkpoint::load_checkpoint(dir + "/cpu-2.ckpt");
+  REQUIRE(a.progress.step == 16);
+  REQUIRE(a.model.keys() == b.model.keys());
+  for (const auto& [name, tensor] : b.model) {
+    INFO(name);
+    CHECK(brisk::testing::same_bits(a.model[name], tensor));
+  }
+  for (const auto& [name, tensor] : b.optimizer.tensors) {
+    INFO(name);
+    CHECK(brisk::testing::same_bits(a.optimizer.tensors.at(name), tensor));
+  }
+
+  // Resumed on the device from the first epoch, every rank ends where the uninterrupted run did.
+  RunResult resumed = launch_train(2, with(on_sim, {"--metrics-csv", dir + "/resumed.csv", "--resume",
+                                                    dir + "/sim-1.ckpt", "--save", dir + "/resumed.ckpt"}));
+  REQUIRE(resumed.status == 0);
+  CHECK_THAT(resumed.out, Contains("resumed from " + dir + "/sim-1.ckpt: epoch 2, batch 0, step 8"));
+  std::vector<std::string> resumed_csv = lines(dir + "/resumed.csv");
+  REQUIRE(resumed_csv.size() == 2);
+  for (int column : {0, 1, 2, 3, 4}) CHECK(split(resumed_csv[1])[column] == split(sim_csv[2])[column]);
+  checkpoint::Checkpoint again = checkpoint::load_checkpoint(dir + "/resumed.ckpt");
+  REQUIRE(again.progress.step == 16);
+  for (const auto& [name, tensor] : a.model) {
+    INFO(name);
+    CHECK(brisk::testing::same_bits(again.model[name], tensor));
+  }
+}
+
+TEST_CASE("train_mnist distributed: a backend that cannot take the device's tensors is refused at startup, naming "
+          "both flags", "[distributed][train]") {
+  std::string dir = scratch_dir("train_mnist_distributed_refused");
+  for (const std::string device : {"sim", "cpu"}) {
+    RunResult r = launch_train(2, {"--device", device, "--dist-backend", "nccl", "--metrics-csv", dir + "/x.csv"});
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("--dist-backend nccl takes CUDA tensors only, and --device " + device + " trains on"));
+  }
+  RunResult shared = launch_train(2, {"--device", "cuda:0", "--dist-backend", "nccl", "--metrics-csv", dir + "/x.csv"});
+  CHECK(shared.status == 1);  // on a machine without a GPU, for want of cuda:0
+  CHECK_THAT(shared.out, Contains("--device cuda:0"));
   CHECK_FALSE(std::filesystem::exists(dir + "/x.csv"));
 }

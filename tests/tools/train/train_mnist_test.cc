@@ -126,11 +126,31 @@ TEST_CASE("train_mnist: the MLP trains too") {
   REQUIRE(checkpoint::testing::list_dir(dir) == std::vector<std::string>{"m.csv"});  // --no-plot: no PNG
 }
 
+TEST_CASE("train_mnist --device sim: trains on the simulated device with the CPU's numbers") {
+  std::string dir = scratch_dir("train_mnist_sim");
+  Result sim = train_mnist("--device sim --epochs 1 --no-plot --metrics-csv " + dir + "/sim.csv");
+  REQUIRE(sim.status == 0);
+  REQUIRE_THAT(sim.output, Contains("lenet (61706 parameters) on sim:0"));
+  Result cpu = train_mnist("--epochs 1 --no-plot --metrics-csv " + dir + "/cpu.csv");
+  REQUIRE(cpu.status == 0);
+  // The progress lines (read from the device every 4 batches) and the epoch's row agree.
+  for (const char* batch : {"epoch 1/1 batch 4/8  loss ", "epoch 1/1 batch 8/8  loss "}) {
+    const std::string from_sim = sim.output.substr(sim.output.find(batch), 40);
+    CHECK(from_sim == cpu.output.substr(cpu.output.find(batch), 40));
+  }
+  std::vector<std::string> sim_csv = lines(dir + "/sim.csv"), cpu_csv = lines(dir + "/cpu.csv");
+  REQUIRE(sim_csv.size() == 2);
+  for (int column : {0, 1, 2, 3, 4}) CHECK(split(sim_csv[1])[column] == split(cpu_csv[1])[column]);
+}
+
 TEST_CASE("train_mnist: bad flags and missing data fail with a message") {
   std::string dir = scratch_dir("train_mnist_errors");
   Result bad_model = train_mnist("--model resnet");
   REQUIRE(bad_model.status != 0);
   REQUIRE_THAT(bad_model.output, Contains("--model"));
+  Result bad_device = train_mnist("--device tpu");
+  REQUIRE(bad_device.status != 0);
+  REQUIRE_THAT(bad_device.output, Contains("--device") && Contains("invalid device string 'tpu'"));
 
   Result no_data = train_mnist("--data-dir " + dir + "/nowhere --metrics-csv " + dir + "/x.csv");
   REQUIRE(no_data.status == 1);

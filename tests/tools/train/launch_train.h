@@ -1,0 +1,43 @@
+#pragma once
+// train_mnist under the launcher, for the distributed train_mnist tests: LeNet-5 on the first
+// 256 training and 200 test Fashion-MNIST images on the CPU, global batches of 32, one kernel
+// thread per process (the same reduction order whatever the world size), then `args` (a flag
+// given again wins, e.g. --device sim).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+#include "tests/tools/launch/process_runner.h"
+
+namespace brisk::testing {
+
+inline RunResult launch_train(int nproc, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{launcher_path(), "--nproc-per-node", std::to_string(nproc),
+                                "tools/train/train_mnist", "--data-dir", "external/fashion_mnist",
+                                "--train-limit", "256", "--test-limit", "200", "--device", "cpu",
+                                "--batch-size", "32", "--threads", "1", "--log-interval", "4", "--model", "lenet"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  RunResult r = run_process(argv, options);
+  r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both
+  UNSCOPED_INFO("output (stdout, then stderr):\n" << r.out);
+  REQUIRE_FALSE(r.timed_out);
+  return r;
+}
+
+inline double max_abs_difference(const Tensor& a, const Tensor& b) {
+  std::vector<float> x = a.contiguous().to_vector<float>();
+  std::vector<float> y = b.contiguous().to_vector<float>();
+  REQUIRE(x.size() == y.size());
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(static_cast<double>(x[i]) - y[i]));
+  return worst;
+}
+
+}  // namespace brisk::testing
