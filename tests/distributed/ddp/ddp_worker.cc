@@ -1,6 +1,6 @@
 // One rank of a DistributedDataParallel scenario across processes, started by the launcher:
 //
-//   launch --nproc-per-node 3 tests/distributed/ddp/ddp_worker [--device cpu|sim] all
+//   launch --nproc-per-node 3 tests/distributed/ddp/ddp_worker [--device cpu|sim|cuda|nccl] all
 //
 // `all` runs every scenario of scenarios.h in one process group and prints
 // "<scenario> ok max_diff=<x>" for each that matches the single-process reference with
@@ -46,10 +46,10 @@ int main(int argc, char** argv) {
   try {
     brisk::dist::testing::WorkerArgs args = brisk::dist::testing::parse_worker_args(argc, argv);
     if (args.rest.size() != 1) {
-      std::fprintf(stderr, "usage: ddp_worker [--device cpu|sim] all|<scenario>\n");
+      std::fprintf(stderr, "usage: ddp_worker [--device cpu|sim|cuda|nccl] all|<scenario>\n");
       return 2;
     }
-    brisk::dist::testing::init_worker_group(args.device);
+    brisk::dist::testing::init_worker_group(args);
     return run(args.rest[0], default_group());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -2,11 +2,23 @@
 
 #include <cstdlib>
 
+#include "cuda/device.h"
+
 namespace brisk::testing {
 
 std::string test_worker_device() {
   const char* device = std::getenv("BRISK_TEST_WORKER_DEVICE");
   return device != nullptr ? device : "cpu";
+}
+
+std::vector<int> test_worlds(const std::vector<int>& wanted) {
+  if (test_worker_device() != "nccl") return wanted;
+  const int gpus = cuda::device_count();
+  std::vector<int> worlds;
+  for (int world : wanted)
+    if (world <= gpus) worlds.push_back(world);
+  if (worlds.empty() && gpus > 0) worlds.push_back(gpus);
+  return worlds;
 }
 
 RunResult launch_workers(const std::string& worker, int world, const std::vector<std::string>& args,

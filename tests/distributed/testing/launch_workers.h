@@ -15,10 +15,15 @@
 
 namespace brisk::testing {
 
-// The device the workers of this test run on, for their --device option: "sim" when the test
-// target sets the environment variable BRISK_TEST_WORKER_DEVICE=sim (the _sim_test twins of
-// the multi-process tests), else "cpu".
+// The device the workers of this test run on, for their --device option (worker_group.h): the
+// test target's environment variable BRISK_TEST_WORKER_DEVICE (sim in the _sim_test twins,
+// cuda and nccl in the gpu-tagged ones), else "cpu".
 std::string test_worker_device();
+
+// The world sizes among `wanted` that test_worker_device() can run: all of them, except for
+// nccl (one rank per GPU), which keeps those up to the number of GPUs, or runs that number
+// alone when none fits (world size 1 on a one-GPU machine). Empty when no GPU is visible.
+std::vector<int> test_worlds(const std::vector<int>& wanted);
 
 // `worker` is its workspace path (listed in the test's data); `args` follow it.
 RunResult launch_workers(const std::string& worker, int world, const std::vector<std::string>& args,

@@ -3,32 +3,56 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "cuda/device.h"
 #include "distributed/distributed.h"
 #include "tensor/error.h"
 
 namespace brisk::dist::testing {
 
+namespace {
+
+// cuda:LOCAL_RANK when there are that many GPUs; with fewer, Gloo ranks share them (NCCL
+// refuses two ranks of one communicator on one GPU, so the nccl tests start one rank per GPU).
+Device cuda_device_for(int local_rank, bool shared) {
+  const int count = cuda::device_count();
+  BRISK_CHECK(count > 0, "test worker: a CUDA device is needed: {}", cuda::unavailable_reason());
+  BRISK_CHECK(shared || local_rank < count, "test worker: local rank {} has no GPU of its own ({} visible)", local_rank,
+              count);
+  const int index = local_rank % count;
+  cuda::set_device(index);
+  return cuda_device(index);
+}
+
+}  // namespace
+
 WorkerArgs parse_worker_args(int argc, char** argv) {
-  WorkerArgs args{kCPU, {}};
+  WorkerArgs args{kCPU, "gloo", {}};
   int i = 1;
   if (i + 1 < argc && std::string(argv[i]) == "--device") {
     const std::string name = argv[i + 1];
-    const char* local_rank = std::getenv("LOCAL_RANK");
-    BRISK_CHECK(name == "cpu" || name == "sim", "test worker: --device {}: expected cpu or sim", name);
-    BRISK_CHECK(name == "cpu" || local_rank != nullptr,
-                "test worker: --device sim needs LOCAL_RANK (start it with the launcher)");
-    if (name == "sim") args.device = sim_device(std::atoi(local_rank));
+    const char* local_rank_env = std::getenv("LOCAL_RANK");
+    BRISK_CHECK(name == "cpu" || name == "sim" || name == "cuda" || name == "nccl",
+                "test worker: --device {}: expected cpu, sim, cuda or nccl", name);
+    BRISK_CHECK(name == "cpu" || local_rank_env != nullptr,
+                "test worker: --device {} needs LOCAL_RANK (start it with the launcher)", name);
+    const int local_rank = name == "cpu" ? 0 : std::atoi(local_rank_env);
+    if (name == "sim") args.device = sim_device(local_rank);
+    if (name == "cuda") args.device = cuda_device_for(local_rank, true);
+    if (name == "nccl") {
+      args.device = cuda_device_for(local_rank, false);
+      args.backend = "nccl";
+    }
     i += 2;
   }
   for (; i < argc; ++i) args.rest.push_back(argv[i]);
   return args;
 }
 
-void init_worker_group(Device device) {
+void init_worker_group(const WorkerArgs& args) {
   ProcessGroupOptions options;
   options.timeout = std::chrono::seconds(20);
-  options.device = device;
-  init_process_group("gloo", "env://", -1, -1, options);
+  options.device = args.device;
+  init_process_group(args.backend, "env://", -1, -1, options);
 }
 
 }  // namespace brisk::dist::testing

@@ -2,7 +2,9 @@
 // 3 ranks: the scenarios of zero_worker.cc (training equal to one process with the plain
 // optimizer, state held only for each rank's shard, consolidated state dicts and loading
 // them), and a parameter mismatch failing with an error that names the rank. The workers run
-// on the CPU, or in the _sim_test twin each on its own simulated device (test_worker_device()).
+// on the CPU, in the _sim_test twin each on its own simulated device, and in the gpu-tagged
+// twins on CUDA over Gloo (ranks sharing the GPUs) or over NCCL (one rank per GPU)
+// (test_worker_device()).
 #include <catch2/catch.hpp>
 
 #include "tests/distributed/testing/launch_workers.h"
@@ -13,6 +15,7 @@ using brisk::testing::launch_workers;
 using brisk::testing::missing_ok_lines;
 using brisk::testing::RunResult;
 using brisk::testing::test_worker_device;
+using brisk::testing::test_worlds;
 using Catch::Matchers::Contains;
 
 RunResult launch(int world, const std::string& scenario) {
@@ -24,7 +27,9 @@ RunResult launch(int world, const std::string& scenario) {
 }
 
 TEST_CASE("ZeRO across processes: training, shard state and state dicts match the plain optimizer", "[zero]") {
-  for (int world : {2, 3}) {
+  const std::vector<int> worlds = test_worlds({2, 3});
+  REQUIRE_FALSE(worlds.empty());
+  for (int world : worlds) {
     RunResult r = launch(world, "all");
     INFO("world " << world << " on " << test_worker_device() << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err);
     CHECK(r.status == 0);
@@ -33,6 +38,10 @@ TEST_CASE("ZeRO across processes: training, shard state and state dicts match th
 }
 
 TEST_CASE("ZeRO across processes: a rank with other parameters is named", "[zero]") {
+  if (test_worlds({2}) != std::vector<int>{2}) {
+    WARN("skipped: two ranks need two GPUs with --device " << test_worker_device());
+    return;
+  }
   RunResult r = launch(2, "mismatch");
   INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
   CHECK(r.status != 0);

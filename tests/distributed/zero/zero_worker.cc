@@ -1,6 +1,6 @@
 // One rank of a ZeroRedundancyOptimizer scenario across processes, started by the launcher:
 //
-//   launch --nproc-per-node 3 tests/distributed/zero/zero_worker [--device cpu|sim] all
+//   launch --nproc-per-node 3 tests/distributed/zero/zero_worker [--device cpu|sim|cuda|nccl] all
 //
 // Every rank trains an MLP under DistributedDataParallel with a ZeroRedundancyOptimizer on
 // its B rows of each batch, and computes the reference itself: one process, the plain
@@ -254,10 +254,10 @@ int main(int argc, char** argv) {
   try {
     brisk::dist::testing::WorkerArgs args = brisk::dist::testing::parse_worker_args(argc, argv);
     if (args.rest.size() != 1) {
-      std::fprintf(stderr, "usage: zero_worker [--device cpu|sim] all|sgd|adam|state_dict|mismatch\n");
+      std::fprintf(stderr, "usage: zero_worker [--device cpu|sim|cuda|nccl] all|sgd|adam|state_dict|mismatch\n");
       return 2;
     }
-    brisk::dist::testing::init_worker_group(args.device);
+    brisk::dist::testing::init_worker_group(args);
     return run_all(args.rest[0], brisk::dist::default_group());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
