@@ -59,7 +59,9 @@ class CountingGroup : public dist::ProcessGroup {
     return count(inner_->all_to_all(outputs, inputs));
   }
   std::shared_ptr<dist::Work> barrier() override { return inner_->barrier(); }
-  std::shared_ptr<dist::Work> send(const Tensor& t, int dst, int tag) override { return count(inner_->send(t, dst, tag)); }
+  std::shared_ptr<dist::Work> send(const Tensor& t, int dst, int tag) override {
+    return count(inner_->send(t, dst, tag));
+  }
   std::shared_ptr<dist::Work> recv(Tensor& t, int src, int tag) override { return count(inner_->recv(t, src, tag)); }
 
   int operations() const { return operations_; }
