@@ -1,7 +1,10 @@
-// tools/train/distributed_run: the device a run trains on, and the metrics summed over ranks
-// (threads here, each with a Gloo group on its own simulated device) on the group's device.
+// tools/train/distributed_run: the device a run trains on, the metrics summed over ranks on
+// the group's device, and a DDP training epoch whose only copies to the host are Gloo's
+// staging of its collectives (ranks are threads here, each with a Gloo group on its own
+// simulated device).
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -9,6 +12,10 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "data/tensor_dataset.h"
+#include "nn/modules/linear.h"
+#include "optim/sgd.h"
+#include "tensor/sim/sim_backend.h"
 #include "distributed/prefix_store.h"
 #include "distributed/process_group_gloo.h"
 #include "distributed/tcp_store.h"
@@ -21,8 +28,55 @@ using Catch::Contains;
 
 namespace {
 
+// Passes every operation to `inner`, counting those that carry tensors: on a simulated
+// device each such collective of Gloo's copies its input to the host once (its staging).
+class CountingGroup : public dist::ProcessGroup {
+ public:
+  explicit CountingGroup(std::shared_ptr<dist::ProcessGroup> inner)
+      : ProcessGroup(inner->rank(), inner->size(), inner->device()), inner_(std::move(inner)) {}
+  std::string backend_name() const override { return inner_->backend_name(); }
+  std::shared_ptr<dist::Work> broadcast(Tensor& t, int root) override { return count(inner_->broadcast(t, root)); }
+  std::shared_ptr<dist::Work> all_reduce(Tensor& t, dist::ReduceOp op) override {
+    return count(inner_->all_reduce(t, op));
+  }
+  std::shared_ptr<dist::Work> reduce(Tensor& t, int root, dist::ReduceOp op) override {
+    return count(inner_->reduce(t, root, op));
+  }
+  std::shared_ptr<dist::Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override {
+    return count(inner_->all_gather(outputs, input));
+  }
+  std::shared_ptr<dist::Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) override {
+    return count(inner_->gather(outputs, input, root));
+  }
+  std::shared_ptr<dist::Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) override {
+    return count(inner_->scatter(output, inputs, root));
+  }
+  std::shared_ptr<dist::Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                                             dist::ReduceOp op) override {
+    return count(inner_->reduce_scatter(output, inputs, op));
+  }
+  std::shared_ptr<dist::Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) override {
+    return count(inner_->all_to_all(outputs, inputs));
+  }
+  std::shared_ptr<dist::Work> barrier() override { return inner_->barrier(); }
+  std::shared_ptr<dist::Work> send(const Tensor& t, int dst, int tag) override {
+    return count(inner_->send(t, dst, tag));
+  }
+  std::shared_ptr<dist::Work> recv(Tensor& t, int src, int tag) override { return count(inner_->recv(t, src, tag)); }
+
+  int operations() const { return operations_; }
+
+ private:
+  std::shared_ptr<dist::Work> count(std::shared_ptr<dist::Work> work) {
+    ++operations_;
+    return work;
+  }
+  std::shared_ptr<dist::ProcessGroup> inner_;
+  int operations_ = 0;
+};
+
 // Runs body(run) on `size` threads, each a DistributedRun whose Gloo group is on sim:rank.
-void run_ranks_on_sim(int size, const std::function<void(const DistributedRun&)>& body) {
+void run_ranks_on_sim(int size, const std::function<void(const DistributedRun&)>& body, bool counting = false) {
   dist::TCPStoreOptions o;
   o.port = 0;
   o.is_master = true;
@@ -47,6 +101,7 @@ void run_ranks_on_sim(int size, const std::function<void(const DistributedRun&)>
         options.device = run.device;
         run.group = std::make_shared<dist::ProcessGroupGloo>(std::make_shared<dist::PrefixStore>("test", store), r,
                                                              size, options, "127.0.0.1");
+        if (counting) run.group = std::make_shared<CountingGroup>(run.group);
         body(run);
       } catch (...) {
         errors[static_cast<size_t>(r)] = std::current_exception();
@@ -93,4 +148,41 @@ TEST_CASE("all_reduce_metrics: the ranks' sums, reduced on the group's device, o
     CHECK(from_host.correct == 4);
     CHECK(from_host.count == 6);
   });
+}
+
+TEST_CASE("a DDP training epoch on devices copies nothing to the host but Gloo's staging of its collectives") {
+  std::atomic<uint64_t> operations{0};
+  uint64_t copies = 0;
+  run_ranks_on_sim(
+      2,
+      [&](const DistributedRun& run) {
+        auto& counting = dynamic_cast<CountingGroup&>(*run.group);
+        manual_seed(0);
+        nn::Linear linear(2, 2);
+        linear->to(run.device);
+        Classifier local{linear.ptr(), [m = linear.ptr()](const Tensor& x) { return m->forward(x); }};
+        Classifier trained = wrap_ddp(local, run);
+        optim::SGD optimizer(linear->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+        Generator gen(7);
+        Tensor x = randn({32, 2}, {}, &gen);
+        auto set = std::make_shared<data::TensorDataset>(x, x.sum({1}).gt(0.0).to(kInt64));
+        data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8));
+        checkpoint::Progress progress;
+        train_epoch(trained, optimizer, nullptr, loader, run.device, progress);  // buckets rebuilt after it
+
+        // Copies are counted process-wide: the barriers keep the other rank out of the window.
+        run.group->barrier()->wait();
+        if (run.rank == 0) copies = sim::copy_counts().device_to_host;
+        run.group->barrier()->wait();
+        const int before = counting.operations();
+        MetricSums sums = train_epoch(trained, optimizer, nullptr, loader, run.device, progress);
+        operations += static_cast<uint64_t>(counting.operations() - before);
+        run.group->barrier()->wait();
+        if (run.rank == 0) copies = sim::copy_counts().device_to_host - copies;
+        run.group->barrier()->wait();
+        CHECK(sums.count() == 32);
+      },
+      /*counting=*/true);
+  CHECK(operations == 8);       // 4 steps of 2 ranks, each one all-reduce of the gradients' bucket
+  CHECK(copies == operations);  // and no other read of a device tensor
 }
