@@ -1,6 +1,6 @@
 #pragma once
 // The Work of ProcessGroupGloo and the queue that runs its operations: internal to
-// process_group_gloo.cc.
+// ProcessGroupGloo (gloo_group.h).
 #include <condition_variable>
 #include <deque>
 #include <exception>
