@@ -54,4 +54,18 @@ void CallChecks::dtype(DType dtype, std::initializer_list<DType> supported) cons
   BRISK_FAIL("{}: dtype {} is not supported ({})", where(), dtype_name(dtype), fmt::join(names, ", "));
 }
 
+DType CallChecks::all_to_all(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                             std::initializer_list<DType> supported) const {
+  BRISK_CHECK(!inputs.empty(), "{}: inputs is empty, the group has {} ranks", where(), size_);
+  const DType dtype = inputs[0].defined() ? inputs[0].dtype() : kFloat32;
+  list_of_dtype(inputs, dtype, "inputs");
+  list_of_dtype(outputs, dtype, "outputs");
+  this->dtype(dtype, supported);
+  const Tensor& in = inputs[static_cast<size_t>(rank_)];
+  const Tensor& out = outputs[static_cast<size_t>(rank_)];
+  BRISK_CHECK(in.numel() == out.numel(), "{}: inputs[{}] has {} elements but outputs[{}] {} (this rank's own piece)",
+              where(), rank_, in.numel(), rank_, out.numel());
+  return dtype;
+}
+
 }  // namespace brisk::dist

@@ -35,6 +35,10 @@ class CallChecks {
   void peer(int peer) const;
   // `dtype` is one of `supported` (the backend's list for this op).
   void dtype(DType dtype, std::initializer_list<DType> supported) const;
+  // all_to_all's arguments: one input and one output per rank, all of one supported dtype,
+  // and this rank's own piece as large on both sides. Returns that dtype.
+  DType all_to_all(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                   std::initializer_list<DType> supported) const;
 
   // "ProcessGroupGloo all_reduce: rank 1 of 3", the start of every message.
   std::string where() const;

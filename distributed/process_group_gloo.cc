@@ -241,12 +241,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  CallChecks check(kBackend, *this, "all_to_all");
-  BRISK_CHECK(!inputs.empty(), "{}: inputs is empty, the group has {} ranks", check.where(), size());
-  DType dtype = inputs[0].defined() ? inputs[0].dtype() : kFloat32;
-  check.list_of_dtype(inputs, dtype, "inputs");
-  check.list_of_dtype(outputs, dtype, "outputs");
-  check.dtype(dtype, kDtypes);
+  const DType dtype = CallChecks(kBackend, *this, "all_to_all").all_to_all(outputs, inputs, kDtypes);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins, outs;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));

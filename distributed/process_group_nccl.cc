@@ -175,14 +175,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(Tensor& output, const std
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  CallChecks check(kBackend, *this, "all_to_all");
-  BRISK_CHECK(!inputs.empty(), "{}: inputs is empty, the group has {} ranks", check.where(), size());
-  DType dtype = inputs[0].defined() ? inputs[0].dtype() : kFloat32;
-  check.list_of_dtype(inputs, dtype, "inputs");
-  check.list_of_dtype(outputs, dtype, "outputs");
-  check.dtype(dtype, kDtypes);
-  BRISK_CHECK(inputs[rank()].numel() == outputs[rank()].numel(), "{}: inputs[{}] has {} elements but outputs[{}] {}",
-              check.where(), rank(), inputs[rank()].numel(), rank(), outputs[rank()].numel());
+  const DType dtype = CallChecks(kBackend, *this, "all_to_all").all_to_all(outputs, inputs, kDtypes);
   ncclDataType_t type = nccl_dtype(dtype);
   std::vector<Tensor> tensors = inputs;
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
