@@ -22,6 +22,7 @@
 #   runfiles/<workspace>/   their data files, where Bazel's runfiles tree has them
 #   tests.txt               test binaries (relative to the unpacked bundle), one per line
 #   gpu_tests.txt           the ones tagged gpu (they need a GPU)
+#   test_env.txt            the environment variables of tests whose target sets `env`
 #   benchmarks.txt          benchmark binaries
 #   info.txt                what was built, from which commit, with which toolkit, and the
 #                           newest GLIBC, GLIBCXX and CXXABI symbol versions the binaries need
@@ -132,6 +133,19 @@ for t in "${gpu_tests[@]}"; do
   pkg="${t#//}"; pkg="${pkg%%:*}"
   echo "bin/$pkg/${t##*:}" >>"$stage/gpu_tests.txt"
 done
+# The tests' `env` attributes (e.g. BRISK_TEST_WORKER_DEVICE=nccl, which makes a twin of a
+# multi-process test run its workers on the GPU), which bazel test sets and run_bundle.sh must
+# set too: one line per test that has any, "bin/<package>/<name> KEY=VALUE ...".
+bazel query --noshow_progress --output=xml "kind(cc_test, $universe)" | python3 -c '
+import sys, xml.etree.ElementTree as ET
+for rule in ET.parse(sys.stdin).getroot().iter("rule"):
+    env = rule.find("dict[@name=\"env\"]")
+    if env is None or len(env) == 0:
+        continue
+    label = rule.get("name")[2:]
+    pairs = ["=".join(s.get("value") for s in pair.findall("string")) for pair in env.findall("pair")]
+    print("bin/" + label.replace(":", "/"), *pairs)
+' >"$stage/test_env.txt"
 for b in "${benchmarks[@]}"; do add "$b" "$stage/benchmarks.txt"; done
 
 # Our libstdc++ (GCC's, newer than some GPU machines'), for run_bundle.sh to use only where the

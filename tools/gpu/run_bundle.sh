@@ -243,14 +243,19 @@ check_libraries() {
 }
 
 # Runs a binary the way `bazel test` does: from its workspace's runfiles directory (where
-# relative fixture paths such as tests/fixtures/ops.json resolve), with the test variables
-# set; killed after $3 seconds (and 10 more if it ignores SIGTERM).
+# relative fixture paths such as tests/fixtures/ops.json resolve), with the test variables and
+# the target's own environment set; killed after $3 seconds (and 10 more if it ignores SIGTERM).
 run_binary() {  # run_binary <binary relative to the bundle> <log> <timeout> [arguments...]
   local binary="$1" log="$2" limit="$3" tmp rc
+  local -a test_env=()
   shift 3
   tmp="$(mktemp -d)"
+  # The target's `env` attribute, as bazel test sets it (test_env.txt, from build_bundle.sh).
+  if [ -f "$bundle/test_env.txt" ]; then
+    read -r -a test_env < <(awk -v b="$binary" '$1 == b { $1 = ""; print }' "$bundle/test_env.txt")
+  fi
   (cd "$bundle/runfiles/brisk" &&
-   TEST_SRCDIR="$bundle/runfiles" TEST_WORKSPACE=brisk TEST_TMPDIR="$tmp" \
+   env "${test_env[@]}" TEST_SRCDIR="$bundle/runfiles" TEST_WORKSPACE=brisk TEST_TMPDIR="$tmp" \
      timeout -k 10 "$limit" "$bundle/$binary" "$@" </dev/null) >"$log" 2>&1
   rc=$?
   rm -rf "$tmp"
