@@ -14,6 +14,7 @@
 #include "cuda/event.h"
 #include "cuda/memory.h"
 #include "cuda/stream.h"
+#include "distributed/nccl_teardown.h"
 #include "tensor/error.h"
 
 namespace brisk::dist {
@@ -98,23 +99,17 @@ ProcessGroupNCCL::Impl::~Impl() {
   if (watchdog_.joinable()) watchdog_.join();
   monitor_.reset();
   if (comm_ == nullptr) return;
-  // After a peer died mid-collective the queued work never finishes: cudaStreamSynchronize
-  // or ncclCommDestroy would wait forever. Poll up to the timeout instead, then abort.
-  auto deadline = std::chrono::steady_clock::now() + options.timeout;
-  bool finished = false;
-  for (;;) {
-    cudaError_t state = cudaStreamQuery(stream_);
-    if (state == cudaSuccess) {
-      finished = true;
-      break;
-    }
-    ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(comm_, &async);
-    if (state != cudaErrorNotReady || (async != ncclSuccess && async != ncclInProgress) ||
-        std::chrono::steady_clock::now() > deadline)
-      break;
-    std::this_thread::sleep_for(kTeardownPoll);
-  }
+  // After a peer died mid-collective the queued work never finishes (nccl_teardown.h).
+  const bool finished = drain_before_destroy(
+      [this] {
+        cudaError_t state = cudaStreamQuery(stream_);
+        if (state == cudaSuccess) return QueuedWork::kFinished;
+        ncclResult_t async = ncclSuccess;
+        ncclCommGetAsyncError(comm_, &async);
+        if (state != cudaErrorNotReady || (async != ncclSuccess && async != ncclInProgress)) return QueuedWork::kFailed;
+        return QueuedWork::kRunning;
+      },
+      options.timeout, kTeardownPoll);
   if (finished && ncclCommDestroy(comm_) == ncclSuccess) {
     StreamPool::instance().release(device_, stream_);
     return;
