@@ -9,8 +9,7 @@
 
 namespace brisk::testing {
 
-void run_gloo_ranks(int size, const std::function<void(dist::ProcessGroupGloo&)>& body,
-                    dist::ProcessGroupOptions options) {
+void run_store_ranks(int size, const std::function<void(int rank, std::shared_ptr<dist::Store> store)>& body) {
   dist::TCPStoreOptions o;
   o.port = 0;
   o.is_master = true;
@@ -25,9 +24,7 @@ void run_gloo_ranks(int size, const std::function<void(dist::ProcessGroupGloo&)>
       try {
         std::shared_ptr<dist::Store> store = r == 0 ? std::static_pointer_cast<dist::Store>(master)
                                                     : std::make_shared<dist::TCPStore>("127.0.0.1", o);
-        dist::ProcessGroupGloo group(std::make_shared<dist::PrefixStore>("test", store), r, size, options,
-                                     "127.0.0.1");
-        body(group);
+        body(r, std::make_shared<dist::PrefixStore>("test", store));
       } catch (...) {
         errors[static_cast<size_t>(r)] = std::current_exception();
       }
@@ -37,6 +34,14 @@ void run_gloo_ranks(int size, const std::function<void(dist::ProcessGroupGloo&)>
   for (auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+}
+
+void run_gloo_ranks(int size, const std::function<void(dist::ProcessGroupGloo&)>& body,
+                    dist::ProcessGroupOptions options) {
+  run_store_ranks(size, [&](int rank, std::shared_ptr<dist::Store> store) {
+    dist::ProcessGroupGloo group(std::move(store), rank, size, options, "127.0.0.1");
+    body(group);
+  });
 }
 
 }  // namespace brisk::testing

@@ -3,12 +3,17 @@
 // TCPStore on 127.0.0.1.
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "distributed/process_group_gloo.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::testing {
+
+// Runs body(rank, store) on `size` threads, each with its own client of one TCPStore on
+// 127.0.0.1 (seen through a PrefixStore), and rethrows the first failure.
+void run_store_ranks(int size, const std::function<void(int rank, std::shared_ptr<dist::Store> store)>& body);
 
 // Runs body(group) on `size` threads, one ProcessGroupGloo each (made with `options`), and
 // rethrows the first failure.

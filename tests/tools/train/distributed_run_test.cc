@@ -5,25 +5,21 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
-#include <exception>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "autograd/ops.h"
 #include "data/tensor_dataset.h"
+#include "distributed/process_group_gloo.h"
 #include "nn/modules/linear.h"
 #include "optim/sgd.h"
 #include "tensor/sim/sim_backend.h"
-#include "distributed/prefix_store.h"
-#include "distributed/process_group_gloo.h"
-#include "distributed/tcp_store.h"
+#include "tests/distributed/gloo_thread_ranks.h"
 #include "tools/train/distributed_run.h"
 
 using namespace brisk;
 using namespace brisk::train;
-using namespace std::chrono_literals;
 using Catch::Contains;
 
 namespace {
@@ -77,41 +73,19 @@ class CountingGroup : public dist::ProcessGroup {
 
 // Runs body(run) on `size` threads, each a DistributedRun whose Gloo group is on sim:rank.
 void run_ranks_on_sim(int size, const std::function<void(const DistributedRun&)>& body, bool counting = false) {
-  dist::TCPStoreOptions o;
-  o.port = 0;
-  o.is_master = true;
-  o.timeout = 10s;
-  auto master = std::make_shared<dist::TCPStore>("127.0.0.1", o);
-  o.is_master = false;
-  o.port = master->port();
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(size));
-  for (int r = 0; r < size; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        std::shared_ptr<dist::Store> store = r == 0 ? std::static_pointer_cast<dist::Store>(master)
-                                                    : std::make_shared<dist::TCPStore>("127.0.0.1", o);
-        DistributedRun run;
-        run.enabled = true;
-        run.rank = run.local_rank = r;
-        run.world_size = size;
-        run.backend = "gloo";
-        run.device = sim_device(r);
-        dist::ProcessGroupOptions options;
-        options.device = run.device;
-        run.group = std::make_shared<dist::ProcessGroupGloo>(std::make_shared<dist::PrefixStore>("test", store), r,
-                                                             size, options, "127.0.0.1");
-        if (counting) run.group = std::make_shared<CountingGroup>(run.group);
-        body(run);
-      } catch (...) {
-        errors[static_cast<size_t>(r)] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  brisk::testing::run_store_ranks(size, [&](int r, std::shared_ptr<dist::Store> store) {
+    DistributedRun run;
+    run.enabled = true;
+    run.rank = run.local_rank = r;
+    run.world_size = size;
+    run.backend = "gloo";
+    run.device = sim_device(r);
+    dist::ProcessGroupOptions options;
+    options.device = run.device;
+    run.group = std::make_shared<dist::ProcessGroupGloo>(std::move(store), r, size, options, "127.0.0.1");
+    if (counting) run.group = std::make_shared<CountingGroup>(run.group);
+    body(run);
+  });
 }
 
 }  // namespace
