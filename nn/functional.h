@@ -98,7 +98,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      double label_smoothing = 0.0);
 // Targets outside [0, C) other than ignore_index raise brisk::Error naming the value and C: at
 // the call for CPU tensors; for tensors on a device, whose targets the host cannot read
-// without waiting for it, at the next check_deferred_targets() (nn/functional/class_targets.h).
+// without waiting for it, at the next check_deferred_targets(), or at the latest at the 1000th
+// such call since the last check (nn/functional/class_targets.h).
 
 // Raises brisk::Error for the first bad target that this thread's nll_loss and cross_entropy
 // calls met on a device since the last check, naming its value, the number of classes, the

@@ -24,6 +24,8 @@ struct DeferredCheck {
   Tensor first;       // int64 [3] on `device`: the first bad one's call, element (flattened) and value
 };
 
+constexpr int64_t kMaxUncheckedCalls = 1000;
+
 // Per thread: each thread checks what it computed, and no lock is taken on the training path.
 thread_local std::vector<DeferredCheck> deferred_checks;
 
@@ -61,7 +63,9 @@ void record_on_device(const char* op, const Tensor& flat, const Tensor& bad, int
   Tensor record = stack({call, position, value});
   check.first = where(check.bad.gt(0), check.first, record);
   check.bad = check.bad + bad.sum();
-  ++check.calls;
+  // A loop that never reads its records still learns of a bad target, kMaxUncheckedCalls
+  // calls later at the latest (one synchronization per that many calls).
+  if (++check.calls >= kMaxUncheckedCalls) check_deferred_targets();
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 // check_deferred_targets() (nn/functional.h) reads the records, one copy per device, and
 // raises for the first bad target since the last check, naming its value, where it was and
 // the number of classes. Until then a bad target counts as ignored, so that no kernel
-// indexes out of bounds.
+// indexes out of bounds. A program that never calls it is still stopped: the 1000th call
+// recorded since the last check runs the check itself.
 #include <cstdint>
 
 #include "tensor/tensor.h"

@@ -83,3 +83,17 @@ TEST_CASE("class targets on a device: a bad one raises at the check, naming valu
                     Contains("nll_loss: target 4 is out of bounds for 4 classes (ignore_index -1)") &&
                         Contains("element 4 of the target of call 1 of 1"));
 }
+
+TEST_CASE("class targets on a device: a loop that never checks is stopped by the 1000th call") {
+  F::check_deferred_targets();
+  const Device sim = sim_device(0);
+  Tensor logits = logits_on(sim);
+  Tensor bad = targets_on({0, 5, 1}, sim);
+  Tensor good = targets_on({0, 1, 2}, sim);
+  F::cross_entropy(logits, bad);
+  for (int call = 2; call < 1000; ++call) F::cross_entropy(logits, good);
+  CHECK_THROWS_WITH(F::cross_entropy(logits, good),
+                    Contains("cross_entropy: target 5 is out of bounds for 4 classes") &&
+                        Contains("element 1 of the target of call 1 of 1000"));
+  CHECK_NOTHROW(F::check_deferred_targets());
+}
