@@ -41,6 +41,11 @@ void modify(Tensor& self, Kernel&& kernel) {
   if (self.version() == before) self.bump_version();
 }
 
+// Self's value before the change, for a gradient that reads it; a clone that records history,
+// so that under create_graph the gradient still depends on the old self. Taken only when
+// `needed`: it costs a copy.
+Tensor value_before_change(const Tensor& self, bool needed) { return needed ? self.clone() : Tensor(); }
+
 autograd::BackwardFn pass_through() {
   return [](const BackwardArgs& g) -> TensorList { return {g.grad()}; };
 }
@@ -82,7 +87,7 @@ Tensor& Tensor::sub_(Scalar other) {
 Tensor& Tensor::mul_(const Tensor& other) {
   check_inplace(*this, "mul_");
   // The gradient for `other` needs self's value from before the change.
-  Tensor original = needs_history({other}) ? native::clone(*this) : Tensor();
+  Tensor original = value_before_change(*this, needs_history({other}));
   modify(*this, [&] { native::binary_(BinaryOp::Mul, *this, other); });
   rebase_history("MulBackward", *this, {*this, other}, {other, original}, [](const BackwardArgs& g) -> TensorList {
     return {g.needs_grad[0] ? g.grad() * g.saved[0] : Tensor(), g.needs_grad[1] ? g.grad() * g.saved[1] : Tensor()};
@@ -119,7 +124,7 @@ Tensor& Tensor::div_(Scalar other) {
 
 Tensor& Tensor::pow_(Scalar exponent) {
   check_inplace(*this, "pow_");
-  Tensor original = needs_history({*this}) ? native::clone(*this) : Tensor();
+  Tensor original = value_before_change(*this, needs_history({*this}));
   modify(*this, [&] { native::binary_(BinaryOp::Pow, *this, exponent); });
   rebase_history("PowBackward", *this, {*this}, {original}, [exponent](const BackwardArgs& g) -> TensorList {
     double e = exponent.to_double();
@@ -155,7 +160,7 @@ Tensor& Tensor::exp_() {
 
 Tensor& Tensor::log_() {
   check_inplace(*this, "log_");
-  Tensor original = needs_history({*this}) ? native::clone(*this) : Tensor();
+  Tensor original = value_before_change(*this, needs_history({*this}));
   modify(*this, [&] { native::unary_(UnaryOp::Log, *this); });
   rebase_history("LogBackward", *this, {*this}, {original},
                  [](const BackwardArgs& g) -> TensorList { return {g.grad() / g.saved[0]}; });

@@ -8,15 +8,15 @@ namespace {
 // fn(in) applies an in-place op to a clone of in[0] (a non-leaf, so it may be modified).
 using InplaceFn = std::function<void(Tensor& self, const TensorList& in)>;
 
-bool check_inplace(const InplaceFn& op, const TensorList& inputs) {
-  return gradcheck(
-      [&](const TensorList& in) {
-        Tensor self = in[0].clone();
-        op(self, in);
-        return self;
-      },
-      inputs);
+autograd::GradcheckFn on_clone(const InplaceFn& op) {
+  return [op](const TensorList& in) {
+    Tensor self = in[0].clone();
+    op(self, in);
+    return self;
+  };
 }
+
+bool check_inplace(const InplaceFn& op, const TensorList& inputs) { return gradcheck(on_clone(op), inputs); }
 
 TEST_CASE("in-place ops bump the version counter shared by views", "[inplace]") {
   Tensor x = randn({2, 3}, kFloat64);
@@ -164,6 +164,15 @@ TEST_CASE("gradcheck clamp_, masked_fill_, fill_, zero_ and copy_", "[gradcheck]
   REQUIRE(check_inplace([](Tensor& s, const TensorList&) { s.fill_(1.5); }, {a}));
   REQUIRE(check_inplace([](Tensor& s, const TensorList&) { s.zero_(); }, {a}));
   REQUIRE(check_inplace([](Tensor& s, const TensorList& in) { s.copy_(in[1]); }, {a, src}));
+}
+
+// These keep the value self had before the change: its history must reach the second derivative.
+TEST_CASE("gradgradcheck in-place ops whose gradient reads the old value of self", "[gradcheck][inplace][higher_order]") {
+  Tensor a = make({3, 4}), b = make({4}), nz = make({4}, Values::NonZero), p = make({2, 3}, Values::Positive);
+  REQUIRE(gradgradcheck(on_clone([](Tensor& s, const TensorList& in) { s.mul_(in[1]); }), {a, b}));
+  REQUIRE(gradgradcheck(on_clone([](Tensor& s, const TensorList& in) { s.div_(in[1]); }), {a, nz}));
+  REQUIRE(gradgradcheck(on_clone([](Tensor& s, const TensorList&) { s.pow_(2.5); }), {p}));
+  REQUIRE(gradgradcheck(on_clone([](Tensor& s, const TensorList&) { s.log_(); }), {p}));
 }
 
 TEST_CASE("copy_ from a float32 source sends a float32 gradient back", "[inplace]") {
