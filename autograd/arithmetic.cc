@@ -1,6 +1,7 @@
 // Arithmetic: add, sub, mul, div, pow, neg, addcmul, addcdiv, lerp, with tensor and number operands.
 #include <cmath>
 
+#include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "tensor/native/ops.h"
@@ -22,38 +23,40 @@ Tensor save_if(bool needed, const Tensor& t) { return needed ? t : Tensor(); }
 
 }  // namespace
 
+TensorList autograd::add_backward(const BackwardArgs& g, Scalar alpha) {
+  return {g.grad(), g.needs_grad[1] ? scaled(g.grad(), alpha) : Tensor()};
+}
+
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   Tensor out = native::binary(BinaryOp::Add, a, b, OpParams{alpha.to_double()});
-  return record("AddBackward", out, {a, b}, {}, [alpha](const BackwardArgs& g) -> TensorList {
-    return {g.grad(), g.needs_grad[1] ? scaled(g.grad(), alpha) : Tensor()};
-  });
+  return record("AddBackward", out, {a, b}, {},
+                [alpha](const BackwardArgs& g) { return autograd::add_backward(g, alpha); });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   Tensor out = native::binary(BinaryOp::Sub, a, b, OpParams{alpha.to_double()});
-  return record("SubBackward", out, {a, b}, {}, [alpha](const BackwardArgs& g) -> TensorList {
-    return {g.grad(), g.needs_grad[1] ? scaled(g.grad(), -alpha.to_double()) : Tensor()};
-  });
+  return record("SubBackward", out, {a, b}, {},
+                [alpha](const BackwardArgs& g) { return autograd::add_backward(g, -alpha.to_double()); });
+}
+
+TensorList autograd::mul_backward(const BackwardArgs& g, const Tensor& a, const Tensor& b) {
+  return {g.needs_grad[0] ? g.grad() * b : Tensor(), g.needs_grad[1] ? g.grad() * a : Tensor()};
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = native::binary(BinaryOp::Mul, a, b);
   return record("MulBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
-                [](const BackwardArgs& g) -> TensorList {
-                  return {g.needs_grad[0] ? g.grad() * g.saved[1] : Tensor(),
-                          g.needs_grad[1] ? g.grad() * g.saved[0] : Tensor()};
-                });
+                [](const BackwardArgs& g) { return autograd::mul_backward(g, g.saved[0], g.saved[1]); });
+}
+
+TensorList autograd::div_backward(const BackwardArgs& g, const Tensor& a, const Tensor& b) {
+  return {g.needs_grad[0] ? g.grad() / b : Tensor(), g.needs_grad[1] ? -g.grad() * a / (b * b) : Tensor()};
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = native::binary(BinaryOp::Div, a, b);
   return record("DivBackward", out, {a, b}, {save_if(b.requires_grad(), a), b},
-                [](const BackwardArgs& g) -> TensorList {
-                  const Tensor& a = g.saved[0];
-                  const Tensor& b = g.saved[1];
-                  return {g.needs_grad[0] ? g.grad() / b : Tensor(),
-                          g.needs_grad[1] ? -g.grad() * a / (b * b) : Tensor()};
-                });
+                [](const BackwardArgs& g) { return autograd::div_backward(g, g.saved[0], g.saved[1]); });
 }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
@@ -76,13 +79,16 @@ Tensor pow(const Tensor& a, const Tensor& b) {
       });
 }
 
+TensorList autograd::pow_scalar_backward(const BackwardArgs& g, const Tensor& x, Scalar exponent) {
+  double e = exponent.to_double();
+  if (e == 0.0) return {zeros_like(g.grad())};
+  return {g.grad() * pow(x, e - 1.0) * e};
+}
+
 Tensor pow(const Tensor& a, Scalar exponent) {
   Tensor out = native::binary(BinaryOp::Pow, a, exponent);
-  return record("PowBackward", out, {a}, {a}, [exponent](const BackwardArgs& g) -> TensorList {
-    double e = exponent.to_double();
-    if (e == 0.0) return {zeros_like(g.grad())};
-    return {g.grad() * pow(g.saved[0], e - 1.0) * e};
-  });
+  return record("PowBackward", out, {a}, {a},
+                [exponent](const BackwardArgs& g) { return autograd::pow_scalar_backward(g, g.saved[0], exponent); });
 }
 
 Tensor pow(Scalar base, const Tensor& exponent) {
@@ -94,66 +100,82 @@ Tensor pow(Scalar base, const Tensor& exponent) {
   });
 }
 
+TensorList autograd::neg_backward(const BackwardArgs& g) { return {-g.grad()}; }
+
 Tensor neg(const Tensor& x) {
   Tensor out = native::unary(UnaryOp::Neg, x);
-  return record("NegBackward", out, {x}, {}, [](const BackwardArgs& g) -> TensorList { return {-g.grad()}; });
+  return record("NegBackward", out, {x}, {}, autograd::neg_backward);
+}
+
+TensorList autograd::addcmul_backward(const BackwardArgs& g, const Tensor& a, const Tensor& b, Scalar value) {
+  return {g.grad(), g.needs_grad[1] ? scaled(g.grad() * b, value) : Tensor(),
+          g.needs_grad[2] ? scaled(g.grad() * a, value) : Tensor()};
 }
 
 Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value) {
   Tensor out = native::ternary(TernaryOp::Addcmul, x, a, b, OpParams{value.to_double()});
-  return record("AddcmulBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
-                [value](const BackwardArgs& g) -> TensorList {
-                  return {g.grad(), g.needs_grad[1] ? scaled(g.grad() * g.saved[1], value) : Tensor(),
-                          g.needs_grad[2] ? scaled(g.grad() * g.saved[0], value) : Tensor()};
-                });
+  return record(
+      "AddcmulBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
+      [value](const BackwardArgs& g) { return autograd::addcmul_backward(g, g.saved[0], g.saved[1], value); });
+}
+
+TensorList autograd::addcdiv_backward(const BackwardArgs& g, const Tensor& a, const Tensor& b, Scalar value) {
+  return {g.grad(), g.needs_grad[1] ? scaled(g.grad() / b, value) : Tensor(),
+          g.needs_grad[2] ? scaled(-g.grad() * a / (b * b), value) : Tensor()};
 }
 
 Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value) {
   Tensor out = native::ternary(TernaryOp::Addcdiv, x, a, b, OpParams{value.to_double()});
-  return record("AddcdivBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), b},
-                [value](const BackwardArgs& g) -> TensorList {
-                  const Tensor& a = g.saved[0];
-                  const Tensor& b = g.saved[1];
-                  return {g.grad(), g.needs_grad[1] ? scaled(g.grad() / b, value) : Tensor(),
-                          g.needs_grad[2] ? scaled(-g.grad() * a / (b * b), value) : Tensor()};
-                });
+  return record("AddcdivBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), b}, [value](const BackwardArgs& g) {
+    return autograd::addcdiv_backward(g, g.saved[0], g.saved[1], value);
+  });
+}
+
+TensorList autograd::lerp_backward(const BackwardArgs& g, Scalar weight) {
+  double w = weight.to_double();
+  return {g.needs_grad[0] ? scaled(g.grad(), 1.0 - w) : Tensor(), g.needs_grad[1] ? scaled(g.grad(), w) : Tensor()};
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   Tensor out = native::lerp(start, end, weight);
-  return record("LerpBackward", out, {start, end}, {}, [weight](const BackwardArgs& g) -> TensorList {
-    double w = weight.to_double();
-    return {g.needs_grad[0] ? scaled(g.grad(), 1.0 - w) : Tensor(), g.needs_grad[1] ? scaled(g.grad(), w) : Tensor()};
-  });
+  return record("LerpBackward", out, {start, end}, {},
+                [weight](const BackwardArgs& g) { return autograd::lerp_backward(g, weight); });
 }
 
 // ---- Tensor and number ----
 
+TensorList autograd::add_scalar_backward(const BackwardArgs& g) { return {g.grad()}; }
+
 Tensor Tensor::add(Scalar other) const {
   Tensor out = native::binary(BinaryOp::Add, *this, other, OpParams{1.0});
-  return record("AddBackward", out, {*this}, {}, [](const BackwardArgs& g) -> TensorList { return {g.grad()}; });
+  return record("AddBackward", out, {*this}, {}, autograd::add_scalar_backward);
 }
 
 Tensor Tensor::sub(Scalar other) const {
   Tensor out = native::binary(BinaryOp::Sub, *this, other, OpParams{1.0});
-  return record("SubBackward", out, {*this}, {}, [](const BackwardArgs& g) -> TensorList { return {g.grad()}; });
+  return record("SubBackward", out, {*this}, {}, autograd::add_scalar_backward);
 }
+
+TensorList autograd::mul_scalar_backward(const BackwardArgs& g, Scalar c) { return {g.grad() * c}; }
 
 Tensor Tensor::mul(Scalar other) const {
   Tensor out = native::binary(BinaryOp::Mul, *this, other);
   return record("MulBackward", out, {*this}, {},
-                [other](const BackwardArgs& g) -> TensorList { return {g.grad() * other}; });
+                [other](const BackwardArgs& g) { return autograd::mul_scalar_backward(g, other); });
 }
+
+TensorList autograd::div_scalar_backward(const BackwardArgs& g, Scalar c) { return {g.grad() / c}; }
 
 Tensor Tensor::div(Scalar other) const {
   Tensor out = native::binary(BinaryOp::Div, *this, other);
   return record("DivBackward", out, {*this}, {},
-                [other](const BackwardArgs& g) -> TensorList { return {g.grad() / other}; });
+                [other](const BackwardArgs& g) { return autograd::div_scalar_backward(g, other); });
 }
 
+// c - x = -(x - c): the gradient of neg.
 Tensor operator-(Scalar a, const Tensor& b) {
   Tensor out = native::binary(BinaryOp::Sub, a, b, OpParams{1.0});
-  return record("RsubBackward", out, {b}, {}, [](const BackwardArgs& g) -> TensorList { return {-g.grad()}; });
+  return record("RsubBackward", out, {b}, {}, autograd::neg_backward);
 }
 
 Tensor operator/(Scalar a, const Tensor& b) {

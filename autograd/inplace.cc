@@ -1,9 +1,11 @@
 // In-place ops. Each bumps the version counter (so saved tensors notice the change) and,
 // when history is recorded, rebases the tensor's history onto a node for the op. Refused in
 // grad mode on a leaf that requires grad and on a view of a tensor that requires grad.
+// An op with an out-of-place twin uses the twin's derivative rule (derivatives.h).
 #include <cmath>
 
 #include "autograd/backward_ops.h"
+#include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -46,52 +48,44 @@ void modify(Tensor& self, Kernel&& kernel) {
 // `needed`: it costs a copy.
 Tensor value_before_change(const Tensor& self, bool needed) { return needed ? self.clone() : Tensor(); }
 
-autograd::BackwardFn pass_through() {
-  return [](const BackwardArgs& g) -> TensorList { return {g.grad()}; };
-}
-
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   check_inplace(*this, "add_");
   modify(*this, [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{alpha.to_double()}); });
-  rebase_history("AddBackward", *this, {*this, other}, {}, [alpha](const BackwardArgs& g) -> TensorList {
-    return {g.grad(), g.needs_grad[1] ? g.grad() * alpha : Tensor()};
-  });
+  rebase_history("AddBackward", *this, {*this, other}, {},
+                 [alpha](const BackwardArgs& g) { return autograd::add_backward(g, alpha); });
   return *this;
 }
 
 Tensor& Tensor::add_(Scalar other) {
   check_inplace(*this, "add_");
   modify(*this, [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{1.0}); });
-  rebase_history("AddBackward", *this, {*this}, {}, pass_through());
+  rebase_history("AddBackward", *this, {*this}, {}, autograd::add_scalar_backward);
   return *this;
 }
 
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
   check_inplace(*this, "sub_");
   modify(*this, [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{alpha.to_double()}); });
-  rebase_history("SubBackward", *this, {*this, other}, {}, [alpha](const BackwardArgs& g) -> TensorList {
-    return {g.grad(), g.needs_grad[1] ? g.grad() * -alpha.to_double() : Tensor()};
-  });
+  rebase_history("SubBackward", *this, {*this, other}, {},
+                 [alpha](const BackwardArgs& g) { return autograd::add_backward(g, -alpha.to_double()); });
   return *this;
 }
 
 Tensor& Tensor::sub_(Scalar other) {
   check_inplace(*this, "sub_");
   modify(*this, [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{1.0}); });
-  rebase_history("SubBackward", *this, {*this}, {}, pass_through());
+  rebase_history("SubBackward", *this, {*this}, {}, autograd::add_scalar_backward);
   return *this;
 }
 
 Tensor& Tensor::mul_(const Tensor& other) {
   check_inplace(*this, "mul_");
-  // The gradient for `other` needs self's value from before the change.
   Tensor original = value_before_change(*this, needs_history({other}));
   modify(*this, [&] { native::binary_(BinaryOp::Mul, *this, other); });
-  rebase_history("MulBackward", *this, {*this, other}, {other, original}, [](const BackwardArgs& g) -> TensorList {
-    return {g.needs_grad[0] ? g.grad() * g.saved[0] : Tensor(), g.needs_grad[1] ? g.grad() * g.saved[1] : Tensor()};
-  });
+  rebase_history("MulBackward", *this, {*this, other}, {original, other},
+                 [](const BackwardArgs& g) { return autograd::mul_backward(g, g.saved[0], g.saved[1]); });
   return *this;
 }
 
@@ -99,18 +93,16 @@ Tensor& Tensor::mul_(Scalar other) {
   check_inplace(*this, "mul_");
   modify(*this, [&] { native::binary_(BinaryOp::Mul, *this, other); });
   rebase_history("MulBackward", *this, {*this}, {},
-                 [other](const BackwardArgs& g) -> TensorList { return {g.grad() * other}; });
+                 [other](const BackwardArgs& g) { return autograd::mul_scalar_backward(g, other); });
   return *this;
 }
 
 Tensor& Tensor::div_(const Tensor& other) {
   check_inplace(*this, "div_");
+  Tensor original = value_before_change(*this, needs_history({other}));
   modify(*this, [&] { native::binary_(BinaryOp::Div, *this, other); });
-  // d(a/b)/db = -(a/b)/b: the result stands in for the original value.
-  rebase_history("DivBackward", *this, {*this, other}, {other, *this}, [](const BackwardArgs& g) -> TensorList {
-    const Tensor& b = g.saved[0];
-    return {g.needs_grad[0] ? g.grad() / b : Tensor(), g.needs_grad[1] ? -g.grad() * g.saved[1] / b : Tensor()};
-  });
+  rebase_history("DivBackward", *this, {*this, other}, {original, other},
+                 [](const BackwardArgs& g) { return autograd::div_backward(g, g.saved[0], g.saved[1]); });
   return *this;
 }
 
@@ -118,7 +110,7 @@ Tensor& Tensor::div_(Scalar other) {
   check_inplace(*this, "div_");
   modify(*this, [&] { native::binary_(BinaryOp::Div, *this, other); });
   rebase_history("DivBackward", *this, {*this}, {},
-                 [other](const BackwardArgs& g) -> TensorList { return {g.grad() / other}; });
+                 [other](const BackwardArgs& g) { return autograd::div_scalar_backward(g, other); });
   return *this;
 }
 
@@ -126,10 +118,8 @@ Tensor& Tensor::pow_(Scalar exponent) {
   check_inplace(*this, "pow_");
   Tensor original = value_before_change(*this, needs_history({*this}));
   modify(*this, [&] { native::binary_(BinaryOp::Pow, *this, exponent); });
-  rebase_history("PowBackward", *this, {*this}, {original}, [exponent](const BackwardArgs& g) -> TensorList {
-    double e = exponent.to_double();
-    if (e == 0.0) return {zeros_like(g.grad())};
-    return {g.grad() * brisk::pow(g.saved[0], e - 1.0) * e};
+  rebase_history("PowBackward", *this, {*this}, {original}, [exponent](const BackwardArgs& g) {
+    return autograd::pow_scalar_backward(g, g.saved[0], exponent);
   });
   return *this;
 }
@@ -137,7 +127,7 @@ Tensor& Tensor::pow_(Scalar exponent) {
 Tensor& Tensor::neg_() {
   check_inplace(*this, "neg_");
   modify(*this, [&] { native::unary_(UnaryOp::Neg, *this); });
-  rebase_history("NegBackward", *this, {*this}, {}, [](const BackwardArgs& g) -> TensorList { return {-g.grad()}; });
+  rebase_history("NegBackward", *this, {*this}, {}, autograd::neg_backward);
   return *this;
 }
 
@@ -146,7 +136,7 @@ Tensor& Tensor::abs_() {
   Tensor sign = needs_history({*this}) ? native::unary(UnaryOp::Sign, *this) : Tensor();
   modify(*this, [&] { native::unary_(UnaryOp::Abs, *this); });
   rebase_history("AbsBackward", *this, {*this}, {sign},
-                 [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0]}; });
+                 [](const BackwardArgs& g) { return autograd::abs_backward(g, g.saved[0]); });
   return *this;
 }
 
@@ -154,7 +144,7 @@ Tensor& Tensor::exp_() {
   check_inplace(*this, "exp_");
   modify(*this, [&] { native::unary_(UnaryOp::Exp, *this); });
   rebase_history("ExpBackward", *this, {*this}, {*this},
-                 [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0]}; });
+                 [](const BackwardArgs& g) { return autograd::exp_backward(g, g.saved[0]); });
   return *this;
 }
 
@@ -163,7 +153,7 @@ Tensor& Tensor::log_() {
   Tensor original = value_before_change(*this, needs_history({*this}));
   modify(*this, [&] { native::unary_(UnaryOp::Log, *this); });
   rebase_history("LogBackward", *this, {*this}, {original},
-                 [](const BackwardArgs& g) -> TensorList { return {g.grad() / g.saved[0]}; });
+                 [](const BackwardArgs& g) { return autograd::log_backward(g, g.saved[0]); });
   return *this;
 }
 
@@ -171,7 +161,7 @@ Tensor& Tensor::sqrt_() {
   check_inplace(*this, "sqrt_");
   modify(*this, [&] { native::unary_(UnaryOp::Sqrt, *this); });
   rebase_history("SqrtBackward", *this, {*this}, {*this},
-                 [](const BackwardArgs& g) -> TensorList { return {g.grad() / (g.saved[0] * 2.0)}; });
+                 [](const BackwardArgs& g) { return autograd::sqrt_backward(g, g.saved[0]); });
   return *this;
 }
 
@@ -199,18 +189,11 @@ Tensor& Tensor::tanh_() { return activation_(*this, "tanh_", "TanhBackward", Una
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   check_inplace(*this, "clamp_");
   BRISK_CHECK(min || max, "clamp_: at least one of min and max must be given (tensor {})", describe());
-  Tensor outside;
-  if (needs_history({*this})) {
-    // As clamp: the gradient flows only strictly inside the bounds.
-    Tensor inside = min ? gt(*min) : lt(*max);
-    if (min && max) inside = logical_and(inside, lt(*max));
-    outside = brisk::logical_not(inside);
-  }
+  Tensor passes = needs_history({*this}) ? autograd::clamp_passes(*this, min, max) : Tensor();
   OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
   modify(*this, [&] { native::unary_(UnaryOp::Clamp, *this, params); });
-  rebase_history("ClampBackward", *this, {*this}, {outside}, [](const BackwardArgs& g) -> TensorList {
-    return {brisk::masked_fill(g.grad(), g.saved[0], 0.0)};
-  });
+  rebase_history("ClampBackward", *this, {*this}, {passes},
+                 [](const BackwardArgs& g) { return autograd::clamp_backward(g, g.saved[0]); });
   return *this;
 }
 
@@ -219,11 +202,9 @@ Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar value) {
   modify(*this, [&] { native::ternary_(TernaryOp::Addcmul, *this, a, b, OpParams{value.to_double()}); });
   Tensor saved_a = b.requires_grad() ? a : Tensor();
   Tensor saved_b = a.requires_grad() ? b : Tensor();
-  rebase_history("AddcmulBackward", *this, {*this, a, b}, {saved_a, saved_b},
-                 [value](const BackwardArgs& g) -> TensorList {
-                   return {g.grad(), g.needs_grad[1] ? g.grad() * g.saved[1] * value : Tensor(),
-                           g.needs_grad[2] ? g.grad() * g.saved[0] * value : Tensor()};
-                 });
+  rebase_history("AddcmulBackward", *this, {*this, a, b}, {saved_a, saved_b}, [value](const BackwardArgs& g) {
+    return autograd::addcmul_backward(g, g.saved[0], g.saved[1], value);
+  });
   return *this;
 }
 
@@ -231,10 +212,8 @@ Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar value) {
   check_inplace(*this, "addcdiv_");
   modify(*this, [&] { native::ternary_(TernaryOp::Addcdiv, *this, a, b, OpParams{value.to_double()}); });
   Tensor saved_a = b.requires_grad() ? a : Tensor();
-  rebase_history("AddcdivBackward", *this, {*this, a, b}, {saved_a, b}, [value](const BackwardArgs& g) -> TensorList {
-    const Tensor& b = g.saved[1];
-    return {g.grad(), g.needs_grad[1] ? g.grad() / b * value : Tensor(),
-            g.needs_grad[2] ? -g.grad() * g.saved[0] / (b * b) * value : Tensor()};
+  rebase_history("AddcdivBackward", *this, {*this, a, b}, {saved_a, b}, [value](const BackwardArgs& g) {
+    return autograd::addcdiv_backward(g, g.saved[0], g.saved[1], value);
   });
   return *this;
 }
@@ -242,10 +221,8 @@ Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar value) {
 Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
   check_inplace(*this, "lerp_");
   modify(*this, [&] { native::lerp_(*this, end, weight); });
-  rebase_history("LerpBackward", *this, {*this, end}, {}, [weight](const BackwardArgs& g) -> TensorList {
-    double w = weight.to_double();
-    return {g.needs_grad[0] ? g.grad() * (1.0 - w) : Tensor(), g.needs_grad[1] ? g.grad() * w : Tensor()};
-  });
+  rebase_history("LerpBackward", *this, {*this, end}, {},
+                 [weight](const BackwardArgs& g) { return autograd::lerp_backward(g, weight); });
   return *this;
 }
 
@@ -255,9 +232,8 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
   BRISK_CHECK(filled.sizes() == sizes(), "masked_fill_: mask of shape {} does not broadcast to the tensor's shape {}",
               mask.sizes(), sizes());
   modify(*this, [&] { native::copy_(*this, filled); });
-  rebase_history("MaskedFillBackward", *this, {*this}, {mask}, [](const BackwardArgs& g) -> TensorList {
-    return {brisk::masked_fill(g.grad(), g.saved[0], 0.0)};
-  });
+  rebase_history("MaskedFillBackward", *this, {*this}, {mask},
+                 [](const BackwardArgs& g) { return autograd::masked_fill_backward(g, g.saved[0]); });
   return *this;
 }
 

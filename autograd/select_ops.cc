@@ -2,6 +2,7 @@
 // goes to whichever operand was picked.
 #include <cmath>
 
+#include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "tensor/native/ops.h"
@@ -25,17 +26,23 @@ Tensor pick_grad(const Tensor& grad, const Tensor& loses, const Tensor& ties) {
 
 }  // namespace
 
+Tensor autograd::clamp_passes(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor inside;
+  if (min) inside = x.gt(*min);
+  if (max) inside = inside.defined() ? logical_and(inside, x.lt(*max)) : x.lt(*max);
+  return inside;
+}
+
+TensorList autograd::clamp_backward(const BackwardArgs& g, const Tensor& passes) {
+  return {grad_where(g.grad(), passes)};
+}
+
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   BRISK_CHECK(min || max, "clamp: at least one of min and max must be given (tensor {})", x.describe());
   OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
   Tensor out = native::unary(UnaryOp::Clamp, x, params);
-  return record("ClampBackward", out, {x}, {x}, [min, max](const BackwardArgs& g) -> TensorList {
-    // Strictly inside the bounds only: at a bound (and at NaN) the gradient is 0, as PyTorch.
-    const Tensor& x = g.saved[0];
-    Tensor inside;
-    if (min) inside = x.gt(*min);
-    if (max) inside = inside.defined() ? logical_and(inside, x.lt(*max)) : x.lt(*max);
-    return {grad_where(g.grad(), inside)};
+  return record("ClampBackward", out, {x}, {x}, [min, max](const BackwardArgs& g) {
+    return autograd::clamp_backward(g, autograd::clamp_passes(g.saved[0], min, max));
   });
 }
 
@@ -91,10 +98,14 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   });
 }
 
+TensorList autograd::masked_fill_backward(const BackwardArgs& g, const Tensor& mask) {
+  return {masked_fill(g.grad(), mask, 0.0)};
+}
+
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
   Tensor out = native::masked_fill(x, mask, value);
   return record("MaskedFillBackward", out, {x}, {mask},
-                [](const BackwardArgs& g) -> TensorList { return {masked_fill(g.grad(), g.saved[0], 0.0)}; });
+                [](const BackwardArgs& g) { return autograd::masked_fill_backward(g, g.saved[0]); });
 }
 
 }  // namespace brisk

@@ -1,4 +1,5 @@
 // Elementwise math functions of one tensor.
+#include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "tensor/native/ops.h"
@@ -9,26 +10,34 @@ using autograd::BackwardArgs;
 using autograd::record;
 using autograd::TensorList;
 
+TensorList autograd::abs_backward(const BackwardArgs& g, const Tensor& sign_of_x) { return {g.grad() * sign_of_x}; }
+
 Tensor abs(const Tensor& x) {
   return record("AbsBackward", native::unary(UnaryOp::Abs, x), {x}, {x},
-                [](const BackwardArgs& g) -> TensorList { return {g.grad() * sign(g.saved[0])}; });
+                [](const BackwardArgs& g) { return autograd::abs_backward(g, sign(g.saved[0])); });
 }
+
+TensorList autograd::exp_backward(const BackwardArgs& g, const Tensor& result) { return {g.grad() * result}; }
 
 Tensor exp(const Tensor& x) {
   Tensor out = native::unary(UnaryOp::Exp, x);
   return record("ExpBackward", out, {x}, {out},
-                [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0]}; });
+                [](const BackwardArgs& g) { return autograd::exp_backward(g, g.saved[0]); });
 }
+
+TensorList autograd::log_backward(const BackwardArgs& g, const Tensor& x) { return {g.grad() / x}; }
 
 Tensor log(const Tensor& x) {
   return record("LogBackward", native::unary(UnaryOp::Log, x), {x}, {x},
-                [](const BackwardArgs& g) -> TensorList { return {g.grad() / g.saved[0]}; });
+                [](const BackwardArgs& g) { return autograd::log_backward(g, g.saved[0]); });
 }
+
+TensorList autograd::sqrt_backward(const BackwardArgs& g, const Tensor& result) { return {g.grad() / (result * 2.0)}; }
 
 Tensor sqrt(const Tensor& x) {
   Tensor out = native::unary(UnaryOp::Sqrt, x);
   return record("SqrtBackward", out, {x}, {out},
-                [](const BackwardArgs& g) -> TensorList { return {g.grad() / (g.saved[0] * 2.0)}; });
+                [](const BackwardArgs& g) { return autograd::sqrt_backward(g, g.saved[0]); });
 }
 
 Tensor rsqrt(const Tensor& x) {
