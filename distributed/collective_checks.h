@@ -7,48 +7,72 @@
 // what was wrong with it, e.g.
 //   "ProcessGroupGloo all_reduce: rank 1 of 3: tensor is on cpu, but the group's device is sim:0"
 //
-//   CallChecks check("ProcessGroupGloo", group, "all_gather");
-//   check.tensor(input, "input");
-//   check.list(outputs, input, "outputs");
+// A backend states the dtypes it supports once and checks each operation with the function of
+// its name, at the top of the operation:
+//
+//   constexpr OperationChecks kChecks("ProcessGroupGloo", {kFloat32, kInt64}, {kFloat32});
+//   kChecks.all_gather(*this, outputs, input);
+//
+// check_group_arguments() does the same for a backend's constructor.
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "distributed/process_group.h"
+#include "distributed/store.h"
 #include "tensor/tensor.h"
 
 namespace brisk::dist {
 
-class CallChecks {
+// The dtypes a backend supports in some operations; a value (constexpr-constructible).
+class DTypeSet {
  public:
-  // `backend` names the class in messages ("ProcessGroupGloo"); `op` the operation.
-  CallChecks(const char* backend, const ProcessGroup& group, const char* op);
+  constexpr DTypeSet(std::initializer_list<DType> dtypes) {
+    for (DType d : dtypes) bits_ |= uint32_t{1} << static_cast<unsigned>(d);
+  }
+  constexpr bool contains(DType d) const { return (bits_ >> static_cast<unsigned>(d)) & 1u; }
+  // "float32, float64, int64", in the order of the DType enum.
+  std::string names() const;
 
-  // Defined, contiguous and on the group's device; `what` names it ("tensor", "inputs[2]").
-  void tensor(const Tensor& t, const std::string& what) const;
-  // One tensor per rank, each passing tensor() with the numel and dtype of `like`.
-  void list(const std::vector<Tensor>& list, const Tensor& like, const std::string& what) const;
-  // One tensor per rank, each passing tensor() with dtype `dtype` (sizes may differ: all_to_all).
-  void list_of_dtype(const std::vector<Tensor>& list, DType dtype, const std::string& what) const;
-  void root(int root) const;
-  // A send/recv partner: another rank of the group.
-  void peer(int peer) const;
-  // `dtype` is one of `supported` (the backend's list for this op).
-  void dtype(DType dtype, std::initializer_list<DType> supported) const;
-  // all_to_all's arguments: one input and one output per rank, all of one supported dtype,
-  // and this rank's own piece as large on both sides. Returns that dtype.
-  DType all_to_all(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                   std::initializer_list<DType> supported) const;
+ private:
+  uint32_t bits_ = 0;
+};
 
-  // "ProcessGroupGloo all_reduce: rank 1 of 3", the start of every message.
-  std::string where() const;
+// The checks of each ProcessGroup operation (its arguments as process_group.h describes them),
+// for a backend that supports `dtypes` in every operation and `reducing_dtypes` in all_reduce,
+// reduce and reduce_scatter. Point-to-point moves the tensor's bytes as they are: any dtype.
+class OperationChecks {
+ public:
+  // `backend` names the class in messages ("ProcessGroupGloo").
+  constexpr OperationChecks(const char* backend, DTypeSet dtypes, DTypeSet reducing_dtypes)
+      : backend_(backend), dtypes_(dtypes), reducing_dtypes_(reducing_dtypes) {}
+
+  void broadcast(const ProcessGroup& group, const Tensor& tensor, int root) const;
+  void all_reduce(const ProcessGroup& group, const Tensor& tensor) const;
+  void reduce(const ProcessGroup& group, const Tensor& tensor, int root) const;
+  void all_gather(const ProcessGroup& group, const std::vector<Tensor>& outputs, const Tensor& input) const;
+  // `outputs` is checked on the root only (it is ignored elsewhere).
+  void gather(const ProcessGroup& group, const std::vector<Tensor>& outputs, const Tensor& input, int root) const;
+  // `inputs` is checked on the root only (it is ignored elsewhere).
+  void scatter(const ProcessGroup& group, const Tensor& output, const std::vector<Tensor>& inputs, int root) const;
+  void reduce_scatter(const ProcessGroup& group, const Tensor& output, const std::vector<Tensor>& inputs) const;
+  // One input and one output per rank, all of one supported dtype (returned), the sizes free
+  // but for this rank's own piece, as large on both sides.
+  DType all_to_all(const ProcessGroup& group, const std::vector<Tensor>& outputs,
+                   const std::vector<Tensor>& inputs) const;
+  void send(const ProcessGroup& group, const Tensor& tensor, int dst) const;
+  void recv(const ProcessGroup& group, const Tensor& tensor, int src) const;
 
  private:
   const char* backend_;
-  const char* op_;
-  int rank_;
-  int size_;
-  Device device_;
+  DTypeSet dtypes_;
+  DTypeSet reducing_dtypes_;
 };
+
+// A backend's construction arguments: a store, 0 <= rank < size, a positive timeout. `backend`
+// starts the message: "ProcessGroupGloo 'default': rank 3 is not in [0, 2)".
+void check_group_arguments(const std::string& backend, const Store* store, int rank, int size,
+                           const ProcessGroupOptions& options);
 
 }  // namespace brisk::dist

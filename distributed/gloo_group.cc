@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "distributed/collective_checks.h"
 #include "distributed/gloo_store.h"
 #include "tensor/error.h"
 
@@ -29,9 +30,7 @@ constexpr uint64_t kP2PSlotPrefix = uint64_t{0xff} << 56;
 ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_, ProcessGroupOptions options_,
                              const std::string& host, std::string name_)
     : store(std::move(store_)), rank(rank_), size(size_), options(options_), name(std::move(name_)) {
-  BRISK_CHECK(size >= 1 && rank >= 0 && rank < size, "ProcessGroupGloo '{}': rank {} is not in [0, {})", name, rank,
-              size);
-  BRISK_CHECK(options.timeout.count() > 0, "ProcessGroupGloo '{}': timeout must be positive", name);
+  check_group_arguments(fmt::format("ProcessGroupGloo '{}'", name), store.get(), rank, size, options);
   ignore_default_sigpipe();
   try {
     gloo::transport::tcp::attr attr;

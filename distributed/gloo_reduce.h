@@ -52,7 +52,7 @@ void divide(T* data, int64_t n, int size) {
   for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(static_cast<Acc<T>>(data[i]) / static_cast<Acc<T>>(size));
 }
 
-// f(TypeTag<T>{}) for a dtype CallChecks::dtype accepted.
+// f(TypeTag<T>{}) for a dtype the collective checks accepted (collective_checks.h).
 template <typename F>
 void dispatch_gloo(DType dtype, F&& f) {
   switch (dtype) {

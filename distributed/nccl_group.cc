@@ -14,6 +14,7 @@
 #include "cuda/event.h"
 #include "cuda/memory.h"
 #include "cuda/stream.h"
+#include "distributed/collective_checks.h"
 #include "distributed/nccl_teardown.h"
 #include "tensor/error.h"
 
@@ -84,8 +85,7 @@ ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
     : store(std::move(store_)), rank(rank_), size(size_), options(options_), device_(device.index) {
   BRISK_CHECK(device.is_cuda(), "ProcessGroupNCCL: rank {}: the group's device must be a CUDA device, got {}", rank_,
               device);
-  BRISK_CHECK(store != nullptr, "ProcessGroupNCCL: no store");
-  BRISK_CHECK(size > 0 && rank >= 0 && rank < size, "ProcessGroupNCCL: rank {} is outside [0, {})", rank, size);
+  check_group_arguments("ProcessGroupNCCL", store.get(), rank, size, options);
 }
 
 ProcessGroupNCCL::Impl::~Impl() {

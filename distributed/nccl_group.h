@@ -20,7 +20,7 @@
 
 namespace brisk::dist {
 
-// For a dtype CallChecks accepted (bool travels as uint8).
+// For a dtype the collective checks accepted (bool travels as uint8).
 ncclDataType_t nccl_dtype(DType dtype);
 ncclRedOp_t nccl_op(ReduceOp op);
 
@@ -35,7 +35,7 @@ struct ProcessGroupNCCL::Impl {
   // (ncclCommAbort) when the work did not finish.
   ~Impl();
 
-  // Runs one collective on `tensors` (checked by CallChecks: on the group's device): creates
+  // Runs one collective on `tensors` (checked by OperationChecks: on the group's device): creates
   // the communicator at the first call, numbers it (sig.seq) and records its signature for the
   // desync monitor (memory only), orders the group's stream after the caller's, queues
   // `launch` and returns its Work. `blocking`: wait() blocks the host too (barrier).

@@ -24,11 +24,9 @@ namespace {
 
 using namespace gloo_reduce;
 
-constexpr const char* kBackend = "ProcessGroupGloo";
-constexpr std::initializer_list<DType> kDtypes = {kFloat32, kFloat64, kInt64, kInt32, kUInt8};
 // Reducing ops also take 16-bit floats (each pairwise step computed in float).
-constexpr std::initializer_list<DType> kReducingDtypes = {kFloat32, kFloat64, kInt64,    kInt32,
-                                                          kUInt8,   kBFloat16, kFloat16};
+constexpr OperationChecks kChecks("ProcessGroupGloo", {kFloat32, kFloat64, kInt64, kInt32, kUInt8},
+                                  {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBFloat16, kFloat16});
 
 }  // namespace
 
@@ -48,10 +46,7 @@ const std::string& ProcessGroupGloo::name() const { return impl_->name; }
 const ProcessGroupOptions& ProcessGroupGloo::options() const { return impl_->options; }
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
-  CallChecks check(kBackend, *this, "broadcast");
-  check.tensor(tensor, "tensor");
-  check.root(root);
-  check.dtype(tensor.dtype(), kDtypes);
+  kChecks.broadcast(*this, tensor, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
   auto sig = CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root);
@@ -70,9 +65,7 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) {
-  CallChecks check(kBackend, *this, "all_reduce");
-  check.tensor(tensor, "tensor");
-  check.dtype(tensor.dtype(), kReducingDtypes);
+  kChecks.all_reduce(*this, tensor);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
   auto sig = CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(), -1,
@@ -93,10 +86,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceOp op) {
-  CallChecks check(kBackend, *this, "reduce");
-  check.tensor(tensor, "tensor");
-  check.root(root);
-  check.dtype(tensor.dtype(), kReducingDtypes);
+  kChecks.reduce(*this, tensor, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
   auto sig = CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root,
@@ -118,10 +108,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  CallChecks check(kBackend, *this, "all_gather");
-  check.tensor(input, "input");
-  check.list(outputs, input, "outputs");
-  check.dtype(input.dtype(), kDtypes);
+  kChecks.all_gather(*this, outputs, input);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
@@ -145,11 +132,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
-  CallChecks check(kBackend, *this, "gather");
-  check.tensor(input, "input");
-  check.root(root);
-  if (rank() == root) check.list(outputs, input, "outputs");
-  check.dtype(input.dtype(), kDtypes);
+  kChecks.gather(*this, outputs, input, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
@@ -175,11 +158,7 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
-  CallChecks check(kBackend, *this, "scatter");
-  check.tensor(output, "output");
-  check.root(root);
-  if (rank() == root) check.list(inputs, output, "inputs");
-  check.dtype(output.dtype(), kDtypes);
+  kChecks.scatter(*this, output, inputs, root);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins;
   if (rank() == root)
@@ -206,10 +185,7 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
-  CallChecks check(kBackend, *this, "reduce_scatter");
-  check.tensor(output, "output");
-  check.list(inputs, output, "inputs");
-  check.dtype(output.dtype(), kReducingDtypes);
+  kChecks.reduce_scatter(*this, output, inputs);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
@@ -241,7 +217,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  const DType dtype = CallChecks(kBackend, *this, "all_to_all").all_to_all(outputs, inputs, kDtypes);
+  const DType dtype = kChecks.all_to_all(*this, outputs, inputs);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins, outs;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
@@ -289,17 +265,13 @@ std::shared_ptr<Work> ProcessGroupGloo::barrier() {
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::send(const Tensor& tensor, int dst, int tag) {
-  CallChecks check(kBackend, *this, "send");
-  check.tensor(tensor, "tensor");
-  check.peer(dst);
+  kChecks.send(*this, tensor, dst);
   auto staging = std::make_shared<HostStaging>(device());
   return impl_->p2p(true, staging->input(tensor), staging, dst, tag);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::recv(Tensor& tensor, int src, int tag) {
-  CallChecks check(kBackend, *this, "recv");
-  check.tensor(tensor, "tensor");
-  check.peer(src);
+  kChecks.recv(*this, tensor, src);
   auto staging = std::make_shared<HostStaging>(device());
   return impl_->p2p(false, staging->output(tensor, false), staging, src, tag);
 }

@@ -21,12 +21,10 @@ const bool registered = register_process_group_backend(
 // How a send/recv is described in errors, e.g. "numel 10, float32".
 std::string shape_of(const Tensor& t) { return fmt::format("numel {}, {}", t.numel(), dtype_name(t.dtype())); }
 
-constexpr const char* kBackend = "ProcessGroupNCCL";
-constexpr std::initializer_list<DType> kReducingDtypes = {kFloat32, kFloat64, kFloat16, kBFloat16,
-                                                          kInt64,   kInt32,   kUInt8};
 // Ops that only move data also take bool (as uint8).
-constexpr std::initializer_list<DType> kDtypes = {kFloat32, kFloat64, kFloat16, kBFloat16,
-                                                  kInt64,   kInt32,   kUInt8,   kBool};
+constexpr OperationChecks kChecks("ProcessGroupNCCL",
+                                  {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kUInt8, kBool},
+                                  {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kUInt8});
 
 std::vector<Tensor> with(std::vector<Tensor> list, const Tensor& t) {
   list.push_back(t);
@@ -49,10 +47,7 @@ ProcessGroupNCCL::~ProcessGroupNCCL() = default;
 const ProcessGroupOptions& ProcessGroupNCCL::options() const { return impl_->options; }
 
 std::shared_ptr<Work> ProcessGroupNCCL::broadcast(Tensor& tensor, int root) {
-  CallChecks check(kBackend, *this, "broadcast");
-  check.tensor(tensor, "tensor");
-  check.root(root);
-  check.dtype(tensor.dtype(), kDtypes);
+  kChecks.broadcast(*this, tensor, root);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root),
                            {tensor}, false,
@@ -63,9 +58,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::broadcast(Tensor& tensor, int root) {
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_reduce(Tensor& tensor, ReduceOp op) {
-  CallChecks check(kBackend, *this, "all_reduce");
-  check.tensor(tensor, "tensor");
-  check.dtype(tensor.dtype(), kReducingDtypes);
+  kChecks.all_reduce(*this, tensor);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(),
                                                    CollectiveSignature::kUnused, op),
@@ -76,10 +69,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_reduce(Tensor& tensor, ReduceOp op) 
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::reduce(Tensor& tensor, int root, ReduceOp op) {
-  CallChecks check(kBackend, *this, "reduce");
-  check.tensor(tensor, "tensor");
-  check.root(root);
-  check.dtype(tensor.dtype(), kReducingDtypes);
+  kChecks.reduce(*this, tensor, root);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root,
                                                    op),
@@ -90,10 +80,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::reduce(Tensor& tensor, int root, ReduceO
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  CallChecks check(kBackend, *this, "all_gather");
-  check.tensor(input, "input");
-  check.list(outputs, input, "outputs");
-  check.dtype(input.dtype(), kDtypes);
+  kChecks.all_gather(*this, outputs, input);
   ncclDataType_t type = nccl_dtype(input.dtype());
   // One broadcast per rank, rooted at it, into outputs[root].
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype()),
@@ -108,12 +95,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_gather(std::vector<Tensor>& outputs,
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
-  CallChecks check(kBackend, *this, "gather");
-  check.tensor(input, "input");
-  check.root(root);
+  kChecks.gather(*this, outputs, input, root);
   bool is_root = rank() == root;
-  if (is_root) check.list(outputs, input, "outputs");
-  check.dtype(input.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(input.dtype());
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root),
                            is_root ? with(outputs, input) : std::vector<Tensor>{input}, false,
@@ -132,12 +115,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<Tensor>& outputs, con
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
-  CallChecks check(kBackend, *this, "scatter");
-  check.tensor(output, "output");
-  check.root(root);
+  kChecks.scatter(*this, output, inputs, root);
   bool is_root = rank() == root;
-  if (is_root) check.list(inputs, output, "inputs");
-  check.dtype(output.dtype(), kDtypes);
   ncclDataType_t type = nccl_dtype(output.dtype());
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root),
                            is_root ? with(inputs, output) : std::vector<Tensor>{output}, false,
@@ -157,10 +136,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::scatter(Tensor& output, const std::vecto
 
 std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
                                                        ReduceOp op) {
-  CallChecks check(kBackend, *this, "reduce_scatter");
-  check.tensor(output, "output");
-  check.list(inputs, output, "inputs");
-  check.dtype(output.dtype(), kReducingDtypes);
+  kChecks.reduce_scatter(*this, output, inputs);
   ncclDataType_t type = nccl_dtype(output.dtype());
   // One reduce per rank, rooted at it, of everyone's inputs[root] into its output.
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(),
@@ -175,7 +151,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(Tensor& output, const std
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  const DType dtype = CallChecks(kBackend, *this, "all_to_all").all_to_all(outputs, inputs, kDtypes);
+  const DType dtype = kChecks.all_to_all(*this, outputs, inputs);
   ncclDataType_t type = nccl_dtype(dtype);
   std::vector<Tensor> tensors = inputs;
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
@@ -205,10 +181,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::barrier() {
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::send(const Tensor& tensor, int dst, int /*tag*/) {
-  CallChecks check(kBackend, *this, "send");
-  check.tensor(tensor, "tensor");
-  check.peer(dst);
-  check.dtype(tensor.dtype(), kDtypes);
+  kChecks.send(*this, tensor, dst);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
   return impl_->p2p(fmt::format("send({}, to {})", shape_of(tensor), dst), {tensor},
                     [&](ncclComm_t comm, cudaStream_t stream) {
@@ -217,10 +190,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::send(const Tensor& tensor, int dst, int 
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::recv(Tensor& tensor, int src, int /*tag*/) {
-  CallChecks check(kBackend, *this, "recv");
-  check.tensor(tensor, "tensor");
-  check.peer(src);
-  check.dtype(tensor.dtype(), kDtypes);
+  kChecks.recv(*this, tensor, src);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
   return impl_->p2p(fmt::format("recv({}, from {})", shape_of(tensor), src), {tensor},
                     [&](ncclComm_t comm, cudaStream_t stream) {

@@ -69,20 +69,8 @@ class Reader {
  public:
   Reader(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
   uint8_t u8() { need(1); return *p_++; }
-  int64_t i64() {
-    int64_t v;
-    need(8);
-    std::memcpy(&v, p_, 8);
-    p_ += 8;
-    return v;
-  }
-  uint32_t u32() {
-    uint32_t v;
-    need(4);
-    std::memcpy(&v, p_, 4);
-    p_ += 4;
-    return v;
-  }
+  int64_t i64() { return fixed<int64_t>(); }
+  uint32_t u32() { return fixed<uint32_t>(); }
   std::string str() {
     uint32_t n = u32();
     need(n);
@@ -100,6 +88,15 @@ class Reader {
   bool done() const { return p_ == end_; }
 
  private:
+  // An integer of T's width, in the host's byte order (little-endian, as Writer writes it).
+  template <typename T>
+  T fixed() {
+    T v;
+    need(sizeof(T));
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
+    return v;
+  }
   void need(size_t n) {
     if (static_cast<size_t>(end_ - p_) < n) throw Malformed{};
   }

@@ -2,43 +2,25 @@
 // in the middle of training takes the job down, within the timeout, with the dead rank
 // named; and training resumed from the last checkpoint ends where the uninterrupted run does.
 #include <catch2/catch.hpp>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "tests/tools/launch/process_runner.h"
+#include "tests/scratch_files.h"
+#include "tests/tools/launch/run_launcher.h"
 
 namespace {
 
-using brisk::testing::count;
-using brisk::testing::launcher_path;
-using brisk::testing::lines_starting_with;
-using brisk::testing::run_process;
-using brisk::testing::RunOptions;
-using brisk::testing::RunResult;
+using namespace brisk::testing;
 
 const std::string kWorker = "tests/distributed/launch_worker";
 
-std::string fresh_dir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::filesystem::path dir = std::filesystem::path(tmp ? tmp : "/tmp") / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
-
 RunResult train(int nproc, const std::vector<std::string>& extra, const std::string& dir, double grace = 10) {
-  std::vector<std::string> args{launcher_path(), "--nproc-per-node", std::to_string(nproc), "--grace-period",
-                                std::to_string(grace), kWorker, "train", dir, "20"};
+  std::vector<std::string> args{"--nproc-per-node", std::to_string(nproc), "--grace-period", std::to_string(grace),
+                                kWorker, "train", dir, "20"};
   args.insert(args.end(), extra.begin(), extra.end());
   RunOptions options;
-  options.timeout = std::chrono::seconds(60);
   options.env = {{"BRISK_TEST_TIMEOUT_MS", "5000"}};
-  RunResult r = run_process(args, options);
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
-  REQUIRE_FALSE(r.timed_out);
-  return r;
+  return run_launcher(args, options);
 }
 
 std::string final_line(const RunResult& r) {
@@ -57,9 +39,9 @@ std::string checkpoint_step(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("fault: a SIGKILLed worker stops the job; the launcher names the dead rank", "[distributed][fault]") {
-  std::string dir = fresh_dir("fault_kill");
+  std::string dir = scratch_dir("fault_kill");
   RunResult r = train(3, {"--kill", "1", "12"}, dir);
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  INFO(output_of(r));
   CHECK(r.status == 137);
   CHECK(count(r.err, "launch: rank 1 (local rank 1, pid ") == 1);
   CHECK(count(r.err, "was killed by signal SIGKILL (9)") == 1);
@@ -72,9 +54,9 @@ TEST_CASE("fault: a SIGKILLed worker stops the job; the launcher names the dead 
 TEST_CASE("fault: survivors find the dead peer themselves and exit non-zero naming it", "[distributed][fault]") {
   // The survivors ignore the launcher's SIGTERM and the grace period is long: they must stop
   // on their own, through the process group's error, within its 5 s timeout.
-  std::string dir = fresh_dir("fault_survivors");
+  std::string dir = scratch_dir("fault_survivors");
   RunResult r = train(3, {"--kill", "1", "12", "--ignore-sigterm"}, dir, 40);
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  INFO(output_of(r));
   CHECK(r.status == 137);
   CHECK(count(r.err, "launch: rank 1 (local rank 1, pid ") == 1);
   CHECK(count(r.err, "still running after the grace period") == 0);
@@ -88,11 +70,11 @@ TEST_CASE("fault: survivors find the dead peer themselves and exit non-zero nami
 }
 
 TEST_CASE("fault: resuming from the last checkpoint reproduces the uninterrupted run", "[distributed][fault]") {
-  std::string whole = fresh_dir("fault_whole");
+  std::string whole = scratch_dir("fault_whole");
   RunResult uninterrupted = train(2, {}, whole);
   REQUIRE(uninterrupted.status == 0);
 
-  std::string dir = fresh_dir("fault_resume");
+  std::string dir = scratch_dir("fault_resume");
   RunResult killed = train(2, {"--kill", "1", "12"}, dir);
   REQUIRE(killed.status == 137);
   REQUIRE(checkpoint_step(dir) == "10");

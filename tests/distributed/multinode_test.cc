@@ -13,11 +13,7 @@
 
 namespace {
 
-using brisk::testing::count;
-using brisk::testing::launcher_path;
-using brisk::testing::run_process;
-using brisk::testing::RunOptions;
-using brisk::testing::RunResult;
+using namespace brisk::testing;
 
 const char* const kNodeAddress[2] = {"10.213.0.1", "10.213.0.2"};
 
@@ -105,7 +101,7 @@ TEST_CASE("multi-node: two namespaces joined by veth, two workers each, all_redu
   RunResult first = node(0);
   RunResult other = second.get();
   for (const RunResult* r : {&first, &other}) {
-    INFO("stdout:\n" << r->out << "\nstderr:\n" << r->err);
+    INFO(output_of(*r));
     CHECK_FALSE(r->timed_out);
     CHECK(r->status == 0);
   }

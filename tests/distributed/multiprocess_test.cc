@@ -8,35 +8,24 @@
 #include <cstdlib>
 #include <string>
 
-#include "tests/tools/launch/process_runner.h"
+#include "tests/distributed/testing/launch_workers.h"
 
 namespace {
 
-using brisk::testing::count;
-using brisk::testing::launcher_path;
-using brisk::testing::run_process;
-using brisk::testing::RunOptions;
-using brisk::testing::RunResult;
+using namespace brisk::testing;
 
 const std::string kWorker = "tests/distributed/collectives_worker";
 
 RunResult launch(int nproc, const std::vector<std::string>& worker_args) {
-  std::vector<std::string> args = {launcher_path(), "--nproc-per-node", std::to_string(nproc), "--grace-period", "2",
-                                   kWorker};
+  std::vector<std::string> args = {"--nproc-per-node", std::to_string(nproc), "--grace-period", "2", kWorker};
   args.insert(args.end(), worker_args.begin(), worker_args.end());
-  RunOptions options;
-  options.timeout = std::chrono::seconds(60);
-  RunResult result = run_process(args, options);
-  UNSCOPED_INFO("stdout:\n" << result.out << "\nstderr:\n" << result.err);
-  REQUIRE_FALSE(result.timed_out);
-  return result;
+  return run_launcher(args);
 }
 
 void require_all_ok(const RunResult& r, int nproc, const std::string& scenario) {
+  INFO(output_of(r));
   REQUIRE(r.status == 0);
-  for (int rank = 0; rank < nproc; ++rank) {
-    CHECK(count(r.out, "[rank " + std::to_string(rank) + "] " + scenario + " ok") == 1);
-  }
+  CHECK(missing_ok_lines(r, nproc, {scenario}) == std::vector<std::string>{});
 }
 
 }  // namespace

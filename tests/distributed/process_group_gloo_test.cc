@@ -6,11 +6,13 @@
 #include <functional>
 #include <thread>
 
+#include "distributed/file_store.h"
 #include "distributed/process_group_gloo.h"
 #include "tensor/error.h"
 #include "tensor/native/ops.h"
 #include "tensor/storage.h"
 #include "tests/distributed/gloo_thread_ranks.h"
+#include "tests/scratch_files.h"
 
 using namespace brisk;
 using namespace brisk::dist;
@@ -208,6 +210,15 @@ TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
     CHECK_THROWS_WITH(g.gather(one, Tensor(), 0), Catch::Contains("input is an undefined tensor"));
     CHECK_THROWS_WITH(g.send(x, g.rank()), Catch::Contains("peer rank " + std::to_string(g.rank()) + " is not another rank"));
   });
+}
+
+TEST_CASE("ProcessGroupGloo: construction arguments are checked before connecting (collective_checks.h)") {
+  auto store = std::make_shared<FileStore>(testing::scratch_dir("gloo_arguments") + "/store", 1s);
+  CHECK_THROWS_WITH(ProcessGroupGloo(store, 3, 2), Catch::Contains("ProcessGroupGloo 'default': rank 3 is not in [0, 2)"));
+  CHECK_THROWS_WITH(ProcessGroupGloo(nullptr, 0, 1), Catch::Contains("ProcessGroupGloo 'default': no store"));
+  ProcessGroupOptions no_time;
+  no_time.timeout = 0ms;
+  CHECK_THROWS_WITH(ProcessGroupGloo(store, 0, 1, no_time), Catch::Contains("timeout must be positive, got 0 ms"));
 }
 
 namespace {

@@ -12,43 +12,19 @@
 
 namespace {
 
-using brisk::testing::launch_workers;
-using brisk::testing::missing_ok_lines;
-using brisk::testing::RunResult;
-using brisk::testing::test_worker_device;
-using brisk::testing::test_worlds;
-
-// The misuse cases need two ranks; an NCCL test on one GPU cannot start them.
-bool two_ranks_possible() {
-  if (test_worlds({2}) == std::vector<int>{2}) return true;
-  WARN("skipped: two ranks need two GPUs with --device " << test_worker_device());
-  return false;
-}
+using namespace brisk::testing;
 using Catch::Matchers::Contains;
 
-RunResult launch(int world, const std::string& scenario) {
-  RunResult result = launch_workers("tests/distributed/ddp/ddp_worker", world,
-                                    {"--device", test_worker_device(), scenario});
-  INFO("stdout:\n" << result.out << "\nstderr:\n" << result.err);
-  REQUIRE_FALSE(result.timed_out);
-  return result;
-}
+const std::string kWorker = "tests/distributed/ddp/ddp_worker";
 
 TEST_CASE("DDP across processes: every scenario matches single-process training", "[ddp]") {
-  const std::vector<int> worlds = test_worlds({2, 3});
-  REQUIRE_FALSE(worlds.empty());
-  for (int world : worlds) {
-    RunResult r = launch(world, "all");
-    INFO("world " << world << " on " << test_worker_device() << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err);
-    CHECK(r.status == 0);
-    CHECK(missing_ok_lines(r, world, brisk::dist::testing::scenario_names()) == std::vector<std::string>{});
-  }
+  check_all_scenarios(kWorker, brisk::dist::testing::scenario_names());
 }
 
 TEST_CASE("DDP across processes: one rank with one batch fewer fails every rank, naming it", "[ddp]") {
   if (!two_ranks_possible()) return;
-  RunResult r = launch(2, "uneven");
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  RunResult r = launch_workers(kWorker, 2, {"uneven"});
+  INFO(output_of(r));
   CHECK(r.status != 0);
   CHECK(r.seconds < 20);
   CHECK_THAT(r.out + r.err, Contains("uneven inputs: rank 1 after 2 training iterations ran out of inputs"));
@@ -56,10 +32,10 @@ TEST_CASE("DDP across processes: one rank with one batch fewer fails every rank,
 
 TEST_CASE("DDP across processes: mismatched shapes and unused parameters are named", "[ddp]") {
   if (!two_ranks_possible()) return;
-  RunResult shapes = launch(2, "shape_mismatch");
+  RunResult shapes = launch_workers(kWorker, 2, {"shape_mismatch"});
   CHECK(shapes.status != 0);
   CHECK_THAT(shapes.out + shapes.err, Contains("parameter layers.1.weight has shape [13, 16] float32 on rank 1"));
-  RunResult unused = launch(2, "unused_error");
+  RunResult unused = launch_workers(kWorker, 2, {"unused_error"});
   CHECK(unused.status != 0);
   CHECK_THAT(unused.out + unused.err, Contains("branch.weight (index 4), branch.bias (index 5)"));
 }

@@ -43,16 +43,5 @@ int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    brisk::dist::testing::WorkerArgs args = brisk::dist::testing::parse_worker_args(argc, argv);
-    if (args.rest.size() != 1) {
-      std::fprintf(stderr, "usage: ddp_worker [--device cpu|sim|cuda|nccl] all|<scenario>\n");
-      return 2;
-    }
-    brisk::dist::testing::init_worker_group(args);
-    return run(args.rest[0], default_group());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  return brisk::dist::testing::worker_main(argc, argv, "all|<scenario>", run);
 }

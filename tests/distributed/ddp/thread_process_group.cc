@@ -25,6 +25,10 @@ class ThreadWork final : public Work {
   std::string op_;
 };
 
+// The backends' argument checks; every dtype, as the reductions run on the host with native ops.
+constexpr DTypeSet kAllDtypes{kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBool, kBFloat16, kFloat16};
+constexpr OperationChecks kChecks("ThreadProcessGroup", kAllDtypes, kAllDtypes);
+
 Tensor on_host(const Tensor& t) { return native::to(t, kCPU, t.dtype()); }
 
 // Writes the host result into a rank's tensor on its device.
@@ -107,9 +111,7 @@ std::shared_ptr<Work> ThreadProcessGroup::start(ThreadWorld::Call call,
 }
 
 std::shared_ptr<Work> ThreadProcessGroup::broadcast(Tensor& tensor, int root) {
-  CallChecks check("ThreadProcessGroup", *this, "broadcast");
-  check.tensor(tensor, "tensor");
-  check.root(root);
+  kChecks.broadcast(*this, tensor, root);
   return start({"broadcast", tensor.numel(), {tensor}}, [root](std::vector<ThreadWorld::Call>& calls) {
     Tensor value = on_host(calls[root].tensors[0]);
     for (size_t r = 0; r < calls.size(); ++r) {
@@ -119,7 +121,7 @@ std::shared_ptr<Work> ThreadProcessGroup::broadcast(Tensor& tensor, int root) {
 }
 
 std::shared_ptr<Work> ThreadProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
-  CallChecks("ThreadProcessGroup", *this, "all_reduce").tensor(tensor, "tensor");
+  kChecks.all_reduce(*this, tensor);
   std::string name = fmt::format("all_reduce({})", reduce_op_name(op));
   return start({name, tensor.numel(), {tensor}}, [op](std::vector<ThreadWorld::Call>& calls) {
     Tensor acc = native::clone(on_host(calls[0].tensors[0]));
@@ -130,9 +132,7 @@ std::shared_ptr<Work> ThreadProcessGroup::all_reduce(Tensor& tensor, ReduceOp op
 }
 
 std::shared_ptr<Work> ThreadProcessGroup::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  CallChecks check("ThreadProcessGroup", *this, "all_gather");
-  check.tensor(input, "input");
-  check.list(outputs, input, "outputs");
+  kChecks.all_gather(*this, outputs, input);
   std::vector<Tensor> tensors{input};
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
   return start({"all_gather", input.numel(), tensors}, [](std::vector<ThreadWorld::Call>& calls) {

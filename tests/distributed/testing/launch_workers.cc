@@ -1,5 +1,6 @@
 #include "tests/distributed/testing/launch_workers.h"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 
 #include "cuda/device.h"
@@ -21,13 +22,31 @@ std::vector<int> test_worlds(const std::vector<int>& wanted) {
   return worlds;
 }
 
+bool two_ranks_possible() {
+  if (test_worlds({2}) == std::vector<int>{2}) return true;
+  WARN("skipped: two ranks need two GPUs with --device " << test_worker_device());
+  return false;
+}
+
 RunResult launch_workers(const std::string& worker, int world, const std::vector<std::string>& args,
                          std::chrono::seconds timeout) {
-  std::vector<std::string> argv{launcher_path(), "--nproc-per-node", std::to_string(world), worker};
+  std::vector<std::string> argv{"--nproc-per-node", std::to_string(world), worker, "--device", test_worker_device()};
   argv.insert(argv.end(), args.begin(), args.end());
   RunOptions options;
   options.timeout = timeout;
-  return run_process(argv, options);
+  return run_launcher(argv, options);
+}
+
+void check_all_scenarios(const std::string& worker, const std::vector<std::string>& names,
+                         const std::vector<int>& worlds) {
+  const std::vector<int> runnable = test_worlds(worlds);
+  REQUIRE_FALSE(runnable.empty());
+  for (int world : runnable) {
+    RunResult r = launch_workers(worker, world, {"all"});
+    INFO("world " << world << " on " << test_worker_device() << "\n" << output_of(r));
+    CHECK(r.status == 0);
+    CHECK(missing_ok_lines(r, world, names) == std::vector<std::string>{});
+  }
 }
 
 std::vector<std::string> missing_ok_lines(const RunResult& result, int world, const std::vector<std::string>& names) {

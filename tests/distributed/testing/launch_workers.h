@@ -1,9 +1,10 @@
 #pragma once
-// Runs a test worker on N ranks through the launcher and reads its per-rank result lines:
+// Runs a test worker (one that takes worker_group.h's --device) on N ranks through the launcher,
+// on the device of the test, and reads its per-rank result lines:
 //
-//   RunResult r = launch_workers("tests/distributed/ddp/ddp_worker", 2, {"--device", test_worker_device(), "all"});
-//   REQUIRE_FALSE(r.timed_out);
-//   CHECK(missing_ok_lines(r, 2, {"equivalence", "rebuild"}).empty());
+//   check_all_scenarios("tests/distributed/ddp/ddp_worker", {"equivalence", "rebuild"});
+//   RunResult r = launch_workers("tests/distributed/ddp/ddp_worker", 2, {"uneven"});
+//   CHECK(r.status != 0);
 //
 // Workers print "<name> ok ..." per passing scenario, which the launcher prefixes with
 // "[rank r] ".
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/tools/launch/process_runner.h"
+#include "tests/tools/launch/run_launcher.h"
 
 namespace brisk::testing {
 
@@ -25,9 +26,20 @@ std::string test_worker_device();
 // alone when none fits (world size 1 on a one-GPU machine). Empty when no GPU is visible.
 std::vector<int> test_worlds(const std::vector<int>& wanted);
 
-// `worker` is its workspace path (listed in the test's data); `args` follow it.
+// Whether test_worker_device() can run two ranks; if not (nccl with fewer than two GPUs) a test
+// that needs them WARNs that it is skipped.
+bool two_ranks_possible();
+
+// Runs `worker --device <test_worker_device()> args...` on `world` ranks with run_launcher
+// (which REQUIREs that it ends within `timeout`). `worker` is its workspace path, listed in the
+// test's data.
 RunResult launch_workers(const std::string& worker, int world, const std::vector<std::string>& args,
                          std::chrono::seconds timeout = std::chrono::seconds(90));
+
+// Runs the worker's scenario "all" on each world size of test_worlds(worlds) (at least one) and
+// CHECKs that it succeeded, every rank printing "<name> ok" for each of `names`.
+void check_all_scenarios(const std::string& worker, const std::vector<std::string>& names,
+                         const std::vector<int>& worlds = {2, 3});
 
 // The "[rank r] <name> ok" lines that do not appear exactly once in the output, for every
 // rank r < world and name in `names`; empty when every scenario passed on every rank.

@@ -1,7 +1,10 @@
 #include "tests/distributed/testing/worker_group.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <filesystem>
 
 #include "cuda/device.h"
 #include "distributed/distributed.h"
@@ -53,6 +56,22 @@ void init_worker_group(const WorkerArgs& args) {
   options.timeout = std::chrono::seconds(20);
   options.device = args.device;
   init_process_group(args.backend, "env://", -1, -1, options);
+}
+
+int worker_main(int argc, char** argv, const std::string& scenarios, const WorkerRun& run) {
+  try {
+    WorkerArgs args = parse_worker_args(argc, argv);
+    if (args.rest.size() != 1) {
+      std::fprintf(stderr, "usage: %s [--device cpu|sim|cuda|nccl] %s\n",
+                   std::filesystem::path(argv[0]).filename().c_str(), scenarios.c_str());
+      return 2;
+    }
+    init_worker_group(args);
+    return run(args.rest[0], default_group());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
 }
 
 }  // namespace brisk::dist::testing

@@ -4,9 +4,8 @@
 //
 //   worker [--device cpu|sim|cuda|nccl] <what>
 //
-//   int main(int argc, char** argv) {
-//     WorkerArgs args = parse_worker_args(argc, argv);   // args.rest: {"<what>"}
-//     init_worker_group(args);                           // dist::default_group()
+//   int run(const std::string& scenario, const std::shared_ptr<ProcessGroup>& group);
+//   int main(int argc, char** argv) { return worker_main(argc, argv, "all|<scenario>", run); }
 //
 // "sim" puts rank r's Gloo group on sim:LOCAL_RANK, its own simulated device, as a GPU job
 // puts each rank on cuda:LOCAL_RANK; its collectives then take only tensors on that device.
@@ -14,9 +13,12 @@
 // of a test machine; "nccl" is an NCCL group on cuda:LOCAL_RANK, one rank per GPU. Both make
 // their device current and need a CUDA build (the worker links //cuda and //distributed:nccl
 // there).
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "distributed/process_group.h"
 #include "tensor/device.h"
 
 namespace brisk::dist::testing {
@@ -33,5 +35,12 @@ WorkerArgs parse_worker_args(int argc, char** argv);
 // init_process_group(args.backend, "env://") on args.device, with a 20 s timeout so that a
 // test fails well before the harness kills it.
 void init_worker_group(const WorkerArgs& args);
+
+// The whole main() of a worker that takes one argument after the options, the scenario: prints
+// "usage: <program> [--device cpu|sim|cuda|nccl] <scenarios>" and returns 2 without exactly one;
+// else creates the default group and returns run(scenario, group). An exception ends it with
+// "error: <what>" on stderr and status 1.
+using WorkerRun = std::function<int(const std::string& scenario, const std::shared_ptr<ProcessGroup>& group)>;
+int worker_main(int argc, char** argv, const std::string& scenarios, const WorkerRun& run);
 
 }  // namespace brisk::dist::testing

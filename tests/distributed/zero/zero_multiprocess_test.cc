@@ -11,39 +11,19 @@
 
 namespace {
 
-using brisk::testing::launch_workers;
-using brisk::testing::missing_ok_lines;
-using brisk::testing::RunResult;
-using brisk::testing::test_worker_device;
-using brisk::testing::test_worlds;
+using namespace brisk::testing;
 using Catch::Matchers::Contains;
 
-RunResult launch(int world, const std::string& scenario) {
-  RunResult result = launch_workers("tests/distributed/zero/zero_worker", world,
-                                    {"--device", test_worker_device(), scenario});
-  INFO("stdout:\n" << result.out << "\nstderr:\n" << result.err);
-  REQUIRE_FALSE(result.timed_out);
-  return result;
-}
+const std::string kWorker = "tests/distributed/zero/zero_worker";
 
 TEST_CASE("ZeRO across processes: training, shard state and state dicts match the plain optimizer", "[zero]") {
-  const std::vector<int> worlds = test_worlds({2, 3});
-  REQUIRE_FALSE(worlds.empty());
-  for (int world : worlds) {
-    RunResult r = launch(world, "all");
-    INFO("world " << world << " on " << test_worker_device() << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err);
-    CHECK(r.status == 0);
-    CHECK(missing_ok_lines(r, world, {"sgd", "adam", "state_dict"}) == std::vector<std::string>{});
-  }
+  check_all_scenarios(kWorker, {"sgd", "adam", "state_dict"});
 }
 
 TEST_CASE("ZeRO across processes: a rank with other parameters is named", "[zero]") {
-  if (test_worlds({2}) != std::vector<int>{2}) {
-    WARN("skipped: two ranks need two GPUs with --device " << test_worker_device());
-    return;
-  }
-  RunResult r = launch(2, "mismatch");
-  INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+  if (!two_ranks_possible()) return;
+  RunResult r = launch_workers(kWorker, 2, {"mismatch"});
+  INFO(output_of(r));
   CHECK(r.status != 0);
   CHECK_THAT(r.out + r.err, Contains("rank 1 has 5 parameters with 396 elements but rank 0 has 6 with 400"));
 }

@@ -251,16 +251,5 @@ int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    brisk::dist::testing::WorkerArgs args = brisk::dist::testing::parse_worker_args(argc, argv);
-    if (args.rest.size() != 1) {
-      std::fprintf(stderr, "usage: zero_worker [--device cpu|sim|cuda|nccl] all|sgd|adam|state_dict|mismatch\n");
-      return 2;
-    }
-    brisk::dist::testing::init_worker_group(args);
-    return run_all(args.rest[0], brisk::dist::default_group());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
+  return brisk::dist::testing::worker_main(argc, argv, "all|sgd|adam|state_dict|mismatch", run_all);
 }

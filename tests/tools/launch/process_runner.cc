@@ -122,6 +122,8 @@ RunResult run_process(const std::vector<std::string>& argv, const RunOptions& op
 
 std::string launcher_path() { return "tools/launch/launch"; }
 
+std::string output_of(const RunResult& result) { return "stdout:\n" + result.out + "\nstderr:\n" + result.err; }
+
 int count(const std::string& text, const std::string& needle) {
   if (needle.empty()) return 0;
   int n = 0;

@@ -1,11 +1,14 @@
 #pragma once
-// run_process: runs a program (typically the launcher) to completion with a hard timeout and
-// returns its exit status and everything it wrote, for multi-process tests.
+// run_process: runs a program to completion with a hard timeout and returns its exit status
+// and everything it wrote. Multi-process tests run the launcher through run_launcher.h, which
+// builds on it; run_process itself is for what that does not cover (a launcher started under
+// `ip netns exec`, from several threads).
 //
-//   RunResult r = run_process({launcher_path(), "--nproc-per-node", "2", worker, "allreduce"},
-//                             {.timeout = std::chrono::seconds(30)});
+//   RunOptions options;
+//   options.timeout = std::chrono::seconds(30);
+//   RunResult r = run_process({"/bin/echo", "hi"}, options);
 //   REQUIRE(r.status == 0);
-//   REQUIRE(count(r.out, "[rank 1] ok") == 1);
+//   REQUIRE(count(r.out, "hi") == 1);
 //
 // Bazel runs tests from the runfiles root, where the launcher and the workers that a test
 // lists in `data` are found by their workspace path (e.g. "tests/distributed/worker").
@@ -42,6 +45,9 @@ RunResult run_process(const std::vector<std::string>& argv, const RunOptions& op
 
 // Where the launcher binary is inside the runfiles: "tools/launch/launch".
 std::string launcher_path();
+
+// "stdout:\n<out>\nstderr:\n<err>", for a failing check to show (INFO).
+std::string output_of(const RunResult& result);
 
 // Non-overlapping occurrences of `needle` in `text`.
 int count(const std::string& text, const std::string& needle);

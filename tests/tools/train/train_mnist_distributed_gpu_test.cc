@@ -12,12 +12,7 @@
 #include "tests/tools/train/launch_train.h"
 
 using namespace brisk;
-using brisk::testing::launch_train;
-using brisk::testing::lines;
-using brisk::testing::max_abs_difference;
-using brisk::testing::RunResult;
-using brisk::testing::scratch_dir;
-using brisk::testing::split;
+using namespace brisk::testing;
 using Catch::Matchers::Contains;
 
 TEST_CASE("train_mnist: 2 ranks share one GPU over Gloo and train like the CPU", "[gpu][distributed][train]") {
