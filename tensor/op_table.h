@@ -27,7 +27,8 @@
   X(Reciprocal, reciprocal, Reciprocal, FloatingTypes, Float) \
   X(Sin, sin, Sin, FloatingTypes, Float)                     \
   X(Cos, cos, Cos, FloatingTypes, Float)                     \
-  X(Sign, sign, Sign, AllTypes, Same)
+  X(Sign, sign, Sign, AllTypes, Same) \
+  X(Erf, erf, Erf, FloatingTypes, Float)
 
 // The other one-input kernels; params.a and params.b are their numbers where they take any.
 #define BRISK_UNARY_OTHER_OPS(X)                                  \
