@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tensor/generator.h"
+#include "tensor/op_table.h"
 #include "tensor/tensor.h"
 
 namespace brisk {
@@ -49,16 +50,10 @@ Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, Scalar exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
 Tensor neg(const Tensor& x);
-Tensor abs(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor sqrt(const Tensor& x);
-Tensor rsqrt(const Tensor& x);
-Tensor square(const Tensor& x);
-Tensor reciprocal(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor cos(const Tensor& x);
-Tensor sign(const Tensor& x);
+// abs(x), exp(x), log(x), ...: the math rows of tensor/op_table.h.
+#define BRISK_UNARY_MATH_FUNCTION(Op, name, ...) Tensor name(const Tensor& x);
+BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_FUNCTION)
+#undef BRISK_UNARY_MATH_FUNCTION
 Tensor relu(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor tanh(const Tensor& x);

@@ -10,21 +10,15 @@ Tensor Tensor::div(const Tensor& other) const { return brisk::div(*this, other);
 Tensor Tensor::pow(const Tensor& exponent) const { return brisk::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return brisk::pow(*this, exponent); }
 Tensor Tensor::neg() const { return brisk::neg(*this); }
-Tensor Tensor::abs() const { return brisk::abs(*this); }
-Tensor Tensor::exp() const { return brisk::exp(*this); }
-Tensor Tensor::log() const { return brisk::log(*this); }
-Tensor Tensor::sqrt() const { return brisk::sqrt(*this); }
-Tensor Tensor::rsqrt() const { return brisk::rsqrt(*this); }
-Tensor Tensor::square() const { return brisk::square(*this); }
-Tensor Tensor::reciprocal() const { return brisk::reciprocal(*this); }
-Tensor Tensor::sin() const { return brisk::sin(*this); }
-Tensor Tensor::cos() const { return brisk::cos(*this); }
+#define BRISK_UNARY_MATH_METHOD(Op, name, ...) \
+  Tensor Tensor::name() const { return brisk::name(*this); }
+BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)
+#undef BRISK_UNARY_MATH_METHOD
 Tensor Tensor::relu() const { return brisk::relu(*this); }
 Tensor Tensor::sigmoid() const { return brisk::sigmoid(*this); }
 Tensor Tensor::tanh() const { return brisk::tanh(*this); }
 Tensor Tensor::gelu(const std::string& approximate) const { return brisk::gelu(*this, approximate); }
 Tensor Tensor::silu() const { return brisk::silu(*this); }
-Tensor Tensor::sign() const { return brisk::sign(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return brisk::clamp(*this, min, max);
 }

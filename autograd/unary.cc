@@ -1,4 +1,6 @@
 // Elementwise math functions of one tensor.
+#include <cmath>
+
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -69,6 +71,13 @@ Tensor sin(const Tensor& x) {
 Tensor cos(const Tensor& x) {
   return record("CosBackward", native::unary(UnaryOp::Cos, x), {x}, {x},
                 [](const BackwardArgs& g) -> TensorList { return {-g.grad() * sin(g.saved[0])}; });
+}
+
+// d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2).
+Tensor erf(const Tensor& x) {
+  return record("ErfBackward", native::unary(UnaryOp::Erf, x), {x}, {x}, [](const BackwardArgs& g) -> TensorList {
+    return {g.grad() * exp(-square(g.saved[0])) * M_2_SQRTPI};
+  });
 }
 
 // Piecewise constant: the gradient is zero everywhere it exists.

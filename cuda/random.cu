@@ -1,12 +1,12 @@
-// CudaBackend::random: element i of the contiguous `out` is the draw functor
-// (tensor/functors/philox.h) applied to Philox counter offset + i, exactly as on the CPU, so
-// a CUDA tensor filled from a seed holds the CPU's numbers (uniform and bernoulli bit for
-// bit; normal up to the last bits of each device's logf/cosf).
+// CudaBackend::random: element i of the contiguous `out` is the draw functor picked by
+// tensor/kernels/random_dispatch.h applied to Philox counter offset + i, exactly as on the
+// CPU, so a CUDA tensor filled from a seed holds the CPU's numbers (uniform and bernoulli bit
+// for bit; normal up to the last bits of each device's logf/cosf).
 #include "cuda/cuda_backend.h"
 #include "cuda/launch.h"
-#include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
 #include "tensor/functors/philox.h"
+#include "tensor/kernels/random_dispatch.h"
 
 namespace brisk::cuda {
 namespace {
@@ -35,36 +35,9 @@ void fill(const Tensor& out, uint64_t seed, uint64_t offset, Draw draw) {
 }  // namespace
 
 void CudaBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) {
-  switch (op) {
-    case RandomOp::Uniform:
-      dispatch_floating(out.dtype(), "uniform_", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, double>) {
-          fill<T>(out, seed, offset, UniformDoubleDraw{params.a, params.b - params.a});
-        } else {
-          fill<T>(out, seed, offset,
-                  UniformFloatDraw{static_cast<float>(params.a), static_cast<float>(params.b - params.a)});
-        }
-      });
-      return;
-    case RandomOp::Normal:
-      dispatch_floating(out.dtype(), "normal_", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, double>) {
-          fill<T>(out, seed, offset, NormalDoubleDraw{params.a, params.b});
-        } else {
-          fill<T>(out, seed, offset, NormalFloatDraw{static_cast<float>(params.a), static_cast<float>(params.b)});
-        }
-      });
-      return;
-    case RandomOp::Bernoulli:
-      dispatch_all(out.dtype(), "bernoulli_", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        fill<T>(out, seed, offset, BernoulliDraw{params.a});
-      });
-      return;
-  }
-  BRISK_FAIL("random: no CUDA kernel for op {}", static_cast<int>(op));
+  kernels::random(op, out.dtype(), params, [&](auto tag, const auto& draw) {
+    fill<typename decltype(tag)::type>(out, seed, offset, draw);
+  });
 }
 
 }  // namespace brisk::cuda

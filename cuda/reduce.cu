@@ -13,8 +13,7 @@
 // reduced elements of each output are split into contiguous chunks over gridDim.y blocks,
 // which write partial folds to a scratch buffer; a second kernel combines them in order.
 //
-// Accumulation: float32 for float32 and the 16-bit floats, float64 for float64, int64 for
-// integers and bool. ArgMax/ArgMin need the first index of the extremum: each thread folds
+// Accumulation types and functors: tensor/kernels/reduce_dispatch.h. ArgMax/ArgMin need the first index of the extremum: each thread folds
 // its elements in increasing order, and partial folds are combined with the earlier index
 // first (combine_ordered), which is all ArgExtremumReduce::combine asks.
 #include <algorithm>
@@ -25,15 +24,13 @@
 #include "cuda/launch.h"
 #include "cuda/offset_calculator.cu.h"
 #include "tensor/cpu/reduce_loop.h"
-#include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
-#include "tensor/functors/reduce.h"
+#include "tensor/kernels/reduce_dispatch.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::cuda {
 namespace {
 
-namespace f = functors;
 
 constexpr int kThreads = 512;
 // Column layout: at most this many lanes along the reduction (the rest go to outputs).
@@ -42,11 +39,6 @@ constexpr int kMaxColumnLanes = 16;
 constexpr int64_t kMinLoadsPerThread = 16;
 constexpr int kMaxOutputs = 1 + cpu::kMaxReduceOutputs;  // the input and up to two outputs
 constexpr int kVecBytes = 16;
-
-template <typename T>
-using acc_type = std::conditional_t<std::is_same_v<T, double>, double,
-                                    std::conditional_t<std::is_floating_point_v<T> || is_reduced_float_v<T>, float,
-                                                       int64_t>>;
 
 template <typename T>
 constexpr bool kVectorizedInput = std::is_same_v<T, float> || is_reduced_float_v<T>;
@@ -298,96 +290,47 @@ void run(const char* name, const Op& op, const Tensor& in, const std::vector<int
   }
 }
 
-template <typename T>
-using sum_out_t = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
-
-template <typename In, typename Op>
-void run_value(const char* name, const Op& op, const Tensor& out, const Tensor& in, const std::vector<int64_t>& dims) {
-  BRISK_CHECK(out.dtype() == dtype_of<sum_out_t<In>>::value || out.dtype() == in.dtype(),
-              "{}: output dtype {} for input dtype {}", name, out.dtype(), in.dtype());
-  if (out.dtype() == in.dtype()) {
-    run<In>(name, op, in, dims, {&out}, ValueWriter<In>{});
-  } else if constexpr (!std::is_same_v<In, sum_out_t<In>>) {
-    run<In>(name, op, in, dims, {&out}, ValueWriter<sum_out_t<In>>{});
-  }
-}
-
-template <bool IsMax>
-void extremum(const char* name, const Tensor& out, const Tensor& indices, const Tensor& in,
-              const std::vector<int64_t>& dims) {
-  dispatch_all(in.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using C = opmath_t<T>;
-    if (!indices.defined()) return run_value<T>(name, f::ExtremumReduce<C, IsMax>(), out, in, dims);
-    run<T>(name, f::ArgExtremumReduce<C, IsMax>(), in, dims, {&out, &indices}, ValueIndexWriter<T>{});
-  });
-}
-
-template <bool IsMax>
-void arg_extremum(const char* name, const Tensor& indices, const Tensor& in, const std::vector<int64_t>& dims) {
-  dispatch_numeric(in.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    run<T>(name, f::ArgExtremumReduce<opmath_t<T>, IsMax>(), in, dims, {&indices}, IndexWriter{});
-  });
-}
-
-void norm(const Tensor& out, const Tensor& in, const std::vector<int64_t>& dims, double p) {
-  dispatch_floating(in.dtype(), "norm", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = acc_type<T>;
-    if (p == 2.0) return run_value<T>("norm", f::NormTwoReduce<A>(), out, in, dims);
-    if (p == 1.0) return run_value<T>("norm", f::NormOneReduce<A>(), out, in, dims);
-    if (p == 0.0) return run_value<T>("norm", f::NormZeroReduce<A>(), out, in, dims);
-    if (std::isinf(p) && p > 0) return run_value<T>("norm", f::NormInfReduce<A, true>(), out, in, dims);
-    if (std::isinf(p)) return run_value<T>("norm", f::NormInfReduce<A, false>(), out, in, dims);
-    run_value<T>("norm", f::NormPReduce<A>(p), out, in, dims);
-  });
-}
-
 int64_t reduced_count(const Tensor& in, const std::vector<int64_t>& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= in.sizes()[d];
   return n;
 }
 
+struct CudaReducer {
+  static constexpr bool kFloat32AccumulatesInFloat64 = false;
+  const Tensor& out;
+  const Tensor& indices;
+  const Tensor& in;
+  const std::vector<int64_t>& dims;
+
+  template <typename In, typename Op>
+  void value(const char* name, const Op& op) const {
+    using SumOut = kernels::sum_out_t<In>;
+    BRISK_CHECK(out.dtype() == dtype_of<SumOut>::value || out.dtype() == in.dtype(),
+                "{}: output dtype {} for input dtype {}", name, out.dtype(), in.dtype());
+    if (out.dtype() == in.dtype()) {
+      run<In>(name, op, in, dims, {&out}, ValueWriter<In>{});
+    } else if constexpr (!std::is_same_v<In, SumOut>) {
+      run<In>(name, op, in, dims, {&out}, ValueWriter<SumOut>{});
+    }
+  }
+
+  template <typename In, typename Op>
+  void value_and_index(const char* name, const Op& op) const {
+    run<In>(name, op, in, dims, {&out, &indices}, ValueIndexWriter<In>{});
+  }
+
+  template <typename In, typename Op>
+  void index(const char* name, const Op& op) const {
+    run<In>(name, op, in, dims, {&indices}, IndexWriter{});
+  }
+};
+
 }  // namespace
 
 void CudaBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
                          const std::vector<int64_t>& dims, OpParams p) {
-  const char* name = op_name(op);
-  switch (op) {
-    case ReduceOp::Sum:
-      return dispatch_all(in.dtype(), name, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        run_value<T>(name, f::SumReduce<acc_type<T>>(), out, in, dims);
-      });
-    case ReduceOp::Prod:
-      return dispatch_all(in.dtype(), name, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        run_value<T>(name, f::ProdReduce<acc_type<T>>(), out, in, dims);
-      });
-    case ReduceOp::Mean:
-      return dispatch_floating(in.dtype(), name, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        run_value<T>(name, f::MeanReduce<acc_type<T>>(reduced_count(in, dims)), out, in, dims);
-      });
-    case ReduceOp::Max: return extremum<true>("max", out, indices, in, dims);
-    case ReduceOp::Min: return extremum<false>("min", out, indices, in, dims);
-    case ReduceOp::ArgMax: return arg_extremum<true>(name, indices, in, dims);
-    case ReduceOp::ArgMin: return arg_extremum<false>(name, indices, in, dims);
-    case ReduceOp::Var:
-      return dispatch_floating(in.dtype(), name, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        run_value<T>(name, f::VarReduce<acc_type<T>>(p.a), out, in, dims);
-      });
-    case ReduceOp::LogSumExp:
-      return dispatch_floating(in.dtype(), name, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        run_value<T>(name, f::LogSumExpReduce<acc_type<T>>(), out, in, dims);
-      });
-    case ReduceOp::Norm: return norm(out, in, dims, p.a);
-  }
-  BRISK_FAIL("{}: no CUDA kernel for this op", name);
+  kernels::reduce(op, in.dtype(), p, indices.defined(), reduced_count(in, dims), CudaReducer{out, indices, in, dims});
 }
 
 }  // namespace brisk::cuda

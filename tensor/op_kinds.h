@@ -1,53 +1,40 @@
 #pragma once
-// Names of the elementwise, reduction and random kernels a Backend implements. The math of
-// each lives once, as a functor in tensor/functors/, shared by the CPU and CUDA backends.
+// Names of the elementwise, reduction and random kernels a Backend implements, generated from
+// the lists of tensor/op_table.h. The math of each lives once, as a functor in
+// tensor/functors/, shared by the CPU and CUDA backends through tensor/kernels/.
 #include <cstdint>
+
+#include "tensor/op_table.h"
 
 namespace brisk {
 
+#define BRISK_OP_ENUMERATOR(Op, ...) Op,
+
 enum class UnaryOp : uint8_t {
-  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Sin, Cos, Sign,
-  Relu, Sigmoid, Tanh, Gelu, GeluTanh, Silu, LogicalNot,
-  Clamp,      // params.a = min, params.b = max (±inf when absent)
-  PowScalar,  // x ** params.a
-  RPowScalar, // params.a ** x
-  Fill,       // params.a (ignores the input's value)
+  BRISK_UNARY_OPS(BRISK_OP_ENUMERATOR)
+  PowScalar,  // x ** params.a, with fast paths for the common exponents (tensor/kernels/)
+  Fill,       // params.a, ignoring the input (the kernel's only operand is the output)
 };
 
-enum class BinaryOp : uint8_t {
-  Add,  // a + params.a * b  (alpha)
-  Sub,  // a - params.a * b
-  Mul, Div, Pow, Maximum, Minimum,
-  Lerp,  // a + params.a * (b - a): torch.lerp with a number weight (floating point only)
-  Eq, Ne, Lt, Le, Gt, Ge,  // write bool
-  LogicalAnd, LogicalOr,   // write bool
-  // Fused backward kernels: (grad, saved) -> grad_input.
-  ReluBackward,     // saved = input
-  SigmoidBackward,  // saved = output
-  TanhBackward,     // saved = output
-  GeluBackward,     // saved = input
-  GeluTanhBackward, // saved = input
-  SiluBackward,     // saved = input
-};
+enum class BinaryOp : uint8_t { BRISK_BINARY_OPS(BRISK_OP_ENUMERATOR) };
 
 enum class TernaryOp : uint8_t {
-  Where,       // cond ? a : b, cond is bool
-  Clamp,       // min(max(x, lo), hi)
-  Addcmul,     // a + params.a * b * c
-  Addcdiv,     // a + params.a * b / c
+  BRISK_TERNARY_OPS(BRISK_OP_ENUMERATOR)
+  Where,  // cond ? a : b, cond is bool
 };
 
-enum class ReduceOp : uint8_t {
-  Sum, Prod, Max, Min,  // Max/Min write values and, when requested, int64 indices
-  ArgMax, ArgMin,       // write int64 indices only
-  Mean, Var,            // Var: params.a = correction
-  LogSumExp, Norm,      // Norm: params.a = p
-};
+enum class ReduceOp : uint8_t { BRISK_REDUCE_OPS(BRISK_OP_ENUMERATOR) };
 
-enum class RandomOp : uint8_t {
-  Uniform,    // [params.a, params.b)
-  Normal,     // mean params.a, std params.b
-  Bernoulli,  // probability params.a
+enum class RandomOp : uint8_t { BRISK_RANDOM_OPS(BRISK_OP_ENUMERATOR) };
+
+#undef BRISK_OP_ENUMERATOR
+
+// The dtype an elementwise op computes and writes, relative to its (promoted) input dtype: the
+// Result column of tensor/op_table.h.
+enum class ResultKind : uint8_t {
+  Same,   // the input's
+  Bool,   // bool (comparisons, logical ops)
+  Float,  // the input's if floating point, else float32
 };
 
 // Scalar parameters of a kernel, in float64 whatever the tensor dtype.
@@ -61,5 +48,9 @@ const char* op_name(UnaryOp op);
 const char* op_name(BinaryOp op);
 const char* op_name(TernaryOp op);
 const char* op_name(ReduceOp op);
+const char* op_name(RandomOp op);
+
+ResultKind result_kind(UnaryOp op);
+ResultKind result_kind(BinaryOp op);
 
 }  // namespace brisk

@@ -17,6 +17,7 @@
 #include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/error.h"
+#include "tensor/op_table.h"
 #include "tensor/scalar.h"
 #include "tensor/shape.h"
 #include "tensor/storage.h"
@@ -190,21 +191,15 @@ class Tensor {
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
   Tensor neg() const;
-  Tensor abs() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
-  Tensor square() const;
-  Tensor reciprocal() const;
-  Tensor sin() const;
-  Tensor cos() const;
+  // abs(), exp(), log(), ...: the math rows of tensor/op_table.h.
+#define BRISK_UNARY_MATH_METHOD(Op, name, ...) Tensor name() const;
+  BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)
+#undef BRISK_UNARY_MATH_METHOD
   Tensor relu() const;
   Tensor sigmoid() const;
   Tensor tanh() const;
   Tensor gelu(const std::string& approximate = "none") const;
   Tensor silu() const;
-  Tensor sign() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
   Tensor clamp(const Tensor& min, const Tensor& max) const;
   Tensor maximum(const Tensor& other) const;

@@ -72,6 +72,12 @@ struct Cos {
   BRISK_INLINE T operator()(T x) const { return std::cos(x); }
 };
 
+// The error function. float32 through verf (vectorizable, within 7 ulp; erff on CUDA).
+template <typename T>
+struct Erf {
+  BRISK_INLINE T operator()(T x) const { return verf(x); }
+};
+
 // -1, 0 or 1; NaN gives 0; bool stays bool.
 template <typename T>
 struct Sign {

@@ -9,24 +9,10 @@
 namespace brisk::native {
 namespace {
 
-bool is_float_op(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Reciprocal:
-    case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Sigmoid: case UnaryOp::Tanh:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool writes_bool(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Eq: case BinaryOp::Ne: case BinaryOp::Lt: case BinaryOp::Le: case BinaryOp::Gt:
-    case BinaryOp::Ge: case BinaryOp::LogicalAnd: case BinaryOp::LogicalOr:
-      return true;
-    default:
-      return false;
-  }
+// Comparisons and logical ops (the Bool rows of tensor/op_table.h).
+template <typename Op>
+bool writes_bool(Op op) {
+  return result_kind(op) == ResultKind::Bool;
 }
 
 bool is_whole(double v) { return std::isinf(v) || v == std::trunc(v); }
@@ -62,7 +48,7 @@ DType unary_compute_type(UnaryOp op, const Tensor& x, OpParams p) {
       return result_type(x, whole ? Scalar(int64_t(0)) : Scalar(0.0));
     }
     default:
-      return is_float_op(op) && !is_floating_point(t) ? kFloat32 : t;
+      return result_kind(op) == ResultKind::Float && !is_floating_point(t) ? kFloat32 : t;
   }
 }
 
@@ -89,14 +75,12 @@ DType binary_compute_type(BinaryOp op, DType promoted, const Tensor& a, const st
                   "inputs {} and {})",
                   name, p.a, a.describe(), b_desc);
       return promoted;
-    case BinaryOp::Div:
-      return is_floating_point(promoted) ? promoted : kFloat32;
     case BinaryOp::Lerp:
       BRISK_CHECK(is_floating_point(promoted), "lerp: expected floating point tensors, got {} and {}", a.describe(),
                   b_desc);
       return promoted;
     default:
-      return promoted;
+      return result_kind(op) == ResultKind::Float && !is_floating_point(promoted) ? kFloat32 : promoted;
   }
 }
 
@@ -122,8 +106,8 @@ Tensor& run_inplace(Tensor& self, bool direct, const OutOfPlace& out_of_place, c
 Tensor unary(UnaryOp op, const Tensor& x, OpParams p) {
   DType compute = unary_compute_type(op, x, p);
   if (op == UnaryOp::PowScalar) check_pow_exponent(x, compute, p.a);
-  DType out_dtype = op == UnaryOp::LogicalNot ? kBool : compute;
-  DType in_dtype = op == UnaryOp::LogicalNot ? x.dtype() : compute;
+  DType out_dtype = writes_bool(op) ? kBool : compute;
+  DType in_dtype = writes_bool(op) ? x.dtype() : compute;
   Tensor out = new_output(x.sizes(), out_dtype, x.device());
   backend_for(x.device()).unary(op, out, to(x, x.device(), in_dtype), p);
   return out;
@@ -133,10 +117,10 @@ Tensor& unary_(UnaryOp op, Tensor& self, OpParams p) {
   const char* name = op_name(op);
   DType compute = unary_compute_type(op, self, p);
   if (op == UnaryOp::PowScalar) check_pow_exponent(self, compute, p.a);
-  DType out_dtype = op == UnaryOp::LogicalNot ? kBool : compute;
+  DType out_dtype = writes_bool(op) ? kBool : compute;
   detail::check_can_cast(name, out_dtype, self.dtype());
   detail::check_inplace_output(name, self, self.sizes());
-  bool direct = out_dtype == self.dtype() && (op == UnaryOp::LogicalNot || compute == self.dtype());
+  bool direct = out_dtype == self.dtype() && (writes_bool(op) || compute == self.dtype());
   return run_inplace(
       self, direct, [&] { return unary(op, self, p); },
       [&] { backend_for(self.device()).unary(op, self, self, p); });

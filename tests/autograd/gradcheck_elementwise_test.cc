@@ -107,6 +107,10 @@ TEST_CASE("gradcheck sin, cos", "[gradcheck][elementwise]") {
   check_unary([](const Tensor& x) { return x.cos(); });
 }
 
+TEST_CASE("gradcheck erf", "[gradcheck][elementwise]") {
+  check_unary([](const Tensor& x) { return x.erf(); });
+}
+
 TEST_CASE("gradcheck relu, sigmoid, tanh", "[gradcheck][activation]") {
   check_unary([](const Tensor& x) { return x.relu(); }, Values::NonZero);
   check_unary([](const Tensor& x) { return x.sigmoid(); });

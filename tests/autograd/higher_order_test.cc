@@ -57,6 +57,7 @@ TEST_CASE("gradgradcheck arithmetic and math functions", "[higher_order][gradche
 TEST_CASE("gradgradcheck activations", "[higher_order][gradcheck]") {
   check_second_order([](const Tensor& x) { return x.relu() * x; }, Values::NonZero);
   check_second_order([](const Tensor& x) { return x.sigmoid(); });
+  check_second_order([](const Tensor& x) { return x.erf(); });
   check_second_order([](const Tensor& x) { return x.tanh(); });
   check_second_order([](const Tensor& x) { return x.gelu(); });
   check_second_order([](const Tensor& x) { return x.gelu("tanh"); });

@@ -65,6 +65,7 @@ void add_math(RunnerTable& t) {
   add_unary(t, "sin", &brisk::sin, &Tensor::sin);
   add_unary(t, "cos", &brisk::cos, &Tensor::cos);
   add_unary(t, "sign", &brisk::sign, &Tensor::sign);
+  add_unary(t, "erf", &brisk::erf, &Tensor::erf);
   add_unary(t, "relu", &brisk::relu, &Tensor::relu);
   add_unary(t, "sigmoid", &brisk::sigmoid, &Tensor::sigmoid);
   add_unary(t, "tanh", &brisk::tanh, &Tensor::tanh);
