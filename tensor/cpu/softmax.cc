@@ -13,6 +13,7 @@
 #include "tensor/functors/cast.h"
 #include "tensor/functors/math.h"
 #include "tensor/functors/vec_math.h"
+#include "tensor/kernels/reduce_dispatch.h"
 
 namespace brisk::cpu {
 namespace {
@@ -33,9 +34,9 @@ SoftmaxGeometry geometry(const Tensor& t, int64_t dim) {
   return g;
 }
 
-// Sums in float64 for float32 and float64 inputs, float32 for the 16-bit floats.
+// Sums accumulate as the CPU's reductions do (tensor/kernels/reduce_dispatch.h).
 template <typename T>
-using sum_t = std::conditional_t<is_reduced_float_v<T>, float, double>;
+using sum_t = kernels::accumulate_t<T, true>;
 
 // Runs f(width, offset) for each block of up to kColumnBlock neighbouring columns, in
 // parallel; offset is the element offset of the block's first column at position 0 along
