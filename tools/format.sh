@@ -42,19 +42,27 @@ mapfile -d '' files < <(formatted_sources "$@")
 
 jobs="$(nproc 2>/dev/null || echo 2)"
 if [ "$check" -eq 1 ]; then
-  # --dry-run --Werror reports "FILE:LINE:COL: error: code should be clang-formatted" per change.
-  report="$(printf '%s\0' "${files[@]}" |
-    xargs -0 -n 50 -P "$jobs" "$clang_format" --style=file --dry-run --Werror 2>&1 || true)"
-  unformatted="$(grep -E ': error: code should be clang-formatted' <<<"$report" | cut -d: -f1 | sort -u || true)"
+  # --dry-run --Werror reports "FILE:LINE:COL: error: code should be clang-formatted" for each
+  # change. Each batch writes to its own file, so parallel batches cannot interleave.
+  reports="$(mktemp -d)"
+  trap 'rm -rf "$reports"' EXIT
+  printf '%s\0' "${files[@]}" | xargs -0 -n 50 -P "$jobs" sh -c '
+    out="$(mktemp -p "$1")"; cf="$2"; shift 2
+    "$cf" --style=file --dry-run --Werror "$@" >"$out" 2>&1 || echo "exit status $?" >>"$out"' sh "$reports" "$clang_format"
+  violation=': error: code should be clang-formatted'
+  unformatted="$(cat "$reports"/* | grep -E "$violation" | cut -d: -f1 | sort -u || true)"
+  for report in "$reports"/*; do
+    # A batch that failed without reporting a violation: clang-format itself failed.
+    if grep -q '^exit status' "$report" && ! grep -q -E "$violation" "$report"; then
+      cat "$report" >&2
+      echo "tools/format.sh: $clang_format failed" >&2
+      exit 2
+    fi
+  done
   if [ -n "$unformatted" ]; then
     echo "tools/format.sh: not formatted (run tools/format.sh to fix):"
     echo "$unformatted"
     exit 1
-  fi
-  if [ -n "$report" ]; then
-    echo "$report" >&2
-    echo "tools/format.sh: $clang_format failed" >&2
-    exit 2
   fi
   exit 0
 fi
