@@ -33,6 +33,7 @@ class BatchProducer;
 // Chained like TensorOptions: DataLoaderOptions().batch_size(64).shuffle(true).
 class DataLoaderOptions {
  public:
+  // clang-format off
   // Examples per batch (default 1).
   int64_t batch_size() const { return batch_size_; }
   DataLoaderOptions batch_size(int64_t n) const { auto o = *this; o.batch_size_ = n; return o; }
@@ -67,6 +68,7 @@ class DataLoaderOptions {
   // worker threads.
   const Collate& collate() const { return collate_; }
   DataLoaderOptions collate(Collate c) const { auto o = *this; o.collate_ = std::move(c); return o; }
+  // clang-format on
 
  private:
   int64_t batch_size_ = 1;

@@ -21,6 +21,7 @@ namespace brisk::data {
 // Chained like DataLoaderOptions: DistributedSamplerOptions().shuffle(false).drop_last(true).
 class DistributedSamplerOptions {
  public:
+  // clang-format off
   // A new order every epoch (default true, as PyTorch).
   bool shuffle() const { return shuffle_; }
   DistributedSamplerOptions shuffle(bool s) const { auto o = *this; o.shuffle_ = s; return o; }
@@ -30,6 +31,7 @@ class DistributedSamplerOptions {
   // Drop the tail that does not divide evenly instead of padding (default false).
   bool drop_last() const { return drop_last_; }
   DistributedSamplerOptions drop_last(bool d) const { auto o = *this; o.drop_last_ = d; return o; }
+  // clang-format on
 
  private:
   bool shuffle_ = true;

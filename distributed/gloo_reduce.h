@@ -29,10 +29,12 @@ void combine(void* c, const void* a, const void* b, size_t n) {
   for (size_t i = 0; i < n; ++i) out[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
 }
 
+// clang-format off
 struct Sum { template <typename A> A operator()(A a, A b) const { return a + b; } };
 struct Product { template <typename A> A operator()(A a, A b) const { return a * b; } };
 struct Min { template <typename A> A operator()(A a, A b) const { return b < a ? b : a; } };
 struct Max { template <typename A> A operator()(A a, A b) const { return a < b ? b : a; } };
+// clang-format on
 
 template <typename T>
 ReduceFn reduce_fn(ReduceOp op) {

@@ -27,6 +27,7 @@ class AdamOptions : public OptimizerOptions {
  public:
   explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
 
+  // clang-format off
   AdamOptions& lr(double lr) { lr_ = lr; return *this; }
   AdamOptions& betas(std::pair<double, double> betas) { betas_ = betas; return *this; }
   AdamOptions& eps(double eps) { eps_ = eps; return *this; }
@@ -35,6 +36,7 @@ class AdamOptions : public OptimizerOptions {
   AdamOptions& maximize(bool maximize) { maximize_ = maximize; return *this; }
   // AdamW's weight decay (PyTorch's Adam option of the same name).
   AdamOptions& decoupled_weight_decay(bool decoupled) { decoupled_weight_decay_ = decoupled; return *this; }
+  // clang-format on
 
   double lr() const { return lr_; }
   std::pair<double, double> betas() const { return betas_; }

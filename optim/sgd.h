@@ -21,6 +21,7 @@ class SGDOptions : public OptimizerOptions {
  public:
   explicit SGDOptions(double lr = 1e-3) : lr_(lr) {}
 
+  // clang-format off
   SGDOptions& lr(double lr) { lr_ = lr; return *this; }
   SGDOptions& momentum(double momentum) { momentum_ = momentum; return *this; }
   SGDOptions& dampening(double dampening) { dampening_ = dampening; return *this; }
@@ -29,6 +30,7 @@ class SGDOptions : public OptimizerOptions {
   SGDOptions& nesterov(bool nesterov) { nesterov_ = nesterov; return *this; }
   // Ascend instead of descend.
   SGDOptions& maximize(bool maximize) { maximize_ = maximize; return *this; }
+  // clang-format on
 
   double lr() const { return lr_; }
   double momentum() const { return momentum_; }

@@ -31,6 +31,7 @@ DType promote_types(DType a, DType b);
 // C++ type <-> DType.
 template <typename T>
 struct dtype_of;
+// clang-format off
 template <> struct dtype_of<float> { static constexpr DType value = kFloat32; };
 template <> struct dtype_of<double> { static constexpr DType value = kFloat64; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = kInt64; };
@@ -39,6 +40,7 @@ template <> struct dtype_of<uint8_t> { static constexpr DType value = kUInt8; };
 template <> struct dtype_of<bool> { static constexpr DType value = kBool; };
 template <> struct dtype_of<BFloat16> { static constexpr DType value = kBFloat16; };
 template <> struct dtype_of<Half> { static constexpr DType value = kFloat16; };
+// clang-format on
 
 }  // namespace brisk
 

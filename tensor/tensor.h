@@ -43,9 +43,11 @@ class TensorOptions {
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
   bool requires_grad() const { return requires_grad_; }
+  // clang-format off
   TensorOptions dtype(DType d) const { auto o = *this; o.dtype_ = d; return o; }
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
   TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
+  // clang-format on
 
  private:
   DType dtype_ = kFloat32;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that Brisk's build, tests and default dataset need.
+# Installs the Debian packages that Brisk's build, tests, default dataset and tools/format.sh need.
 # Idempotent: when everything is installed it only runs dpkg-query and exits.
 # Otherwise it runs `apt-get update` once and installs just the missing packages
 # (as root, or through sudo when not root).
@@ -17,6 +17,7 @@ packages=(
   libcli11-dev           # @cli11
   nlohmann-json3-dev     # @nlohmann_json
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
+  clang-format           # clang-format 14, for tools/format.sh
 )
 
 missing=()

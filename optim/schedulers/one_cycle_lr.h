@@ -23,6 +23,7 @@ class OneCycleLROptions {
   OneCycleLROptions(std::vector<double> max_lr, int64_t total_steps)
       : max_lr_(std::move(max_lr)), total_steps_(total_steps) {}
 
+  // clang-format off
   // The fraction of the steps spent raising the lr.
   OneCycleLROptions& pct_start(double v) { pct_start_ = v; return *this; }
   // "cos" or "linear".
@@ -37,6 +38,7 @@ class OneCycleLROptions {
   OneCycleLROptions& div_factor(double v) { div_factor_ = v; return *this; }
   OneCycleLROptions& final_div_factor(double v) { final_div_factor_ = v; return *this; }
   OneCycleLROptions& three_phase(bool v) { three_phase_ = v; return *this; }
+  // clang-format on
 
   const std::vector<double>& max_lr() const { return max_lr_; }
   int64_t total_steps() const { return total_steps_; }

@@ -102,7 +102,8 @@ void loop_batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, T al
   int64_t os0 = out.stride(0), os1 = out.stride(1), os2 = out.stride(2);
   int64_t as0 = a.stride(0), as1 = a.stride(1), as2 = a.stride(2);
   int64_t bs0 = b.stride(0), bs1 = b.stride(1), bs2 = b.stride(2);
-  parallel_for(0, out.size(0) * M, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, N * K)), [&](int64_t lo, int64_t hi) {
+  int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, N * K));
+  parallel_for(0, out.size(0) * M, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t row = lo; row < hi; ++row) {
       int64_t batch = row / M, i = row % M;
       T* orow = o + batch * os0 + i * os1;
