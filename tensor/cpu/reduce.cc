@@ -34,7 +34,7 @@ auto value_writer(const Op& op) {
 template <typename In, typename Op, typename Write>
 void run(const Op& op, const Tensor& in, const std::vector<int64_t>& dims,
          std::initializer_list<const Tensor*> outputs, const Write& write) {
-  reduce_loop<In>(make_reduce_shape(in, dims, outputs), op, write);
+  reduce_loop<In>(iter::make_reduce_shape(in, dims, outputs), op, write);
 }
 
 template <typename In, typename Op>
