@@ -110,7 +110,7 @@ struct IndexLaunch {
   IndexArgs args;
   const LaunchScope& scope;
 
-  static void run(const cpu::LoopShape& piece, void* context) {
+  static void run(const iter::LoopShape& piece, void* context) {
     const auto& self = *static_cast<const IndexLaunch*>(context);
     Array<char*, 3> data;
     for (int k = 0; k < 3; ++k) data[k] = piece.data[k];
@@ -136,7 +136,7 @@ void run(const char* name, const Tensor& walked, const Tensor& indexed, int64_t 
               indexed.describe());
   Tensor indexed_lines = lines_of(indexed, walked.sizes(), dim);
   LaunchScope scope(walked.device());
-  cpu::LoopShape shape = cpu::make_loop_shape({&walked, &indexed_lines, &index_view}, name);
+  iter::LoopShape shape = iter::make_loop_shape({&walked, &indexed_lines, &index_view}, name);
   IndexArgs args{dim, indexed.size(dim), indexed.stride(dim) * static_cast<int64_t>(indexed.element_size())};
   dispatch_all(walked.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -33,7 +33,7 @@ void check_elementwise_operands(const Tensor& out, std::initializer_list<const T
   }
 }
 
-void for_each_launch_piece(cpu::LoopShape s, void (*f)(const cpu::LoopShape& piece, void* context), void* context) {
+void for_each_launch_piece(iter::LoopShape s, void (*f)(const iter::LoopShape& piece, void* context), void* context) {
   if (s.numel == 0) return;
   while (s.ndim > 1 && s.sizes[s.ndim - 1] == 1) --s.ndim;
   if (s.ndim <= kMaxLaunchDims && s.numel <= kMaxLaunchElements) {
@@ -42,7 +42,7 @@ void for_each_launch_piece(cpu::LoopShape s, void (*f)(const cpu::LoopShape& pie
   }
   int outer = s.ndim - 1;
   int64_t size = s.sizes[outer];
-  cpu::LoopShape piece = s;
+  iter::LoopShape piece = s;
   if (s.ndim > kMaxLaunchDims) {
     piece.ndim = outer;
     piece.numel = s.numel / size;

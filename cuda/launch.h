@@ -15,7 +15,7 @@
 #include "cuda/device.h"
 #include "cuda/error.h"
 #include "cuda/stream.h"
-#include "tensor/cpu/loops.h"
+#include "tensor/iter/loop_shape.h"
 #include "tensor/tensor.h"
 
 namespace brisk::cuda {
@@ -51,7 +51,7 @@ constexpr int64_t kMaxLaunchElements = std::numeric_limits<int32_t>::max();
 // index at a time (more than 8 dims that do not merge is rare), and a piece with too many
 // elements is halved along its outermost dim. A function pointer rather than a template, so
 // the recursion is compiled once and not into every kernel's host code.
-void for_each_launch_piece(cpu::LoopShape s, void (*f)(const cpu::LoopShape& piece, void* context), void* context);
+void for_each_launch_piece(iter::LoopShape s, void (*f)(const iter::LoopShape& piece, void* context), void* context);
 
 // The scope of one op on `device`: makes the device current (restored at the end) and
 // holds the stream its kernels go to.

@@ -12,7 +12,7 @@
 //   - contiguous operands whose addresses allow it: each thread loads and stores kVecBytes
 //     per operand at once (16-byte accesses for the widest operand, like llm.c's Packed128);
 //     compiled for float32/bfloat16/float16 ops only (worth_vectorizing);
-//   - anything else: the operands' dims are merged as on the CPU (cpu::make_loop_shape) and
+//   - anything else: the operands' dims are merged as on the CPU (iter::make_loop_shape) and
 //     each thread computes byte offsets with an OffsetCalculator, several elements in flight.
 // Both walk the elements in a grid-stride loop over a grid sized to the device.
 #include <algorithm>
@@ -23,7 +23,8 @@
 
 #include "cuda/launch.h"
 #include "cuda/offset_calculator.cu.h"
-#include "tensor/cpu/loops.h"
+#include "tensor/iter/function_traits.h"
+#include "tensor/iter/loop_shape.h"
 
 namespace brisk::cuda {
 
@@ -32,7 +33,7 @@ constexpr int kElementwiseThreads = 256;
 constexpr int kStridedUnroll = 4;
 constexpr int kVecBytes = 16;
 
-using cpu::function_traits;
+using iter::function_traits;
 
 namespace detail {
 
@@ -162,7 +163,7 @@ constexpr bool worth_vectorizing(const std::array<DType, N>& dtypes) {
 }
 
 template <typename F, size_t... I>
-bool vectorizable(const cpu::LoopShape& s, int vec, std::index_sequence<I...>) {
+bool vectorizable(const iter::LoopShape& s, int vec, std::index_sequence<I...>) {
   using traits = function_traits<F>;
   constexpr int64_t kSizes[] = {int64_t(sizeof(typename traits::result_type)),
                                 int64_t(sizeof(typename traits::template arg<I>))...};
@@ -180,7 +181,7 @@ struct StridedLaunch {
   const F& f;
   const LaunchScope& scope;
 
-  static void run(const cpu::LoopShape& piece, void* context) {
+  static void run(const iter::LoopShape& piece, void* context) {
     constexpr int kOperands = function_traits<F>::arity + 1;
     const auto& self = *static_cast<const StridedLaunch*>(context);
     Array<char*, kOperands> data;
@@ -200,12 +201,12 @@ void gpu_kernel(const Tensor& out, const F& f, const Inputs&... inputs) {
   using traits = function_traits<F>;
   constexpr int kOperands = sizeof...(Inputs) + 1;
   static_assert(traits::arity == sizeof...(Inputs), "gpu_kernel: the functor takes one argument per input");
-  static_assert(kOperands <= cpu::kMaxOperands, "gpu_kernel: too many inputs");
+  static_assert(kOperands <= iter::kMaxOperands, "gpu_kernel: too many inputs");
   constexpr auto seq = std::make_index_sequence<sizeof...(Inputs)>{};
   constexpr auto dtypes = detail::operand_dtypes<F>(seq);
   check_elementwise_operands(out, {&inputs...}, dtypes.data());
   if (out.numel() == 0) return;
-  cpu::LoopShape shape = cpu::make_loop_shape({&out, &inputs...}, "gpu_kernel");
+  iter::LoopShape shape = iter::make_loop_shape({&out, &inputs...}, "gpu_kernel");
   LaunchScope scope(out.device());
   if constexpr (detail::worth_vectorizing(dtypes)) {
     constexpr int kVec = detail::vec_width<F>(seq);

@@ -1,7 +1,7 @@
 #pragma once
 // Byte offsets of strided operands from a linear element index, on the device.
 //
-// The host describes the operands as a cpu::LoopShape (tensor/cpu/loops.h: size-1 dims
+// The host describes the operands as a iter::LoopShape (tensor/iter/loop_shape.h: size-1 dims
 // dropped, dims ordered and merged, dim 0 innermost, strides in bytes), cut into launch
 // pieces of at most kMaxLaunchDims dims and 2^31 - 1 elements (for_each_launch_piece in
 // cuda/launch.h), so the device works with 32-bit linear indices and divides them by
@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "cuda/launch.h"
-#include "tensor/cpu/loops.h"
+#include "tensor/iter/loop_shape.h"
 #include "tensor/macros.h"
 
 namespace brisk::cuda {
@@ -84,7 +84,7 @@ struct OffsetCalculator {
 };
 
 template <int N>
-OffsetCalculator<N> make_offset_calculator(const cpu::LoopShape& s) {
+OffsetCalculator<N> make_offset_calculator(const iter::LoopShape& s) {
   const int64_t* strides[N];
   for (int k = 0; k < N; ++k) strides[k] = s.strides[k];
   return OffsetCalculator<N>(s.ndim, s.sizes, strides);

@@ -1,5 +1,5 @@
 // CudaBackend::reduce: folds a reduction functor (tensor/functors/reduce.h) over a sorted set
-// of dims, with the CPU's geometry (cpu::make_reduce_shape: kept and reduced dims apart,
+// of dims, with the CPU's geometry (iter::make_reduce_shape: kept and reduced dims apart,
 // size-1 dims dropped, neighbours merged, strides in bytes).
 //
 // One kernel, a block of kThreads threads laid out as lanes x outputs:
@@ -23,8 +23,8 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/launch.h"
 #include "cuda/offset_calculator.cu.h"
-#include "tensor/cpu/reduce_loop.h"
 #include "tensor/functors/cast.h"
+#include "tensor/iter/reduce_shape.h"
 #include "tensor/kernels/reduce_dispatch.h"
 #include "tensor/native/ops.h"
 
@@ -37,7 +37,7 @@ constexpr int kThreads = 512;
 constexpr int kMaxColumnLanes = 16;
 // A split gets at least this many loads per thread, or the partials cost more than they save.
 constexpr int64_t kMinLoadsPerThread = 16;
-constexpr int kMaxOutputs = 1 + cpu::kMaxReduceOutputs;  // the input and up to two outputs
+constexpr int kMaxOutputs = 1 + iter::kMaxReduceOutputs;  // the input and up to two outputs
 constexpr int kVecBytes = 16;
 
 template <typename T>
@@ -56,7 +56,7 @@ struct ReduceParams {
   int64_t reduced_stride;
   OffsetCalculator<1> reduced;
   const char* in;
-  Array<char*, cpu::kMaxReduceOutputs> out;
+  Array<char*, iter::kMaxReduceOutputs> out;
   void* partials;  // [splits][num_outputs] acc_t, when gridDim.y > 1
 };
 
@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(kThreads) reduce_kernel(ReduceParams p, Op op,
     static_cast<Acc*>(p.partials)[blockIdx.y * p.num_outputs + o] = acc;
     return;
   }
-  char* outs[cpu::kMaxReduceOutputs];
-  for (int k = 0; k < cpu::kMaxReduceOutputs; ++k) outs[k] = p.out[k] + offsets[k + 1];
+  char* outs[iter::kMaxReduceOutputs];
+  for (int k = 0; k < iter::kMaxReduceOutputs; ++k) outs[k] = p.out[k] + offsets[k + 1];
   write(outs, op.project(acc));
 }
 
@@ -149,8 +149,8 @@ __global__ void __launch_bounds__(kThreads) combine_partials_kernel(ReduceParams
   acc = warp_reduce(acc, combine, kWarpSize);
   if (!active || lane != 0) return;
   Array<int64_t, kMaxOutputs> offsets = p.kept.get(static_cast<uint32_t>(o));
-  char* outs[cpu::kMaxReduceOutputs];
-  for (int k = 0; k < cpu::kMaxReduceOutputs; ++k) outs[k] = p.out[k] + offsets[k + 1];
+  char* outs[iter::kMaxReduceOutputs];
+  for (int k = 0; k < iter::kMaxReduceOutputs; ++k) outs[k] = p.out[k] + offsets[k + 1];
   write(outs, op.project(acc));
 }
 
@@ -194,7 +194,7 @@ struct ReducePlan {
 
 // resident[v]: blocks of the kernel for vector width 1 (v = 0) or vec_width (v = 1) that the
 // device runs at once.
-ReducePlan plan(const cpu::ReduceShape& s, const char* name, int64_t in_size, int vec_width, const int64_t* resident) {
+ReducePlan plan(const iter::ReduceShape& s, const char* name, int64_t in_size, int vec_width, const int64_t* resident) {
   BRISK_CHECK(s.nkept <= kMaxLaunchDims && s.nreduced <= kMaxLaunchDims,
               "{}: CUDA reductions take at most {} kept and {} reduced dims that cannot be merged, got {} and {}",
               name, kMaxLaunchDims, kMaxLaunchDims, s.nkept, s.nreduced);
@@ -213,7 +213,7 @@ ReducePlan plan(const cpu::ReduceShape& s, const char* name, int64_t in_size, in
   const int64_t* reduced_strides[1] = {s.red_strides};
   if (p.nreduced > 1) p.reduced = OffsetCalculator<1>(s.nreduced, s.red_sizes, reduced_strides);
   p.in = s.in;
-  for (int k = 0; k < cpu::kMaxReduceOutputs; ++k) p.out[k] = k < s.nout ? s.out[k] : nullptr;
+  for (int k = 0; k < iter::kMaxReduceOutputs; ++k) p.out[k] = k < s.nout ? s.out[k] : nullptr;
 
   bool reduced_contiguous = s.red_strides[0] == in_size;
   p.row_layout = reduced_contiguous || !(s.kept_in_strides[0] == in_size && s.kept_sizes[0] > 1);
@@ -261,7 +261,7 @@ int64_t resident_blocks(int device) {
 template <typename In, typename Op, typename Writer>
 void run(const char* name, const Op& op, const Tensor& in, const std::vector<int64_t>& dims,
          std::initializer_list<const Tensor*> outputs, const Writer& write) {
-  cpu::ReduceShape shape = cpu::make_reduce_shape(in, dims, outputs);
+  iter::ReduceShape shape = iter::make_reduce_shape(in, dims, outputs);
   if (shape.num_outputs == 0) return;
   using Acc = typename Op::acc_t;
   LaunchScope scope(in.device());

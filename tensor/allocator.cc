@@ -1,14 +1,9 @@
 #include "tensor/allocator.h"
 
 #include "tensor/error.h"
+#include "tensor/missing_cuda_backend.h"
 
 namespace brisk {
-namespace detail {
-// tensor/missing_cuda_backend.cc. Declared here: a new header of the tensor library would be
-// an input of every compile above it, the CUDA kernels' included.
-const char* missing_cuda_backend_reason();
-}  // namespace detail
-
 namespace {
 
 Allocator* cuda_allocator_slot = nullptr;

@@ -1,14 +1,8 @@
 #include "tensor/backend.h"
 
-#include "tensor/cpu/cpu_backend.h"
+#include "tensor/missing_cuda_backend.h"
 
 namespace brisk {
-namespace detail {
-// tensor/missing_cuda_backend.cc. Declared here: a new header of the tensor library would be
-// an input of every compile above it, the CUDA kernels' included.
-const char* missing_cuda_backend_reason();
-}  // namespace detail
-
 namespace {
 
 Backend* cuda_backend_slot = nullptr;
@@ -26,9 +20,8 @@ void register_backend(DeviceType type, Backend* backend) {
 }
 
 Backend& backend_for(Device device) {
-  static cpu::CpuBackend cpu_backend;
   switch (device.type) {
-    case DeviceType::CPU: return cpu_backend;
+    case DeviceType::CPU: return cpu_backend();
     case DeviceType::CUDA:
       BRISK_CHECK(cuda_backend_slot != nullptr, "device {} requested, but {}", device,
                   detail::missing_cuda_backend_reason());

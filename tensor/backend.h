@@ -93,6 +93,9 @@ class Backend {
 // The kernels of `device`'s type; errors naming the missing library when its backend was not
 // linked in (//cuda registers the CUDA backend, //tensor/sim the simulated device's).
 Backend& backend_for(Device device);
+// The CPU backend, built in: defined by tensor/cpu/ (//tensor:cpu, which //tensor links), a
+// library above this one because its kernels call native ops.
+Backend& cpu_backend();
 // Installs the backend of a non-CPU device type (at static initialization).
 void register_backend(DeviceType type, Backend* backend);
 

@@ -1,6 +1,8 @@
-// Why a CUDA device cannot be used when no CUDA backend registered itself. Compiled on its own
-// (tensor/BUILD: missing_cuda_backend) with the build's CUDA setting, so the tensor library
-// itself does not depend on it: in a CUDA build the program merely does not link //cuda.
+// Compiled on its own (tensor/BUILD: missing_cuda_backend) with the build's CUDA setting, so
+// the tensor library itself does not depend on it: in a CUDA build the program merely does
+// not link //cuda.
+#include "tensor/missing_cuda_backend.h"
+
 namespace brisk::detail {
 
 const char* missing_cuda_backend_reason() {

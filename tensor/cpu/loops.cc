@@ -1,83 +1,8 @@
 #include "tensor/cpu/loops.h"
 
 namespace brisk::cpu {
-namespace {
 
-void swap_dims(LoopShape& s, int a, int b) {
-  std::swap(s.sizes[a], s.sizes[b]);
-  for (int k = 0; k < s.noperands; ++k) std::swap(s.strides[k][a], s.strides[k][b]);
-}
-
-// Whether the dim at `inner` should move outward past `outer`: the first operand that has
-// nonzero strides on both decides (out comes first, so the output is written in order).
-bool should_swap(const LoopShape& s, int inner, int outer) {
-  for (int k = 0; k < s.noperands; ++k) {
-    int64_t a = s.strides[k][inner];
-    int64_t b = s.strides[k][outer];
-    if (a == 0 || b == 0 || a == b) continue;
-    return a > b;
-  }
-  return false;
-}
-
-}  // namespace
-
-LoopShape make_loop_shape(std::initializer_list<const Tensor*> operands, const char* op) {
-  LoopShape s;
-  s.noperands = static_cast<int>(operands.size());
-  BRISK_CHECK(s.noperands <= kMaxOperands, "{}: {} operands, at most {} are supported", op, s.noperands,
-              kMaxOperands);
-  const Tensor& first = **operands.begin();
-  const Shape& shape = first.sizes();
-  BRISK_CHECK(static_cast<int>(shape.size()) <= kMaxDims, "{}: a tensor of {} dims; at most {} are supported", op,
-              shape.size(), kMaxDims);
-  int k = 0;
-  for (const Tensor* t : operands) {
-    BRISK_CHECK(t->sizes() == shape, "{}: operand of shape {} does not match the output shape {}", op, t->sizes(),
-                shape);
-    s.data[k++] = static_cast<char*>(t->raw_data());
-  }
-  // Innermost first, without size-1 dims (their strides do not matter).
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    s.numel *= shape[d];
-    if (shape[d] == 1) continue;
-    s.sizes[s.ndim] = shape[d];
-    k = 0;
-    for (const Tensor* t : operands) {
-      s.strides[k++][s.ndim] = t->strides()[d] * static_cast<int64_t>(t->element_size());
-    }
-    ++s.ndim;
-  }
-  if (s.ndim == 0) {
-    s.sizes[0] = 1;
-    k = 0;
-    for (const Tensor* t : operands) s.strides[k++][0] = static_cast<int64_t>(t->element_size());
-    s.ndim = 1;
-    return s;
-  }
-  for (int i = 1; i < s.ndim; ++i) {
-    for (int j = i; j > 0 && should_swap(s, j - 1, j); --j) swap_dims(s, j - 1, j);
-  }
-  // Merge dim d into the current innermost run when every operand steps over it as one.
-  int last = 0;
-  for (int d = 1; d < s.ndim; ++d) {
-    bool mergeable = true;
-    for (k = 0; k < s.noperands; ++k) {
-      mergeable = mergeable && s.strides[k][d] == s.strides[k][last] * s.sizes[last];
-    }
-    if (mergeable) {
-      s.sizes[last] *= s.sizes[d];
-    } else {
-      ++last;
-      s.sizes[last] = s.sizes[d];
-      for (k = 0; k < s.noperands; ++k) s.strides[k][last] = s.strides[k][d];
-    }
-  }
-  s.ndim = last + 1;
-  return s;
-}
-
-bool wants_tiles(const LoopShape& s) {
+bool wants_tiles(const iter::LoopShape& s) {
   if (s.ndim < 2 || s.sizes[0] < 2 * kTileRows || s.sizes[1] < 2 * kTileRows) return false;
   for (int k = 1; k < s.noperands; ++k) {
     if (s.strides[k][1] != 0 && s.strides[k][1] < s.strides[k][0]) return true;
@@ -85,7 +10,7 @@ bool wants_tiles(const LoopShape& s) {
   return false;
 }
 
-int64_t num_tiles(const LoopShape& s) {
+int64_t num_tiles(const iter::LoopShape& s) {
   int64_t outer = 1;
   for (int d = 2; d < s.ndim; ++d) outer *= s.sizes[d];
   return outer * ((s.sizes[0] + kTileCols - 1) / kTileCols) * ((s.sizes[1] + kTileRows - 1) / kTileRows);

@@ -6,20 +6,21 @@
 // The lambda's parameter and return types are the element types of the inputs and of `out`
 // (checked against their dtypes). All operands have out's shape; inputs may be broadcast
 // views (stride 0) and any operand may be strided. The loop
-//   - drops size-1 dims, orders dims by stride (out's first) and merges dims that are
-//     contiguous with each other in every operand, so most tensors become one flat run;
+//   - walks the operands' iter::LoopShape (tensor/iter/loop_shape.h: size-1 dims dropped,
+//     dims ordered by stride, out's first, and merged where contiguous in every operand, so
+//     most tensors become one flat run);
 //   - runs a plain indexed loop the compiler vectorizes when every operand is contiguous
 //     along the innermost dim, or all but one input, which is then a broadcast scalar;
 //   - otherwise walks rows with an N-d counter around a tight strided inner loop, or, when an
 //     input is transposed relative to out, tiles of rows so its cache lines get reused;
 //   - splits the elements over threads in chunks of at least kGrainSize.
-#include <array>
+#include <algorithm>
 #include <cstdint>
-#include <initializer_list>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 
+#include "tensor/iter/function_traits.h"
+#include "tensor/iter/loop_shape.h"
 #include "tensor/parallel.h"
 #include "tensor/tensor.h"
 
@@ -28,33 +29,18 @@ namespace brisk::cpu {
 constexpr int64_t kGrainSize = 32768;
 constexpr int64_t kTileRows = 16;  // along dim 1
 constexpr int64_t kTileCols = 64;  // along dim 0
-constexpr int kMaxDims = 25;
-constexpr int kMaxOperands = 4;
-
-// The geometry of operands walked together. Dim 0 is the innermost; strides are in bytes.
-struct LoopShape {
-  int ndim = 0;
-  int noperands = 0;
-  int64_t numel = 1;
-  int64_t sizes[kMaxDims];
-  int64_t strides[kMaxOperands][kMaxDims];
-  char* data[kMaxOperands];
-};
-
-// Operands must all have the shape of the first. `op` names the caller in errors.
-LoopShape make_loop_shape(std::initializer_list<const Tensor*> operands, const char* op);
 
 // Calls row(ptrs, n) for every run of elements [begin, end) (in LoopShape order) that lies in
 // one innermost row; ptrs[k] points at operand k's first element of the run.
 template <typename Row>
-void for_each_row(const LoopShape& s, int64_t begin, int64_t end, const Row& row) {
-  int64_t idx[kMaxDims];
+void for_each_row(const iter::LoopShape& s, int64_t begin, int64_t end, const Row& row) {
+  int64_t idx[iter::kMaxDims];
   int64_t rem = begin;
   for (int d = 0; d < s.ndim; ++d) {
     idx[d] = rem % s.sizes[d];
     rem /= s.sizes[d];
   }
-  char* ptrs[kMaxOperands];
+  char* ptrs[iter::kMaxOperands];
   for (int64_t pos = begin; pos < end;) {
     for (int k = 0; k < s.noperands; ++k) {
       char* p = s.data[k];
@@ -74,19 +60,19 @@ void for_each_row(const LoopShape& s, int64_t begin, int64_t end, const Row& row
 
 // Whether an input steps through memory faster along dim 1 than along dim 0 (a transposed
 // view): row by row, it would touch a new cache line for every element.
-bool wants_tiles(const LoopShape& s);
-int64_t num_tiles(const LoopShape& s);
+bool wants_tiles(const iter::LoopShape& s);
+int64_t num_tiles(const iter::LoopShape& s);
 
 // Like for_each_row over the tiles [begin, end) of kTileRows x kTileCols elements (dims 1 and
 // 0), row by row within each tile.
 template <typename Row>
-void for_each_tile_row(const LoopShape& s, int64_t begin, int64_t end, const Row& row) {
+void for_each_tile_row(const iter::LoopShape& s, int64_t begin, int64_t end, const Row& row) {
   const int64_t tiles0 = (s.sizes[0] + kTileCols - 1) / kTileCols;
   const int64_t tiles1 = (s.sizes[1] + kTileRows - 1) / kTileRows;
-  char* ptrs[kMaxOperands];
+  char* ptrs[iter::kMaxOperands];
   for (int64_t t = begin; t < end; ++t) {
     int64_t t0 = t % tiles0, t1 = (t / tiles0) % tiles1, outer = t / (tiles0 * tiles1);
-    char* base[kMaxOperands];
+    char* base[iter::kMaxOperands];
     for (int k = 0; k < s.noperands; ++k) base[k] = s.data[k];
     for (int d = 2; d < s.ndim; ++d) {
       int64_t i = outer % s.sizes[d];
@@ -103,17 +89,6 @@ void for_each_tile_row(const LoopShape& s, int64_t begin, int64_t end, const Row
     }
   }
 }
-
-// Parameter and return types of a lambda or functor with a const operator().
-template <typename F>
-struct function_traits : function_traits<decltype(&F::operator())> {};
-template <typename C, typename R, typename... Args>
-struct function_traits<R (C::*)(Args...) const> {
-  using result_type = R;
-  static constexpr size_t arity = sizeof...(Args);
-  template <size_t I>
-  using arg = std::tuple_element_t<I, std::tuple<Args...>>;
-};
 
 namespace detail {
 
@@ -134,7 +109,7 @@ struct Operand<T, true> {
 // Contiguous inner loop; input kScalar (if < arity) is a broadcast scalar.
 template <size_t kScalar, typename F, size_t... I>
 void flat_loop(char* const* data, int64_t n, const F& f, std::index_sequence<I...>) {
-  using traits = function_traits<F>;
+  using traits = iter::function_traits<F>;
   using Out = typename traits::result_type;
   Out* out = reinterpret_cast<Out*>(data[0]);
   std::tuple<Operand<typename traits::template arg<I>, I == kScalar>...> in{
@@ -148,7 +123,7 @@ void flat_loop(char* const* data, int64_t n, const F& f, std::index_sequence<I..
 
 template <typename F, size_t... I>
 void strided_loop(char* const* data, const int64_t* strides, int64_t n, const F& f, std::index_sequence<I...>) {
-  using traits = function_traits<F>;
+  using traits = iter::function_traits<F>;
   using Out = typename traits::result_type;
   for (int64_t i = 0; i < n; ++i) {
     *reinterpret_cast<Out*>(data[0] + i * strides[0]) =
@@ -159,7 +134,7 @@ void strided_loop(char* const* data, const int64_t* strides, int64_t n, const F&
 template <size_t kScalar, typename F, size_t... I>
 bool try_scalar_loop(char* const* data, const int64_t* strides, int64_t n, const F& f,
                      std::index_sequence<I...> seq) {
-  using traits = function_traits<F>;
+  using traits = iter::function_traits<F>;
   bool fits = strides[kScalar + 1] == 0 &&
               ((I == kScalar || strides[I + 1] == int64_t(sizeof(typename traits::template arg<I>))) && ...);
   if (fits) flat_loop<kScalar>(data, n, f, seq);
@@ -168,7 +143,7 @@ bool try_scalar_loop(char* const* data, const int64_t* strides, int64_t n, const
 
 template <typename F, size_t... I>
 void inner_loop(char* const* data, const int64_t* strides, int64_t n, const F& f, std::index_sequence<I...> seq) {
-  using traits = function_traits<F>;
+  using traits = iter::function_traits<F>;
   constexpr size_t kArity = sizeof...(I);
   if (strides[0] == int64_t(sizeof(typename traits::result_type))) {
     if (((strides[I + 1] == int64_t(sizeof(typename traits::template arg<I>))) && ...)) {
@@ -191,7 +166,7 @@ void check_dtype(const Tensor& t, const char* role) {
 
 template <typename F, size_t... I, typename... Inputs>
 void check_dtypes(const Tensor& out, std::index_sequence<I...>, const Inputs&... inputs) {
-  using traits = function_traits<F>;
+  using traits = iter::function_traits<F>;
   check_dtype<typename traits::result_type>(out, "the output");
   (check_dtype<typename traits::template arg<I>>(inputs, "an input"), ...);
 }
@@ -201,14 +176,14 @@ void check_dtypes(const Tensor& out, std::index_sequence<I...>, const Inputs&...
 // out[i] = f(inputs[i]...) over every element; see the top of this file.
 template <typename F, typename... Inputs>
 void cpu_kernel(const Tensor& out, const F& f, const Inputs&... inputs) {
-  using traits = function_traits<F>;
+  using traits = iter::function_traits<F>;
   static_assert(traits::arity == sizeof...(Inputs), "cpu_kernel: the functor takes one argument per input");
-  static_assert(sizeof...(Inputs) + 1 <= kMaxOperands, "cpu_kernel: too many inputs");
+  static_assert(sizeof...(Inputs) + 1 <= iter::kMaxOperands, "cpu_kernel: too many inputs");
   constexpr auto seq = std::make_index_sequence<sizeof...(Inputs)>{};
   detail::check_dtypes<F>(out, seq, inputs...);
-  LoopShape s = make_loop_shape({&out, &inputs...}, "cpu_kernel");
+  iter::LoopShape s = iter::make_loop_shape({&out, &inputs...}, "cpu_kernel");
   if (s.numel == 0) return;
-  int64_t inner_strides[kMaxOperands];
+  int64_t inner_strides[iter::kMaxOperands];
   for (int k = 0; k < s.noperands; ++k) inner_strides[k] = s.strides[k][0];
   auto row = [&](char* const* ptrs, int64_t n) { detail::inner_loop(ptrs, inner_strides, n, f, seq); };
   if (wants_tiles(s)) {

@@ -18,7 +18,7 @@ struct CpuReducer {
 
   template <typename In, typename Op, typename Write>
   void run(const Op& op, std::initializer_list<const Tensor*> outputs, const Write& write) const {
-    reduce_loop<In>(make_reduce_shape(in, dims, outputs), op, write);
+    reduce_loop<In>(iter::make_reduce_shape(in, dims, outputs), op, write);
   }
 
   template <typename In, typename Op>

@@ -1,6 +1,7 @@
 #pragma once
 // THE reduction loop of the CPU backend: folds a reduction functor (tensor/functors/reduce.h)
-// over a sorted set of dims of `in` into keepdim-shaped outputs.
+// over a sorted set of dims of `in` into keepdim-shaped outputs, walking their
+// iter::ReduceShape (tensor/iter/reduce_shape.h).
 //
 //   reduce_loop<In>(shape, op, [&](char* const* outs, const Op::acc_t& acc) { ... });
 //
@@ -14,37 +15,13 @@
 //     memory but the reduced elements are not (summing the rows of a [N, C] tensor): then a
 //     block of accumulators advances one input row at a time, a loop the compiler vectorizes.
 #include <algorithm>
-#include <initializer_list>
 #include <vector>
 
 #include "tensor/cpu/loops.h"
 #include "tensor/functors/cast.h"
+#include "tensor/iter/reduce_shape.h"
 
 namespace brisk::cpu {
-
-constexpr int kMaxReduceOutputs = 2;
-
-// A reduction's dims, split into kept dims (one output element per position) and reduced
-// dims; each group without size-1 dims and with mergeable neighbours merged, innermost
-// first, strides in bytes. Both groups have at least one dim (of size 1 if need be).
-struct ReduceShape {
-  int nkept = 0;
-  int nreduced = 0;
-  int nout = 0;
-  int64_t num_outputs = 1;
-  int64_t num_reduced = 1;
-  int64_t kept_sizes[kMaxDims];
-  int64_t kept_in_strides[kMaxDims];
-  int64_t kept_out_strides[kMaxReduceOutputs][kMaxDims];
-  int64_t red_sizes[kMaxDims];
-  int64_t red_strides[kMaxDims];
-  const char* in;
-  char* out[kMaxReduceOutputs];
-};
-
-// `dims` sorted; outputs keepdim-shaped (in's shape with the reduced dims set to 1).
-ReduceShape make_reduce_shape(const Tensor& in, const std::vector<int64_t>& dims,
-                              std::initializer_list<const Tensor*> outputs);
 
 namespace detail {
 
@@ -54,9 +31,9 @@ constexpr int64_t kVerticalBlock = 256;
 // Calls f(byte_offset, n, r) for each run of reduced positions [r0, r1) along the innermost
 // reduced dim; r is the run's first linear position.
 template <typename F>
-void for_each_reduced_run(const ReduceShape& s, int64_t r0, int64_t r1, const F& f) {
+void for_each_reduced_run(const iter::ReduceShape& s, int64_t r0, int64_t r1, const F& f) {
   if (r0 >= r1) return;  // also keeps a size-0 dim out of the divisions below
-  int64_t idx[kMaxDims];
+  int64_t idx[iter::kMaxDims];
   int64_t rem = r0;
   for (int d = 0; d < s.nreduced; ++d) {
     idx[d] = rem % s.red_sizes[d];
@@ -79,9 +56,9 @@ void for_each_reduced_run(const ReduceShape& s, int64_t r0, int64_t r1, const F&
 // Calls f(o, n, in_ptr, out_ptrs) for each run of outputs [o0, o1) along the innermost kept
 // dim; pointers are those of the run's first output.
 template <typename F>
-void for_each_output_run(const ReduceShape& s, int64_t o0, int64_t o1, const F& f) {
+void for_each_output_run(const iter::ReduceShape& s, int64_t o0, int64_t o1, const F& f) {
   if (o0 >= o1) return;
-  int64_t idx[kMaxDims];
+  int64_t idx[iter::kMaxDims];
   int64_t rem = o0;
   for (int d = 0; d < s.nkept; ++d) {
     idx[d] = rem % s.kept_sizes[d];
@@ -89,7 +66,7 @@ void for_each_output_run(const ReduceShape& s, int64_t o0, int64_t o1, const F& 
   }
   for (int64_t o = o0; o < o1;) {
     const char* in = s.in;
-    char* out[kMaxReduceOutputs];
+    char* out[iter::kMaxReduceOutputs];
     for (int d = 0; d < s.nkept; ++d) in += idx[d] * s.kept_in_strides[d];
     for (int k = 0; k < s.nout; ++k) {
       out[k] = s.out[k];
@@ -139,14 +116,14 @@ typename Op::acc_t fold_run(const Op& op, typename Op::acc_t acc, const char* p,
 // Folds reduced positions [r0, r1) of the outputs [o0, o1), handing each result to
 // sink(o, out_ptrs, acc).
 template <typename In, typename Op, typename Sink>
-void fold_outputs(const ReduceShape& s, const Op& op, int64_t o0, int64_t o1, int64_t r0, int64_t r1,
+void fold_outputs(const iter::ReduceShape& s, const Op& op, int64_t o0, int64_t o1, int64_t r0, int64_t r1,
                   const Sink& sink) {
   using Acc = typename Op::acc_t;
   using I = typename Op::input_t;
   bool vertical = s.kept_in_strides[0] == int64_t(sizeof(In)) && s.kept_sizes[0] > 1 &&
                   s.red_strides[0] != int64_t(sizeof(In));
   for_each_output_run(s, o0, o1, [&](int64_t o, int64_t n, const char* in, char* const* out) {
-    char* ptrs[kMaxReduceOutputs];
+    char* ptrs[iter::kMaxReduceOutputs];
     auto emit = [&](int64_t j, const Acc& acc) {
       for (int k = 0; k < s.nout; ++k) ptrs[k] = out[k] + j * s.kept_out_strides[k][0];
       sink(o + j, ptrs, acc);
@@ -182,7 +159,7 @@ void fold_outputs(const ReduceShape& s, const Op& op, int64_t o0, int64_t o1, in
 }  // namespace detail
 
 template <typename In, typename Op, typename Write>
-void reduce_loop(const ReduceShape& s, const Op& op, const Write& write) {
+void reduce_loop(const iter::ReduceShape& s, const Op& op, const Write& write) {
   using Acc = typename Op::acc_t;
   if (s.num_outputs == 0) return;
   auto write_sink = [&](int64_t, char* const* out, const Acc& acc) { write(out, acc); };
@@ -209,7 +186,7 @@ void reduce_loop(const ReduceShape& s, const Op& op, const Write& write) {
     }
   });
   detail::for_each_output_run(s, 0, s.num_outputs, [&](int64_t o, int64_t n, const char*, char* const* out) {
-    char* ptrs[kMaxReduceOutputs];
+    char* ptrs[iter::kMaxReduceOutputs];
     for (int64_t j = 0; j < n; ++j) {
       Acc acc = partials[o + j];
       for (int64_t c = 1; c < chunks; ++c) acc = op.combine(acc, partials[c * s.num_outputs + o + j]);

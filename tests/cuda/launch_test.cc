@@ -13,7 +13,7 @@ namespace brisk {
 namespace {
 
 // The address of every element of a LoopShape's first operand, in its loop order.
-void collect(const cpu::LoopShape& s, std::vector<const char*>& out) {
+void collect(const iter::LoopShape& s, std::vector<const char*>& out) {
   std::vector<int64_t> index(s.ndim, 0);
   for (int64_t n = 0; n < s.numel; ++n) {
     const char* p = s.data[0];
@@ -23,11 +23,11 @@ void collect(const cpu::LoopShape& s, std::vector<const char*>& out) {
   }
 }
 
-std::vector<cpu::LoopShape> pieces_of(const cpu::LoopShape& s) {
-  std::vector<cpu::LoopShape> pieces;
+std::vector<iter::LoopShape> pieces_of(const iter::LoopShape& s) {
+  std::vector<iter::LoopShape> pieces;
   cuda::for_each_launch_piece(
-      s, [](const cpu::LoopShape& piece, void* context) {
-        static_cast<std::vector<cpu::LoopShape>*>(context)->push_back(piece);
+      s, [](const iter::LoopShape& piece, void* context) {
+        static_cast<std::vector<iter::LoopShape>*>(context)->push_back(piece);
       },
       &pieces);
   return pieces;
@@ -35,8 +35,8 @@ std::vector<cpu::LoopShape> pieces_of(const cpu::LoopShape& s) {
 
 TEST_CASE("a shape within the limits is one piece") {
   Tensor t = native::empty({3, 5, 7}, kFloat32);
-  cpu::LoopShape s = cpu::make_loop_shape({&t}, "test");
-  std::vector<cpu::LoopShape> pieces = pieces_of(s);
+  iter::LoopShape s = iter::make_loop_shape({&t}, "test");
+  std::vector<iter::LoopShape> pieces = pieces_of(s);
   REQUIRE(pieces.size() == 1);
   CHECK(pieces[0].numel == 105);
 }
@@ -46,13 +46,13 @@ TEST_CASE("dims beyond the limit are peeled off, covering every element once") {
   Tensor base = native::empty(Shape(10, 4), kUInt8);
   Tensor t = base;
   for (int64_t d = 0; d < 10; ++d) t = native::slice(t, d, 0, std::nullopt, 2);
-  cpu::LoopShape s = cpu::make_loop_shape({&t}, "test");
+  iter::LoopShape s = iter::make_loop_shape({&t}, "test");
   REQUIRE(s.ndim == 10);
-  std::vector<cpu::LoopShape> pieces = pieces_of(s);
+  std::vector<iter::LoopShape> pieces = pieces_of(s);
   CHECK(pieces.size() == 4);
   std::vector<const char*> want, got;
   collect(s, want);
-  for (const cpu::LoopShape& p : pieces) {
+  for (const iter::LoopShape& p : pieces) {
     CHECK(p.ndim <= cuda::kMaxLaunchDims);
     collect(p, got);
   }
@@ -67,18 +67,18 @@ TEST_CASE("more than 2^31 - 1 elements are split into pieces the device indexes 
   Tensor wide = native::expand(one, {3, int64_t{1} << 30});
   Tensor column = native::empty({3, 1}, kFloat32);
   Tensor rows = native::expand(column, {3, int64_t{1} << 30});
-  cpu::LoopShape s = cpu::make_loop_shape({&rows, &wide}, "test");
-  std::vector<cpu::LoopShape> pieces = pieces_of(s);
+  iter::LoopShape s = iter::make_loop_shape({&rows, &wide}, "test");
+  std::vector<iter::LoopShape> pieces = pieces_of(s);
   REQUIRE(pieces.size() > 1);
   int64_t total = 0;
-  for (const cpu::LoopShape& p : pieces) {
+  for (const iter::LoopShape& p : pieces) {
     CHECK(p.numel <= cuda::kMaxLaunchElements);
     CHECK(p.numel > 0);
     total += p.numel;
   }
   CHECK(total == s.numel);
   // Every piece starts inside the first operand's three rows.
-  for (const cpu::LoopShape& p : pieces) {
+  for (const iter::LoopShape& p : pieces) {
     auto offset = p.data[0] - static_cast<const char*>(column.raw_data());
     CHECK(offset >= 0);
     CHECK(offset < 3 * 4);

@@ -1,4 +1,5 @@
-// The CPU elementwise loop (tensor/cpu/loops.h) and parallel_for (tensor/parallel.h).
+// The CPU elementwise loop (tensor/cpu/loops.h) and parallel_for (tensor/parallel.h). The loop's
+// geometry is tested in iter_test.cc.
 #include <atomic>
 #include <numeric>
 
@@ -14,54 +15,6 @@ Tensor arange_f(int64_t n, const Shape& shape) {
   std::vector<float> v(n);
   std::iota(v.begin(), v.end(), 0.0f);
   return make(v, shape);
-}
-
-TEST_CASE("make_loop_shape merges dims that are contiguous in every operand") {
-  Tensor a = arange_f(24, {2, 3, 4});
-  Tensor out = native::empty({2, 3, 4});
-  cpu::LoopShape s = cpu::make_loop_shape({&out, &a}, "test");
-  REQUIRE(s.ndim == 1);
-  REQUIRE(s.sizes[0] == 24);
-  REQUIRE(s.strides[0][0] == 4);
-  REQUIRE(s.numel == 24);
-
-  SECTION("a narrowed inner dim splits the run in two") {
-    Tensor n = native::narrow(arange_f(24, {4, 6}), 1, 0, 3);
-    Tensor o = native::empty({4, 3});
-    cpu::LoopShape t = cpu::make_loop_shape({&o, &n}, "test");
-    REQUIRE(t.ndim == 2);
-    REQUIRE(t.sizes[0] == 3);
-    REQUIRE(t.sizes[1] == 4);
-    REQUIRE(t.strides[1][1] == 6 * 4);
-  }
-  SECTION("a broadcast operand keeps its stride-0 dim") {
-    Tensor row = native::expand(arange_f(4, {1, 4}), {3, 4});
-    Tensor o = native::empty({3, 4});
-    cpu::LoopShape t = cpu::make_loop_shape({&o, &row}, "test");
-    REQUIRE(t.ndim == 2);
-    REQUIRE(t.strides[1][1] == 0);
-  }
-  SECTION("dims are ordered by the output's strides") {
-    Tensor o = native::transpose(native::empty({4, 3}), 0, 1);  // [3, 4] with strides [1, 3]
-    Tensor in = native::empty({3, 4});
-    cpu::LoopShape t = cpu::make_loop_shape({&o, &in}, "test");
-    REQUIRE(t.ndim == 2);
-    REQUIRE(t.strides[0][0] == 4);  // innermost: the output's stride-1 dim
-    REQUIRE(t.sizes[0] == 3);
-  }
-  SECTION("size-1 dims and 0-dim tensors become one element") {
-    Tensor x = native::empty({1, 1});
-    Tensor y = native::empty({1, 1});
-    cpu::LoopShape t = cpu::make_loop_shape({&x, &y}, "test");
-    REQUIRE(t.ndim == 1);
-    REQUIRE(t.numel == 1);
-  }
-  SECTION("mismatched shapes are an error naming both") {
-    Tensor o = native::empty({2, 3});
-    Tensor bad = native::empty({3, 2});
-    REQUIRE_THROWS_WITH(cpu::make_loop_shape({&o, &bad}, "myop"),
-                        Catch::Contains("myop") && Catch::Contains("[3, 2]") && Catch::Contains("[2, 3]"));
-  }
 }
 
 TEST_CASE("cpu_kernel over broadcast, strided and contiguous operands") {
@@ -128,7 +81,7 @@ TEST_CASE("cpu_kernel splits large tensors over threads and covers every element
     Tensor b = arange_f(5 * 70 * 90, {5, 70, 90});
     Tensor t = native::transpose(b, 1, 2);  // [5, 90, 70]
     Tensor out = native::empty({5, 90, 70});
-    cpu::LoopShape s = cpu::make_loop_shape({&out, &t}, "test");
+    iter::LoopShape s = iter::make_loop_shape({&out, &t}, "test");
     REQUIRE(cpu::wants_tiles(s));
     cpu::cpu_kernel(out, [](float x) -> float { return x; }, t);
     std::vector<float> v = out.to_vector<float>();

@@ -1,28 +1,8 @@
-#include "tensor/cpu/reduce_loop.h"
+#include "tensor/iter/reduce_shape.h"
 
-namespace brisk::cpu {
-namespace {
+#include "tensor/error.h"
 
-// Merges each dim into the run inside it when every stride steps over the run as one. Keeps
-// the order of dims, which keeps the reduced elements' linear (row-major) positions intact.
-void merge_dims(int& ndim, int64_t* sizes, int64_t* const* strides, int nstrides) {
-  if (ndim == 0) return;
-  int last = 0;
-  for (int d = 1; d < ndim; ++d) {
-    bool mergeable = true;
-    for (int k = 0; k < nstrides; ++k) mergeable = mergeable && strides[k][d] == strides[k][last] * sizes[last];
-    if (mergeable) {
-      sizes[last] *= sizes[d];
-    } else {
-      ++last;
-      sizes[last] = sizes[d];
-      for (int k = 0; k < nstrides; ++k) strides[k][last] = strides[k][d];
-    }
-  }
-  ndim = last + 1;
-}
-
-}  // namespace
+namespace brisk::iter {
 
 ReduceShape make_reduce_shape(const Tensor& in, const std::vector<int64_t>& dims,
                               std::initializer_list<const Tensor*> outputs) {
@@ -78,4 +58,4 @@ ReduceShape make_reduce_shape(const Tensor& in, const std::vector<int64_t>& dims
   return s;
 }
 
-}  // namespace brisk::cpu
+}  // namespace brisk::iter
