@@ -52,8 +52,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
               "gelu: approximate must be \"none\" or \"tanh\", got \"{}\"", approximate);
   bool tanh_form = approximate == "tanh";
   Tensor out = native::unary(tanh_form ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
-  return record_activation("GeluBackward", out, x, tanh_form ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward,
-                           x);
+  return record_activation("GeluBackward", out, x, tanh_form ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, x);
 }
 
 Tensor silu(const Tensor& x) {

@@ -14,9 +14,7 @@ using autograd::TensorList;
 
 namespace {
 
-Tensor scaled(const Tensor& grad, Scalar factor) {
-  return factor.to_double() == 1.0 ? grad : grad * factor;
-}
+Tensor scaled(const Tensor& grad, Scalar factor) { return factor.to_double() == 1.0 ? grad : grad * factor; }
 
 // The tensor to save only when `needed`: saving keeps memory alive until backward.
 Tensor save_if(bool needed, const Tensor& t) { return needed ? t : Tensor(); }
@@ -61,22 +59,22 @@ Tensor div(const Tensor& a, const Tensor& b) {
 
 Tensor pow(const Tensor& a, const Tensor& b) {
   Tensor out = native::binary(BinaryOp::Pow, a, b);
-  return record(
-      "PowBackward", out, {a, b}, {a, b, save_if(b.requires_grad(), out)}, [](const BackwardArgs& g) -> TensorList {
-        const Tensor& base = g.saved[0];
-        const Tensor& exponent = g.saved[1];
-        Tensor grad_base, grad_exponent;
-        if (g.needs_grad[0]) {
-          // d/da a^b = b a^(b-1), taken as 0 where b == 0 (so 0^0 has no NaN gradient).
-          grad_base = masked_fill(g.grad() * exponent * pow(base, exponent - 1.0), exponent.eq(0.0), 0.0);
-        }
-        if (g.needs_grad[1]) {
-          // d/db a^b = a^b log(a), taken as 0 where a == 0 and b >= 0, as PyTorch.
-          Tensor zero_base = logical_and(base.eq(0.0), exponent.ge(0.0));
-          grad_exponent = masked_fill(g.grad() * g.saved[2] * log(base), zero_base, 0.0);
-        }
-        return {grad_base, grad_exponent};
-      });
+  return record("PowBackward", out, {a, b}, {a, b, save_if(b.requires_grad(), out)},
+                [](const BackwardArgs& g) -> TensorList {
+                  const Tensor& base = g.saved[0];
+                  const Tensor& exponent = g.saved[1];
+                  Tensor grad_base, grad_exponent;
+                  if (g.needs_grad[0]) {
+                    // d/da a^b = b a^(b-1), taken as 0 where b == 0 (so 0^0 has no NaN gradient).
+                    grad_base = masked_fill(g.grad() * exponent * pow(base, exponent - 1.0), exponent.eq(0.0), 0.0);
+                  }
+                  if (g.needs_grad[1]) {
+                    // d/db a^b = a^b log(a), taken as 0 where a == 0 and b >= 0, as PyTorch.
+                    Tensor zero_base = logical_and(base.eq(0.0), exponent.ge(0.0));
+                    grad_exponent = masked_fill(g.grad() * g.saved[2] * log(base), zero_base, 0.0);
+                  }
+                  return {grad_base, grad_exponent};
+                });
 }
 
 TensorList autograd::pow_scalar_backward(const BackwardArgs& g, const Tensor& x, Scalar exponent) {
@@ -180,9 +178,8 @@ Tensor operator-(Scalar a, const Tensor& b) {
 
 Tensor operator/(Scalar a, const Tensor& b) {
   Tensor out = native::binary(BinaryOp::Div, a, b);
-  return record("RdivBackward", out, {b}, {b, out}, [](const BackwardArgs& g) -> TensorList {
-    return {-g.grad() * g.saved[1] / g.saved[0]};
-  });
+  return record("RdivBackward", out, {b}, {b, out},
+                [](const BackwardArgs& g) -> TensorList { return {-g.grad() * g.saved[1] / g.saved[0]}; });
 }
 
 }  // namespace brisk

@@ -25,8 +25,7 @@ const char* activation_backward_name(BinaryOp op) {
 // d f'(s) / ds for the activation whose backward kernel is `op`; undefined when zero.
 Tensor activation_second_derivative(BinaryOp op, const Tensor& s) {
   switch (op) {
-    case BinaryOp::ReluBackward:
-      return Tensor();
+    case BinaryOp::ReluBackward: return Tensor();
     case BinaryOp::SigmoidBackward:  // f' = y (1 - y)
       return 1.0 - 2.0 * s;
     case BinaryOp::TanhBackward:  // f' = 1 - y^2
@@ -47,8 +46,7 @@ Tensor activation_second_derivative(BinaryOp op, const Tensor& s) {
       Tensor sig = sigmoid(s);
       return sig * (1.0 - sig) * (2.0 + s * (1.0 - 2.0 * sig));
     }
-    default:
-      BRISK_FAIL("activation_backward: op {} is not an activation backward", static_cast<int>(op));
+    default: BRISK_FAIL("activation_backward: op {} is not an activation backward", static_cast<int>(op));
   }
 }
 
@@ -56,10 +54,9 @@ Tensor activation_second_derivative(BinaryOp op, const Tensor& s) {
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
   if (grad.sizes() == shape) return grad;
-  return record("SumToBackward", native::sum_to(grad, shape), {grad}, {},
-                [grad_shape = grad.sizes()](const BackwardArgs& a) -> TensorList {
-                  return {a.grad().expand(grad_shape)};
-                });
+  return record(
+      "SumToBackward", native::sum_to(grad, shape), {grad}, {},
+      [grad_shape = grad.sizes()](const BackwardArgs& a) -> TensorList { return {a.grad().expand(grad_shape)}; });
 }
 
 Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, std::optional<int64_t> start,
@@ -67,9 +64,8 @@ Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim,
   Tensor out = native::zeros(input_shape, TensorOptions(grad.dtype()).device(grad.device()));
   Tensor region = native::slice(out, dim, start, end, step);
   native::copy_(region, grad);
-  return record("SliceBackwardBackward", out, {grad}, {}, [=](const BackwardArgs& a) -> TensorList {
-    return {a.grad().slice(dim, start, end, step)};
-  });
+  return record("SliceBackwardBackward", out, {grad}, {},
+                [=](const BackwardArgs& a) -> TensorList { return {a.grad().slice(dim, start, end, step)}; });
 }
 
 Tensor select_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, int64_t index) {

@@ -40,7 +40,6 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors = {},
 // An input that no output depends on is an error unless `allow_unused` (then its gradient
 // is undefined).
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs = {},
-                std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
-                bool allow_unused = false);
+                std::optional<bool> retain_graph = std::nullopt, bool create_graph = false, bool allow_unused = false);
 
 }  // namespace brisk::autograd

@@ -25,8 +25,7 @@ bool SavedValue::toBool() const {
 }
 
 int64_t SavedValue::toInt() const {
-  BRISK_CHECK(std::holds_alternative<int64_t>(value_), "SavedValue::toInt: the value is {}",
-              kind_name(value_.index()));
+  BRISK_CHECK(std::holds_alternative<int64_t>(value_), "SavedValue::toInt: the value is {}", kind_name(value_.index()));
   return std::get<int64_t>(value_);
 }
 
@@ -63,7 +62,10 @@ void AutogradContext::mark_non_differentiable(const TensorList& outputs) {
 
 CustomFunctionNode::CustomFunctionNode(std::string name, BackwardFn backward, std::vector<bool> is_tensor_arg,
                                        TensorList inputs)
-    : name_(std::move(name)), backward_(backward), is_tensor_arg_(std::move(is_tensor_arg)), inputs_(std::move(inputs)) {
+    : name_(std::move(name)),
+      backward_(backward),
+      is_tensor_arg_(std::move(is_tensor_arg)),
+      inputs_(std::move(inputs)) {
   for (const Tensor& t : inputs_) ctx_.needs_input_grad_.push_back(needs_history({t}));
 }
 
@@ -79,8 +81,8 @@ TensorList CustomFunctionNode::record_outputs(TensorList outputs) {
   auto& non_diff = ctx_.non_differentiable_;
   for (Tensor& out : outputs) {
     BRISK_CHECK(out.defined(), "{}: forward returned an undefined tensor", name_);
-    bool differentiable = out.is_floating_point() &&
-                          std::find(non_diff.begin(), non_diff.end(), out.impl()) == non_diff.end();
+    bool differentiable =
+        out.is_floating_point() && std::find(non_diff.begin(), non_diff.end(), out.impl()) == non_diff.end();
     // An input returned as is must keep its own history: the output is a new handle.
     bool is_input = std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& in) { return in.is_same(out); });
     if (is_input) out = native::alias(out);
@@ -92,7 +94,8 @@ TensorList CustomFunctionNode::record_outputs(TensorList outputs) {
     meta.output_nr = slot;
   }
   for (const Tensor& t : ctx_.to_save_) {
-    auto it = std::find_if(outputs.begin(), outputs.end(), [&](const Tensor& out) { return t.defined() && out.is_same(t); });
+    auto it =
+        std::find_if(outputs.begin(), outputs.end(), [&](const Tensor& out) { return t.defined() && out.is_same(t); });
     bool is_output = it != outputs.end();
     ctx_.saved_.emplace_back(t, is_output, is_output ? static_cast<uint32_t>(it - outputs.begin()) : 0);
   }
@@ -110,8 +113,8 @@ TensorList CustomFunctionNode::apply(TensorList&& grads) {
   size_t expected = is_tensor_arg_.size();
   for (size_t i = expected; i < returned.size(); ++i) {
     BRISK_CHECK(!returned[i].defined(),
-                "function {} backward returned an incorrect number of gradients (expected {}, got {})", name_,
-                expected, returned.size());
+                "function {} backward returned an incorrect number of gradients (expected {}, got {})", name_, expected,
+                returned.size());
   }
   if (returned.size() > expected) returned.resize(expected);
   BRISK_CHECK(returned.size() == expected,

@@ -15,8 +15,8 @@ struct Roots {
 // The root edges and their gradients; `op` names the caller in errors.
 Roots make_roots(const char* op, const TensorList& tensors, const TensorList& grad_tensors) {
   BRISK_CHECK(!tensors.empty(), "{}: no output tensors given", op);
-  BRISK_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(),
-              "{}: got {} tensors but {} gradients", op, tensors.size(), grad_tensors.size());
+  BRISK_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(), "{}: got {} tensors but {} gradients", op,
+              tensors.size(), grad_tensors.size());
   Roots roots;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
@@ -29,8 +29,9 @@ Roots make_roots(const char* op, const TensorList& tensors, const TensorList& gr
                   "{}: Mismatch in shape: grad_output[{}] has a shape of {} and output[{}] has a shape of {}", op, i,
                   grad.sizes(), i, t.sizes());
     } else {
-      BRISK_CHECK(t.numel() == 1, "{}: grad can be implicitly created only for scalar outputs, got output {} of shape {}",
-                  op, i, t.sizes());
+      BRISK_CHECK(t.numel() == 1,
+                  "{}: grad can be implicitly created only for scalar outputs, got output {} of shape {}", op, i,
+                  t.sizes());
       grad = native::ones(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
     }
     roots.edges.push_back(gradient_edge(t));

@@ -40,8 +40,7 @@ std::string element_name(const Shape& shape, int64_t flat) {
 }
 
 void check_input(const Tensor& t, size_t i) {
-  BRISK_CHECK(t.dtype() == kFloat64, "gradcheck: input {} has dtype {}; gradcheck needs float64 inputs", i,
-              t.dtype());
+  BRISK_CHECK(t.dtype() == kFloat64, "gradcheck: input {} has dtype {}; gradcheck needs float64 inputs", i, t.dtype());
   for (int64_t d = 0; d < t.dim(); ++d) {
     BRISK_CHECK(t.stride(d) != 0 || t.size(d) <= 1,
                 "gradcheck: input {} ({}) has elements sharing memory (stride 0 in dim {}); perturbing one would "
@@ -137,7 +136,8 @@ bool gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, dou
     }
     TensorList flat;
     if (!out.requires_grad()) {
-      for (const Tensor& t : differentiable) flat.push_back(zeros({t.numel()}, TensorOptions(kFloat64).device(t.device())));
+      for (const Tensor& t : differentiable)
+        flat.push_back(zeros({t.numel()}, TensorOptions(kFloat64).device(t.device())));
       return cat(flat, 0);
     }
     TensorList grads = grad({out}, differentiable, {v}, true, true, true);

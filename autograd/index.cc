@@ -74,16 +74,15 @@ std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   Tensor out = native::index_select(x, dim, index);
   int64_t d = wrap_dim(dim, x.dim(), "index_select");
-  return record("IndexSelectBackward", out, {x}, {index},
-                [d, shape = x.sizes()](const BackwardArgs& g) -> TensorList {
-                  // index_add as a scatter_add whose index repeats the selected position along
-                  // every other dim.
-                  const Tensor& grad = g.grad();
-                  Shape index_shape(grad.dim(), 1);
-                  if (grad.dim() > 0) index_shape[d] = grad.size(d);
-                  Tensor index = g.saved[0].reshape(index_shape).expand(grad.sizes());
-                  return {scatter_add(zeros(shape, options_of(grad)), d, index, grad)};
-                });
+  return record("IndexSelectBackward", out, {x}, {index}, [d, shape = x.sizes()](const BackwardArgs& g) -> TensorList {
+    // index_add as a scatter_add whose index repeats the selected position along
+    // every other dim.
+    const Tensor& grad = g.grad();
+    Shape index_shape(grad.dim(), 1);
+    if (grad.dim() > 0) index_shape[d] = grad.size(d);
+    Tensor index = g.saved[0].reshape(index_shape).expand(grad.sizes());
+    return {scatter_add(zeros(shape, options_of(grad)), d, index, grad)};
+  });
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {

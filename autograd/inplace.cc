@@ -118,9 +118,8 @@ Tensor& Tensor::pow_(Scalar exponent) {
   check_inplace(*this, "pow_");
   Tensor original = value_before_change(*this, needs_history({*this}));
   modify(*this, [&] { native::binary_(BinaryOp::Pow, *this, exponent); });
-  rebase_history("PowBackward", *this, {*this}, {original}, [exponent](const BackwardArgs& g) {
-    return autograd::pow_scalar_backward(g, g.saved[0], exponent);
-  });
+  rebase_history("PowBackward", *this, {*this}, {original},
+                 [exponent](const BackwardArgs& g) { return autograd::pow_scalar_backward(g, g.saved[0], exponent); });
   return *this;
 }
 

@@ -101,8 +101,8 @@ TensorList validate_grads(const Node& node, TensorList grads) {
       grad = sum_to(grad, meta.shape);
     }
     BRISK_CHECK(grad.device() == meta.device,
-                "function {} returned an invalid gradient at index {}: expected device {} but got {}", node.name(),
-                i, meta.device, grad.device());
+                "function {} returned an invalid gradient at index {}: expected device {} but got {}", node.name(), i,
+                meta.device, grad.device());
     if (grad.dtype() != meta.dtype) grad = grad.to(meta.dtype);
   }
   return grads;

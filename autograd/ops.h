@@ -36,9 +36,13 @@ Tensor randperm(int64_t n, Generator* gen = nullptr, TensorOptions options = kIn
 template <typename T>
 Tensor tensor(const std::vector<T>& values, const Shape& shape, std::optional<TensorOptions> options = std::nullopt);
 template <typename T>
-Tensor tensor(std::initializer_list<T> values, const Shape& shape) { return tensor(std::vector<T>(values), shape); }
+Tensor tensor(std::initializer_list<T> values, const Shape& shape) {
+  return tensor(std::vector<T>(values), shape);
+}
 template <typename T>
-Tensor tensor(std::initializer_list<T> values) { return tensor(std::vector<T>(values), {static_cast<int64_t>(values.size())}); }
+Tensor tensor(std::initializer_list<T> values) {
+  return tensor(std::vector<T>(values), {static_cast<int64_t>(values.size())});
+}
 Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 
 // ---- Elementwise ----

@@ -81,8 +81,7 @@ Tensor record(const char* name, Tensor output, std::initializer_list<Tensor> inp
 }
 
 template <typename F>
-Tensor record(const char* name, Tensor output, const TensorList& inputs, std::initializer_list<Tensor> saved,
-              F&& fn) {
+Tensor record(const char* name, Tensor output, const TensorList& inputs, std::initializer_list<Tensor> saved, F&& fn) {
   if (!needs_history(inputs)) return output;
   return attach_history(name, {std::move(output)}, inputs, saved, std::forward<F>(fn))[0];
 }

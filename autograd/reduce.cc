@@ -17,7 +17,7 @@ namespace {
 // What a reduction's backward needs to know about its shapes.
 struct Reduction {
   Shape input_shape;
-  Shape keepdim_shape;  // the input's shape with the reduced dims set to 1
+  Shape keepdim_shape;        // the input's shape with the reduced dims set to 1
   std::vector<int64_t> dims;  // wrapped and sorted; all dims when none were given
   int64_t count = 1;          // elements reduced into each output element
 
@@ -57,10 +57,9 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   Reduction r(x, dims, "mean");
-  return record("MeanBackward", reduce_op(ReduceOp::Mean, x, r, keepdim), {x}, {},
-                [r](const BackwardArgs& g) -> TensorList {
-                  return {r.expand(g.grad()) / static_cast<double>(r.count)};
-                });
+  return record(
+      "MeanBackward", reduce_op(ReduceOp::Mean, x, r, keepdim), {x}, {},
+      [r](const BackwardArgs& g) -> TensorList { return {r.expand(g.grad()) / static_cast<double>(r.count)}; });
 }
 
 Tensor prod(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {

@@ -67,7 +67,9 @@ Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return brisk::ga
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   return brisk::scatter_add(*this, dim, index, src);
 }
-std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const { return brisk::split(*this, split_size, dim); }
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  return brisk::split(*this, split_size, dim);
+}
 std::vector<Tensor> Tensor::split(const std::vector<int64_t>& split_sizes, int64_t dim) const {
   return brisk::split(*this, split_sizes, dim);
 }

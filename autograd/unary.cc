@@ -75,9 +75,8 @@ Tensor cos(const Tensor& x) {
 
 // d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2).
 Tensor erf(const Tensor& x) {
-  return record("ErfBackward", native::unary(UnaryOp::Erf, x), {x}, {x}, [](const BackwardArgs& g) -> TensorList {
-    return {g.grad() * exp(-square(g.saved[0])) * M_2_SQRTPI};
-  });
+  return record("ErfBackward", native::unary(UnaryOp::Erf, x), {x}, {x},
+                [](const BackwardArgs& g) -> TensorList { return {g.grad() * exp(-square(g.saved[0])) * M_2_SQRTPI}; });
 }
 
 // Piecewise constant: the gradient is zero everywhere it exists.

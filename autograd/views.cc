@@ -57,9 +57,8 @@ Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
   Tensor out = native::permute(*this, dims);
   std::vector<int64_t> inverse(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) inverse[wrap_dim(dims[i], dim(), "permute")] = static_cast<int64_t>(i);
-  return record_view("PermuteBackward", out, *this, [inverse](const BackwardArgs& g) -> TensorList {
-    return {g.grad().permute(inverse)};
-  });
+  return record_view("PermuteBackward", out, *this,
+                     [inverse](const BackwardArgs& g) -> TensorList { return {g.grad().permute(inverse)}; });
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
@@ -97,8 +96,9 @@ Tensor Tensor::select(int64_t dim, int64_t index) const {
 }
 
 Tensor Tensor::expand(const Shape& shape) const {
-  return record_view("ExpandBackward", native::expand(*this, shape), *this,
-                     [from = sizes()](const BackwardArgs& g) -> TensorList { return {autograd::sum_to(g.grad(), from)}; });
+  return record_view(
+      "ExpandBackward", native::expand(*this, shape), *this,
+      [from = sizes()](const BackwardArgs& g) -> TensorList { return {autograd::sum_to(g.grad(), from)}; });
 }
 
 Tensor Tensor::contiguous() const {

@@ -67,7 +67,8 @@ void AtomicFile::write(const void* data, size_t size) {
 
 void AtomicFile::commit() {
   BRISK_CHECK(!committed_, "writing '{}': commit twice", path_);
-  BRISK_CHECK(::fsync(fd_) == 0, "writing '{}': fsync of '{}' failed: {}", path_, temporary_path_, std::strerror(errno));
+  BRISK_CHECK(::fsync(fd_) == 0, "writing '{}': fsync of '{}' failed: {}", path_, temporary_path_,
+              std::strerror(errno));
   int rc = ::close(fd_);
   fd_ = -1;
   BRISK_CHECK(rc == 0, "writing '{}': closing '{}' failed: {}", path_, temporary_path_, std::strerror(errno));

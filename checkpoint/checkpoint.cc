@@ -76,9 +76,9 @@ void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& 
   BRISK_CHECK(checkpoint.optimizer_name == optimizer.name(),
               "checkpoint: the optimizer state is {}'s, it cannot be loaded into {}", checkpoint.optimizer_name,
               optimizer.name());
-  BRISK_CHECK(checkpoint.scheduler.is_null() == (scheduler == nullptr),
-              "checkpoint: {}", scheduler == nullptr ? "it has LR scheduler state, but no scheduler was given to restore"
-                                                     : "it has no LR scheduler state to restore the given scheduler from");
+  BRISK_CHECK(checkpoint.scheduler.is_null() == (scheduler == nullptr), "checkpoint: {}",
+              scheduler == nullptr ? "it has LR scheduler state, but no scheduler was given to restore"
+                                   : "it has no LR scheduler state to restore the given scheduler from");
   model.load_state_dict(checkpoint.model);
   optimizer.load_state_dict(checkpoint.optimizer);
   if (scheduler != nullptr) scheduler->load_state_dict(checkpoint.scheduler);

@@ -21,7 +21,7 @@ struct DTypeName {
   const char* name;
 };
 constexpr DTypeName kDTypeNames[] = {
-    {kFloat32, "F32"}, {kFloat64, "F64"}, {kInt64, "I64"},   {kInt32, "I32"},
+    {kFloat32, "F32"}, {kFloat64, "F64"}, {kInt64, "I64"},     {kInt32, "I32"},
     {kUInt8, "U8"},    {kBool, "BOOL"},   {kBFloat16, "BF16"}, {kFloat16, "F16"},
 };
 
@@ -68,8 +68,8 @@ Metadata parse_metadata(const ordered_json& value, const std::string& json, cons
   Metadata metadata;
   if (value.is_null()) return metadata;
   uint64_t at = entry_offset(json, kMetadataKey);
-  BRISK_CHECK(value.is_object(), "safetensors '{}': \"{}\" at byte {} should be an object, got {}", file,
-              kMetadataKey, at, value.type_name());
+  BRISK_CHECK(value.is_object(), "safetensors '{}': \"{}\" at byte {} should be an object, got {}", file, kMetadataKey,
+              at, value.type_name());
   for (const auto& [key, item] : value.items()) {
     BRISK_CHECK(item.is_string(), "safetensors '{}': \"{}\" at byte {}: the value of \"{}\" should be a string, got {}",
                 file, kMetadataKey, at, key, item.dump());
@@ -95,8 +95,9 @@ TensorEntry parse_entry(const std::string& name, const ordered_json& value, cons
   TensorEntry entry;
   entry.name = name;
   const ordered_json& dtype = value["dtype"];
-  auto known = std::find_if(std::begin(kDTypeNames), std::end(kDTypeNames),
-                            [&](const DTypeName& d) { return dtype.is_string() && dtype.get<std::string>() == d.name; });
+  auto known = std::find_if(std::begin(kDTypeNames), std::end(kDTypeNames), [&](const DTypeName& d) {
+    return dtype.is_string() && dtype.get<std::string>() == d.name;
+  });
   if (known == std::end(kDTypeNames)) {
     fail(fmt::format("unsupported dtype {} (Brisk reads F32, F64, I64, I32, U8, BOOL, BF16, F16)", dtype.dump()));
   }

@@ -159,8 +159,7 @@ DeviceCachingAllocator::Pool& DeviceCachingAllocator::pool_of(const Block* block
   return block->small ? small_pool_ : large_pool_;
 }
 
-DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& pool, uint64_t stream_id,
-                                                                         size_t size) {
+DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& pool, uint64_t stream_id, size_t size) {
   Block key(size, nullptr, stream_id, false);
   auto it = pool.lower_bound(&key);
   if (it == pool.end() || (*it)->stream_id != stream_id) return nullptr;
@@ -169,8 +168,8 @@ DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& p
   return block;
 }
 
-DeviceCachingAllocator::Block* DeviceCachingAllocator::new_segment(size_t size, size_t requested,
-                                                                   uint64_t stream_id, bool small) {
+DeviceCachingAllocator::Block* DeviceCachingAllocator::new_segment(size_t size, size_t requested, uint64_t stream_id,
+                                                                   bool small) {
   size_t bytes = segment_size(size);
   void* ptr = nullptr;
   if (!api_->malloc(&ptr, bytes)) {

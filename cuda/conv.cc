@@ -177,10 +177,9 @@ std::vector<ConvAlgorithm> search(ConvPass pass, const Problem& p) {
   }
   cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
   int count = 0;
-  BRISK_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(p.handle, p.x_desc.get(), p.y_desc.get(),
-                                                                  p.conv.get(), p.w_desc.get(),
-                                                                  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
-                                                                  perf));
+  BRISK_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+      p.handle, p.x_desc.get(), p.y_desc.get(), p.conv.get(), p.w_desc.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+      &count, perf));
   return usable(p, perf, count, [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
     return cudnnGetConvolutionBackwardFilterWorkspaceSize(p.handle, p.x_desc.get(), p.y_desc.get(), p.conv.get(),
                                                           p.w_desc.get(), algo, bytes);
@@ -229,8 +228,7 @@ void with_context(const char* op, const Tensor& input, const Tensor& weight, con
 
 void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts) {
-    BRISK_CHECK(!t->defined() || t->is_contiguous(), "{}: expected contiguous NCHW tensors, got {}", op,
-                t->describe());
+    BRISK_CHECK(!t->defined() || t->is_contiguous(), "{}: expected contiguous NCHW tensors, got {}", op, t->describe());
   }
 }
 
@@ -251,10 +249,9 @@ void CudaBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& w
     }
     Problem p("conv2d", input, weight, out, params);
     run_pass(ConvPass::Forward, p, input, weight, out, params, [&](int algo, void* workspace, size_t bytes) {
-      BRISK_CUDNN_CHECK(cudnnConvolutionForward(p.handle, p.one(), p.x_desc.get(), input.raw_data(), p.w_desc.get(),
-                                                weight.raw_data(), p.conv.get(),
-                                                static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace, bytes,
-                                                p.zero(), p.y_desc.get(), out.raw_data()));
+      BRISK_CUDNN_CHECK(cudnnConvolutionForward(
+          p.handle, p.one(), p.x_desc.get(), input.raw_data(), p.w_desc.get(), weight.raw_data(), p.conv.get(),
+          static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace, bytes, p.zero(), p.y_desc.get(), out.raw_data()));
     });
     if (bias.defined()) {
       TensorDescriptor b_desc("conv2d", channel_view(bias), p.type);
@@ -286,13 +283,13 @@ void CudaBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_w
     }
     Problem p("conv2d_backward", input, weight, grad_out, params);
     if (grad_input.defined()) {
-      run_pass(ConvPass::BackwardData, p, input, weight, grad_out, params,
-               [&](int algo, void* workspace, size_t bytes) {
-                 BRISK_CUDNN_CHECK(cudnnConvolutionBackwardData(
-                     p.handle, p.one(), p.w_desc.get(), weight.raw_data(), p.y_desc.get(), grad_out.raw_data(),
-                     p.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace, bytes, p.zero(),
-                     p.x_desc.get(), grad_input.raw_data()));
-               });
+      run_pass(
+          ConvPass::BackwardData, p, input, weight, grad_out, params, [&](int algo, void* workspace, size_t bytes) {
+            BRISK_CUDNN_CHECK(cudnnConvolutionBackwardData(p.handle, p.one(), p.w_desc.get(), weight.raw_data(),
+                                                           p.y_desc.get(), grad_out.raw_data(), p.conv.get(),
+                                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace,
+                                                           bytes, p.zero(), p.x_desc.get(), grad_input.raw_data()));
+          });
     }
     if (grad_weight.defined()) {
       run_pass(ConvPass::BackwardFilter, p, input, weight, grad_out, params,

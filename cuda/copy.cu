@@ -97,8 +97,7 @@ void device_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   cudaStream_t source_stream = current_stream(source);
   LaunchScope scope(dst.device());
   wait_stream(scope.stream(), target, source_stream, source);
-  BRISK_CUDA_CHECK(
-      cudaMemcpyPeerAsync(to.raw_data(), target, from.raw_data(), source, from.nbytes(), scope.stream()));
+  BRISK_CUDA_CHECK(cudaMemcpyPeerAsync(to.raw_data(), target, from.raw_data(), source, from.nbytes(), scope.stream()));
   wait_stream(source_stream, source, scope.stream(), target);
   if (!to.is_same(dst)) device_copy(dst, to);
   if (!non_blocking) BRISK_CUDA_CHECK(cudaStreamSynchronize(scope.stream()));
@@ -109,8 +108,8 @@ void device_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
 void CudaBackend::copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
   BRISK_CHECK(dst.sizes() == src.sizes(), "copy_: destination {} and source {} differ in shape", dst.describe(),
               src.describe());
-  BRISK_CHECK(dst.is_cuda() || src.is_cuda(), "copy_: the CUDA backend got two host tensors, {} and {}",
-              dst.describe(), src.describe());
+  BRISK_CHECK(dst.is_cuda() || src.is_cuda(), "copy_: the CUDA backend got two host tensors, {} and {}", dst.describe(),
+              src.describe());
   if (dst.numel() == 0) return;
   if (dst.is_cuda() && src.is_cuda()) {
     if (dst.device() == src.device()) return device_copy(dst, src);

@@ -16,7 +16,6 @@ namespace brisk::cuda {
 // after return, or leave it unwritten; so it waits.) Pinned memory from Brisk's allocator is
 // kept from reuse until then automatically.
 // Device->device: stream-ordered, never waits.
-void copy_bytes(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind, cudaStream_t stream,
-                bool non_blocking);
+void copy_bytes(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind, cudaStream_t stream, bool non_blocking);
 
 }  // namespace brisk::cuda

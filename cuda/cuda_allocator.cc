@@ -41,9 +41,8 @@ class CudaAllocator final : public Allocator {
     void* ptr = allocator->malloc(nbytes, stream_registry().ref(current_stream(device.index)));
     // A deleter must not throw (std::terminate): a failed free is reported, and the memory
     // stays allocated rather than being reused while a stream may still use it.
-    return DataPtr(ptr, [allocator](void* p) {
-      run_reporting_failure("freeing CUDA memory", [&] { allocator->free(p); });
-    });
+    return DataPtr(ptr,
+                   [allocator](void* p) { run_reporting_failure("freeing CUDA memory", [&] { allocator->free(p); }); });
   }
 };
 

@@ -26,8 +26,8 @@ class CudaBackend final : public Backend {
   void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c,
                OpParams params) override;
   // cuda/reduce.cu
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
-              const std::vector<int64_t>& dims, OpParams params) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in, const std::vector<int64_t>& dims,
+              OpParams params) override;
   // cuda/softmax.cu
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
   void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim,

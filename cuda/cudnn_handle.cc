@@ -53,8 +53,7 @@ cudnnHandle_t acquire(int device) {
 }  // namespace
 
 cudnnHandle_t cudnn_handle(int device, cudaStream_t stream) {
-  BRISK_CHECK(device >= 0 && device < kMaxDevices, "cuDNN: device index {} out of range [0, {})", device,
-              kMaxDevices);
+  BRISK_CHECK(device >= 0 && device < kMaxDevices, "cuDNN: device index {} out of range [0, {})", device, kMaxDevices);
   thread_local ThreadHandles mine;
   cudnnHandle_t& handle = mine.handles[device];
   if (handle == nullptr) handle = acquire(device);

@@ -3,8 +3,8 @@
 // threads at once, so each thread gets its own per device, created on first use and set to
 // the given stream on every call; when the thread ends its handles go back to a pool that
 // later threads take from (creating a handle costs milliseconds and some device memory).
-#include <cudnn.h>
 #include <cuda_runtime.h>
+#include <cudnn.h>
 
 namespace brisk::cuda {
 

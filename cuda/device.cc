@@ -40,17 +40,14 @@ const Probe& probe() {
       case cudaSuccess:
         if (p.count == 0) p.reason = "no CUDA GPU present";
         break;
-      case cudaErrorNoDevice:
-        p.reason = "no CUDA GPU present (" + describe(status) + ")";
-        break;
+      case cudaErrorNoDevice: p.reason = "no CUDA GPU present (" + describe(status) + ")"; break;
       case cudaErrorInsufficientDriver:
       case cudaErrorSystemDriverMismatch:
       case cudaErrorCompatNotSupportedOnDevice:
         p.reason = "no CUDA driver found / driver too old for CUDA " + std::to_string(CUDART_VERSION / 1000) + "." +
                    std::to_string(CUDART_VERSION % 1000 / 10) + ": " + describe(status);
         break;
-      default:
-        p.reason = "CUDA failed to initialize: " + describe(status);
+      default: p.reason = "CUDA failed to initialize: " + describe(status);
     }
     return p;
   }();
@@ -132,7 +129,8 @@ std::string build_info() {
   std::string out = "Brisk built with CUDA\n";
   out += fmt::format("  CUDA runtime: {} (compiled against {})\n", cuda_version_string(runtime),
                      cuda_version_string(CUDART_VERSION));
-  out += fmt::format("  CUDA driver: {}\n", driver == 0 ? "none found" : "supports CUDA " + cuda_version_string(driver));
+  out +=
+      fmt::format("  CUDA driver: {}\n", driver == 0 ? "none found" : "supports CUDA " + cuda_version_string(driver));
   out += fmt::format("  cuBLAS: {}\n", version_string(cublas[0], cublas[1], cublas[2]));
   out += fmt::format("  cuDNN: {} (compiled against {})\n",
                      version_string(cudnn / 10000, cudnn % 10000 / 100, cudnn % 100),

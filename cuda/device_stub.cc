@@ -14,7 +14,10 @@ std::string unavailable_reason() { return "built without CUDA"; }
 void check_device(int device) {
   BRISK_FAIL("cuda:{} requested, but this build of Brisk has no CUDA support (built without CUDA)", device);
 }
-int current_device() { check_device(0); return 0; }
+int current_device() {
+  check_device(0);
+  return 0;
+}
 void set_device(int device) { check_device(device); }
 void synchronize(int device) { check_device(device); }
 void synchronize() { check_device(0); }

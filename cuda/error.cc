@@ -12,20 +12,20 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  BRISK_FAIL("cuBLAS error {}: {}\n  in {} at {}:{}", cublasGetStatusName(status), cublasGetStatusString(status),
-             call, file, line);
+  BRISK_FAIL("cuBLAS error {}: {}\n  in {} at {}:{}", cublasGetStatusName(status), cublasGetStatusString(status), call,
+             file, line);
 }
 
 void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
   char detail[512] = "";
   cudnnGetLastErrorString(detail, sizeof(detail));
-  BRISK_FAIL("cuDNN error {}{}{}\n  in {} at {}:{}", cudnnGetErrorString(status), detail[0] ? ": " : "", detail,
-             call, file, line);
+  BRISK_FAIL("cuDNN error {}{}{}\n  in {} at {}:{}", cudnnGetErrorString(status), detail[0] ? ": " : "", detail, call,
+             file, line);
 }
 
 void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line) {
-  BRISK_FAIL("NCCL error {}: {}\n  in {} at {}:{}", static_cast<int>(status), ncclGetErrorString(status), call,
-             file, line);
+  BRISK_FAIL("NCCL error {}: {}\n  in {} at {}:{}", static_cast<int>(status), ncclGetErrorString(status), call, file,
+             line);
 }
 
 void report_failure(const char* what, const char* message) noexcept {

@@ -36,33 +36,31 @@ void run_reporting_failure(const char* what, F&& f) noexcept {
 
 }  // namespace brisk::cuda
 
-#define BRISK_CUDA_CHECK(call)                                                              \
-  do {                                                                                      \
-    cudaError_t brisk_status_ = (call);                                                     \
-    if (brisk_status_ != cudaSuccess)                                                       \
-      ::brisk::cuda::throw_cuda_error(brisk_status_, #call, __FILE__, __LINE__);            \
+#define BRISK_CUDA_CHECK(call)                                                                                   \
+  do {                                                                                                           \
+    cudaError_t brisk_status_ = (call);                                                                          \
+    if (brisk_status_ != cudaSuccess) ::brisk::cuda::throw_cuda_error(brisk_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // After a kernel launch: reports launch-configuration errors at the launch site.
 #define BRISK_CUDA_CHECK_LAUNCH() BRISK_CUDA_CHECK(cudaGetLastError())
 
-#define BRISK_CUBLAS_CHECK(call)                                                            \
-  do {                                                                                      \
-    cublasStatus_t brisk_status_ = (call);                                                  \
-    if (brisk_status_ != CUBLAS_STATUS_SUCCESS)                                             \
-      ::brisk::cuda::throw_cublas_error(brisk_status_, #call, __FILE__, __LINE__);          \
+#define BRISK_CUBLAS_CHECK(call)                                                   \
+  do {                                                                             \
+    cublasStatus_t brisk_status_ = (call);                                         \
+    if (brisk_status_ != CUBLAS_STATUS_SUCCESS)                                    \
+      ::brisk::cuda::throw_cublas_error(brisk_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define BRISK_CUDNN_CHECK(call)                                                             \
-  do {                                                                                      \
-    cudnnStatus_t brisk_status_ = (call);                                                   \
-    if (brisk_status_ != CUDNN_STATUS_SUCCESS)                                              \
-      ::brisk::cuda::throw_cudnn_error(brisk_status_, #call, __FILE__, __LINE__);           \
+#define BRISK_CUDNN_CHECK(call)                                                   \
+  do {                                                                            \
+    cudnnStatus_t brisk_status_ = (call);                                         \
+    if (brisk_status_ != CUDNN_STATUS_SUCCESS)                                    \
+      ::brisk::cuda::throw_cudnn_error(brisk_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define BRISK_NCCL_CHECK(call)                                                              \
-  do {                                                                                      \
-    ncclResult_t brisk_status_ = (call);                                                    \
-    if (brisk_status_ != ncclSuccess)                                                       \
-      ::brisk::cuda::throw_nccl_error(brisk_status_, #call, __FILE__, __LINE__);            \
+#define BRISK_NCCL_CHECK(call)                                                                                   \
+  do {                                                                                                           \
+    ncclResult_t brisk_status_ = (call);                                                                         \
+    if (brisk_status_ != ncclSuccess) ::brisk::cuda::throw_nccl_error(brisk_status_, #call, __FILE__, __LINE__); \
   } while (0)

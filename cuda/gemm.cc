@@ -69,14 +69,12 @@ struct Types {
 
 Types types_for(DType dtype) {
   switch (dtype) {
-    case DType::Float32:
-      return {CUDA_R_32F, tf32_allowed ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
+    case DType::Float32: return {CUDA_R_32F, tf32_allowed ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
     case DType::Float64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
     case DType::BFloat16: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
     case DType::Float16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
     default:
-      BRISK_FAIL("matmul: not implemented for dtype {} on CUDA (cuBLAS has no integer products, as in PyTorch)",
-                 dtype);
+      BRISK_FAIL("matmul: not implemented for dtype {} on CUDA (cuBLAS has no integer products, as in PyTorch)", dtype);
   }
 }
 
@@ -106,10 +104,10 @@ void gemm(const Tensor& out, int64_t ldc, const Tensor& p, const ColumnMajor& lp
                                     types.compute, CUBLAS_GEMM_DEFAULT));
     return;
   }
-  BRISK_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-      handle.get(), lp.op, lq.op, im, in, ik, alpha_ptr, p.raw_data(), types.data, lda, p.stride(0), q.raw_data(),
-      types.data, ldb, q.stride(0), beta_ptr, out.raw_data(), types.data, ld, out.stride(0),
-      checked_int(batches, "the batch"), types.compute, CUBLAS_GEMM_DEFAULT));
+  BRISK_CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle.get(), lp.op, lq.op, im, in, ik, alpha_ptr, p.raw_data(),
+                                                types.data, lda, p.stride(0), q.raw_data(), types.data, ldb,
+                                                q.stride(0), beta_ptr, out.raw_data(), types.data, ld, out.stride(0),
+                                                checked_int(batches, "the batch"), types.compute, CUBLAS_GEMM_DEFAULT));
 }
 
 // out = beta * out, for products with nothing to sum (K = 0); beta = 0 never reads out.

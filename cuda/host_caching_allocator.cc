@@ -135,8 +135,8 @@ void* HostCachingAllocator::allocate_new(size_t size, size_t requested) {
 
 bool HostCachingAllocator::drop_completed_events(Block* block) {
   auto& events = block->events;
-  auto done = std::stable_partition(events.begin(), events.end(),
-                                    [&](EventHandle event) { return !api_->query_event(event); });
+  auto done =
+      std::stable_partition(events.begin(), events.end(), [&](EventHandle event) { return !api_->query_event(event); });
   for (auto it = done; it != events.end(); ++it) api_->destroy_event(*it);
   events.erase(done, events.end());
   return events.empty();

@@ -10,7 +10,8 @@ const DeviceLimits& device_limits(int device) {
     for (size_t d = 0; d < all.size(); ++d) {
       int index = static_cast<int>(d);
       BRISK_CUDA_CHECK(cudaDeviceGetAttribute(&all[d].sm_count, cudaDevAttrMultiProcessorCount, index));
-      BRISK_CUDA_CHECK(cudaDeviceGetAttribute(&all[d].max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index));
+      BRISK_CUDA_CHECK(
+          cudaDeviceGetAttribute(&all[d].max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index));
     }
     return all;
   }();
@@ -18,8 +19,7 @@ const DeviceLimits& device_limits(int device) {
   return limits[static_cast<size_t>(device)];
 }
 
-void check_elementwise_operands(const Tensor& out, std::initializer_list<const Tensor*> inputs,
-                                const DType* expected) {
+void check_elementwise_operands(const Tensor& out, std::initializer_list<const Tensor*> inputs, const DType* expected) {
   BRISK_CHECK(out.is_cuda(), "gpu_kernel: the output {} is not a CUDA tensor", out.describe());
   BRISK_CHECK(out.dtype() == expected[0], "gpu_kernel: the output is {} but the kernel writes {}", out.describe(),
               expected[0]);

@@ -40,8 +40,7 @@ inline unsigned grid_size(int device, int64_t items, int threads, int64_t per_th
 // Checks that an elementwise kernel's operands are on one CUDA device and have the dtypes
 // the kernel expects (`expected`: out's, then each input's). Not a template, so kernels do
 // not each compile their own copy of the error formatting.
-void check_elementwise_operands(const Tensor& out, std::initializer_list<const Tensor*> inputs,
-                                const DType* expected);
+void check_elementwise_operands(const Tensor& out, std::initializer_list<const Tensor*> inputs, const DType* expected);
 
 constexpr int kMaxLaunchDims = 8;
 constexpr int64_t kMaxLaunchElements = std::numeric_limits<int32_t>::max();

@@ -13,7 +13,7 @@ struct MemoryStats {
   size_t reserved_bytes = 0;        // obtained from the device: allocated plus cached
   size_t peak_allocated_bytes = 0;  // since start or the last reset of peak stats
   size_t peak_reserved_bytes = 0;
-  uint64_t num_allocs = 0;          // non-empty allocations served
+  uint64_t num_allocs = 0;  // non-empty allocations served
   uint64_t num_frees = 0;
   uint64_t num_device_mallocs = 0;  // successful cudaMalloc / cudaHostAlloc calls
   uint64_t num_device_frees = 0;    // memory given back: empty_cache, out-of-memory retries

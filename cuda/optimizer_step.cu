@@ -42,23 +42,23 @@ void CudaBackend::sgd_step(const Tensor& param, const Tensor& grad, const Tensor
   dispatch(TypeList<float, double>{}, param.dtype(), "sgd_step", [&](auto tag) {
     using T = typename decltype(tag)::type;
     unsigned blocks = grid_size(scope.device(), param.numel(), kThreads);
-    sgd_step_kernel<T><<<blocks, kThreads, 0, scope.stream()>>>(
-        param.numel(), functors::SgdStep<T>(params), param.data_ptr<T>(), grad.data_ptr<T>(),
-        data_or_null<T>(momentum_buffer));
+    sgd_step_kernel<T><<<blocks, kThreads, 0, scope.stream()>>>(param.numel(), functors::SgdStep<T>(params),
+                                                                param.data_ptr<T>(), grad.data_ptr<T>(),
+                                                                data_or_null<T>(momentum_buffer));
     BRISK_CUDA_CHECK_LAUNCH();
   });
 }
 
-void CudaBackend::adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg,
-                            const Tensor& exp_avg_sq, const Tensor& max_exp_avg_sq, const AdamStepParams& params) {
+void CudaBackend::adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                            const Tensor& max_exp_avg_sq, const AdamStepParams& params) {
   if (param.numel() == 0) return;
   LaunchScope scope(param.device());
   dispatch(TypeList<float, double>{}, param.dtype(), "adam_step", [&](auto tag) {
     using T = typename decltype(tag)::type;
     unsigned blocks = grid_size(scope.device(), param.numel(), kThreads);
     adam_step_kernel<T><<<blocks, kThreads, 0, scope.stream()>>>(
-        param.numel(), functors::AdamStep<T>(params), param.data_ptr<T>(), grad.data_ptr<T>(),
-        exp_avg.data_ptr<T>(), exp_avg_sq.data_ptr<T>(), data_or_null<T>(max_exp_avg_sq));
+        param.numel(), functors::AdamStep<T>(params), param.data_ptr<T>(), grad.data_ptr<T>(), exp_avg.data_ptr<T>(),
+        exp_avg_sq.data_ptr<T>(), data_or_null<T>(max_exp_avg_sq));
     BRISK_CUDA_CHECK_LAUNCH();
   });
 }

@@ -41,8 +41,8 @@ Tensor pin_memory(const Tensor& tensor) {
   if (is_pinned(tensor)) return tensor;
   size_t nbytes = tensor.nbytes();
   auto storage = std::make_shared<Storage>(pinned_allocator()->allocate(nbytes, kCPU), nbytes, kCPU);
-  Tensor pinned(std::make_shared<TensorImpl>(storage, tensor.sizes(), contiguous_strides(tensor.sizes()), 0,
-                                             tensor.dtype()));
+  Tensor pinned(
+      std::make_shared<TensorImpl>(storage, tensor.sizes(), contiguous_strides(tensor.sizes()), 0, tensor.dtype()));
   native::copy_(pinned, tensor);
   return pinned;
 }

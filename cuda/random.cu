@@ -35,9 +35,8 @@ void fill(const Tensor& out, uint64_t seed, uint64_t offset, Draw draw) {
 }  // namespace
 
 void CudaBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) {
-  kernels::random(op, out.dtype(), params, [&](auto tag, const auto& draw) {
-    fill<typename decltype(tag)::type>(out, seed, offset, draw);
-  });
+  kernels::random(op, out.dtype(), params,
+                  [&](auto tag, const auto& draw) { fill<typename decltype(tag)::type>(out, seed, offset, draw); });
 }
 
 }  // namespace brisk::cuda

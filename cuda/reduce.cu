@@ -13,8 +13,8 @@
 // reduced elements of each output are split into contiguous chunks over gridDim.y blocks,
 // which write partial folds to a scratch buffer; a second kernel combines them in order.
 //
-// Accumulation types and functors: tensor/kernels/reduce_dispatch.h. ArgMax/ArgMin need the first index of the extremum: each thread folds
-// its elements in increasing order, and partial folds are combined with the earlier index
+// Accumulation types and functors: tensor/kernels/reduce_dispatch.h. ArgMax/ArgMin need the first index of the
+// extremum: each thread folds its elements in increasing order, and partial folds are combined with the earlier index
 // first (combine_ordered), which is all ArgExtremumReduce::combine asks.
 #include <algorithm>
 #include <type_traits>
@@ -30,7 +30,6 @@
 
 namespace brisk::cuda {
 namespace {
-
 
 constexpr int kThreads = 512;
 // Column layout: at most this many lanes along the reduction (the rest go to outputs).
@@ -196,8 +195,8 @@ struct ReducePlan {
 // device runs at once.
 ReducePlan plan(const iter::ReduceShape& s, const char* name, int64_t in_size, int vec_width, const int64_t* resident) {
   BRISK_CHECK(s.nkept <= kMaxLaunchDims && s.nreduced <= kMaxLaunchDims,
-              "{}: CUDA reductions take at most {} kept and {} reduced dims that cannot be merged, got {} and {}",
-              name, kMaxLaunchDims, kMaxLaunchDims, s.nkept, s.nreduced);
+              "{}: CUDA reductions take at most {} kept and {} reduced dims that cannot be merged, got {} and {}", name,
+              kMaxLaunchDims, kMaxLaunchDims, s.nkept, s.nreduced);
   BRISK_CHECK(s.num_outputs <= kMaxLaunchElements && (s.nreduced == 1 || s.num_reduced <= kMaxLaunchElements),
               "{}: CUDA reductions take at most 2^31 - 1 outputs, and as many elements per output over several "
               "dims; got {} outputs of {} elements",
@@ -251,7 +250,8 @@ template <typename In, int kVec, typename Op, typename Writer>
 int64_t resident_blocks(int device) {
   static const int per_sm = [] {
     int n = 0;
-    BRISK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reduce_kernel<In, kVec, Op, Writer>, kThreads, 0));
+    BRISK_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reduce_kernel<In, kVec, Op, Writer>, kThreads, 0));
     return std::max(n, 1);
   }();
   return static_cast<int64_t>(per_sm) * device_limits(device).sm_count;

@@ -90,8 +90,7 @@ class DataLoader {
   // Samples in order, or in a RandomSampler's order when options.shuffle().
   explicit DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options = {});
   // Samples in the order `sampler` gives (options.shuffle() must be false).
-  DataLoader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Sampler> sampler,
-             DataLoaderOptions options = {});
+  DataLoader(std::shared_ptr<const Dataset> dataset, std::shared_ptr<Sampler> sampler, DataLoaderOptions options = {});
 
   // Batches per epoch (len(loader)).
   int64_t size() const;

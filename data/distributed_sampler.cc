@@ -12,8 +12,7 @@ DistributedSampler::DistributedSampler(int64_t dataset_size, int64_t num_replica
     : dataset_size_(dataset_size), num_replicas_(num_replicas), rank_(rank), options_(options) {
   BRISK_CHECK(dataset_size >= 0, "DistributedSampler: dataset size must be non-negative, got {}", dataset_size);
   BRISK_CHECK(num_replicas > 0, "DistributedSampler: num_replicas must be positive, got {}", num_replicas);
-  BRISK_CHECK(rank >= 0 && rank < num_replicas, "DistributedSampler: rank {} is outside [0, {})", rank,
-              num_replicas);
+  BRISK_CHECK(rank >= 0 && rank < num_replicas, "DistributedSampler: rank {} is outside [0, {})", rank, num_replicas);
   num_samples_ = options.drop_last() ? dataset_size / num_replicas : (dataset_size + num_replicas - 1) / num_replicas;
 }
 

@@ -42,8 +42,7 @@ class DistributedSamplerOptions {
 class DistributedSampler : public Sampler {
  public:
   // dataset_size examples shared by num_replicas processes; this one is `rank`.
-  DistributedSampler(int64_t dataset_size, int64_t num_replicas, int64_t rank,
-                     DistributedSamplerOptions options = {});
+  DistributedSampler(int64_t dataset_size, int64_t num_replicas, int64_t rank, DistributedSamplerOptions options = {});
 
   std::vector<int64_t> indices() const override;
   // Indices per rank and epoch: ceil(dataset_size / num_replicas), or with drop_last

@@ -35,9 +35,7 @@ uint64_t load_be64(const uint8_t* p) { return static_cast<uint64_t>(load_be32(p)
 // Converts `n` big-endian elements of the IDX type `code` into the tensor's memory.
 void decode(uint8_t code, const uint8_t* src, int64_t n, void* dst) {
   switch (code) {
-    case 0x08:
-      std::memcpy(dst, src, static_cast<size_t>(n));
-      return;
+    case 0x08: std::memcpy(dst, src, static_cast<size_t>(n)); return;
     case 0x09: {
       auto* out = static_cast<int32_t*>(dst);
       for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(src[i]);

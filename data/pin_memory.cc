@@ -44,8 +44,7 @@ Device default_pin_memory_device() {
 
 Batch pin_memory(const Batch& batch, Device device) {
   check_pin_memory_available("pin_memory");
-  BRISK_CHECK(device.is_cuda(), "pin_memory: pinned memory is for copies to a CUDA device, but {} was given",
-              device);
+  BRISK_CHECK(device.is_cuda(), "pin_memory: pinned memory is for copies to a CUDA device, but {} was given", device);
   PinnedMemoryRuntime& runtime = pinned_memory_runtime();
   CurrentDeviceScope scope(runtime, device.index);
   auto pin = [&](const Tensor& t) { return t.defined() && t.is_cpu() ? runtime.pin(t) : t; };

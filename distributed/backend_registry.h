@@ -19,8 +19,8 @@
 namespace brisk::dist {
 
 // `store` is private to the new group (a PrefixStore).
-using ProcessGroupFactory = std::function<std::shared_ptr<ProcessGroup>(
-    std::shared_ptr<Store> store, int rank, int size, const ProcessGroupOptions& options)>;
+using ProcessGroupFactory = std::function<std::shared_ptr<ProcessGroup>(std::shared_ptr<Store> store, int rank,
+                                                                        int size, const ProcessGroupOptions& options)>;
 
 // Returns true so it can initialize a static; a second registration of a name replaces it.
 bool register_process_group_backend(const std::string& name, ProcessGroupFactory factory);

@@ -29,8 +29,8 @@ class CallChecks {
   void list(const std::vector<Tensor>& list, const Tensor& like, const std::string& what) const {
     list_of_dtype(list, like.dtype(), what);
     for (size_t r = 0; r < list.size(); ++r)
-      BRISK_CHECK(list[r].numel() == like.numel(), "{}: {}[{}] has {} elements ({}), but {} are expected ({})",
-                  where(), what, r, list[r].numel(), list[r].sizes(), like.numel(), like.sizes());
+      BRISK_CHECK(list[r].numel() == like.numel(), "{}: {}[{}] has {} elements ({}), but {} are expected ({})", where(),
+                  what, r, list[r].numel(), list[r].sizes(), like.numel(), like.sizes());
   }
 
   // One tensor per rank, each passing tensor() with dtype `dtype` (sizes may differ: all_to_all).
@@ -50,8 +50,8 @@ class CallChecks {
 
   // A send/recv partner: another rank of the group.
   void peer(int peer) const {
-    BRISK_CHECK(peer >= 0 && peer < size_ && peer != rank_, "{}: peer rank {} is not another rank of [0, {})",
-                where(), peer, size_);
+    BRISK_CHECK(peer >= 0 && peer < size_ && peer != rank_, "{}: peer rank {} is not another rank of [0, {})", where(),
+                peer, size_);
   }
 
   void dtype(DType dtype, DTypeSet supported) const {
@@ -162,8 +162,7 @@ void check_group_arguments(const std::string& backend, const Store* store, int r
                            const ProcessGroupOptions& options) {
   BRISK_CHECK(store != nullptr, "{}: no store", backend);
   BRISK_CHECK(size >= 1 && rank >= 0 && rank < size, "{}: rank {} is not in [0, {})", backend, rank, size);
-  BRISK_CHECK(options.timeout.count() > 0, "{}: timeout must be positive, got {} ms", backend,
-              options.timeout.count());
+  BRISK_CHECK(options.timeout.count() > 0, "{}: timeout must be positive, got {} ms", backend, options.timeout.count());
 }
 
 }  // namespace brisk::dist

@@ -15,7 +15,15 @@
 namespace brisk::dist {
 
 enum class CollectiveKind : int64_t {
-  kBroadcast = 1, kAllReduce, kReduce, kAllGather, kGather, kScatter, kReduceScatter, kAllToAll, kBarrier,
+  kBroadcast = 1,
+  kAllReduce,
+  kReduce,
+  kAllGather,
+  kGather,
+  kScatter,
+  kReduceScatter,
+  kAllToAll,
+  kBarrier,
 };
 
 const char* collective_name(CollectiveKind kind);
@@ -33,12 +41,9 @@ struct CollectiveSignature {
   // The signature of a call (seq is assigned when it is queued).
   static CollectiveSignature of(CollectiveKind kind, int64_t numel = kUnused, std::optional<DType> dtype = {},
                                 int64_t root = kUnused, std::optional<ReduceOp> reduce_op = {}) {
-    return {kind,
-            0,
-            numel,
-            dtype ? static_cast<int64_t>(*dtype) : kUnused,
-            root,
-            reduce_op ? static_cast<int64_t>(*reduce_op) : kUnused};
+    return {kind,  0,
+            numel, dtype ? static_cast<int64_t>(*dtype) : kUnused,
+            root,  reduce_op ? static_cast<int64_t>(*reduce_op) : kUnused};
   }
 
   bool operator==(const CollectiveSignature& o) const {

@@ -65,8 +65,8 @@ std::string describe(const Snapshot& snap, int64_t seq, const CollectiveSignatur
 
 }  // namespace
 
-DesyncMonitor::DesyncMonitor(std::shared_ptr<Store> store, int rank, int size, bool verify,
-                             MismatchHandler on_mismatch, std::chrono::milliseconds interval)
+DesyncMonitor::DesyncMonitor(std::shared_ptr<Store> store, int rank, int size, bool verify, MismatchHandler on_mismatch,
+                             std::chrono::milliseconds interval)
     : store_(std::move(store)),
       rank_(rank),
       size_(size),

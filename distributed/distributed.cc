@@ -57,8 +57,8 @@ std::string env_string(const char* name, const std::string& method) {
 uint16_t parse_port(const std::string& text, const std::string& what) {
   char* end = nullptr;
   long port = std::strtol(text.c_str(), &end, 10);
-  BRISK_CHECK(!text.empty() && *end == '\0' && port > 0 && port < 65536, "init_process_group: {} port '{}' is not in 1..65535",
-              what, text);
+  BRISK_CHECK(!text.empty() && *end == '\0' && port > 0 && port < 65536,
+              "init_process_group: {} port '{}' is not in 1..65535", what, text);
   return static_cast<uint16_t>(port);
 }
 
@@ -102,10 +102,14 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   std::string rank_var = "argument", size_var = "argument";
   if (rank < 0) rank = env_int({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}, &rank_var);
   if (world_size < 0) world_size = env_int({"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"}, &size_var);
-  BRISK_CHECK(rank >= 0, "init_process_group({}): the rank is unknown: pass it or set RANK (or SLURM_PROCID, "
-                         "OMPI_COMM_WORLD_RANK)", init_method);
-  BRISK_CHECK(world_size >= 1, "init_process_group({}): the world size is unknown: pass it or set WORLD_SIZE (or "
-                               "SLURM_NTASKS, OMPI_COMM_WORLD_SIZE)", init_method);
+  BRISK_CHECK(rank >= 0,
+              "init_process_group({}): the rank is unknown: pass it or set RANK (or SLURM_PROCID, "
+              "OMPI_COMM_WORLD_RANK)",
+              init_method);
+  BRISK_CHECK(world_size >= 1,
+              "init_process_group({}): the world size is unknown: pass it or set WORLD_SIZE (or "
+              "SLURM_NTASKS, OMPI_COMM_WORLD_SIZE)",
+              init_method);
   BRISK_CHECK(rank < world_size, "init_process_group: rank {} (from {}) is not below the world size {} (from {})", rank,
               rank_var, world_size, size_var);
 
@@ -120,7 +124,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     } else {
       std::string address = init_method.substr(6);
       size_t colon = address.rfind(':');
-      BRISK_CHECK(colon != std::string::npos && colon > 0, "init_process_group: '{}' is not tcp://host:port", init_method);
+      BRISK_CHECK(colon != std::string::npos && colon > 0, "init_process_group: '{}' is not tcp://host:port",
+                  init_method);
       host = address.substr(0, colon);
       if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
       port = parse_port(address.substr(colon + 1), init_method);
@@ -140,8 +145,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     BRISK_FAIL("init_process_group: init_method '{}' is not env://, tcp://host:port or file://path", init_method);
   }
 
-  auto world = process_group_backend(backend)(std::make_shared<PrefixStore>("default_pg", store), rank, world_size,
-                                              options);
+  auto world =
+      process_group_backend(backend)(std::make_shared<PrefixStore>("default_pg", store), rank, world_size, options);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.store = store;
   s.world = world;
@@ -169,8 +174,8 @@ void destroy_process_group() {
   try {
     store->add("destroyed", 1);
     if (rank == 0) {
-      auto deadline = std::chrono::steady_clock::now() + std::min<std::chrono::milliseconds>(store->timeout(),
-                                                                                           std::chrono::seconds(30));
+      auto deadline = std::chrono::steady_clock::now() +
+                      std::min<std::chrono::milliseconds>(store->timeout(), std::chrono::seconds(30));
       while (store->add("destroyed", 0) < world_size && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
@@ -218,7 +223,8 @@ std::shared_ptr<Store> default_store() {
   return state().store;
 }
 
-std::shared_ptr<ProcessGroup> new_group(std::vector<int> ranks, ProcessGroupOptions options, const std::string& backend) {
+std::shared_ptr<ProcessGroup> new_group(std::vector<int> ranks, ProcessGroupOptions options,
+                                        const std::string& backend) {
   State& s = state();
   std::shared_ptr<Store> store;
   std::string chosen;
@@ -240,9 +246,9 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int> ranks, ProcessGroupOpti
               fmt::join(ranks, ", "), world_size);
   auto it = std::find(ranks.begin(), ranks.end(), me);
   if (it == ranks.end()) return nullptr;
-  auto group = process_group_backend(chosen)(std::make_shared<PrefixStore>(fmt::format("group{}", index), store),
-                                             static_cast<int>(it - ranks.begin()), static_cast<int>(ranks.size()),
-                                             options);
+  auto group =
+      process_group_backend(chosen)(std::make_shared<PrefixStore>(fmt::format("group{}", index), store),
+                                    static_cast<int>(it - ranks.begin()), static_cast<int>(ranks.size()), options);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.members[group.get()] = ranks;
   return group;
@@ -299,8 +305,8 @@ std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& 
   return finish(resolve(group, "reduce_scatter")->reduce_scatter(output, inputs, op), async_op);
 }
 
-std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
-                                 const GroupPtr& group, bool async_op) {
+std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs, const GroupPtr& group,
+                                 bool async_op) {
   return finish(resolve(group, "all_to_all")->all_to_all(outputs, inputs), async_op);
 }
 

@@ -69,9 +69,8 @@ std::shared_ptr<Work> gather(const Tensor& input, std::vector<Tensor>& outputs, 
 // inputs is used on src only.
 std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int src,
                               const GroupPtr& group = nullptr, bool async_op = false);
-std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
-                                     ReduceOp op = ReduceOp::SUM, const GroupPtr& group = nullptr,
-                                     bool async_op = false);
+std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::SUM,
+                                     const GroupPtr& group = nullptr, bool async_op = false);
 std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                                  const GroupPtr& group = nullptr, bool async_op = false);
 std::shared_ptr<Work> barrier(const GroupPtr& group = nullptr, bool async_op = false);

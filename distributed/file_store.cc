@@ -63,8 +63,7 @@ class FileStore::Locked {
     if (end <= store_.read_offset_) return;
     Bytes data(static_cast<size_t>(end - store_.read_offset_));
     ssize_t n = ::pread(fd_.get(), data.data(), data.size(), store_.read_offset_);
-    BRISK_CHECK(n == static_cast<ssize_t>(data.size()), "FileStore: read '{}': {}", store_.path_,
-                std::strerror(errno));
+    BRISK_CHECK(n == static_cast<ssize_t>(data.size()), "FileStore: read '{}': {}", store_.path_, std::strerror(errno));
     size_t pos = 0;
     auto take_u32 = [&](uint32_t* v) {
       BRISK_CHECK(pos + 4 <= data.size(), "FileStore: '{}' is truncated at byte {}", store_.path_,
@@ -88,8 +87,8 @@ class FileStore::Locked {
         store_.cache_[key] = Bytes(data.begin() + static_cast<std::ptrdiff_t>(pos),
                                    data.begin() + static_cast<std::ptrdiff_t>(pos + value_len));
       } else {
-        BRISK_CHECK(kind == kDeleteRecord, "FileStore: '{}' has an unknown record kind {} at byte {}",
-                    store_.path_, kind, store_.read_offset_ + static_cast<int64_t>(start));
+        BRISK_CHECK(kind == kDeleteRecord, "FileStore: '{}' has an unknown record kind {} at byte {}", store_.path_,
+                    kind, store_.read_offset_ + static_cast<int64_t>(start));
         store_.cache_.erase(key);
       }
       pos += value_len;
@@ -102,8 +101,7 @@ class FileStore::Locked {
   net::Fd fd_;
 };
 
-FileStore::FileStore(std::string path, std::chrono::milliseconds timeout)
-    : Store(timeout), path_(std::move(path)) {
+FileStore::FileStore(std::string path, std::chrono::milliseconds timeout) : Store(timeout), path_(std::move(path)) {
   Locked locked(*this, false);
 }
 
@@ -166,8 +164,8 @@ void FileStore::wait(const std::vector<std::string>& keys, std::chrono::millisec
       }
     }
     if (missing.empty()) return;
-    BRISK_CHECK(net::Clock::now() < deadline, "FileStore '{}' wait: timed out after {} ms waiting for keys [{}]",
-                path_, timeout.count(), fmt::join(missing, ", "));
+    BRISK_CHECK(net::Clock::now() < deadline, "FileStore '{}' wait: timed out after {} ms waiting for keys [{}]", path_,
+                timeout.count(), fmt::join(missing, ", "));
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }

@@ -43,8 +43,7 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    BRISK_FAIL("{}: cannot connect the ranks on {} within {} ms: {}", where(), host, options.timeout.count(),
-               e.what());
+    BRISK_FAIL("{}: cannot connect the ranks on {} within {} ms: {}", where(), host, options.timeout.count(), e.what());
   }
   monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync, [this](const std::string& m) {
     break_group(fmt::format("{}: {}", where(), m));

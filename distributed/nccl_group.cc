@@ -158,9 +158,8 @@ void ProcessGroupNCCL::Impl::ensure_communicator() {
   // Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
   // collective silently (garbage in, garbage out) where Gloo's tags make it fail, and the
   // comparison runs in the background at no cost to the collectives.
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true, [this](const std::string& m) {
-    fail(m, -1);
-  });
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true,
+                                             [this](const std::string& m) { fail(m, -1); });
   comm_ = comm;
   watchdog_ = std::thread([this] { watch(); });
 }

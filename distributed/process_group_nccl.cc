@@ -49,12 +49,11 @@ const ProcessGroupOptions& ProcessGroupNCCL::options() const { return impl_->opt
 std::shared_ptr<Work> ProcessGroupNCCL::broadcast(Tensor& tensor, int root) {
   kChecks.broadcast(*this, tensor, root);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root),
-                           {tensor}, false,
-                    [&](ncclComm_t comm, cudaStream_t stream) {
-                      BRISK_NCCL_CHECK(ncclBroadcast(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type, root,
-                                                     comm, stream));
-                    });
+  return impl_->collective(
+      CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root), {tensor}, false,
+      [&](ncclComm_t comm, cudaStream_t stream) {
+        BRISK_NCCL_CHECK(ncclBroadcast(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type, root, comm, stream));
+      });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_reduce(Tensor& tensor, ReduceOp op) {
@@ -63,20 +62,19 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_reduce(Tensor& tensor, ReduceOp op) 
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(),
                                                    CollectiveSignature::kUnused, op),
                            {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
-                      BRISK_NCCL_CHECK(ncclAllReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
-                                                     nccl_op(op), comm, stream));
-                    });
+                             BRISK_NCCL_CHECK(ncclAllReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
+                                                            nccl_op(op), comm, stream));
+                           });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::reduce(Tensor& tensor, int root, ReduceOp op) {
   kChecks.reduce(*this, tensor, root);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root,
-                                                   op),
+  return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root, op),
                            {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
-                      BRISK_NCCL_CHECK(ncclReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
-                                                  nccl_op(op), root, comm, stream));
-                    });
+                             BRISK_NCCL_CHECK(ncclReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
+                                                         nccl_op(op), root, comm, stream));
+                           });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
@@ -84,70 +82,66 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_gather(std::vector<Tensor>& outputs,
   ncclDataType_t type = nccl_dtype(input.dtype());
   // One broadcast per rank, rooted at it, into outputs[root].
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype()),
-                           with(outputs, input), false,
-                    [&](ncclComm_t comm, cudaStream_t stream) {
-                      BRISK_NCCL_CHECK(ncclGroupStart());
-                      for (int r = 0; r < size(); ++r)
-                        BRISK_NCCL_CHECK(ncclBroadcast(input.raw_data(), outputs[r].raw_data(), input.numel(), type, r,
-                                                       comm, stream));
-                      BRISK_NCCL_CHECK(ncclGroupEnd());
-                    });
+                           with(outputs, input), false, [&](ncclComm_t comm, cudaStream_t stream) {
+                             BRISK_NCCL_CHECK(ncclGroupStart());
+                             for (int r = 0; r < size(); ++r)
+                               BRISK_NCCL_CHECK(ncclBroadcast(input.raw_data(), outputs[r].raw_data(), input.numel(),
+                                                              type, r, comm, stream));
+                             BRISK_NCCL_CHECK(ncclGroupEnd());
+                           });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
   kChecks.gather(*this, outputs, input, root);
   bool is_root = rank() == root;
   ncclDataType_t type = nccl_dtype(input.dtype());
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root),
-                           is_root ? with(outputs, input) : std::vector<Tensor>{input}, false,
-                    [&](ncclComm_t comm, cudaStream_t stream) {
-                      if (is_root) copy_on(stream, outputs[root], input);
-                      BRISK_NCCL_CHECK(ncclGroupStart());
-                      if (is_root) {
-                        for (int r = 0; r < size(); ++r)
-                          if (r != root)
-                            BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), input.numel(), type, r, comm, stream));
-                      } else {
-                        BRISK_NCCL_CHECK(ncclSend(input.raw_data(), input.numel(), type, root, comm, stream));
-                      }
-                      BRISK_NCCL_CHECK(ncclGroupEnd());
-                    });
+  return impl_->collective(
+      CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root),
+      is_root ? with(outputs, input) : std::vector<Tensor>{input}, false, [&](ncclComm_t comm, cudaStream_t stream) {
+        if (is_root) copy_on(stream, outputs[root], input);
+        BRISK_NCCL_CHECK(ncclGroupStart());
+        if (is_root) {
+          for (int r = 0; r < size(); ++r)
+            if (r != root) BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), input.numel(), type, r, comm, stream));
+        } else {
+          BRISK_NCCL_CHECK(ncclSend(input.raw_data(), input.numel(), type, root, comm, stream));
+        }
+        BRISK_NCCL_CHECK(ncclGroupEnd());
+      });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
   kChecks.scatter(*this, output, inputs, root);
   bool is_root = rank() == root;
   ncclDataType_t type = nccl_dtype(output.dtype());
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root),
-                           is_root ? with(inputs, output) : std::vector<Tensor>{output}, false,
-                    [&](ncclComm_t comm, cudaStream_t stream) {
-                      if (is_root) copy_on(stream, output, inputs[root]);
-                      BRISK_NCCL_CHECK(ncclGroupStart());
-                      if (is_root) {
-                        for (int r = 0; r < size(); ++r)
-                          if (r != root)
-                            BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), output.numel(), type, r, comm, stream));
-                      } else {
-                        BRISK_NCCL_CHECK(ncclRecv(output.raw_data(), output.numel(), type, root, comm, stream));
-                      }
-                      BRISK_NCCL_CHECK(ncclGroupEnd());
-                    });
+  return impl_->collective(
+      CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root),
+      is_root ? with(inputs, output) : std::vector<Tensor>{output}, false, [&](ncclComm_t comm, cudaStream_t stream) {
+        if (is_root) copy_on(stream, output, inputs[root]);
+        BRISK_NCCL_CHECK(ncclGroupStart());
+        if (is_root) {
+          for (int r = 0; r < size(); ++r)
+            if (r != root) BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), output.numel(), type, r, comm, stream));
+        } else {
+          BRISK_NCCL_CHECK(ncclRecv(output.raw_data(), output.numel(), type, root, comm, stream));
+        }
+        BRISK_NCCL_CHECK(ncclGroupEnd());
+      });
 }
 
-std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
-                                                       ReduceOp op) {
+std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
   kChecks.reduce_scatter(*this, output, inputs);
   ncclDataType_t type = nccl_dtype(output.dtype());
   // One reduce per rank, rooted at it, of everyone's inputs[root] into its output.
   return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(),
                                                    CollectiveSignature::kUnused, op),
                            with(inputs, output), false, [&](ncclComm_t comm, cudaStream_t stream) {
-                      BRISK_NCCL_CHECK(ncclGroupStart());
-                      for (int r = 0; r < size(); ++r)
-                        BRISK_NCCL_CHECK(ncclReduce(inputs[r].raw_data(), output.raw_data(), output.numel(), type,
-                                                    nccl_op(op), r, comm, stream));
-                      BRISK_NCCL_CHECK(ncclGroupEnd());
-                    });
+                             BRISK_NCCL_CHECK(ncclGroupStart());
+                             for (int r = 0; r < size(); ++r)
+                               BRISK_NCCL_CHECK(ncclReduce(inputs[r].raw_data(), output.raw_data(), output.numel(),
+                                                           type, nccl_op(op), r, comm, stream));
+                             BRISK_NCCL_CHECK(ncclGroupEnd());
+                           });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
@@ -156,19 +150,18 @@ std::shared_ptr<Work> ProcessGroupNCCL::all_to_all(std::vector<Tensor>& outputs,
   std::vector<Tensor> tensors = inputs;
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
   // The pieces may differ in size from rank to rank, so only the dtype is compared.
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllToAll, CollectiveSignature::kUnused,
-                                                   dtype),
-                           tensors, false,
-                    [&](ncclComm_t comm, cudaStream_t stream) {
-                      copy_on(stream, outputs[rank()], inputs[rank()]);
-                      BRISK_NCCL_CHECK(ncclGroupStart());
-                      for (int r = 0; r < size(); ++r) {
-                        if (r == rank()) continue;
-                        BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), inputs[r].numel(), type, r, comm, stream));
-                        BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), outputs[r].numel(), type, r, comm, stream));
-                      }
-                      BRISK_NCCL_CHECK(ncclGroupEnd());
-                    });
+  return impl_->collective(
+      CollectiveSignature::of(CollectiveKind::kAllToAll, CollectiveSignature::kUnused, dtype), tensors, false,
+      [&](ncclComm_t comm, cudaStream_t stream) {
+        copy_on(stream, outputs[rank()], inputs[rank()]);
+        BRISK_NCCL_CHECK(ncclGroupStart());
+        for (int r = 0; r < size(); ++r) {
+          if (r == rank()) continue;
+          BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), inputs[r].numel(), type, r, comm, stream));
+          BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), outputs[r].numel(), type, r, comm, stream));
+        }
+        BRISK_NCCL_CHECK(ncclGroupEnd());
+      });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::barrier() {

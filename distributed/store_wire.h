@@ -35,7 +35,10 @@ struct Malformed {};
 class Writer {
  public:
   Writer() { out_.resize(4); }
-  Writer& u8(uint8_t v) { out_.push_back(v); return *this; }
+  Writer& u8(uint8_t v) {
+    out_.push_back(v);
+    return *this;
+  }
   Writer& i64(int64_t v) { return raw(&v, 8); }
   Writer& bytes(const void* data, size_t n) {
     uint32_t len = static_cast<uint32_t>(n);
@@ -68,7 +71,10 @@ class Writer {
 class Reader {
  public:
   Reader(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
-  uint8_t u8() { need(1); return *p_++; }
+  uint8_t u8() {
+    need(1);
+    return *p_++;
+  }
   int64_t i64() { return fixed<int64_t>(); }
   uint32_t u32() { return fixed<uint32_t>(); }
   std::string str() {

@@ -56,8 +56,8 @@ net::Fd TCPStore::connect_with_backoff() {
                   "{}: the server refused this client's token (BRISK_STORE_TOKEN differs from the job's)", where);
       return fd;
     }
-    BRISK_CHECK(net::Clock::now() + delay < deadline, "{}: cannot connect within {} ms: {}", where,
-                timeout().count(), error);
+    BRISK_CHECK(net::Clock::now() + delay < deadline, "{}: cannot connect within {} ms: {}", where, timeout().count(),
+                error);
     std::this_thread::sleep_for(delay);
     delay = std::min(delay * 2, std::chrono::milliseconds(1000));
   }
@@ -101,8 +101,7 @@ Bytes to_bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
 
 [[noreturn]] void fail_timeout(const char* op, const std::vector<std::string>& missing,
                                std::chrono::milliseconds timeout) {
-  BRISK_FAIL("TCPStore {}: timed out after {} ms waiting for keys [{}]", op, timeout.count(),
-             fmt::join(missing, ", "));
+  BRISK_FAIL("TCPStore {}: timed out after {} ms waiting for keys [{}]", op, timeout.count(), fmt::join(missing, ", "));
 }
 
 }  // namespace

@@ -294,8 +294,7 @@ void TCPStoreServer::State::handle(Conn& c, wire::Reader& r) {
       reply(c, w.u8(static_cast<uint8_t>(Status::kOk)).i64(static_cast<int64_t>(kv.size())));
       return;
     }
-    default:
-      throw wire::Malformed{};
+    default: throw wire::Malformed{};
   }
 }
 

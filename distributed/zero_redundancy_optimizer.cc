@@ -38,8 +38,7 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<Tensor> params, con
   const int me = rank();
   BRISK_CHECK(!params_.empty(), "ZeroRedundancyOptimizer on rank {}: got an empty parameter list", me);
   for (size_t i = 0; i < params_.size(); ++i) {
-    BRISK_CHECK(params_[i].defined(), "ZeroRedundancyOptimizer on rank {}: parameter {} is an undefined tensor", me,
-                i);
+    BRISK_CHECK(params_[i].defined(), "ZeroRedundancyOptimizer on rank {}: parameter {} is an undefined tensor", me, i);
     // step() broadcasts the parameters themselves: they must be where the group's collectives run.
     BRISK_CHECK(params_[i].device() == group_->device(),
                 "ZeroRedundancyOptimizer on rank {}: parameter {} is on {} but the process group ({}) takes tensors "
@@ -211,8 +210,8 @@ void ZeroRedundancyOptimizer::load_state_dict(const optim::OptimizerState& state
   std::vector<int64_t> local_indices;
   for (size_t i = 0; i < params_.size(); ++i) {
     BRISK_CHECK(indices[i].is_number_integer(),
-                "ZeroRedundancyOptimizer on rank {}: parameter index {} of the state dict is {}, not an integer", me,
-                i, indices[i].dump());
+                "ZeroRedundancyOptimizer on rank {}: parameter index {} of the state dict is {}, not an integer", me, i,
+                indices[i].dump());
     known.insert(indices[i].get<int64_t>());
   }
   for (size_t local = 0; local < partition_[me].size(); ++local) {

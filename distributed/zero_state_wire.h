@@ -18,7 +18,7 @@
 namespace brisk::dist {
 
 struct ShardStateEntry {
-  int64_t param;  // index into the full parameter list
+  int64_t param;     // index into the full parameter list
   std::string name;  // "momentum_buffer", "exp_avg", "step", ...
   Tensor value;
 };

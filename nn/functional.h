@@ -48,15 +48,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
               Size2 padding = 0, Size2 dilation = 1, int64_t groups = 1);
 
 // ---- Pooling (nn/functional/pool.cc). An absent stride means stride = kernel_size. ----
-Tensor max_pool2d(const Tensor& input, Size2 kernel_size, std::optional<Size2> stride = std::nullopt,
-                  Size2 padding = 0, Size2 dilation = 1, bool ceil_mode = false);
+Tensor max_pool2d(const Tensor& input, Size2 kernel_size, std::optional<Size2> stride = std::nullopt, Size2 padding = 0,
+                  Size2 dilation = 1, bool ceil_mode = false);
 // Also returns the int64 position (h * W + w in the input plane) of each maximum.
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 kernel_size,
                                                   std::optional<Size2> stride = std::nullopt, Size2 padding = 0,
                                                   Size2 dilation = 1, bool ceil_mode = false);
 // count_include_pad: zero padding counts in each window's divisor (PyTorch's default).
-Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, std::optional<Size2> stride = std::nullopt,
-                  Size2 padding = 0, bool ceil_mode = false, bool count_include_pad = true,
+Tensor avg_pool2d(const Tensor& input, Size2 kernel_size, std::optional<Size2> stride = std::nullopt, Size2 padding = 0,
+                  bool ceil_mode = false, bool count_include_pad = true,
                   std::optional<int64_t> divisor_override = std::nullopt);
 Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 
@@ -87,15 +87,14 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
 // [N, d1, ...] or []. Each element's loss is -weight[t] * input[n, t]; targets equal to
 // ignore_index contribute nothing, and the mean divides by the total weight of the others
 // (NaN when every target is ignored, as PyTorch).
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
-                int64_t ignore_index = -100, Reduction reduction = Reduction::Mean);
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(), int64_t ignore_index = -100,
+                Reduction reduction = Reduction::Mean);
 // log_softmax over the class dim followed by nll_loss. With label_smoothing s, the result is
 // (1 - s) * nll_loss + s / C * smooth, where smooth is each element's -sum_c weight[c] *
 // log_softmax[c] (zero for ignored targets) reduced like the loss (the mean divides by the
 // same total weight), exactly as PyTorch.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
-                     int64_t ignore_index = -100, Reduction reduction = Reduction::Mean,
-                     double label_smoothing = 0.0);
+                     int64_t ignore_index = -100, Reduction reduction = Reduction::Mean, double label_smoothing = 0.0);
 // Targets outside [0, C) other than ignore_index raise brisk::Error naming the value and C: at
 // the call for CPU tensors; for tensors on a device, whose targets the host cannot read
 // without waiting for it, at the next check_deferred_targets(), or at the latest at the 1000th

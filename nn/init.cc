@@ -10,16 +10,11 @@ double calculate_gain(Nonlinearity nonlinearity, double param) {
   switch (nonlinearity) {
     case Nonlinearity::Linear:
     case Nonlinearity::Conv2d:
-    case Nonlinearity::Sigmoid:
-      return 1.0;
-    case Nonlinearity::Tanh:
-      return 5.0 / 3.0;
-    case Nonlinearity::ReLU:
-      return std::sqrt(2.0);
-    case Nonlinearity::LeakyReLU:
-      return std::sqrt(2.0 / (1.0 + param * param));
-    case Nonlinearity::SELU:
-      return 3.0 / 4.0;
+    case Nonlinearity::Sigmoid: return 1.0;
+    case Nonlinearity::Tanh: return 5.0 / 3.0;
+    case Nonlinearity::ReLU: return std::sqrt(2.0);
+    case Nonlinearity::LeakyReLU: return std::sqrt(2.0 / (1.0 + param * param));
+    case Nonlinearity::SELU: return 3.0 / 4.0;
   }
   return 1.0;
 }

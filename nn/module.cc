@@ -135,9 +135,7 @@ OrderedDict<std::shared_ptr<Module>> Module::named_modules(bool include_self) {
   return out;
 }
 
-std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) {
-  return named_modules(include_self).values();
-}
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) { return named_modules(include_self).values(); }
 
 void Module::apply(const std::function<void(Module&)>& fn) {
   for (const auto& [name, child] : children_) child->apply(fn);
@@ -171,17 +169,15 @@ void Module::to(Device device, bool non_blocking) {
 void Module::to(DType dtype) {
   BRISK_CHECK(is_floating_point(dtype), "{}: to: modules can only be converted to a floating point dtype, got {}",
               name(), dtype);
-  apply_to_tensors([&](const Tensor& t) {
-    return native::to(t, t.device(), t.is_floating_point() ? dtype : t.dtype(), false);
-  });
+  apply_to_tensors(
+      [&](const Tensor& t) { return native::to(t, t.device(), t.is_floating_point() ? dtype : t.dtype(), false); });
 }
 
 void Module::to(Device device, DType dtype, bool non_blocking) {
   BRISK_CHECK(is_floating_point(dtype), "{}: to: modules can only be converted to a floating point dtype, got {}",
               name(), dtype);
-  apply_to_tensors([&](const Tensor& t) {
-    return native::to(t, device, t.is_floating_point() ? dtype : t.dtype(), non_blocking);
-  });
+  apply_to_tensors(
+      [&](const Tensor& t) { return native::to(t, device, t.is_floating_point() ? dtype : t.dtype(), non_blocking); });
 }
 
 void Module::zero_grad(bool set_to_none) {
@@ -202,8 +198,7 @@ void Module::zero_grad(bool set_to_none) {
 namespace {
 
 // (name, registered tensor) of every parameter and buffer, in state_dict order.
-void state_entries(const Module& module, const std::string& prefix,
-                   std::vector<std::pair<std::string, Tensor>>& out) {
+void state_entries(const Module& module, const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) {
   for (const auto& [name, t] : ModuleRegistries::parameters(module)) {
     if (t.defined()) out.emplace_back(prefix + name, t);
   }

@@ -82,9 +82,9 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& ho
 }  // namespace brisk::nn
 
 // Declares `Name` as the holder of `NameImpl` (torch's TORCH_MODULE).
-#define BRISK_MODULE(Name)                                         \
-  class Name : public ::brisk::nn::ModuleHolder<Name##Impl> {      \
-   public:                                                         \
-    using ::brisk::nn::ModuleHolder<Name##Impl>::ModuleHolder;     \
-    using Impl = Name##Impl;                                       \
+#define BRISK_MODULE(Name)                                     \
+  class Name : public ::brisk::nn::ModuleHolder<Name##Impl> {  \
+   public:                                                     \
+    using ::brisk::nn::ModuleHolder<Name##Impl>::ModuleHolder; \
+    using Impl = Name##Impl;                                   \
   }

@@ -8,14 +8,14 @@
 //   };
 //   auto options = Conv2dOptions(1, 6, 5).stride(2).padding(2);
 //   options.stride();  // 2
-#define BRISK_ARG(T, name)                                      \
- public:                                                        \
-  using name##_type = T;                                        \
-  auto& name(const name##_type& value) {                        \
-    this->name##_ = value;                                      \
-    return *this;                                               \
-  }                                                             \
-  const name##_type& name() const { return this->name##_; }     \
-                                                                \
- private:                                                       \
+#define BRISK_ARG(T, name)                                  \
+ public:                                                    \
+  using name##_type = T;                                    \
+  auto& name(const name##_type& value) {                    \
+    this->name##_ = value;                                  \
+    return *this;                                           \
+  }                                                         \
+  const name##_type& name() const { return this->name##_; } \
+                                                            \
+ private:                                                   \
   name##_type name##_ /* = default value */

@@ -53,8 +53,7 @@ void Adam::check_options(const OptimizerOptions& options) const {
               beta1);
   BRISK_CHECK(beta2 >= 0.0 && beta2 < 1.0, "{}: invalid beta parameter at index 1: {} (must be in [0, 1))", name(),
               beta2);
-  BRISK_CHECK(o->weight_decay() >= 0.0, "{}: invalid weight_decay value: {} (must be >= 0)", name(),
-              o->weight_decay());
+  BRISK_CHECK(o->weight_decay() >= 0.0, "{}: invalid weight_decay value: {} (must be >= 0)", name(), o->weight_decay());
 }
 
 void Adam::step() {
@@ -98,8 +97,7 @@ void Adam::step() {
 
 // ---- AdamW ----
 
-AdamW::AdamW(const std::vector<Tensor>& params, const AdamOptions& defaults)
-    : AdamW({ParamGroup(params)}, defaults) {}
+AdamW::AdamW(const std::vector<Tensor>& params, const AdamOptions& defaults) : AdamW({ParamGroup(params)}, defaults) {}
 
 AdamW::AdamW(const std::vector<ParamGroup>& groups, const AdamOptions& defaults) : Adam("AdamW", defaults) {
   add_param_groups(groups);

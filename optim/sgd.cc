@@ -7,8 +7,12 @@
 namespace brisk::optim {
 
 nlohmann::json SGDOptions::to_json() const {
-  return {{"lr", lr_},         {"momentum", momentum_}, {"dampening", dampening_}, {"weight_decay", weight_decay_},
-          {"nesterov", nesterov_}, {"maximize", maximize_}};
+  return {{"lr", lr_},
+          {"momentum", momentum_},
+          {"dampening", dampening_},
+          {"weight_decay", weight_decay_},
+          {"nesterov", nesterov_},
+          {"maximize", maximize_}};
 }
 
 void SGDOptions::from_json(const nlohmann::json& json) {
@@ -22,8 +26,7 @@ void SGDOptions::from_json(const nlohmann::json& json) {
 
 SGD::SGD(const std::vector<Tensor>& params, const SGDOptions& defaults) : SGD({ParamGroup(params)}, defaults) {}
 
-SGD::SGD(const std::vector<ParamGroup>& groups, const SGDOptions& defaults)
-    : Optimizer("SGD", defaults.clone()) {
+SGD::SGD(const std::vector<ParamGroup>& groups, const SGDOptions& defaults) : Optimizer("SGD", defaults.clone()) {
   add_param_groups(groups);
 }
 

@@ -19,8 +19,8 @@ class Error : public std::runtime_error {
 }  // namespace brisk
 
 // BRISK_CHECK(cond, "fmt string", args...): throws brisk::Error with the formatted message.
-#define BRISK_CHECK(cond, ...)                                 \
-  do {                                                         \
+#define BRISK_CHECK(cond, ...)                                   \
+  do {                                                           \
     if (!(cond)) ::brisk::throw_error(fmt::format(__VA_ARGS__)); \
   } while (0)
 

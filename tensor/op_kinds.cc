@@ -2,12 +2,12 @@
 
 namespace brisk {
 
-#define BRISK_NAME_CASE(Op, name, ...) \
-  case Kind::Op: return #name;
-#define BRISK_SHORT_NAME_CASE(Op, name) \
-  case Kind::Op: return #name;
-#define BRISK_RESULT_CASE(Op, name, Functor, DTypes, Result) \
-  case Kind::Op: return ResultKind::Result;
+// clang-format off
+// (clang-format 14 misreads a macro ending in `#name;` and joins the next #define into it.)
+#define BRISK_NAME_CASE(Op, name, ...) case Kind::Op: return #name;
+#define BRISK_SHORT_NAME_CASE(Op, name) case Kind::Op: return #name;
+#define BRISK_RESULT_CASE(Op, name, Functor, DTypes, Result) case Kind::Op: return ResultKind::Result;
+// clang-format on
 
 const char* op_name(UnaryOp op) {
   using Kind = UnaryOp;

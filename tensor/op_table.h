@@ -17,43 +17,43 @@
 // Math functions of one tensor: brisk::<name>(x) and Tensor::<name>() are declared from this
 // list (autograd/ops.h, tensor/tensor.h); each is defined, with its derivative, in
 // autograd/unary.cc.
-#define BRISK_UNARY_MATH_OPS(X)                                \
-  X(Abs, abs, Abs, NumericTypes, Same)                       \
-  X(Exp, exp, Exp, FloatingTypes, Float)                     \
-  X(Log, log, Log, FloatingTypes, Float)                     \
-  X(Sqrt, sqrt, Sqrt, FloatingTypes, Float)                  \
-  X(Rsqrt, rsqrt, Rsqrt, FloatingTypes, Float)               \
-  X(Square, square, Square, NumericTypes, Same)              \
+#define BRISK_UNARY_MATH_OPS(X)                               \
+  X(Abs, abs, Abs, NumericTypes, Same)                        \
+  X(Exp, exp, Exp, FloatingTypes, Float)                      \
+  X(Log, log, Log, FloatingTypes, Float)                      \
+  X(Sqrt, sqrt, Sqrt, FloatingTypes, Float)                   \
+  X(Rsqrt, rsqrt, Rsqrt, FloatingTypes, Float)                \
+  X(Square, square, Square, NumericTypes, Same)               \
   X(Reciprocal, reciprocal, Reciprocal, FloatingTypes, Float) \
-  X(Sin, sin, Sin, FloatingTypes, Float)                     \
-  X(Cos, cos, Cos, FloatingTypes, Float)                     \
-  X(Sign, sign, Sign, AllTypes, Same) \
+  X(Sin, sin, Sin, FloatingTypes, Float)                      \
+  X(Cos, cos, Cos, FloatingTypes, Float)                      \
+  X(Sign, sign, Sign, AllTypes, Same)                         \
   X(Erf, erf, Erf, FloatingTypes, Float)
 
 // The other one-input kernels; params.a and params.b are their numbers where they take any.
-#define BRISK_UNARY_OTHER_OPS(X)                                  \
-  X(Neg, neg, Neg, NumericTypes, Same)                          \
-  X(Relu, relu, Relu, NumericTypes, Same)                       \
-  X(Sigmoid, sigmoid, Sigmoid, FloatingTypes, Float)            \
-  X(Tanh, tanh, Tanh, FloatingTypes, Float)                     \
-  X(Gelu, gelu, Gelu, FloatingTypes, Same)                      \
-  X(GeluTanh, gelu, GeluTanh, FloatingTypes, Same)              \
-  X(Silu, silu, Silu, FloatingTypes, Same)                      \
-  X(LogicalNot, logical_not, LogicalNot, AllTypes, Bool)        \
-  X(Clamp, clamp, Clamp, NumericTypes, Same)             /* min a, max b (±inf when absent) */ \
-  X(RPowScalar, pow, RPowScalar, AllTypes, Same)         /* a ** x */
+#define BRISK_UNARY_OTHER_OPS(X)                                                        \
+  X(Neg, neg, Neg, NumericTypes, Same)                                                  \
+  X(Relu, relu, Relu, NumericTypes, Same)                                               \
+  X(Sigmoid, sigmoid, Sigmoid, FloatingTypes, Float)                                    \
+  X(Tanh, tanh, Tanh, FloatingTypes, Float)                                             \
+  X(Gelu, gelu, Gelu, FloatingTypes, Same)                                              \
+  X(GeluTanh, gelu, GeluTanh, FloatingTypes, Same)                                      \
+  X(Silu, silu, Silu, FloatingTypes, Same)                                              \
+  X(LogicalNot, logical_not, LogicalNot, AllTypes, Bool)                                \
+  X(Clamp, clamp, Clamp, NumericTypes, Same)     /* min a, max b (±inf when absent) */ \
+  X(RPowScalar, pow, RPowScalar, AllTypes, Same) /* a ** x */
 
 #define BRISK_UNARY_OPS(X) BRISK_UNARY_MATH_OPS(X) BRISK_UNARY_OTHER_OPS(X)
 
-#define BRISK_BINARY_OPS(X)                                                                         \
-  X(Add, add, Add, AllTypes, Same)  /* a + params.a * b (alpha) */                                \
-  X(Sub, sub, Sub, NumericTypes, Same)  /* a - params.a * b */                                    \
+#define BRISK_BINARY_OPS(X)                                                                       \
+  X(Add, add, Add, AllTypes, Same)     /* a + params.a * b (alpha) */                             \
+  X(Sub, sub, Sub, NumericTypes, Same) /* a - params.a * b */                                     \
   X(Mul, mul, Mul, AllTypes, Same)                                                                \
   X(Div, div, Div, FloatingTypes, Float)                                                          \
   X(Pow, pow, Pow, AllTypes, Same)                                                                \
   X(Maximum, maximum, Maximum, AllTypes, Same)                                                    \
   X(Minimum, minimum, Minimum, AllTypes, Same)                                                    \
-  X(Lerp, lerp, Lerp, FloatingTypes, Same)  /* a + params.a * (b - a), a number weight */         \
+  X(Lerp, lerp, Lerp, FloatingTypes, Same) /* a + params.a * (b - a), a number weight */          \
   X(Eq, eq, Eq, AllTypes, Bool)                                                                   \
   X(Ne, ne, Ne, AllTypes, Bool)                                                                   \
   X(Lt, lt, Lt, AllTypes, Bool)                                                                   \
@@ -62,7 +62,7 @@
   X(Ge, ge, Ge, AllTypes, Bool)                                                                   \
   X(LogicalAnd, logical_and, LogicalAnd, AllTypes, Bool)                                          \
   X(LogicalOr, logical_or, LogicalOr, AllTypes, Bool)                                             \
-  /* Fused backward kernels: (grad, saved) -> grad_input. */                                        \
+  /* Fused backward kernels: (grad, saved) -> grad_input. */                                      \
   X(ReluBackward, relu_backward, ReluBackward, FloatingTypes, Same)          /* saved = input */  \
   X(SigmoidBackward, sigmoid_backward, SigmoidBackward, FloatingTypes, Same) /* saved = output */ \
   X(TanhBackward, tanh_backward, TanhBackward, FloatingTypes, Same)          /* saved = output */ \
@@ -72,26 +72,26 @@
 
 // Three-input kernels computing in opmath; where(), which moves values without arithmetic, is
 // the one ternary op outside the list (TernaryOp::Where).
-#define BRISK_TERNARY_OPS(X)                                                 \
-  X(Clamp, clamp, ClampTensor, NumericTypes, Same) /* min(max(x, lo), hi) */ \
-  X(Addcmul, addcmul, Addcmul, NumericTypes, Same) /* a + params.a * b * c */ \
+#define BRISK_TERNARY_OPS(X)                                                   \
+  X(Clamp, clamp, ClampTensor, NumericTypes, Same)  /* min(max(x, lo), hi) */  \
+  X(Addcmul, addcmul, Addcmul, NumericTypes, Same)  /* a + params.a * b * c */ \
   X(Addcdiv, addcdiv, Addcdiv, FloatingTypes, Same) /* a + params.a * b / c */
 
 // Reductions: X(Op, name). Their dtype rules and functors are in tensor/kernels/reduce_dispatch.h.
-#define BRISK_REDUCE_OPS(X)                                              \
-  X(Sum, sum)                                                          \
-  X(Prod, prod)                                                        \
-  X(Max, amax) /* values and, when requested, int64 indices */         \
-  X(Min, amin)                                                         \
-  X(ArgMax, argmax) /* int64 indices only */                           \
-  X(ArgMin, argmin)                                                    \
-  X(Mean, mean)                                                        \
-  X(Var, var) /* params.a = correction */                              \
-  X(LogSumExp, logsumexp)                                              \
+#define BRISK_REDUCE_OPS(X)                                    \
+  X(Sum, sum)                                                  \
+  X(Prod, prod)                                                \
+  X(Max, amax) /* values and, when requested, int64 indices */ \
+  X(Min, amin)                                                 \
+  X(ArgMax, argmax) /* int64 indices only */                   \
+  X(ArgMin, argmin)                                            \
+  X(Mean, mean)                                                \
+  X(Var, var) /* params.a = correction */                      \
+  X(LogSumExp, logsumexp)                                      \
   X(Norm, norm) /* params.a = p */
 
 // Random fills from the Philox stream: X(Op, name); draws in tensor/kernels/random_dispatch.h.
-#define BRISK_RANDOM_OPS(X)                                 \
-  X(Uniform, uniform_)     /* [params.a, params.b) */     \
+#define BRISK_RANDOM_OPS(X)                                  \
+  X(Uniform, uniform_)     /* [params.a, params.b) */        \
   X(Normal, normal_)       /* mean params.a, std params.b */ \
   X(Bernoulli, bernoulli_) /* probability params.a */

@@ -36,7 +36,7 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
   }
 #ifdef _OPENMP
   std::exception_ptr error;
-#pragma omp parallel num_threads(static_cast<int>(num_threads))
+#pragma omp parallel num_threads(static_cast <int>(num_threads))
   {
     int64_t threads = omp_get_num_threads();
     int64_t chunk = (range + threads - 1) / threads;

@@ -28,8 +28,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    BRISK_CHECK(da == db || da == 1 || db == 1,
-                "{}: shapes {} and {} cannot be broadcast together (dim {}: {} vs {})", op, a, b, i, da, db);
+    BRISK_CHECK(da == db || da == 1 || db == 1, "{}: shapes {} and {} cannot be broadcast together (dim {}: {} vs {})",
+                op, a, b, i, da, db);
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -38,8 +38,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t lo = ndim == 0 ? -1 : -ndim;
   int64_t hi = ndim == 0 ? 0 : ndim - 1;
-  BRISK_CHECK(dim >= lo && dim <= hi, "{}: dim {} is out of range for a tensor of {} dims (expected {} to {})", op,
-              dim, ndim, lo, hi);
+  BRISK_CHECK(dim >= lo && dim <= hi, "{}: dim {} is out of range for a tensor of {} dims (expected {} to {})", op, dim,
+              ndim, lo, hi);
   return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim;
 }
 

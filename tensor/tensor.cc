@@ -4,8 +4,7 @@
 
 namespace brisk {
 
-TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Shape sizes_, Shape strides_, int64_t offset_,
-                       DType dtype_)
+TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Shape sizes_, Shape strides_, int64_t offset_, DType dtype_)
     : storage(std::move(storage_)),
       sizes(std::move(sizes_)),
       strides(std::move(strides_)),

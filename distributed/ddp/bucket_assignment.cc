@@ -40,8 +40,7 @@ std::vector<std::vector<size_t>> compute_bucket_assignment(const std::vector<Buc
                 entries.size(), index);
     seen[index] = true;
     const BucketEntry& entry = entries[index];
-    auto key = std::make_tuple(static_cast<int>(entry.dtype), static_cast<int>(entry.device.type),
-                               entry.device.index);
+    auto key = std::make_tuple(static_cast<int>(entry.dtype), static_cast<int>(entry.device.type), entry.device.index);
     OpenBucket& bucket = open[key];
     bucket.indices.push_back(index);
     bucket.bytes += entry.numel * static_cast<int64_t>(element_size(entry.dtype));
@@ -52,9 +51,8 @@ std::vector<std::vector<size_t>> compute_bucket_assignment(const std::vector<Buc
   }
   std::vector<size_t> position(entries.size());
   for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
-  std::stable_sort(buckets.begin(), buckets.end(), [&](const auto& a, const auto& b) {
-    return position[a.front()] < position[b.front()];
-  });
+  std::stable_sort(buckets.begin(), buckets.end(),
+                   [&](const auto& a, const auto& b) { return position[a.front()] < position[b.front()]; });
   return buckets;
 }
 

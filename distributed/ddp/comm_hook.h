@@ -23,7 +23,10 @@ namespace brisk::dist {
 class GradBucket {
  public:
   GradBucket(size_t index, bool is_last, Tensor buffer, std::vector<Tensor> parameters, std::vector<Tensor> gradients)
-      : index_(index), is_last_(is_last), buffer_(std::move(buffer)), parameters_(std::move(parameters)),
+      : index_(index),
+        is_last_(is_last),
+        buffer_(std::move(buffer)),
+        parameters_(std::move(parameters)),
         gradients_(std::move(gradients)) {}
 
   // Buckets are numbered in the order they are reduced, 0 first.

@@ -6,8 +6,7 @@
 
 namespace brisk::dist {
 
-NoSyncGuard::NoSyncGuard(DistributedDataParallelBase& ddp)
-    : ddp_(ddp), previous_(ddp.require_backward_grad_sync()) {
+NoSyncGuard::NoSyncGuard(DistributedDataParallelBase& ddp) : ddp_(ddp), previous_(ddp.require_backward_grad_sync()) {
   ddp_.set_require_backward_grad_sync(false);
 }
 

@@ -135,7 +135,8 @@ class DistributedDataParallelImpl : public DistributedDataParallelBase {
  public:
   DistributedDataParallelImpl(M module, std::shared_ptr<ProcessGroup> group,
                               const DistributedDataParallelOptions& options = {})
-      : DistributedDataParallelBase(detail::module_ptr(module), std::move(group), options), module_(std::move(module)) {}
+      : DistributedDataParallelBase(detail::module_ptr(module), std::move(group), options),
+        module_(std::move(module)) {}
 
   template <typename... Args>
   auto forward(Args&&... args) {

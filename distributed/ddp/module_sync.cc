@@ -77,8 +77,7 @@ void check_on_group_device(const ProcessGroup& group, const nn::StateDict& tenso
                 "DistributedDataParallel on rank {}: {} {} is on {} but the process group ({}) takes tensors on {}; "
                 "move the module to {} before wrapping it, or create the group for {} "
                 "(ProcessGroupOptions::device)",
-                group.rank(), what, name, t.device(), group.backend_name(), group.device(), group.device(),
-                t.device());
+                group.rank(), what, name, t.device(), group.backend_name(), group.device(), group.device(), t.device());
   }
 }
 
@@ -90,8 +89,8 @@ void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const
   for (int r = 1; r < group.size(); ++r) {
     const int64_t* other = all.data() + r * stride;
     BRISK_CHECK(other[0] == reference[0],
-                "DistributedDataParallel: rank {} has {} {}s but rank 0 has {}; every rank must wrap the same model",
-                r, other[0], what, reference[0]);
+                "DistributedDataParallel: rank {} has {} {}s but rank 0 has {}; every rank must wrap the same model", r,
+                other[0], what, reference[0]);
     int64_t a = 1, b = 1;
     for (const auto& item : tensors) {
       bool same = reference[a] == other[b] && reference[a + 1] == other[b + 1] &&

@@ -19,7 +19,10 @@ int64_t mib_to_bytes(double mib) { return static_cast<int64_t>(mib * 1024.0 * 10
 
 Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
                  const DistributedDataParallelOptions& options)
-    : parameters_(std::move(parameters)), names_(std::move(names)), group_(std::move(group)), options_(options),
+    : parameters_(std::move(parameters)),
+      names_(std::move(names)),
+      group_(std::move(group)),
+      options_(options),
       comm_hook_(std::make_shared<AllReduceHook>(group_)) {
   BRISK_CHECK(names_.size() == parameters_.size(), "Reducer: {} names for {} parameters", names_.size(),
               parameters_.size());
@@ -29,7 +32,8 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
   ready_.assign(parameters_.size(), false);
   local_used_.assign(parameters_.size(), 0);
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    hook_handles_.push_back(parameters_[i].register_post_accumulate_grad_hook([this, i](Tensor&) { autograd_hook(i); }));
+    hook_handles_.push_back(
+        parameters_[i].register_post_accumulate_grad_hook([this, i](Tensor&) { autograd_hook(i); }));
   }
 }
 
@@ -46,8 +50,8 @@ void Reducer::register_comm_hook(std::shared_ptr<CommHook> hook) {
 std::vector<std::vector<size_t>> Reducer::assign(const std::vector<size_t>& order) const {
   std::vector<BucketEntry> entries;
   for (const Tensor& p : parameters_) entries.push_back({p.numel(), p.dtype(), p.device()});
-  return compute_bucket_assignment(entries, order,
-                                   {mib_to_bytes(options_.first_bucket_cap_mb()), mib_to_bytes(options_.bucket_cap_mb())});
+  return compute_bucket_assignment(
+      entries, order, {mib_to_bytes(options_.first_bucket_cap_mb()), mib_to_bytes(options_.bucket_cap_mb())});
 }
 
 void Reducer::initialize_buckets(const std::vector<std::vector<size_t>>& assignment) {
@@ -65,7 +69,8 @@ void Reducer::initialize_buckets(const std::vector<std::vector<size_t>>& assignm
     bucket.buffer = native::zeros({numel}, TensorOptions().dtype(first.dtype()).device(first.device()));
     for (size_t slot = 0; slot < variables.size(); ++slot) {
       const Tensor& p = parameters_[variables[slot]];
-      bucket.views.push_back(native::view(native::narrow(bucket.buffer, 0, bucket.offsets[slot], p.numel()), p.sizes()));
+      bucket.views.push_back(
+          native::view(native::narrow(bucket.buffer, 0, bucket.offsets[slot], p.numel()), p.sizes()));
       locators_[variables[slot]] = Locator{buckets_.size(), slot};
     }
     bucket.pending = variables.size();
@@ -115,8 +120,9 @@ void Reducer::mark_ready(size_t index) {
   Tensor& view = bucket.views[at.slot];
   const Tensor& grad = parameters_[index].grad();
   if (grad.defined()) {
-    BRISK_CHECK(grad.sizes() == view.sizes(), "DistributedDataParallel: gradient of {} has shape {} but the parameter {}",
-                names_[index], grad.sizes(), view.sizes());
+    BRISK_CHECK(grad.sizes() == view.sizes(),
+                "DistributedDataParallel: gradient of {} has shape {} but the parameter {}", names_[index],
+                grad.sizes(), view.sizes());
     if (grad.is_same(view)) {
       // gradient_as_bucket_view and no gradient this backward (an unused parameter): the
       // all-reduce overwrites the buffer, but a parameter unused on every rank keeps its .grad.
@@ -167,11 +173,10 @@ void Reducer::finalize_backward() {
   if (!missing.empty()) {
     std::string rank = fmt::format("{}", group_->rank());
     reset_iteration();
-    BRISK_FAIL(
-        "DistributedDataParallel: on rank {}, these parameters received no gradient in this backward: {}. Every "
-        "parameter must take part in the loss in every iteration; if some do not, construct with "
-        "DistributedDataParallelOptions().find_unused_parameters(true)",
-        rank, fmt::join(missing, ", "));
+    BRISK_FAIL("DistributedDataParallel: on rank {}, these parameters received no gradient in this backward: {}. Every "
+               "parameter must take part in the loss in every iteration; if some do not, construct with "
+               "DistributedDataParallelOptions().find_unused_parameters(true)",
+               rank, fmt::join(missing, ", "));
   }
   std::vector<bool> globally_used(parameters_.size(), true);
   if (options_.find_unused_parameters()) {
@@ -188,9 +193,10 @@ void Reducer::finalize_backward() {
       size_t index = bucket.variables[slot];
       if (!globally_used[index]) continue;
       const Tensor& param = parameters_[index];
-      Tensor reduced = result.is_same(bucket.buffer)
-                           ? bucket.views[slot]
-                           : native::view(native::narrow(result, 0, bucket.offsets[slot], param.numel()), param.sizes());
+      Tensor reduced =
+          result.is_same(bucket.buffer)
+              ? bucket.views[slot]
+              : native::view(native::narrow(result, 0, bucket.offsets[slot], param.numel()), param.sizes());
       Tensor& grad = param.mutable_grad();
       if (options_.gradient_as_bucket_view()) {
         if (!reduced.is_same(bucket.views[slot])) native::copy_(bucket.views[slot], reduced);

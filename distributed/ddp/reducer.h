@@ -30,10 +30,10 @@ namespace brisk::dist {
 // When the last backward's reductions happened (steady clock), for benchmarks.
 struct ReducerTimeline {
   using Clock = std::chrono::steady_clock;
-  Clock::time_point first_gradient;  // the first hook of the backward
+  Clock::time_point first_gradient;                // the first hook of the backward
   std::vector<Clock::time_point> bucket_launched;  // per bucket, when handed to the comm hook
-  Clock::time_point backward_end;    // the final callback starts: autograd is done
-  Clock::time_point reduced;         // every bucket waited for and copied back
+  Clock::time_point backward_end;                  // the final callback starts: autograd is done
+  Clock::time_point reduced;                       // every bucket waited for and copied back
 };
 
 class Reducer {

@@ -75,16 +75,16 @@ ClassTargets check_class_targets(const char* op, const Tensor& input, const Tens
   BRISK_CHECK(input.dim() >= 1 && input.is_floating_point(),
               "{}: expected a floating point input [N, C, ...] or [C], got {}", op, input.describe());
   BRISK_CHECK(target.dtype() == kInt64, "{}: expected int64 class-index targets, got {}", op, target.describe());
-  BRISK_CHECK(target.device() == input.device(), "{}: target {} is not on the input's device {}", op,
-              target.describe(), input.device());
+  BRISK_CHECK(target.device() == input.device(), "{}: target {} is not on the input's device {}", op, target.describe(),
+              input.device());
   ClassTargets t;
   t.unbatched = input.dim() == 1;
   t.input = t.unbatched ? input.unsqueeze(0) : input;
   Tensor raw = t.unbatched ? target.unsqueeze(0) : target;
   Shape expected = t.input.sizes();
   expected.erase(expected.begin() + 1);
-  BRISK_CHECK(raw.sizes() == expected, "{}: input {} expects a target of shape {}, got target {}", op,
-              input.sizes(), t.unbatched ? Shape{} : expected, target.sizes());
+  BRISK_CHECK(raw.sizes() == expected, "{}: input {} expects a target of shape {}, got target {}", op, input.sizes(),
+              t.unbatched ? Shape{} : expected, target.sizes());
   const int64_t classes = t.input.size(1);
   BRISK_CHECK(!weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
               "{}: weight {} should have one entry per class ([{}])", op, weight.describe(), classes);
@@ -114,8 +114,8 @@ void check_deferred_targets() {
     if (found[0] == 0) continue;
     BRISK_FAIL("{}, found by the check on {}: element {} of the target of call {} of {} since the last check "
                "({} bad targets in all)",
-               detail::bad_target_message(check.op.c_str(), found[3], check.classes, check.ignore_index),
-               check.device, found[2], found[1] + 1, check.calls, found[0]);
+               detail::bad_target_message(check.op.c_str(), found[3], check.classes, check.ignore_index), check.device,
+               found[2], found[1] + 1, check.calls, found[0]);
   }
 }
 

@@ -7,8 +7,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   BRISK_CHECK(weight.dim() == 2, "linear: expected a 2-D weight [out_features, in_features], got {}",
               weight.describe());
   BRISK_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1),
-              "linear: input {} should have {} features in its last dim (weight {})", input.describe(),
-              weight.size(1), weight.sizes());
+              "linear: input {} should have {} features in its last dim (weight {})", input.describe(), weight.size(1),
+              weight.sizes());
   BRISK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)),
               "linear: bias {} should have shape [{}] (weight {})", bias.describe(), weight.size(0), weight.sizes());
   // The common 2-D case is one fused GEMM with the bias as its initial value.

@@ -10,17 +10,14 @@ namespace brisk::nn::functional {
 
 namespace {
 
-using detail::ClassTargets;
 using detail::check_class_targets;
+using detail::ClassTargets;
 
 Tensor reduce(const Tensor& losses, Reduction reduction) {
   switch (reduction) {
-    case Reduction::Sum:
-      return losses.sum();
-    case Reduction::Mean:
-      return losses.mean();
-    case Reduction::None:
-      break;
+    case Reduction::Sum: return losses.sum();
+    case Reduction::Mean: return losses.mean();
+    case Reduction::None: break;
   }
   return losses;
 }
@@ -40,12 +37,9 @@ Tensor checked_nll_loss(const ClassTargets& t, const Tensor& weight, Reduction r
   // where, not a product with 0: an ignored element's pick may be -inf.
   Tensor losses = where(t.valid, -(picked * w), zeros_like(picked));
   switch (reduction) {
-    case Reduction::None:
-      return t.unbatched ? losses.squeeze(0) : losses;
-    case Reduction::Sum:
-      return losses.sum();
-    case Reduction::Mean:
-      return losses.sum() / w.sum();
+    case Reduction::None: return t.unbatched ? losses.squeeze(0) : losses;
+    case Reduction::Sum: return losses.sum();
+    case Reduction::Mean: return losses.sum() / w.sum();
   }
   return losses;
 }
@@ -79,15 +73,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                         zeros(t.target.sizes(), TensorOptions(t.input.dtype()).device(t.input.device())));
   Tensor reduced;
   switch (reduction) {
-    case Reduction::None:
-      reduced = t.unbatched ? smooth.squeeze(0) : smooth;
-      break;
-    case Reduction::Sum:
-      reduced = smooth.sum();
-      break;
-    case Reduction::Mean:
-      reduced = smooth.sum() / element_weights(t, weight).sum();
-      break;
+    case Reduction::None: reduced = t.unbatched ? smooth.squeeze(0) : smooth; break;
+    case Reduction::Sum: reduced = smooth.sum(); break;
+    case Reduction::Mean: reduced = smooth.sum() / element_weights(t, weight).sum(); break;
   }
   return nll * (1.0 - label_smoothing) + reduced * (label_smoothing / static_cast<double>(classes));
 }

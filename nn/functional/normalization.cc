@@ -11,8 +11,8 @@ namespace {
 
 void check_channel_vector(const char* what, const Tensor& t, const Tensor& input) {
   BRISK_CHECK(!t.defined() || (t.dim() == 1 && t.size(0) == input.size(1)),
-              "batch_norm: {} {} should have shape [{}] (the channels of input {})", what, t.describe(),
-              input.size(1), input.sizes());
+              "batch_norm: {} {} should have shape [{}] (the channels of input {})", what, t.describe(), input.size(1),
+              input.sizes());
 }
 
 }  // namespace
@@ -62,8 +62,8 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool matches = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == normalized_shape[i];
-  BRISK_CHECK(matches, "layer_norm: normalized_shape {} does not match the trailing dims of input {}",
-              normalized_shape, input.sizes());
+  BRISK_CHECK(matches, "layer_norm: normalized_shape {} does not match the trailing dims of input {}", normalized_shape,
+              input.sizes());
   BRISK_CHECK(!weight.defined() || weight.sizes() == normalized_shape,
               "layer_norm: weight {} should have the normalized shape {}", weight.describe(), normalized_shape);
   BRISK_CHECK(!bias.defined() || bias.sizes() == normalized_shape,

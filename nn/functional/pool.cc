@@ -33,43 +33,38 @@ Tensor gather_at_indices(const Tensor& grad_input_like, const Tensor& indices) {
 
 Tensor max_pool2d_grad(const Tensor& grad, const Tensor& input, const Tensor& indices) {
   Tensor out = native::max_pool2d_backward(grad, input, indices);
-  return record("MaxPool2dBackwardBackward", out, {grad}, {indices}, [](const BackwardArgs& a) -> TensorList {
-    return {gather_at_indices(a.grad(), a.saved[0])};
-  });
+  return record("MaxPool2dBackwardBackward", out, {grad}, {indices},
+                [](const BackwardArgs& a) -> TensorList { return {gather_at_indices(a.grad(), a.saved[0])}; });
 }
 
 Tensor avg_pool2d_grad(const Tensor& grad, const Tensor& input, const Pool2dParams& p);
 
 Tensor avg_pool2d_impl(const Tensor& input, const Pool2dParams& p) {
   Tensor out = native::avg_pool2d(input, p);
-  return record("AvgPool2dBackward", out, {input}, {input}, [p](const BackwardArgs& a) -> TensorList {
-    return {avg_pool2d_grad(a.grad(), a.saved[0], p)};
-  });
+  return record("AvgPool2dBackward", out, {input}, {input},
+                [p](const BackwardArgs& a) -> TensorList { return {avg_pool2d_grad(a.grad(), a.saved[0], p)}; });
 }
 
 Tensor avg_pool2d_grad(const Tensor& grad, const Tensor& input, const Pool2dParams& p) {
   Tensor out = native::avg_pool2d_backward(grad, input, p);
-  return record("AvgPool2dBackwardBackward", out, {grad}, {}, [p](const BackwardArgs& a) -> TensorList {
-    return {avg_pool2d_impl(a.grad(), p)};
-  });
+  return record("AvgPool2dBackwardBackward", out, {grad}, {},
+                [p](const BackwardArgs& a) -> TensorList { return {avg_pool2d_impl(a.grad(), p)}; });
 }
 
 Tensor adaptive_avg_pool2d_grad(const Tensor& grad, const Tensor& input);
 
 Tensor adaptive_avg_pool2d_impl(const Tensor& input, Pair output_size) {
   Tensor out = native::adaptive_avg_pool2d(input, output_size);
-  return record("AdaptiveAvgPool2dBackward", out, {input}, {input}, [](const BackwardArgs& a) -> TensorList {
-    return {adaptive_avg_pool2d_grad(a.grad(), a.saved[0])};
-  });
+  return record("AdaptiveAvgPool2dBackward", out, {input}, {input},
+                [](const BackwardArgs& a) -> TensorList { return {adaptive_avg_pool2d_grad(a.grad(), a.saved[0])}; });
 }
 
 Tensor adaptive_avg_pool2d_grad(const Tensor& grad, const Tensor& input) {
   Tensor out = native::adaptive_avg_pool2d_backward(grad, input);
   Pair output_size{grad.size(-2), grad.size(-1)};
-  return record("AdaptiveAvgPool2dBackwardBackward", out, {grad}, {},
-                [output_size](const BackwardArgs& a) -> TensorList {
-                  return {adaptive_avg_pool2d_impl(a.grad(), output_size)};
-                });
+  return record(
+      "AdaptiveAvgPool2dBackwardBackward", out, {grad}, {},
+      [output_size](const BackwardArgs& a) -> TensorList { return {adaptive_avg_pool2d_impl(a.grad(), output_size)}; });
 }
 
 }  // namespace
@@ -78,9 +73,8 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Size2 ker
                                                   Size2 padding, Size2 dilation, bool ceil_mode) {
   Pool2dParams p = pool_params(kernel_size, stride, padding, dilation, ceil_mode);
   auto [out, indices] = native::max_pool2d_with_indices(input, p);
-  out = record("MaxPool2dBackward", out, {input}, {input, indices}, [](const BackwardArgs& a) -> TensorList {
-    return {max_pool2d_grad(a.grad(), a.saved[0], a.saved[1])};
-  });
+  out = record("MaxPool2dBackward", out, {input}, {input, indices},
+               [](const BackwardArgs& a) -> TensorList { return {max_pool2d_grad(a.grad(), a.saved[0], a.saved[1])}; });
   return {out, indices};
 }
 

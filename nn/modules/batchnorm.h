@@ -41,11 +41,11 @@ class BatchNormImplBase : public Module {
   void pretty_print(std::ostream& stream) const override;
 
   BatchNormOptions options;
-  Tensor weight;                // [C], undefined without affine
-  Tensor bias;                  // [C], undefined without affine
-  Tensor running_mean;          // [C] buffer, undefined without track_running_stats
-  Tensor running_var;           // [C] buffer
-  Tensor num_batches_tracked;   // int64 scalar buffer
+  Tensor weight;               // [C], undefined without affine
+  Tensor bias;                 // [C], undefined without affine
+  Tensor running_mean;         // [C] buffer, undefined without track_running_stats
+  Tensor running_var;          // [C] buffer
+  Tensor num_batches_tracked;  // int64 scalar buffer
 
  private:
   std::string name_;

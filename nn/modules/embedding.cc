@@ -14,8 +14,7 @@ EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options
   BRISK_CHECK(rows > 0 && options.embedding_dim() > 0,
               "Embedding: num_embeddings {} and embedding_dim {} must be positive", rows, options.embedding_dim());
   if (auto pad = options.padding_idx()) {
-    BRISK_CHECK(*pad >= -rows && *pad < rows, "Embedding: padding_idx {} must be within num_embeddings {}", *pad,
-                rows);
+    BRISK_CHECK(*pad >= -rows && *pad < rows, "Embedding: padding_idx {} must be within num_embeddings {}", *pad, rows);
     if (*pad < 0) options.padding_idx(*pad + rows);
   }
   weight = register_parameter("weight", empty({rows, options.embedding_dim()}));
@@ -35,8 +34,7 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) const {
 }
 
 void EmbeddingImpl::pretty_print(std::ostream& stream) const {
-  stream << "Embedding(num_embeddings=" << options.num_embeddings()
-         << ", embedding_dim=" << options.embedding_dim();
+  stream << "Embedding(num_embeddings=" << options.num_embeddings() << ", embedding_dim=" << options.embedding_dim();
   if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
   stream << ")";
 }

@@ -20,8 +20,8 @@ void MaxPool2dImpl::pretty_print(std::ostream& stream) const {
 }
 
 Tensor AvgPool2dImpl::forward(const Tensor& input) const {
-  return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
-                                options.ceil_mode(), options.count_include_pad(), options.divisor_override());
+  return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
+                                options.count_include_pad(), options.divisor_override());
 }
 
 void AvgPool2dImpl::pretty_print(std::ostream& stream) const {

@@ -143,8 +143,7 @@ void OneCycleLR::settings_from_json(const nlohmann::json& state) {
   size_t momentums = cycle_momentum ? groups : 0;
   BRISK_CHECK(max_lrs.size() == groups && min_lrs.size() == groups && max_momentums.size() == momentums &&
                   base_momentums.size() == momentums,
-              "OneCycleLR: the state dict's per-group values do not match the optimizer's {} parameter groups",
-              groups);
+              "OneCycleLR: the state dict's per-group values do not match the optimizer's {} parameter groups", groups);
   total_steps_ = total_steps;
   pct_start_ = pct_start;
   cosine_ = cosine;

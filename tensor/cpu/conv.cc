@@ -46,8 +46,8 @@ struct ConvShape {
 };
 
 ConvShape conv_shape(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p) {
-  return {input.size(0), input.size(1),  input.size(2),  input.size(3), weight.size(0), weight.size(2),
-          weight.size(3), out.size(2),   out.size(3),    p.stride[0],   p.stride[1],    p.padding[0],
+  return {input.size(0),  input.size(1), input.size(2), input.size(3), weight.size(0), weight.size(2),
+          weight.size(3), out.size(2),   out.size(3),   p.stride[0],   p.stride[1],    p.padding[0],
           p.padding[1],   p.dilation[0], p.dilation[1], p.groups};
 }
 

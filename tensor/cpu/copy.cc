@@ -15,7 +15,8 @@ constexpr int64_t kMemcpyGrain = int64_t(1) << 20;
 void parallel_memcpy(void* dst, const void* src, int64_t nbytes) {
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
-  parallel_for(0, nbytes, kMemcpyGrain, [&](int64_t begin, int64_t end) { std::memcpy(d + begin, s + begin, end - begin); });
+  parallel_for(0, nbytes, kMemcpyGrain,
+               [&](int64_t begin, int64_t end) { std::memcpy(d + begin, s + begin, end - begin); });
 }
 
 }  // namespace
@@ -27,14 +28,16 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src, bool /*non_blocking*
               src.describe());
   if (dst.numel() == 0) return;
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
-    if (dst.raw_data() != src.raw_data()) parallel_memcpy(dst.raw_data(), src.raw_data(), static_cast<int64_t>(dst.nbytes()));
+    if (dst.raw_data() != src.raw_data())
+      parallel_memcpy(dst.raw_data(), src.raw_data(), static_cast<int64_t>(dst.nbytes()));
     return;
   }
   dispatch_all(dst.dtype(), "copy_", [&](auto to_tag) {
     using To = typename decltype(to_tag)::type;
     dispatch_all(src.dtype(), "copy_", [&](auto from_tag) {
       using From = typename decltype(from_tag)::type;
-      cpu_kernel(dst, [](From x) -> To { return cast<To>(x); }, src);
+      cpu_kernel(
+          dst, [](From x) -> To { return cast<To>(x); }, src);
     });
   });
 }

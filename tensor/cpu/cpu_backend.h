@@ -16,8 +16,8 @@ class CpuBackend final : public Backend {
   void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c,
                OpParams params) override;
   // cpu/reduce.cc
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
-              const std::vector<int64_t>& dims, OpParams params) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in, const std::vector<int64_t>& dims,
+              OpParams params) override;
   // cpu/softmax.cc
   void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
   void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim,

@@ -28,11 +28,11 @@ std::optional<MatrixLayout> layout_of(const Tensor& t) {
 }
 
 template <typename T, int Order>
-using ConstMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, Eigen::Unaligned,
-                            Eigen::OuterStride<>>;
+using ConstMap =
+    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, Eigen::Unaligned, Eigen::OuterStride<>>;
 template <typename T>
-using OutMap =
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, Eigen::Unaligned, Eigen::OuterStride<>>;
+using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, Eigen::Unaligned,
+                          Eigen::OuterStride<>>;
 
 // The operands of one batched product after normalization: `out` is row-major.
 template <typename T>
@@ -153,15 +153,37 @@ void CpuBackend::batched_gemm(const Tensor& out, const Tensor& a, const Tensor& 
   dispatch(TypeList<float, double>{}, dtype, "matmul", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if (out_layout->row_major) {
-      GemmArgs<T> g{out.data_ptr<T>(), ca.data_ptr<T>(), cb.data_ptr<T>(), out.stride(0), ca.stride(0),
-                    cb.stride(0),      out_layout->ld,   la.ld,            lb.ld,         M,
-                    N,                 K,                static_cast<T>(alpha), static_cast<T>(beta)};
+      GemmArgs<T> g{out.data_ptr<T>(),
+                    ca.data_ptr<T>(),
+                    cb.data_ptr<T>(),
+                    out.stride(0),
+                    ca.stride(0),
+                    cb.stride(0),
+                    out_layout->ld,
+                    la.ld,
+                    lb.ld,
+                    M,
+                    N,
+                    K,
+                    static_cast<T>(alpha),
+                    static_cast<T>(beta)};
       eigen_batched_gemm(g, la.row_major, lb.row_major, batches);
     } else {
       // A column-major out is the row-major out^T = b^T a^T, and transposing flips layouts.
-      GemmArgs<T> g{out.data_ptr<T>(), cb.data_ptr<T>(), ca.data_ptr<T>(), out.stride(0), cb.stride(0),
-                    ca.stride(0),      out_layout->ld,   lb.ld,            la.ld,         N,
-                    M,                 K,                static_cast<T>(alpha), static_cast<T>(beta)};
+      GemmArgs<T> g{out.data_ptr<T>(),
+                    cb.data_ptr<T>(),
+                    ca.data_ptr<T>(),
+                    out.stride(0),
+                    cb.stride(0),
+                    ca.stride(0),
+                    out_layout->ld,
+                    lb.ld,
+                    la.ld,
+                    N,
+                    M,
+                    K,
+                    static_cast<T>(alpha),
+                    static_cast<T>(beta)};
       eigen_batched_gemm(g, !lb.row_major, !la.row_major, batches);
     }
   });

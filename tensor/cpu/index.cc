@@ -17,8 +17,8 @@ constexpr int64_t kGrain = 32768;
 // Every index must address an element of a dim of `size`.
 void check_bounds(const char* op, const int64_t* index, int64_t n, int64_t dim, int64_t size) {
   for (int64_t i = 0; i < n; ++i) {
-    BRISK_CHECK(index[i] >= 0 && index[i] < size, "{}: index {} is out of bounds for dim {} with size {}", op,
-                index[i], dim, size);
+    BRISK_CHECK(index[i] >= 0 && index[i] < size, "{}: index {} is out of bounds for dim {} with size {}", op, index[i],
+                dim, size);
   }
 }
 
@@ -100,7 +100,8 @@ void CpuBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const 
     std::array<Shape, 3> strides{out.strides(), in.strides(), idx.strides()};
     parallel_for(0, lines, std::max<int64_t>(1, kGrain / std::max<int64_t>(len, 1)), [&](int64_t lo, int64_t hi) {
       for_each_line(shape, dim, strides, lo, hi, [&](const std::array<int64_t, 3>& off) {
-        for (int64_t j = 0; j < len; ++j) dst[off[0] + j * out_step] = src[off[1] + ip[off[2] + j * idx_step] * in_step];
+        for (int64_t j = 0; j < len; ++j)
+          dst[off[0] + j * out_step] = src[off[1] + ip[off[2] + j * idx_step] * in_step];
       });
     });
   });

@@ -132,8 +132,7 @@ void strided_loop(char* const* data, const int64_t* strides, int64_t n, const F&
 }
 
 template <size_t kScalar, typename F, size_t... I>
-bool try_scalar_loop(char* const* data, const int64_t* strides, int64_t n, const F& f,
-                     std::index_sequence<I...> seq) {
+bool try_scalar_loop(char* const* data, const int64_t* strides, int64_t n, const F& f, std::index_sequence<I...> seq) {
   using traits = iter::function_traits<F>;
   bool fits = strides[kScalar + 1] == 0 &&
               ((I == kScalar || strides[I + 1] == int64_t(sizeof(typename traits::template arg<I>))) && ...);
@@ -160,8 +159,8 @@ void inner_loop(char* const* data, const int64_t* strides, int64_t n, const F& f
 
 template <typename T>
 void check_dtype(const Tensor& t, const char* role) {
-  BRISK_CHECK(t.dtype() == dtype_of<T>::value, "cpu_kernel: {} has dtype {} but the kernel expects {}", role,
-              t.dtype(), dtype_name(dtype_of<T>::value));
+  BRISK_CHECK(t.dtype() == dtype_of<T>::value, "cpu_kernel: {} has dtype {} but the kernel expects {}", role, t.dtype(),
+              dtype_name(dtype_of<T>::value));
 }
 
 template <typename F, size_t... I, typename... Inputs>

@@ -42,8 +42,7 @@ int64_t adaptive_work(const PoolPlane& p) {
 
 }  // namespace
 
-void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
-                            const Pool2dParams& params) {
+void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) {
   PoolPlane p = plane_of(input, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "max_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -24,9 +24,8 @@ void fill(const Tensor& out, uint64_t seed, uint64_t offset, const F& draw) {
 }  // namespace
 
 void CpuBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) {
-  kernels::random(op, out.dtype(), params, [&](auto tag, const auto& draw) {
-    fill<typename decltype(tag)::type>(out, seed, offset, draw);
-  });
+  kernels::random(op, out.dtype(), params,
+                  [&](auto tag, const auto& draw) { fill<typename decltype(tag)::type>(out, seed, offset, draw); });
 }
 
 }  // namespace brisk::cpu

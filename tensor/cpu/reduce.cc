@@ -45,9 +45,8 @@ struct CpuReducer {
 
   template <typename In, typename Op>
   void index(const char*, const Op& op) const {
-    run<In>(op, {&indices}, [](char* const* o, const typename Op::acc_t& acc) {
-      *reinterpret_cast<int64_t*>(o[0]) = acc.index;
-    });
+    run<In>(op, {&indices},
+            [](char* const* o, const typename Op::acc_t& acc) { *reinterpret_cast<int64_t*>(o[0]) = acc.index; });
   }
 };
 

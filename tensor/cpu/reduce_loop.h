@@ -85,8 +85,7 @@ void for_each_output_run(const iter::ReduceShape& s, int64_t o0, int64_t o1, con
 
 // Folds n elements starting at p, `stride` bytes apart, whose first linear position is r.
 template <typename In, typename Op>
-typename Op::acc_t fold_run(const Op& op, typename Op::acc_t acc, const char* p, int64_t stride, int64_t n,
-                            int64_t r) {
+typename Op::acc_t fold_run(const Op& op, typename Op::acc_t acc, const char* p, int64_t stride, int64_t n, int64_t r) {
   using I = typename Op::input_t;
   using Acc = typename Op::acc_t;
   if (stride != int64_t(sizeof(In))) {
@@ -120,8 +119,8 @@ void fold_outputs(const iter::ReduceShape& s, const Op& op, int64_t o0, int64_t 
                   const Sink& sink) {
   using Acc = typename Op::acc_t;
   using I = typename Op::input_t;
-  bool vertical = s.kept_in_strides[0] == int64_t(sizeof(In)) && s.kept_sizes[0] > 1 &&
-                  s.red_strides[0] != int64_t(sizeof(In));
+  bool vertical =
+      s.kept_in_strides[0] == int64_t(sizeof(In)) && s.kept_sizes[0] > 1 && s.red_strides[0] != int64_t(sizeof(In));
   for_each_output_run(s, o0, o1, [&](int64_t o, int64_t n, const char* in, char* const* out) {
     char* ptrs[iter::kMaxReduceOutputs];
     auto emit = [&](int64_t j, const Acc& acc) {
@@ -164,8 +163,8 @@ void reduce_loop(const iter::ReduceShape& s, const Op& op, const Write& write) {
   if (s.num_outputs == 0) return;
   auto write_sink = [&](int64_t, char* const* out, const Acc& acc) { write(out, acc); };
   int64_t threads = get_num_threads();
-  bool split_outputs = s.num_outputs >= 2 * threads || s.num_reduced < 2 * kGrainSize || threads == 1 ||
-                       in_parallel_region();
+  bool split_outputs =
+      s.num_outputs >= 2 * threads || s.num_reduced < 2 * kGrainSize || threads == 1 || in_parallel_region();
   if (split_outputs) {
     int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, s.num_reduced));
     parallel_for(0, s.num_outputs, grain, [&](int64_t o0, int64_t o1) {
@@ -180,9 +179,8 @@ void reduce_loop(const iter::ReduceShape& s, const Op& op, const Write& write) {
   parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       int64_t r0 = c * chunk_len, r1 = std::min(s.num_reduced, r0 + chunk_len);
-      detail::fold_outputs<In>(s, op, 0, s.num_outputs, r0, r1, [&](int64_t o, char* const*, const Acc& acc) {
-        partials[c * s.num_outputs + o] = acc;
-      });
+      detail::fold_outputs<In>(s, op, 0, s.num_outputs, r0, r1,
+                               [&](int64_t o, char* const*, const Acc& acc) { partials[c * s.num_outputs + o] = acc; });
     }
   });
   detail::for_each_output_run(s, 0, s.num_outputs, [&](int64_t o, int64_t n, const char*, char* const* out) {

@@ -149,9 +149,8 @@ void softmax_forward(T* y, const T* x, const SoftmaxGeometry& g) {
     });
     return;
   }
-  for_each_block(g, [&](int64_t width, int64_t base) {
-    softmax_columns<kLog>(y + base, x + base, g.n, g.inner, width);
-  });
+  for_each_block(g,
+                 [&](int64_t width, int64_t base) { softmax_columns<kLog>(y + base, x + base, g.n, g.inner, width); });
 }
 
 // softmax:     grad_in = y * (grad_out - sum(grad_out * y))
@@ -217,7 +216,8 @@ void softmax_backward_impl(T* gi, const T* go, const T* y, const SoftmaxGeometry
 }
 
 void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
-  for (const Tensor* t : ts) BRISK_CHECK(t->is_contiguous(), "{}: expected contiguous tensors, got {}", op, t->describe());
+  for (const Tensor* t : ts)
+    BRISK_CHECK(t->is_contiguous(), "{}: expected contiguous tensors, got {}", op, t->describe());
 }
 
 }  // namespace

@@ -85,9 +85,7 @@ struct UniformFloatDraw {
 
 struct UniformDoubleDraw {
   double from, range;
-  BRISK_INLINE double operator()(const Philox4x32& r) const {
-    return fma(range, uniform_double(r.v[0], r.v[1]), from);
-  }
+  BRISK_INLINE double operator()(const Philox4x32& r) const { return fma(range, uniform_double(r.v[0], r.v[1]), from); }
 };
 
 // Box-Muller's logf/cosf/sqrtf are each library's own, so normal samples agree between the

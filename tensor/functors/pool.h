@@ -26,9 +26,9 @@ struct PoolPlane {
 };
 
 inline PoolPlane pool_plane(const Pool2dParams& q, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w) {
-  return {in_h,        in_w,        out_h,         out_w,         q.kernel[0],         q.kernel[1],
-          q.stride[0], q.stride[1], q.padding[0],  q.padding[1],  q.dilation[0],       q.dilation[1],
-          q.count_include_pad, q.divisor_override};
+  return {
+      in_h,        in_w,         out_h,        out_w,         q.kernel[0],   q.kernel[1],         q.stride[0],
+      q.stride[1], q.padding[0], q.padding[1], q.dilation[0], q.dilation[1], q.count_include_pad, q.divisor_override};
 }
 
 BRISK_INLINE int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -36,8 +36,8 @@ BRISK_INLINE int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 // Along one dim, the windows [lo, hi) whose span of `span` inputs starting at o * stride - pad
 // contains input i (i >= 0, pad >= 0): o * stride - pad <= i < o * stride - pad + span.
-BRISK_INLINE void windows_covering(int64_t i, int64_t outputs, int64_t span, int64_t stride, int64_t pad,
-                                   int64_t& lo, int64_t& hi) {
+BRISK_INLINE void windows_covering(int64_t i, int64_t outputs, int64_t span, int64_t stride, int64_t pad, int64_t& lo,
+                                   int64_t& hi) {
   int64_t first = i + pad - span + 1;
   lo = first <= 0 ? 0 : (first + stride - 1) / stride;
   hi = min_i64((i + pad) / stride + 1, outputs);
@@ -85,9 +85,7 @@ BRISK_INLINE AvgWindow avg_window(const PoolPlane& p, int64_t oy, int64_t ox) {
   x0 = max_i64(x0, 0);
   y1 = min_i64(y1, p.in_h);
   x1 = min_i64(x1, p.in_w);
-  int64_t divisor = p.divisor_override    ? p.divisor_override
-                    : p.count_include_pad ? padded_size
-                                          : (y1 - y0) * (x1 - x0);
+  int64_t divisor = p.divisor_override ? p.divisor_override : p.count_include_pad ? padded_size : (y1 - y0) * (x1 - x0);
   return {y0, y1, x0, x1, divisor};
 }
 

@@ -13,9 +13,7 @@ struct Where {
 // Tensor bounds: a NaN in x or in a bound gives NaN, and lo > hi gives hi, as torch.clamp.
 template <typename T>
 struct ClampTensor {
-  BRISK_INLINE T operator()(T x, T lo, T hi) const {
-    return minimum_propagate_nan(maximum_propagate_nan(x, lo), hi);
-  }
+  BRISK_INLINE T operator()(T x, T lo, T hi) const { return minimum_propagate_nan(maximum_propagate_nan(x, lo), hi); }
 };
 
 // a + value * b * c

@@ -29,8 +29,7 @@ bool should_swap(const LoopShape& s, int inner, int outer) {
 LoopShape make_loop_shape(std::initializer_list<const Tensor*> operands, const char* op) {
   LoopShape s;
   s.noperands = static_cast<int>(operands.size());
-  BRISK_CHECK(s.noperands <= kMaxOperands, "{}: {} operands, at most {} are supported", op, s.noperands,
-              kMaxOperands);
+  BRISK_CHECK(s.noperands <= kMaxOperands, "{}: {} operands, at most {} are supported", op, s.noperands, kMaxOperands);
   const Tensor& first = **operands.begin();
   const Shape& shape = first.sizes();
   BRISK_CHECK(static_cast<int>(shape.size()) <= kMaxDims, "{}: a tensor of {} dims; at most {} are supported", op,

@@ -68,13 +68,10 @@ void reduce(ReduceOp op, DType dtype, OpParams p, bool with_indices, int64_t red
     });
   };
   switch (op) {
-    case ReduceOp::Sum:
-      return value(AllTypes{}, [](auto a) { return f::SumReduce<typename decltype(a)::type>(); });
-    case ReduceOp::Prod:
-      return value(AllTypes{}, [](auto a) { return f::ProdReduce<typename decltype(a)::type>(); });
+    case ReduceOp::Sum: return value(AllTypes{}, [](auto a) { return f::SumReduce<typename decltype(a)::type>(); });
+    case ReduceOp::Prod: return value(AllTypes{}, [](auto a) { return f::ProdReduce<typename decltype(a)::type>(); });
     case ReduceOp::Mean:
-      return value(FloatingTypes{},
-                   [&](auto a) { return f::MeanReduce<typename decltype(a)::type>(reduced_count); });
+      return value(FloatingTypes{}, [&](auto a) { return f::MeanReduce<typename decltype(a)::type>(reduced_count); });
     case ReduceOp::Var:
       return value(FloatingTypes{}, [&](auto a) { return f::VarReduce<typename decltype(a)::type>(p.a); });
     case ReduceOp::LogSumExp:

@@ -14,22 +14,21 @@ Shape conv2d_output_shape(const Tensor& input, const Tensor& weight, const Tenso
               weight.describe());
   BRISK_CHECK(input.is_floating_point(), "conv2d: expected a floating point input, got {}", input.describe());
   BRISK_CHECK(input.dtype() == weight.dtype() && (!bias.defined() || bias.dtype() == input.dtype()),
-              "conv2d: input {}, weight {} and bias {} must have the same dtype", input.describe(),
-              weight.describe(), bias.describe());
+              "conv2d: input {}, weight {} and bias {} must have the same dtype", input.describe(), weight.describe(),
+              bias.describe());
   common_device("conv2d", {input, weight, bias});
   for (int i = 0; i < 2; ++i) {
     BRISK_CHECK(p.stride[i] > 0 && p.dilation[i] > 0 && p.padding[i] >= 0,
-                "conv2d: stride {} and dilation {} must be positive and padding {} non-negative", p.stride,
-                p.dilation, p.padding);
+                "conv2d: stride {} and dilation {} must be positive and padding {} non-negative", p.stride, p.dilation,
+                p.padding);
   }
   const Shape& w = weight.sizes();
   int64_t channels = input.size(-3);
   BRISK_CHECK(p.groups > 0 && w[0] % p.groups == 0,
-              "conv2d: groups {} must be positive and divide the {} output channels of weight {}", p.groups, w[0],
-              w);
+              "conv2d: groups {} must be positive and divide the {} output channels of weight {}", p.groups, w[0], w);
   BRISK_CHECK(channels == w[1] * p.groups,
-              "conv2d: input {} should have {} channels (weight {} with groups {}), but got {} channels",
-              input.sizes(), w[1] * p.groups, w, p.groups, channels);
+              "conv2d: input {} should have {} channels (weight {} with groups {}), but got {} channels", input.sizes(),
+              w[1] * p.groups, w, p.groups, channels);
   BRISK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == w[0]),
               "conv2d: bias {} should have shape [{}] (the output channels of weight {})", bias.sizes(), w[0], w);
   int64_t h = input.size(-2), width = input.size(-1);

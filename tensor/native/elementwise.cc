@@ -39,16 +39,14 @@ DType unary_compute_type(UnaryOp op, const Tensor& x, OpParams p) {
     case UnaryOp::Silu:
       BRISK_CHECK(is_floating_point(t), "{}: expected a floating point input, got {}", name, x.describe());
       return t;
-    case UnaryOp::Square:
-      return t == kBool ? kInt64 : t;
+    case UnaryOp::Square: return t == kBool ? kInt64 : t;
     case UnaryOp::Clamp:
     case UnaryOp::PowScalar:
     case UnaryOp::RPowScalar: {
       bool whole = is_whole(p.a) && (op != UnaryOp::Clamp || is_whole(p.b));
       return result_type(x, whole ? Scalar(int64_t(0)) : Scalar(0.0));
     }
-    default:
-      return result_kind(op) == ResultKind::Float && !is_floating_point(t) ? kFloat32 : t;
+    default: return result_kind(op) == ResultKind::Float && !is_floating_point(t) ? kFloat32 : t;
   }
 }
 
@@ -79,8 +77,7 @@ DType binary_compute_type(BinaryOp op, DType promoted, const Tensor& a, const st
       BRISK_CHECK(is_floating_point(promoted), "lerp: expected floating point tensors, got {} and {}", a.describe(),
                   b_desc);
       return promoted;
-    default:
-      return result_kind(op) == ResultKind::Float && !is_floating_point(promoted) ? kFloat32 : promoted;
+    default: return result_kind(op) == ResultKind::Float && !is_floating_point(promoted) ? kFloat32 : promoted;
   }
 }
 
@@ -122,8 +119,7 @@ Tensor& unary_(UnaryOp op, Tensor& self, OpParams p) {
   detail::check_inplace_output(name, self, self.sizes());
   bool direct = out_dtype == self.dtype() && (writes_bool(op) || compute == self.dtype());
   return run_inplace(
-      self, direct, [&] { return unary(op, self, p); },
-      [&] { backend_for(self.device()).unary(op, self, self, p); });
+      self, direct, [&] { return unary(op, self, p); }, [&] { backend_for(self.device()).unary(op, self, self, p); });
 }
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -160,8 +156,9 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams p) {
     return out;
   }
   Tensor out = new_output(a.sizes(), writes_bool(op) ? kBool : compute, a.device());
-  backend_for(a.device()).binary(op, out, detail::operand(a, compute, a.device(), a.sizes()),
-                                 expand(detail::scalar_operand(b, compute, a.device()), a.sizes()), p);
+  backend_for(a.device())
+      .binary(op, out, detail::operand(a, compute, a.device(), a.sizes()),
+              expand(detail::scalar_operand(b, compute, a.device()), a.sizes()), p);
   return out;
 }
 
@@ -173,8 +170,9 @@ Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams p) {
     return out;
   }
   Tensor out = new_output(b.sizes(), writes_bool(op) ? kBool : compute, b.device());
-  backend_for(b.device()).binary(op, out, expand(detail::scalar_operand(a, compute, b.device()), b.sizes()),
-                                 detail::operand(b, compute, b.device(), b.sizes()), p);
+  backend_for(b.device())
+      .binary(op, out, expand(detail::scalar_operand(a, compute, b.device()), b.sizes()),
+              detail::operand(b, compute, b.device(), b.sizes()), p);
   return out;
 }
 
@@ -201,13 +199,16 @@ Tensor& binary_(BinaryOp op, Tensor& self, Scalar other, OpParams p) {
   if (op == BinaryOp::Pow) check_pow_exponent(self, compute, other.to_double());
   bool direct = out_dtype == self.dtype() && compute == self.dtype();
   Backend& backend = backend_for(self.device());
-  return run_inplace(self, direct, [&] { return binary(op, self, other, p); }, [&] {
-    if (op == BinaryOp::Pow) {
-      backend.unary(UnaryOp::PowScalar, self, self, {other.to_double()});
-    } else {
-      backend.binary(op, self, self, expand(detail::scalar_operand(other, compute, self.device()), self.sizes()), p);
-    }
-  });
+  return run_inplace(
+      self, direct, [&] { return binary(op, self, other, p); },
+      [&] {
+        if (op == BinaryOp::Pow) {
+          backend.unary(UnaryOp::PowScalar, self, self, {other.to_double()});
+        } else {
+          backend.binary(op, self, self, expand(detail::scalar_operand(other, compute, self.device()), self.sizes()),
+                         p);
+        }
+      });
 }
 
 namespace {

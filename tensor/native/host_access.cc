@@ -16,7 +16,7 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 
-#define BRISK_INSTANTIATE_HOST_ACCESS(T)           \
+#define BRISK_INSTANTIATE_HOST_ACCESS(T)                \
   template std::vector<T> Tensor::to_vector<T>() const; \
   template T Tensor::item<T>() const;
 BRISK_INSTANTIATE_HOST_ACCESS(float)

@@ -18,8 +18,8 @@ Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? reshape(t, {1}) : t;
 // (where the index values, not its size, are bounded by self).
 void check_scatter_gather_shapes(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
                                  const Tensor* src) {
-  BRISK_CHECK(index.dim() == self.dim(), "{}: index of shape {} must have as many dims as the tensor of shape {}",
-              op, index.sizes(), self.sizes());
+  BRISK_CHECK(index.dim() == self.dim(), "{}: index of shape {} must have as many dims as the tensor of shape {}", op,
+              index.sizes(), self.sizes());
   for (int64_t d = 0; d < index.dim(); ++d) {
     BRISK_CHECK(d == dim || index.size(d) <= self.size(d),
                 "{}: index of shape {} is larger than the tensor of shape {} in dim {}", op, index.sizes(),

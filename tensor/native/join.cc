@@ -24,7 +24,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   shape[d] = 0;
   for (size_t i : used) {
     const Tensor& t = tensors[i];
-    BRISK_CHECK(t.dim() == first.dim(), "cat: tensors must have the same number of dims, got shapes {} (tensor {}) and {} (tensor {})",
+    BRISK_CHECK(t.dim() == first.dim(),
+                "cat: tensors must have the same number of dims, got shapes {} (tensor {}) and {} (tensor {})",
                 first.sizes(), used[0], t.sizes(), i);
     for (int64_t k = 0; k < t.dim(); ++k) {
       BRISK_CHECK(k == d || t.size(k) == first.size(k),

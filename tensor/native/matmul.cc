@@ -44,8 +44,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
-  BRISK_CHECK(a.dim() == 2 && b.dim() == 2, "addmm: expected 2-D operands, got shapes {} and {}", a.sizes(),
-              b.sizes());
+  BRISK_CHECK(a.dim() == 2 && b.dim() == 2, "addmm: expected 2-D operands, got shapes {} and {}", a.sizes(), b.sizes());
   check_operands("addmm", a, b);
   check_operands("addmm", bias, a);
   check_inner("addmm", a, b, a.size(1), b.size(0));

@@ -113,8 +113,8 @@ void check_can_cast(const char* op, DType result, DType self_dtype) {
 }
 
 void check_inplace_output(const char* op, const Tensor& self, const Shape& shape) {
-  BRISK_CHECK(self.sizes() == shape, "{}: output with shape {} doesn't match the broadcast shape {}", op,
-              self.sizes(), shape);
+  BRISK_CHECK(self.sizes() == shape, "{}: output with shape {} doesn't match the broadcast shape {}", op, self.sizes(),
+              shape);
   for (int64_t d = 0; d < self.dim(); ++d) {
     BRISK_CHECK(self.strides()[d] != 0 || self.sizes()[d] <= 1,
                 "{}: unsupported operation: more than one element of the written-to tensor {} refers to a single "
@@ -125,10 +125,10 @@ void check_inplace_output(const char* op, const Tensor& self, const Shape& shape
 
 void check_fits(const char* op, Scalar value, DType dtype) {
   bool ok = dispatch_all(dtype, op, [&](auto tag) { return fits<typename decltype(tag)::type>(value); });
-  BRISK_CHECK(ok, "{}: value {} cannot be converted to type {} without overflow", op,
-              value.kind() == Scalar::Kind::Float ? fmt::format("{}", value.to_double())
-                                                  : fmt::format("{}", value.to_int()),
-              dtype);
+  BRISK_CHECK(
+      ok, "{}: value {} cannot be converted to type {} without overflow", op,
+      value.kind() == Scalar::Kind::Float ? fmt::format("{}", value.to_double()) : fmt::format("{}", value.to_int()),
+      dtype);
 }
 
 bool partially_overlaps(const Tensor& a, const Tensor& b) {

@@ -44,7 +44,7 @@ Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptio
 
 // ---- Views (share storage) ----
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset);
-Tensor view(const Tensor& t, const Shape& shape);  // errors if strides do not allow it
+Tensor view(const Tensor& t, const Shape& shape);     // errors if strides do not allow it
 Tensor reshape(const Tensor& t, const Shape& shape);  // view when possible, else copy
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims);
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);

@@ -43,8 +43,8 @@ struct ContiguousOperand {
 void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStepParams& params) {
   check_operands("sgd_step", param, {{"grad", &grad}, {"momentum_buffer", &momentum_buffer}});
   BRISK_CHECK(grad.defined(), "sgd_step: the parameter (shape {}) has no gradient", param.sizes());
-  BRISK_CHECK(params.momentum == 0.0 || momentum_buffer.defined(),
-              "sgd_step: momentum {} needs a momentum buffer", params.momentum);
+  BRISK_CHECK(params.momentum == 0.0 || momentum_buffer.defined(), "sgd_step: momentum {} needs a momentum buffer",
+              params.momentum);
   ContiguousOperand p(param), buf(momentum_buffer);
   backend_for(param.device()).sgd_step(p.work, contiguous(grad), buf.work, params);
   for (ContiguousOperand* operand : {&p, &buf}) operand->write_back();
@@ -52,11 +52,9 @@ void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_b
 
 void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                 const Tensor& max_exp_avg_sq, const AdamStepParams& params) {
-  check_operands("adam_step", param,
-                 {{"grad", &grad},
-                  {"exp_avg", &exp_avg},
-                  {"exp_avg_sq", &exp_avg_sq},
-                  {"max_exp_avg_sq", &max_exp_avg_sq}});
+  check_operands(
+      "adam_step", param,
+      {{"grad", &grad}, {"exp_avg", &exp_avg}, {"exp_avg_sq", &exp_avg_sq}, {"max_exp_avg_sq", &max_exp_avg_sq}});
   BRISK_CHECK(grad.defined() && exp_avg.defined() && exp_avg_sq.defined(),
               "adam_step: the parameter (shape {}) needs a gradient, exp_avg and exp_avg_sq", param.sizes());
   BRISK_CHECK(!params.amsgrad || max_exp_avg_sq.defined(), "adam_step: amsgrad needs max_exp_avg_sq");

@@ -95,8 +95,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size) {
   BRISK_CHECK(output_size[0] >= 0 && output_size[1] >= 0,
               "adaptive_avg_pool2d: output_size {} must be non-negative (input {})", output_size, input.sizes());
   Tensor x = as_batch(input);
-  Tensor out = empty({x.size(0), x.size(1), output_size[0], output_size[1]},
-                     TensorOptions(x.dtype()).device(x.device()));
+  Tensor out =
+      empty({x.size(0), x.size(1), output_size[0], output_size[1]}, TensorOptions(x.dtype()).device(x.device()));
   if (out.numel() > 0) backend_for(x.device()).adaptive_avg_pool2d(out, x);
   return unbatch_like(out, input);
 }
@@ -105,8 +105,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input)
   check_input("adaptive_avg_pool2d_backward", input);
   BRISK_CHECK(grad_out.dim() == input.dim() && grad_out.size(-3) == input.size(-3) &&
                   (input.dim() == 3 || grad_out.size(0) == input.size(0)),
-              "adaptive_avg_pool2d_backward: gradient {} does not fit input {}", grad_out.describe(),
-              input.describe());
+              "adaptive_avg_pool2d_backward: gradient {} does not fit input {}", grad_out.describe(), input.describe());
   Tensor g = batch_grad("adaptive_avg_pool2d_backward", grad_out, input, as_batch(grad_out).sizes());
   Tensor grad_input = empty(as_batch(input).sizes(), TensorOptions(input.dtype()).device(input.device()));
   backend_for(input.device()).adaptive_avg_pool2d_backward(grad_input, g);

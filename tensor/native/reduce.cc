@@ -11,23 +11,20 @@ DType reduce_dtype(ReduceOp op, const Tensor& x) {
   DType t = x.dtype();
   switch (op) {
     case ReduceOp::Sum:
-    case ReduceOp::Prod:
-      return is_integral(t, true) ? kInt64 : t;
+    case ReduceOp::Prod: return is_integral(t, true) ? kInt64 : t;
     case ReduceOp::Mean:
     case ReduceOp::Var:
     case ReduceOp::Norm:
-      BRISK_CHECK(is_floating_point(t), "{}: expected a floating point input, got {}; convert it with to() first",
-                  name, x.describe());
+      BRISK_CHECK(is_floating_point(t), "{}: expected a floating point input, got {}; convert it with to() first", name,
+                  x.describe());
       return t;
-    case ReduceOp::LogSumExp:
-      return is_floating_point(t) ? t : kFloat32;
+    case ReduceOp::LogSumExp: return is_floating_point(t) ? t : kFloat32;
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
       BRISK_CHECK(t != kBool, "{}: bool inputs are not supported (input {})", name, x.describe());
       return kInt64;
     case ReduceOp::Max:
-    case ReduceOp::Min:
-      return t;
+    case ReduceOp::Min: return t;
   }
   return t;
 }

@@ -89,8 +89,7 @@ Tensor& ternary_(TernaryOp op, Tensor& self, const Tensor& b, const Tensor& c, O
   DType compute = ternary_compute_type(op, self, b, c, p);
   detail::check_can_cast(name, compute, self.dtype());
   detail::check_inplace_output(name, self, broadcast3(self, b, c, name));
-  bool direct =
-      compute == self.dtype() && !detail::partially_overlaps(self, b) && !detail::partially_overlaps(self, c);
+  bool direct = compute == self.dtype() && !detail::partially_overlaps(self, b) && !detail::partially_overlaps(self, c);
   if (!direct) return copy_(self, ternary(op, self, b, c, p));
   backend_for(device).ternary(op, self, self, detail::operand(b, compute, device, self.sizes()),
                               detail::operand(c, compute, device, self.sizes()), p);

@@ -124,8 +124,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   int64_t d = wrap_dim(dim, t.dim(), "narrow");
   int64_t size = t.sizes()[d];
   BRISK_CHECK(start >= -size && start <= size,
-              "narrow: start {} is out of range for dim {} of size {} (tensor of shape {})", start, d, size,
-              t.sizes());
+              "narrow: start {} is out of range for dim {} of size {} (tensor of shape {})", start, d, size, t.sizes());
   if (start < 0) start += size;
   BRISK_CHECK(length >= 0 && start + length <= size,
               "narrow: start {} + length {} exceeds dim {} of size {} (tensor of shape {})", start, length, d, size,
@@ -155,8 +154,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   BRISK_CHECK(t.dim() > 0, "select: cannot be applied to a 0-dim tensor");
   int64_t d = wrap_dim(dim, t.dim(), "select");
   int64_t size = t.sizes()[d];
-  BRISK_CHECK(index >= -size && index < size, "select: index {} is out of range for dim {} of size {} (tensor of shape {})",
-              index, d, size, t.sizes());
+  BRISK_CHECK(index >= -size && index < size,
+              "select: index {} is out of range for dim {} of size {} (tensor of shape {})", index, d, size, t.sizes());
   if (index < 0) index += size;
   Shape sizes = t.sizes(), strides = t.strides();
   int64_t offset = t.offset() + index * strides[d];

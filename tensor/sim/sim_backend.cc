@@ -129,8 +129,7 @@ void SimBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_we
   cpu().conv2d_backward(h(grad_input), h(grad_weight), h(grad_bias), h(grad_out), h(input), h(weight), params);
 }
 
-void SimBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
-                            const Pool2dParams& params) {
+void SimBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) {
   check_one_sim_device("max_pool2d", {&out, &indices, &input});
   cpu().max_pool2d(h(out), h(indices), h(input), params);
 }

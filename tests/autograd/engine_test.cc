@@ -78,8 +78,8 @@ TEST_CASE("backward on a non-scalar needs a gradient", "[engine]") {
 
 TEST_CASE("a gradient of the wrong shape is an error naming both shapes", "[engine]") {
   Tensor y = make({2, 3}) * 2.0;
-  REQUIRE_THROWS_WITH(y.backward(ones({3}, kFloat64)), Catch::Contains("Mismatch in shape") &&
-                                                           Catch::Contains("[3]") && Catch::Contains("[2, 3]"));
+  REQUIRE_THROWS_WITH(y.backward(ones({3}, kFloat64)),
+                      Catch::Contains("Mismatch in shape") && Catch::Contains("[3]") && Catch::Contains("[2, 3]"));
 }
 
 TEST_CASE("a gradient that arrives as a broadcast view is summed correctly with later ones", "[engine]") {
@@ -161,9 +161,18 @@ TEST_CASE("nodes run after everything that feeds them, latest recorded first", "
   Tensor a = x * 2.0;
   Tensor b = a.exp();
   Tensor c = a.sin();
-  a.register_hook([&](const Tensor&) { order.push_back("a"); return Tensor(); });
-  b.register_hook([&](const Tensor&) { order.push_back("b"); return Tensor(); });
-  c.register_hook([&](const Tensor&) { order.push_back("c"); return Tensor(); });
+  a.register_hook([&](const Tensor&) {
+    order.push_back("a");
+    return Tensor();
+  });
+  b.register_hook([&](const Tensor&) {
+    order.push_back("b");
+    return Tensor();
+  });
+  c.register_hook([&](const Tensor&) {
+    order.push_back("c");
+    return Tensor();
+  });
   (b + c).sum().backward();
   REQUIRE(order == std::vector<std::string>{"c", "b", "a"});
 }
@@ -224,9 +233,9 @@ TEST_CASE("autograd::grad with respect to a non-leaf", "[engine][grad]") {
 TEST_CASE("autograd::grad with allow_unused gives an undefined gradient for an unused input", "[engine][grad]") {
   Tensor x = make({2}), unused = make({2});
   Tensor y = (x * 2.0).sum();
-  REQUIRE_THROWS_WITH(autograd::grad({y}, {x, unused}, {}, true),
-                      Catch::Contains("appears to not have been used in the graph") &&
-                          Catch::Contains("allow_unused=true"));
+  REQUIRE_THROWS_WITH(
+      autograd::grad({y}, {x, unused}, {}, true),
+      Catch::Contains("appears to not have been used in the graph") && Catch::Contains("allow_unused=true"));
   TensorList grads = autograd::grad({y}, {x, unused}, {}, std::nullopt, false, /*allow_unused=*/true);
   REQUIRE(values(grads[0]) == std::vector<double>{2, 2});
   REQUIRE_FALSE(grads[1].defined());
@@ -249,7 +258,10 @@ TEST_CASE("autograd::grad runs only the part of the graph it needs", "[engine][g
   Tensor x = make({2});
   Tensor a = x * 2.0;
   bool upstream_ran = false;
-  x.register_hook([&](const Tensor&) { upstream_ran = true; return Tensor(); });
+  x.register_hook([&](const Tensor&) {
+    upstream_ran = true;
+    return Tensor();
+  });
   Tensor y = (a * a).sum();
   autograd::grad({y}, {a});
   REQUIRE_FALSE(upstream_ran);

@@ -71,8 +71,7 @@ TEST_CASE("a custom function's backward gives the gradient", "[function]") {
 TEST_CASE("gradcheck custom functions with saved inputs, outputs and non-tensor arguments", "[function][gradcheck]") {
   REQUIRE(gradcheck([](const TensorList& in) { return Exp::apply(in[0]); }, {make({2, 3})}));
   REQUIRE(gradcheck([](const TensorList& in) { return MulAdd::apply(in[0], 0.5, in[1]); }, {make({3}), make({3})}));
-  REQUIRE(gradcheck([](const TensorList& in) { return MinMax::apply(in[0], in[1])[1] * 2.0; },
-                    {make({4}), make({4})}));
+  REQUIRE(gradcheck([](const TensorList& in) { return MinMax::apply(in[0], in[1])[1] * 2.0; }, {make({4}), make({4})}));
 }
 
 TEST_CASE("a custom function's forward runs without recording history", "[function]") {

@@ -31,7 +31,8 @@ TEST_CASE("matmul's gradient with only one operand requiring grad", "[linalg]") 
   Tensor a = make({3, 4});
   Tensor b = on_test_device(randn({2, 4, 5}, kFloat64));
   REQUIRE(gradcheck([](const TensorList& in) { return in[0].matmul(in[1]); }, {a, b}));
-  REQUIRE(gradcheck([](const TensorList& in) { return in[1].matmul(in[0].t()); }, {a, on_test_device(randn({2, 5, 4}, kFloat64))}));
+  REQUIRE(gradcheck([](const TensorList& in) { return in[1].matmul(in[0].t()); },
+                    {a, on_test_device(randn({2, 5, 4}, kFloat64))}));
 }
 
 TEST_CASE("gradcheck mm and bmm", "[gradcheck][linalg]") {
@@ -42,7 +43,8 @@ TEST_CASE("gradcheck mm and bmm", "[gradcheck][linalg]") {
 }
 
 TEST_CASE("gradcheck addmm with a broadcast bias, beta and alpha", "[gradcheck][linalg]") {
-  Tensor bias = make({2}), bias2d = make({3, 2}), a = make({3, 4}), b = make({4, 2}, Values::Normal, Layout::Transposed);
+  Tensor bias = make({2}), bias2d = make({3, 2}), a = make({3, 4}),
+         b = make({4, 2}, Values::Normal, Layout::Transposed);
   REQUIRE(gradcheck([](const TensorList& in) { return addmm(in[0], in[1], in[2]); }, {bias, a, b}));
   REQUIRE(gradcheck([](const TensorList& in) { return addmm(in[0], in[1], in[2], 0.5, -2.0); }, {bias2d, a, b}));
 }
@@ -81,7 +83,7 @@ TEST_CASE("gradcheck scatter_add in both the target and the source", "[gradcheck
 TEST_CASE("one_hot, comparisons and logical ops record no history", "[index]") {
   Tensor x = make({3});
   REQUIRE(one_hot(on_test_device(tensor<int64_t>({0, 2})), 3).dtype() == kInt64);
-  for (const Tensor& t : {x == x, x != x, x < x, x <= x, x > x, x >= x, x.eq(0.5), logical_not(x.gt(0.0)),
+  for (const Tensor& t : {x == x, x != x, x<x, x <= x, x> x, x >= x, x.eq(0.5), logical_not(x.gt(0.0)),
                           logical_and(x.gt(0.0), x.lt(1.0)), logical_or(x.gt(0.0), x.lt(1.0))}) {
     REQUIRE(t.dtype() == kBool);
     REQUIRE_FALSE(t.requires_grad());

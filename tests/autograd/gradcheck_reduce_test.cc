@@ -94,9 +94,8 @@ TEST_CASE("argmax and argmin record no history", "[reduce]") {
 
 TEST_CASE("gradcheck var and std with each correction", "[gradcheck][reduce]") {
   for (int64_t correction : {0, 1}) {
-    check_reduction([correction](const Tensor& x, const std::vector<int64_t>& d, bool k) {
-      return x.var(d, correction, k);
-    });
+    check_reduction(
+        [correction](const Tensor& x, const std::vector<int64_t>& d, bool k) { return x.var(d, correction, k); });
     check_reduction([correction](const Tensor& x, const std::vector<int64_t>& d, bool k) {
       return brisk::std(x, d, correction, k);
     });

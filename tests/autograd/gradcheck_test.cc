@@ -42,8 +42,7 @@ TEST_CASE("gradcheck skips inputs that do not require grad", "[gradcheck]") {
 
 TEST_CASE("gradcheck refuses float32 inputs", "[gradcheck]") {
   Tensor x = on_test_device(randn({3})).requires_grad_();
-  REQUIRE_THROWS_WITH(gradcheck([](const TensorList& in) { return in[0] * 2; }, {x}),
-                      Catch::Contains("needs float64"));
+  REQUIRE_THROWS_WITH(gradcheck([](const TensorList& in) { return in[0] * 2; }, {x}), Catch::Contains("needs float64"));
 }
 
 TEST_CASE("gradcheck refuses inputs whose elements share memory", "[gradcheck]") {

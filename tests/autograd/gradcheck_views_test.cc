@@ -1,6 +1,6 @@
 // gradcheck of the view ops, copies, conversions, joining and splitting.
-#include "tests/autograd/test_util.h"
 #include "tensor/autograd_meta.h"
+#include "tests/autograd/test_util.h"
 
 namespace brisk::test {
 namespace {
@@ -132,8 +132,11 @@ TEST_CASE("gradcheck split and chunk, using all or some of the pieces", "[gradch
     return total;
   };
   REQUIRE(gradcheck([&](const TensorList& in) { return weighted(in[0].split(2, 1)); }, {make({3, 5})}));
-  REQUIRE(gradcheck([&](const TensorList& in) { return weighted(split(in[0], {1, 3, 1}, 1)); },
-                    {make({3, 5}, Values::Normal, Layout::Transposed)}));
+  REQUIRE(gradcheck(
+      [&](const TensorList& in) {
+        return weighted(split(in[0], {1, 3, 1}, 1));
+      },
+      {make({3, 5}, Values::Normal, Layout::Transposed)}));
   REQUIRE(gradcheck([&](const TensorList& in) { return weighted(in[0].chunk(3, 0)); }, {make({7, 2})}));
   // Only the last piece is used: the others' gradients are zero.
   REQUIRE(gradcheck([](const TensorList& in) { return in[0].chunk(2, 1)[1].exp(); }, {make({2, 4})}));

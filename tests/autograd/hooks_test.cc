@@ -49,8 +49,14 @@ TEST_CASE("a removed hook no longer runs", "[hooks]") {
   Tensor x = make({1});
   Tensor a = x * 1.0;
   int calls = 0;
-  size_t leaf_hook = x.register_hook([&](const Tensor&) { ++calls; return Tensor(); });
-  size_t inner_hook = a.register_hook([&](const Tensor&) { ++calls; return Tensor(); });
+  size_t leaf_hook = x.register_hook([&](const Tensor&) {
+    ++calls;
+    return Tensor();
+  });
+  size_t inner_hook = a.register_hook([&](const Tensor&) {
+    ++calls;
+    return Tensor();
+  });
   x.remove_hook(leaf_hook);
   a.remove_hook(inner_hook);
   a.sum().backward();

@@ -167,7 +167,8 @@ TEST_CASE("gradcheck clamp_, masked_fill_, fill_, zero_ and copy_", "[gradcheck]
 }
 
 // These keep the value self had before the change: its history must reach the second derivative.
-TEST_CASE("gradgradcheck in-place ops whose gradient reads the old value of self", "[gradcheck][inplace][higher_order]") {
+TEST_CASE("gradgradcheck in-place ops whose gradient reads the old value of self",
+          "[gradcheck][inplace][higher_order]") {
   Tensor a = make({3, 4}), b = make({4}), nz = make({4}, Values::NonZero), p = make({2, 3}, Values::Positive);
   REQUIRE(gradgradcheck(on_clone([](Tensor& s, const TensorList& in) { s.mul_(in[1]); }), {a, b}));
   REQUIRE(gradgradcheck(on_clone([](Tensor& s, const TensorList& in) { s.div_(in[1]); }), {a, nz}));

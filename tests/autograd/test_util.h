@@ -45,12 +45,8 @@ inline Tensor make(const Shape& shape, Values values = Values::Normal, Layout la
   if (layout == Layout::Strided && n >= 1) storage[n - 1] *= 2;
   Tensor t;
   switch (values) {
-    case Values::Normal:
-      t = randn(storage, kFloat64, &generator());
-      break;
-    case Values::Positive:
-      t = rand(storage, kFloat64, &generator()) * 1.5 + 0.5;
-      break;
+    case Values::Normal: t = randn(storage, kFloat64, &generator()); break;
+    case Values::Positive: t = rand(storage, kFloat64, &generator()) * 1.5 + 0.5; break;
     case Values::NonZero:
       t = (rand(storage, kFloat64, &generator()) + 0.5) * sign(randn(storage, kFloat64, &generator()));
       break;

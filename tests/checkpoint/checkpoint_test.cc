@@ -176,7 +176,8 @@ TEST_CASE("checkpoint: every field comes back; the file is plain safetensors wit
   REQUIRE(loaded.optimizer_name == "SGD");
   REQUIRE(loaded.optimizer.param_groups == saved.optimizer.param_groups);
   REQUIRE(loaded.optimizer.tensors.size() == 4);  // a momentum buffer per parameter
-  for (const auto& [name, tensor] : saved.optimizer.tensors) REQUIRE(same_bits(loaded.optimizer.tensors.at(name), tensor));
+  for (const auto& [name, tensor] : saved.optimizer.tensors)
+    REQUIRE(same_bits(loaded.optimizer.tensors.at(name), tensor));
   REQUIRE(loaded.progress.epoch == 0);
   REQUIRE(loaded.progress.batch == 2);
   REQUIRE(loaded.progress.step == 2);
@@ -186,11 +187,10 @@ TEST_CASE("checkpoint: every field comes back; the file is plain safetensors wit
   REQUIRE(loaded.metadata == saved.metadata);
 
   Safetensors file = load_safetensors(path);
-  REQUIRE(file.tensors.keys() == std::vector<std::string>{"0.weight", "0.bias", "3.weight", "3.bias",
-                                                          "optimizer/state.0.momentum_buffer",
-                                                          "optimizer/state.1.momentum_buffer",
-                                                          "optimizer/state.2.momentum_buffer",
-                                                          "optimizer/state.3.momentum_buffer"});
+  REQUIRE(file.tensors.keys() ==
+          std::vector<std::string>{"0.weight", "0.bias", "3.weight", "3.bias", "optimizer/state.0.momentum_buffer",
+                                   "optimizer/state.1.momentum_buffer", "optimizer/state.2.momentum_buffer",
+                                   "optimizer/state.3.momentum_buffer"});
   REQUIRE(file.metadata.at("format") == "pt");
   REQUIRE(file.metadata.at("brisk.progress") == R"({"batch":2,"epoch":0,"step":2})");
 }

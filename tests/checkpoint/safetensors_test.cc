@@ -58,10 +58,9 @@ TEST_CASE("safetensors: the layout is the format's: length, padded JSON, contigu
   for (int i = 7; i >= 0; --i) length = (length << 8) | bytes[i];
   REQUIRE((8 + length) % 8 == 0);  // the data starts 8-byte aligned
   std::string header(bytes.begin() + 8, bytes.begin() + 8 + length);
-  REQUIRE(header.rfind(
-              "{\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-              "\"a\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[8,16]}}",
-              0) == 0);
+  REQUIRE(header.rfind("{\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+                       "\"a\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[8,16]}}",
+                       0) == 0);
   REQUIRE(header.find_first_not_of(' ', header.find_last_of('}') + 1) == std::string::npos);
   REQUIRE(bytes.size() == 8 + length + 16);
   REQUIRE(bytes[8 + length + 8] == 7);  // little-endian int64
@@ -161,7 +160,8 @@ TEST_CASE("safetensors: corrupt headers are errors naming the file, the tensor a
                         Contains("the value of \"epoch\" should be a string"));
   }
   SECTION("a bool that is neither 0 nor 1") {
-    std::vector<uint8_t> bytes = safetensors_bytes("{\"m\":{\"dtype\":\"BOOL\",\"shape\":[3],\"data_offsets\":[0,3]}}", 3, 1);
+    std::vector<uint8_t> bytes =
+        safetensors_bytes("{\"m\":{\"dtype\":\"BOOL\",\"shape\":[3],\"data_offsets\":[0,3]}}", 3, 1);
     bytes.back() = 2;
     write_bytes(path, bytes);
     REQUIRE_THROWS_WITH(load_safetensors(path),
@@ -194,7 +194,8 @@ TEST_CASE("safetensors: a header length past the limit or a missing file are err
   std::string dir = scratch_dir("length");
   std::vector<uint8_t> bytes = {0, 0, 0, 0, 0, 0, 0, 1};  // 2^56
   write_bytes(dir + "/huge.safetensors", bytes);
-  REQUIRE_THROWS_WITH(load_safetensors(dir + "/huge.safetensors"), Contains("header length at byte 0") && Contains("limit"));
+  REQUIRE_THROWS_WITH(load_safetensors(dir + "/huge.safetensors"),
+                      Contains("header length at byte 0") && Contains("limit"));
   REQUIRE_THROWS_WITH(load_safetensors(dir + "/absent.safetensors"), Contains("cannot open"));
 }
 

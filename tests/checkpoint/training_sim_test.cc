@@ -49,8 +49,8 @@ Run make_run(uint64_t seed, bool adam, Device device) {
   if (adam) {
     run.optimizer = std::make_unique<optim::Adam>(run.model->parameters(), optim::AdamOptions(0.01).amsgrad(true));
   } else {
-    run.optimizer = std::make_unique<optim::SGD>(run.model->parameters(),
-                                                 optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
+    run.optimizer =
+        std::make_unique<optim::SGD>(run.model->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
   }
   return run;
 }

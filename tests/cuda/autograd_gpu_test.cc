@@ -65,8 +65,8 @@ TEST_CASE("16-bit gradients on CUDA match the CPU's", "[gpu]") {
     (softmax(cpu, 1) * cpu).sum().backward();
     (softmax(gpu, 1) * gpu).sum().backward();
     CHECK(gpu.grad().dtype() == dtype);
-    require_matches(gpu.grad(), cpu.grad(), dtype == kBFloat16 ? testing::Tolerance{5e-2, 5e-2}
-                                                               : testing::Tolerance{1e-2, 1e-2});
+    require_matches(gpu.grad(), cpu.grad(),
+                    dtype == kBFloat16 ? testing::Tolerance{5e-2, 5e-2} : testing::Tolerance{1e-2, 1e-2});
   }
 }
 

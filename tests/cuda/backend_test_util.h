@@ -66,7 +66,9 @@ inline void require_matches(const Tensor& gpu, const Tensor& cpu, Tolerance tol)
   double max_difference = 0.0;  // over the mismatches (a NaN difference does not count)
   for (size_t i = 0; i < got.size(); ++i) {
     double g = got[i], w = want[i];
-    bool ok = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : std::abs(g - w) <= tol.atol + tol.rtol * std::abs(w);
+    bool ok = std::isnan(w)   ? std::isnan(g)
+              : std::isinf(w) ? g == w
+                              : std::abs(g - w) <= tol.atol + tol.rtol * std::abs(w);
     if (ok) continue;
     if (mismatches++ == 0) first = i;
     max_difference = std::max(max_difference, std::abs(g - w));

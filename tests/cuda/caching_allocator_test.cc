@@ -7,9 +7,9 @@
 #include "tests/cuda/fake_memory_api.h"
 
 using namespace brisk::cuda;
+using brisk::cuda::testing::fake_stream;
 using brisk::cuda::testing::FakeMemoryApi;
 using brisk::cuda::testing::FakeState;
-using brisk::cuda::testing::fake_stream;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -215,7 +215,7 @@ TEST_CASE("out of memory: the cache is emptied and the allocation retried once")
   Fixture f;
   f.device->capacity = 40 * kMiB;
   f.allocator->free(f.allocator->malloc(5 * kMiB, f.s1));  // leaves a cached 20 MiB segment
-  void* a = f.allocator->malloc(25 * kMiB, f.s1);         // 26 MiB: fits only without the cache
+  void* a = f.allocator->malloc(25 * kMiB, f.s1);          // 26 MiB: fits only without the cache
   CHECK(a != nullptr);
   CHECK(f.device->failed_mallocs == 1);
   CHECK(f.device->frees == 1);

@@ -92,8 +92,8 @@ TEST_CASE("conv2d and its gradients match the CPU over strides, padding, dilatio
   uint64_t seed = 100;
   for (DType dtype : {kFloat32, kFloat64}) {
     for (const ConvCase& c : conv_cases()) {
-      INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " weight "
-                             << fmt::format("{}", c.weight) << " groups " << c.params.groups);
+      INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " weight " << fmt::format("{}", c.weight)
+                             << " groups " << c.params.groups);
       check_conv(c, dtype, dtype == kFloat64 ? 1e-10 : 1e-4, seed += 10);
     }
   }
@@ -165,11 +165,11 @@ struct PoolCase {
 
 const std::vector<PoolCase>& pool_cases() {
   static const std::vector<PoolCase> cases{
-      {{8, 6, 28, 28}, pool_params({2, 2}, {2, 2}, {0, 0}, {1, 1}, false)},  // LeNet
-      {{2, 3, 7, 5}, pool_params({3, 3}, {2, 2}, {1, 1}, {1, 1}, true)},     // padding, ceil mode
-      {{2, 2, 7, 9}, pool_params({2, 3}, {1, 2}, {0, 1}, {2, 2}, false)},    // dilation
-      {{1, 4, 9, 9}, pool_params({3, 3}, {1, 1}, {1, 1}, {1, 1}, false)},    // overlapping windows
-      {{3, 5, 6, 11}, pool_params({4, 2}, {3, 1}, {2, 1}, {1, 1}, true)},    // uneven, ceil mode
+      {{8, 6, 28, 28}, pool_params({2, 2}, {2, 2}, {0, 0}, {1, 1}, false)},    // LeNet
+      {{2, 3, 7, 5}, pool_params({3, 3}, {2, 2}, {1, 1}, {1, 1}, true)},       // padding, ceil mode
+      {{2, 2, 7, 9}, pool_params({2, 3}, {1, 2}, {0, 1}, {2, 2}, false)},      // dilation
+      {{1, 4, 9, 9}, pool_params({3, 3}, {1, 1}, {1, 1}, {1, 1}, false)},      // overlapping windows
+      {{3, 5, 6, 11}, pool_params({4, 2}, {3, 1}, {2, 1}, {1, 1}, true)},      // uneven, ceil mode
       {{64, 64, 56, 56}, pool_params({3, 3}, {2, 2}, {1, 1}, {1, 1}, false)},  // a ResNet stem
   };
   return cases;
@@ -232,9 +232,9 @@ TEST_CASE("avg_pool2d and its gradient match the CPU with ceil mode, count_inclu
           p.dilation = {1, 1};
           p.count_include_pad = include_pad;
           p.divisor_override = divisor;
-          INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " kernel "
-                                 << fmt::format("{}", p.kernel) << " ceil " << p.ceil_mode << " include_pad "
-                                 << include_pad << " divisor " << divisor);
+          INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " kernel " << fmt::format("{}", p.kernel)
+                                 << " ceil " << p.ceil_mode << " include_pad " << include_pad << " divisor "
+                                 << divisor);
           Tensor x = random_cpu(c.input, dtype, ++seed);
           Tensor out = native::avg_pool2d(x, p);
           require_matches(native::avg_pool2d(on_gpu(x), p), out, pool_tolerance(dtype));
@@ -250,10 +250,10 @@ TEST_CASE("avg_pool2d and its gradient match the CPU with ceil mode, count_inclu
 TEST_CASE("adaptive_avg_pool2d and its gradient match the CPU, shrinking and growing", "[gpu]") {
   uint64_t seed = 3000;
   const std::vector<std::pair<Shape, Pair>> cases{
-      {{2, 3, 7, 5}, {3, 2}},    // uneven bins
-      {{4, 8, 6, 6}, {1, 1}},    // global
-      {{1, 2, 3, 5}, {4, 7}},    // more bins than inputs
-      {{16, 512, 7, 7}, {1, 1}},  // a ResNet head
+      {{2, 3, 7, 5}, {3, 2}},      // uneven bins
+      {{4, 8, 6, 6}, {1, 1}},      // global
+      {{1, 2, 3, 5}, {4, 7}},      // more bins than inputs
+      {{16, 512, 7, 7}, {1, 1}},   // a ResNet head
       {{2, 3, 10, 13}, {10, 13}},  // identity
   };
   for (DType dtype : {kFloat32, kFloat64}) {

@@ -26,9 +26,15 @@ const std::vector<UnaryCase>& unary_cases() {
 #define BRISK_UNARY_CASE(Op, ...) {UnaryOp::Op, {0.5, 2.0}},
       BRISK_UNARY_OPS(BRISK_UNARY_CASE)
 #undef BRISK_UNARY_CASE
-      {UnaryOp::Clamp, {-0.5, 0.75}}, {UnaryOp::Clamp, {-1, 1}}, {UnaryOp::PowScalar, {3.0}},
-      {UnaryOp::PowScalar, {2.0}}, {UnaryOp::PowScalar, {0.5}}, {UnaryOp::PowScalar, {-1.0}},
-      {UnaryOp::PowScalar, {1.7}}, {UnaryOp::RPowScalar, {1.5}}, {UnaryOp::RPowScalar, {2.0}},
+          {UnaryOp::Clamp, {-0.5, 0.75}},
+      {UnaryOp::Clamp, {-1, 1}},
+      {UnaryOp::PowScalar, {3.0}},
+      {UnaryOp::PowScalar, {2.0}},
+      {UnaryOp::PowScalar, {0.5}},
+      {UnaryOp::PowScalar, {-1.0}},
+      {UnaryOp::PowScalar, {1.7}},
+      {UnaryOp::RPowScalar, {1.5}},
+      {UnaryOp::RPowScalar, {2.0}},
   };
   return cases;
 }
@@ -51,7 +57,8 @@ struct Layout {
 const std::vector<Layout>& layouts() {
   static const std::vector<Layout> all{
       {"contiguous", [](const Tensor& t) { return t; }},
-      {"misaligned by one element", [](const Tensor& t) { return native::narrow(native::flatten(t, 0, -1), 0, 1, 4000); }},
+      {"misaligned by one element",
+       [](const Tensor& t) { return native::narrow(native::flatten(t, 0, -1), 0, 1, 4000); }},
       {"transposed", [](const Tensor& t) { return native::transpose(t, 0, 1); }},
       {"every other column", [](const Tensor& t) { return native::slice(t, 1, 0, std::nullopt, 2); }},
   };
@@ -66,8 +73,8 @@ TEST_CASE("unary ops match the CPU for every dtype and layout", "[gpu]") {
         INFO(op_name(c.op) << "(" << c.params.a << ", " << c.params.b << ") on " << dtype_name(dtype) << ", "
                            << layout.name);
         Tensor x = layout.view(random_cpu({64, 67}, dtype, ++seed, -3.0, 3.0));
-        require_same_behavior([&](const std::vector<Tensor>& in) { return native::unary(c.op, in[0], c.params); },
-                              {x}, testing::elementwise_tolerance(dtype));
+        require_same_behavior([&](const std::vector<Tensor>& in) { return native::unary(c.op, in[0], c.params); }, {x},
+                              testing::elementwise_tolerance(dtype));
       }
     }
   }
@@ -101,8 +108,8 @@ TEST_CASE("binary ops match the CPU for every dtype, with broadcasting and strid
       require_same_behavior(run, {a, row}, tol);
       require_same_behavior(run, {column, row}, tol);
       require_same_behavior(run, {native::transpose(random_cpu({40, 33}, dtype, ++seed), 0, 1), b}, tol);
-      require_same_behavior([op](const std::vector<Tensor>& in) { return native::binary(op, in[0], Scalar(2)); },
-                            {a}, tol);
+      require_same_behavior([op](const std::vector<Tensor>& in) { return native::binary(op, in[0], Scalar(2)); }, {a},
+                            tol);
     }
   }
 }
@@ -120,16 +127,20 @@ TEST_CASE("ternary ops, where and masked_fill match the CPU", "[gpu]") {
     for (TernaryOp op : {TernaryOp::Clamp, TernaryOp::Addcmul, TernaryOp::Addcdiv}) {
       INFO(op_name(op));
       require_same_behavior(
-          [op](const std::vector<Tensor>& in) { return native::ternary(op, in[0], in[1], in[2], {0.5, 0}); },
+          [op](const std::vector<Tensor>& in) {
+            return native::ternary(op, in[0], in[1], in[2], {0.5, 0});
+          },
           {x, lo, hi}, tol);
       require_same_behavior(
-          [op](const std::vector<Tensor>& in) { return native::ternary(op, in[0], in[1], in[2], {0.5, 0}); },
+          [op](const std::vector<Tensor>& in) {
+            return native::ternary(op, in[0], in[1], in[2], {0.5, 0});
+          },
           {x, c, native::transpose(random_cpu({31, 20}, dtype, 77, 0.5, 3.0), 0, 1)}, tol);
     }
     require_same_behavior([](const std::vector<Tensor>& in) { return native::where(in[0], in[1], in[2]); },
                           {mask, x, lo}, tol);
-    require_same_behavior([](const std::vector<Tensor>& in) { return native::masked_fill(in[0], in[1], 1); },
-                          {x, mask}, tol);
+    require_same_behavior([](const std::vector<Tensor>& in) { return native::masked_fill(in[0], in[1], 1); }, {x, mask},
+                          tol);
   }
 }
 

@@ -7,9 +7,9 @@
 #include "tests/cuda/fake_memory_api.h"
 
 using namespace brisk::cuda;
+using brisk::cuda::testing::fake_stream;
 using brisk::cuda::testing::FakeMemoryApi;
 using brisk::cuda::testing::FakeState;
-using brisk::cuda::testing::fake_stream;
 using Catch::Matchers::Contains;
 
 namespace {

@@ -26,7 +26,8 @@ void collect(const iter::LoopShape& s, std::vector<const char*>& out) {
 std::vector<iter::LoopShape> pieces_of(const iter::LoopShape& s) {
   std::vector<iter::LoopShape> pieces;
   cuda::for_each_launch_piece(
-      s, [](const iter::LoopShape& piece, void* context) {
+      s,
+      [](const iter::LoopShape& piece, void* context) {
         static_cast<std::vector<iter::LoopShape>*>(context)->push_back(piece);
       },
       &pieces);

@@ -30,10 +30,20 @@ struct ReduceCase {
 
 const std::vector<ReduceCase>& reduce_cases() {
   static const std::vector<ReduceCase> cases{
-      {ReduceOp::Sum, {}},       {ReduceOp::Prod, {}},     {ReduceOp::Max, {}},        {ReduceOp::Min, {}},
-      {ReduceOp::Mean, {}},      {ReduceOp::Var, {1, 0}},  {ReduceOp::Var, {0, 0}},    {ReduceOp::LogSumExp, {}},
-      {ReduceOp::Norm, {2, 0}},  {ReduceOp::Norm, {1, 0}}, {ReduceOp::Norm, {0, 0}},   {ReduceOp::Norm, {3.5, 0}},
-      {ReduceOp::Norm, {INFINITY, 0}}, {ReduceOp::Norm, {-INFINITY, 0}},
+      {ReduceOp::Sum, {}},
+      {ReduceOp::Prod, {}},
+      {ReduceOp::Max, {}},
+      {ReduceOp::Min, {}},
+      {ReduceOp::Mean, {}},
+      {ReduceOp::Var, {1, 0}},
+      {ReduceOp::Var, {0, 0}},
+      {ReduceOp::LogSumExp, {}},
+      {ReduceOp::Norm, {2, 0}},
+      {ReduceOp::Norm, {1, 0}},
+      {ReduceOp::Norm, {0, 0}},
+      {ReduceOp::Norm, {3.5, 0}},
+      {ReduceOp::Norm, {INFINITY, 0}},
+      {ReduceOp::Norm, {-INFINITY, 0}},
   };
   return cases;
 }
@@ -41,12 +51,12 @@ const std::vector<ReduceCase>& reduce_cases() {
 // Dim sets over a [6, 35, 4, 50] input, one per layout of the kernel.
 const std::vector<std::vector<int64_t>>& dim_sets() {
   static const std::vector<std::vector<int64_t>> sets{
-      {3},        // contiguous rows
-      {0},        // columns: neighbouring outputs adjacent in memory
-      {1},        // columns with an outer kept dim
-      {1, 3},     // two reduced dims that do not merge
-      {0, 2},     // two strided reduced dims
-      {},         // everything: one output, split over blocks
+      {3},     // contiguous rows
+      {0},     // columns: neighbouring outputs adjacent in memory
+      {1},     // columns with an outer kept dim
+      {1, 3},  // two reduced dims that do not merge
+      {0, 2},  // two strided reduced dims
+      {},      // everything: one output, split over blocks
       {0, 1, 2, 3},
   };
   return sets;
@@ -72,8 +82,8 @@ TEST_CASE("reductions match the CPU for every op, dtype and layout", "[gpu]") {
 
 TEST_CASE("reductions of transposed and sliced inputs match the CPU", "[gpu]") {
   Tensor base = random_cpu({64, 96}, kFloat32, 3, 0.5, 1.5);
-  for (const Tensor& x : {native::transpose(base, 0, 1), native::slice(base, 1, 1, std::nullopt, 3),
-                          native::narrow(base, 0, 1, 63)}) {
+  for (const Tensor& x :
+       {native::transpose(base, 0, 1), native::slice(base, 1, 1, std::nullopt, 3), native::narrow(base, 0, 1, 63)}) {
     for (int64_t dim : {0, 1}) {
       for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::Var}) {
         INFO(op_name(op) << " over dim " << dim << " of " << x.describe());

@@ -23,20 +23,20 @@ Tolerance softmax_tolerance(DType dtype) {
 TEST_CASE("softmax and log_softmax forward and backward match the CPU", "[gpu]") {
   uint64_t seed = 0;
   const std::vector<std::pair<Shape, int64_t>> cases{
-      {{1000, 10}, 1},    // short rows, several per warp
-      {{64, 4099}, 1},    // long rows, no 16-byte loads (odd length)
-      {{32, 8192}, -1},   // long aligned rows
-      {{8, 3, 50257}, 2}, // a vocabulary-sized row
-      {{16, 300, 7}, 1},  // the middle dim: strided columns
-      {{5, 2000, 40}, 1}, // long strided columns
-      {{70, 33}, 0},      // the first dim
+      {{1000, 10}, 1},     // short rows, several per warp
+      {{64, 4099}, 1},     // long rows, no 16-byte loads (odd length)
+      {{32, 8192}, -1},    // long aligned rows
+      {{8, 3, 50257}, 2},  // a vocabulary-sized row
+      {{16, 300, 7}, 1},   // the middle dim: strided columns
+      {{5, 2000, 40}, 1},  // long strided columns
+      {{70, 33}, 0},       // the first dim
       {{1, 1}, 1},
   };
   for (DType dtype : {kFloat32, kFloat64, kBFloat16, kFloat16}) {
     for (const auto& [shape, dim] : cases) {
       for (bool log : {false, true}) {
-        INFO((log ? "log_softmax" : "softmax") << " of " << dtype_name(dtype) << " [" << shape.size()
-                                               << "-D, numel " << shape_numel(shape) << "] along " << dim);
+        INFO((log ? "log_softmax" : "softmax") << " of " << dtype_name(dtype) << " [" << shape.size() << "-D, numel "
+                                               << shape_numel(shape) << "] along " << dim);
         Tensor x = random_cpu(shape, dtype, ++seed, -5.0, 5.0);
         Tensor y = native::softmax(x, dim, log);
         Tensor gy = native::softmax(on_gpu(x), dim, log);

@@ -59,16 +59,16 @@ void require_same(const std::vector<float>& got, const std::vector<float>& want)
 
 TEST_CASE("softmax rows with NaN and infinities come out as on the CPU, however the row is split") {
   const std::vector<std::vector<float>> rows{
-      {-kInf, -kInf, -kInf, -kInf},   // all -inf: NaN
-      {1.0f, -kInf, 2.0f, -kInf},     // -inf entries: 0 (log_softmax: -inf)
-      {kInf, 1.0f, 2.0f, 3.0f},       // +inf: NaN everywhere
-      {1.0f, 2.0f, 3.0f, kInf},       // +inf last
-      {kInf, kInf, 0.0f, 1.0f},       // two +inf
-      {kInf, -kInf, 0.0f, 1.0f},      // +inf and -inf
-      {-kInf, kInf},                  // -inf before +inf
-      {kNaN, 1.0f, 2.0f, 3.0f},       // NaN: NaN everywhere
-      {1.0f, kInf, kNaN, -kInf},      // NaN with infinities
-      {1e30f, -1e30f, 0.0f, 1e30f},   // huge but finite
+      {-kInf, -kInf, -kInf, -kInf},  // all -inf: NaN
+      {1.0f, -kInf, 2.0f, -kInf},    // -inf entries: 0 (log_softmax: -inf)
+      {kInf, 1.0f, 2.0f, 3.0f},      // +inf: NaN everywhere
+      {1.0f, 2.0f, 3.0f, kInf},      // +inf last
+      {kInf, kInf, 0.0f, 1.0f},      // two +inf
+      {kInf, -kInf, 0.0f, 1.0f},     // +inf and -inf
+      {-kInf, kInf},                 // -inf before +inf
+      {kNaN, 1.0f, 2.0f, 3.0f},      // NaN: NaN everywhere
+      {1.0f, kInf, kNaN, -kInf},     // NaN with infinities
+      {1e30f, -1e30f, 0.0f, 1e30f},  // huge but finite
       {0.5f, -1.5f, 3.0f, 2.0f, -0.25f, 7.0f, 1.0f},
       {42.0f},
   };
@@ -76,8 +76,8 @@ TEST_CASE("softmax rows with NaN and infinities come out as on the CPU, however 
     for (bool log : {false, true}) {
       std::vector<float> want = cpu_softmax(row, log);
       for (size_t parts : {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{8}}) {
-        INFO((log ? "log_softmax" : "softmax") << " of a row of " << row.size() << " starting " << row[0]
-                                               << ", folded in " << parts << " parts");
+        INFO((log ? "log_softmax" : "softmax")
+             << " of a row of " << row.size() << " starting " << row[0] << ", folded in " << parts << " parts");
         require_same(softmax_from(fold_row(row, parts), row, log), want);
       }
     }

@@ -65,7 +65,8 @@ TEST_CASE("DistributedSampler: PyTorch's index lists for every rank", "[data][di
   }
 }
 
-TEST_CASE("DistributedSampler: ranks share an epoch without overlap; padding repeats the start", "[data][distributed]") {
+TEST_CASE("DistributedSampler: ranks share an epoch without overlap; padding repeats the start",
+          "[data][distributed]") {
   // 103 over 4: 26 each, 104 in all, the first index of the order repeated once.
   auto options = DistributedSamplerOptions().seed(9);
   std::vector<int64_t> all = all_ranks(103, 4, options, 5);

@@ -23,8 +23,10 @@ void write_tiny_mnist(const std::string& dir, const std::string& prefix, bool gz
   std::vector<uint8_t> images = data::testing::idx(0x08, {5, 2, 3}, pixels);
   std::vector<uint8_t> labels = data::testing::idx(0x08, {5}, {4, 3, 2, 1, 0});
   std::string suffix = gz ? ".gz" : "";
-  data::testing::write_bytes(dir + "/" + prefix + "-images-idx3-ubyte" + suffix, gz ? data::testing::gzip(images) : images);
-  data::testing::write_bytes(dir + "/" + prefix + "-labels-idx1-ubyte" + suffix, gz ? data::testing::gzip(labels) : labels);
+  data::testing::write_bytes(dir + "/" + prefix + "-images-idx3-ubyte" + suffix,
+                             gz ? data::testing::gzip(images) : images);
+  data::testing::write_bytes(dir + "/" + prefix + "-labels-idx1-ubyte" + suffix,
+                             gz ? data::testing::gzip(labels) : labels);
 }
 
 // Where Bazel puts @fashion_mnist//:files, or where Debian installs them.

@@ -74,8 +74,9 @@ TEST_CASE("DataLoader workers pin on the pin_memory_device, not on the device a 
   UseFakeRuntime runtime;
   for (int workers : {0, 1, 3}) {
     INFO(workers << " workers");
-    DataLoader loader(numbers(20), DataLoaderOptions().batch_size(4).num_workers(workers).pin_memory(true)
-                                       .pin_memory_device(cuda_device(2)));
+    DataLoader loader(
+        numbers(20),
+        DataLoaderOptions().batch_size(4).num_workers(workers).pin_memory(true).pin_memory_device(cuda_device(2)));
     run_epoch(loader);
   }
   std::vector<int> devices = runtime.fake.pinned_on();

@@ -52,7 +52,7 @@ std::vector<double> as_double(const Tensor& t) {
 
 void say(const std::string& line) { std::cout << line << std::endl; }
 
-#define EXPECT(cond, ...)                                                                    \
+#define EXPECT(cond, ...) \
   BRISK_CHECK(cond, "rank {}: check failed: {}: {}", dist::get_rank(), #cond, fmt::format(__VA_ARGS__))
 
 // What rank r's element i reduces to under `op` over n ranks when rank r holds (r+1)(i+1),
@@ -105,8 +105,8 @@ void check_reductions() {
       Tensor out = make<T>({0});
       dist::reduce_scatter(out, inputs, op);
       double got = static_cast<double>(values<T>(out)[0]);
-      EXPECT(got == expected<T>(op, n, r), "reduce_scatter {} {}: got {} want {}", dtype, dist::reduce_op_name(op),
-             got, expected<T>(op, n, r));
+      EXPECT(got == expected<T>(op, n, r), "reduce_scatter {} {}: got {} want {}", dtype, dist::reduce_op_name(op), got,
+             expected<T>(op, n, r));
     }
   }
 }
@@ -132,7 +132,8 @@ void check_data_movement() {
   for (int j = 0; j < n; ++j) at_root.push_back(make<T>({0}));
   dist::gather(make<T>({static_cast<T>(10 + r)}), at_root, 1 % n);
   if (r == 1 % n) {
-    for (int j = 0; j < n; ++j) EXPECT(values<T>(at_root[j])[0] == static_cast<T>(10 + j), "gather {} slot {}", dtype, j);
+    for (int j = 0; j < n; ++j)
+      EXPECT(values<T>(at_root[j])[0] == static_cast<T>(10 + j), "gather {} slot {}", dtype, j);
   }
   std::vector<Tensor> pieces;
   for (int j = 0; j < n; ++j) pieces.push_back(make<T>({static_cast<T>(20 + j), static_cast<T>(j)}));

@@ -15,8 +15,8 @@ using namespace brisk::testing;
 const std::string kWorker = "tests/distributed/launch_worker";
 
 RunResult train(int nproc, const std::vector<std::string>& extra, const std::string& dir, double grace = 10) {
-  std::vector<std::string> args{"--nproc-per-node", std::to_string(nproc), "--grace-period", std::to_string(grace),
-                                kWorker, "train", dir, "20"};
+  std::vector<std::string> args{
+      "--nproc-per-node", std::to_string(nproc), "--grace-period", std::to_string(grace), kWorker, "train", dir, "20"};
   args.insert(args.end(), extra.begin(), extra.end());
   RunOptions options;
   options.env = {{"BRISK_TEST_TIMEOUT_MS", "5000"}};

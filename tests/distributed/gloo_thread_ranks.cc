@@ -22,8 +22,8 @@ void run_store_ranks(int size, const std::function<void(int rank, std::shared_pt
   for (int r = 0; r < size; ++r) {
     threads.emplace_back([&, r] {
       try {
-        std::shared_ptr<dist::Store> store = r == 0 ? std::static_pointer_cast<dist::Store>(master)
-                                                    : std::make_shared<dist::TCPStore>("127.0.0.1", o);
+        std::shared_ptr<dist::Store> store =
+            r == 0 ? std::static_pointer_cast<dist::Store>(master) : std::make_shared<dist::TCPStore>("127.0.0.1", o);
         body(r, std::make_shared<dist::PrefixStore>("test", store));
       } catch (...) {
         errors[static_cast<size_t>(r)] = std::current_exception();

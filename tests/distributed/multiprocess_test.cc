@@ -88,8 +88,8 @@ TEST_CASE("multi-process: a size mismatch fails wait() on every rank naming the 
     CHECK(r.status != 0);
     std::string all = r.out + r.err;
     for (int rank = 0; rank < 3; ++rank) {
-      CHECK(count(all, "[rank " + std::to_string(rank) +
-                           "] mismatch error: ProcessGroupGloo 'default' rank " + std::to_string(rank) + "/3: ") == 1);
+      CHECK(count(all, "[rank " + std::to_string(rank) + "] mismatch error: ProcessGroupGloo 'default' rank " +
+                           std::to_string(rank) + "/3: ") == 1);
     }
     CHECK(count(all, "collective desync at #0: ranks [0, 2] called all_reduce #0(numel 4, float32, SUM); ranks [1] "
                      "called all_reduce #0(numel 5, float32, SUM); odd rank: 1") == 3);

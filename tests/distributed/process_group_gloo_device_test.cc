@@ -19,9 +19,9 @@
 
 using namespace brisk;
 using namespace brisk::dist;
+using test::test_device;
 using testing::make;
 using testing::run_gloo_ranks;
-using test::test_device;
 
 namespace {
 
@@ -155,9 +155,9 @@ TEST_CASE("ProcessGroupGloo on the test device: CPU tensors and other devices' t
       [&](ProcessGroupGloo& g) {
         const std::string mine = "but the group's device is " + device.str();
         Tensor host = make<float>({1, 2});
-        CHECK_THROWS_WITH(g.all_reduce(host), Catch::Contains("ProcessGroupGloo all_reduce: rank " +
-                                                              std::to_string(g.rank()) + " of 2: tensor is on cpu, " +
-                                                              mine));
+        CHECK_THROWS_WITH(g.all_reduce(host),
+                          Catch::Contains("ProcessGroupGloo all_reduce: rank " + std::to_string(g.rank()) +
+                                          " of 2: tensor is on cpu, " + mine));
         auto to = [&](Device d) { return native::to(host, d, kFloat32); };
         std::vector<Tensor> outputs{to(device), host};
         CHECK_THROWS_WITH(g.all_gather(outputs, to(device)), Catch::Contains("outputs[1] is on cpu, " + mine));

@@ -87,7 +87,7 @@ TEST_CASE("ProcessGroupGloo: every ReduceOp and dtype in all_reduce on 4 ranks")
     CHECK(reduced(dist::ReduceOp::MIN, int64_t(r % 2 ? -r : r)) == -3);
     CHECK(reduced(dist::ReduceOp::MAX, int32_t(r % 2 ? -r : r)) == 2);
     CHECK(reduced(dist::ReduceOp::AVG, float(r + 1)) == 2.5f);
-    CHECK(reduced(dist::ReduceOp::AVG, int64_t(r + 1)) == 2);   // 10 / 4 truncated
+    CHECK(reduced(dist::ReduceOp::AVG, int64_t(r + 1)) == 2);    // 10 / 4 truncated
     CHECK(reduced(dist::ReduceOp::AVG, int32_t(-r - 1)) == -2);  // toward zero
     CHECK(reduced(dist::ReduceOp::SUM, uint8_t(100)) == uint8_t(400 % 256));
     CHECK(float(reduced(dist::ReduceOp::SUM, BFloat16(0.5f * (r + 1)))) == 5.f);
@@ -184,7 +184,8 @@ TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the t
           FAIL("no timeout");
         } catch (const Error& e) {
           std::string what = e.what();
-          CHECK_THAT(what, Catch::Contains("all_reduce #0") && Catch::Contains("Ranks that never entered all_reduce #0: [2]"));
+          CHECK_THAT(
+              what, Catch::Contains("all_reduce #0") && Catch::Contains("Ranks that never entered all_reduce #0: [2]"));
         }
         // The group is unusable afterwards, and says why.
         CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("failed earlier"));
@@ -208,13 +209,15 @@ TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
     std::vector<Tensor> longer{x, make<float>({1, 2})};
     CHECK_THROWS_WITH(g.all_gather(longer, x), Catch::Contains("outputs[1] has 2 elements ([2]), but 1 are expected"));
     CHECK_THROWS_WITH(g.gather(one, Tensor(), 0), Catch::Contains("input is an undefined tensor"));
-    CHECK_THROWS_WITH(g.send(x, g.rank()), Catch::Contains("peer rank " + std::to_string(g.rank()) + " is not another rank"));
+    CHECK_THROWS_WITH(g.send(x, g.rank()),
+                      Catch::Contains("peer rank " + std::to_string(g.rank()) + " is not another rank"));
   });
 }
 
 TEST_CASE("ProcessGroupGloo: construction arguments are checked before connecting (collective_checks.h)") {
   auto store = std::make_shared<FileStore>(testing::scratch_dir("gloo_arguments") + "/store", 1s);
-  CHECK_THROWS_WITH(ProcessGroupGloo(store, 3, 2), Catch::Contains("ProcessGroupGloo 'default': rank 3 is not in [0, 2)"));
+  CHECK_THROWS_WITH(ProcessGroupGloo(store, 3, 2),
+                    Catch::Contains("ProcessGroupGloo 'default': rank 3 is not in [0, 2)"));
   CHECK_THROWS_WITH(ProcessGroupGloo(nullptr, 0, 1), Catch::Contains("ProcessGroupGloo 'default': no store"));
   ProcessGroupOptions no_time;
   no_time.timeout = 0ms;
@@ -239,9 +242,10 @@ TEST_CASE("ProcessGroupGloo: every tensor must be on the group's device, refused
   run_gloo_ranks(2, [](ProcessGroupGloo& g) {
     CHECK(g.device() == kCPU);
     Tensor elsewhere = claimed_on(sim_device(0), 2);
-    CHECK_THROWS_WITH(g.all_reduce(elsewhere), Catch::Contains("ProcessGroupGloo all_reduce: rank " +
-                                                               std::to_string(g.rank()) + " of 2: tensor is on sim:0, "
-                                                               "but the group's device is cpu"));
+    CHECK_THROWS_WITH(g.all_reduce(elsewhere),
+                      Catch::Contains("ProcessGroupGloo all_reduce: rank " + std::to_string(g.rank()) +
+                                      " of 2: tensor is on sim:0, "
+                                      "but the group's device is cpu"));
     std::vector<Tensor> outputs{make<float>({0, 0}), elsewhere};
     CHECK_THROWS_WITH(g.all_gather(outputs, make<float>({1, 2})),
                       Catch::Contains("outputs[1] is on sim:0, but the group's device is cpu"));
@@ -265,7 +269,8 @@ TEST_CASE("ProcessGroupGloo: every tensor must be on the group's device, refused
         CHECK_THROWS_WITH(g.reduce_scatter(out, inputs),
                           Catch::Contains("inputs[1] is on cpu, but the group's device is sim:0"));
         Tensor other = claimed_on(sim_device(1), 2);
-        CHECK_THROWS_WITH(g.recv(other, 1 - g.rank()), Catch::Contains("tensor is on sim:1, but the group's device is sim:0"));
+        CHECK_THROWS_WITH(g.recv(other, 1 - g.rank()),
+                          Catch::Contains("tensor is on sim:1, but the group's device is sim:0"));
       },
       on_sim);
 }

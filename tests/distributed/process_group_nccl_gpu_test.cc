@@ -40,7 +40,8 @@ TEST_CASE("ProcessGroupNCCL: every operation with one rank", "[distributed][gpu]
   CHECK(group.backend_name() == "nccl");
 
   Tensor t = gpu({1, -2, 3});
-  for (dist::ReduceOp op : {dist::ReduceOp::SUM, dist::ReduceOp::AVG, dist::ReduceOp::MAX, dist::ReduceOp::MIN, dist::ReduceOp::PRODUCT}) {
+  for (dist::ReduceOp op :
+       {dist::ReduceOp::SUM, dist::ReduceOp::AVG, dist::ReduceOp::MAX, dist::ReduceOp::MIN, dist::ReduceOp::PRODUCT}) {
     group.all_reduce(t, op)->wait();
     CHECK(host(t) == std::vector<float>{1, -2, 3});
   }
@@ -87,7 +88,9 @@ TEST_CASE("ProcessGroupNCCL: CPU tensors are refused with the op named", "[distr
   auto store = std::make_shared<FileStore>(temp_path("nccl_cpu_store"));
   ProcessGroupNCCL group(store, 0, 1);
   Tensor cpu = native::zeros({2}, TensorOptions().dtype(kFloat32));
-  CHECK_THROWS_WITH(group.all_reduce(cpu), Catch::Contains("ProcessGroupNCCL all_reduce: rank 0 of 1: tensor is on cpu, but the group's device is cuda:0"));
+  CHECK_THROWS_WITH(
+      group.all_reduce(cpu),
+      Catch::Contains("ProcessGroupNCCL all_reduce: rank 0 of 1: tensor is on cpu, but the group's device is cuda:0"));
 }
 
 // Issue 10, item 6: the communicator and barrier's scratch tensor were put on the current

@@ -1,8 +1,8 @@
 // TCPStore, FileStore and PrefixStore in one process: every operation, threads, timeouts,
 // the token check and hostile input against the server.
+#include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <atomic>

@@ -52,9 +52,9 @@ void require_close(const Tensor& got, const Tensor& want) {
 TEST_CASE("LeNet5: 61,706 parameters under PyTorch's names; [N, 1, 28, 28] -> [N, classes]") {
   models::LeNet5 model;
   REQUIRE(count_parameters(*model) == 61706);
-  REQUIRE(model->state_dict().keys() ==
-          std::vector<std::string>{"conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias", "fc1.weight",
-                                   "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"});
+  REQUIRE(model->state_dict().keys() == std::vector<std::string>{"conv1.weight", "conv1.bias", "conv2.weight",
+                                                                 "conv2.bias", "fc1.weight", "fc1.bias", "fc2.weight",
+                                                                 "fc2.bias", "fc3.weight", "fc3.bias"});
   REQUIRE(model->forward(randn({5, 1, 28, 28})).sizes() == Shape{5, 10});
   models::LeNet5 three(3);
   REQUIRE(three->forward(randn({2, 1, 28, 28})).sizes() == Shape{2, 3});

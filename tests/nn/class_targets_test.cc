@@ -32,9 +32,9 @@ TEST_CASE("class targets on the CPU: a bad one raises at the call, naming the va
   CHECK_THROWS_WITH(F::nll_loss(logits_on(kCPU), targets_on({-1, 0, 1}, kCPU)),
                     Contains("nll_loss: target -1 is out of bounds for 4 classes"));
   // Once per call, under the caller's name, with label smoothing too.
-  CHECK_THROWS_WITH(F::cross_entropy(logits_on(kCPU), targets_on({9, 0, 1}, kCPU), Tensor(), -100,
-                                     nn::Reduction::Mean, 0.2),
-                    Contains("cross_entropy: target 9 is out of bounds"));
+  CHECK_THROWS_WITH(
+      F::cross_entropy(logits_on(kCPU), targets_on({9, 0, 1}, kCPU), Tensor(), -100, nn::Reduction::Mean, 0.2),
+      Contains("cross_entropy: target 9 is out of bounds"));
   CHECK(std::isfinite(F::cross_entropy(logits_on(kCPU), targets_on({3, -1, 0}, kCPU), Tensor(), -1).item<double>()));
   CHECK_THROWS_WITH(F::cross_entropy(logits_on(kCPU), targets_on({0, 1, 2}, sim_device(0))),
                     Contains("cross_entropy: target") && Contains("is not on the input's device cpu"));
@@ -43,8 +43,8 @@ TEST_CASE("class targets on the CPU: a bad one raises at the call, naming the va
 TEST_CASE("class targets on a device: checked there, no copy to the host; the loss is the CPU's") {
   F::check_deferred_targets();
   const Device sim = sim_device(0);
-  Tensor cpu_loss = F::cross_entropy(logits_on(kCPU), targets_on({3, 0, 1}, kCPU), Tensor(), -100,
-                                     nn::Reduction::Mean, 0.1);
+  Tensor cpu_loss =
+      F::cross_entropy(logits_on(kCPU), targets_on({3, 0, 1}, kCPU), Tensor(), -100, nn::Reduction::Mean, 0.1);
   Tensor cpu_nll = F::nll_loss(logits_on(kCPU), targets_on({3, -100, 1}, kCPU));
   const uint64_t before = device_to_host_copies();
   Tensor loss = F::cross_entropy(logits_on(sim), targets_on({3, 0, 1}, sim), Tensor(), -100, nn::Reduction::Mean, 0.1);

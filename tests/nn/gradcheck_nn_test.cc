@@ -5,8 +5,8 @@
 // the same checks on CUDA tensors.
 #include <catch2/catch.hpp>
 
-#include "autograd/gradcheck.h"
 #include "autograd/grad_mode.h"
+#include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 #include "tests/test_device.h"
@@ -81,10 +81,9 @@ TEST_CASE("gradcheck: max_pool2d, avg_pool2d and adaptive_avg_pool2d") {
     CHECK(gradgradcheck(fn, {x}));
   }
   SECTION("avg_pool2d excluding padding, with a divisor") {
-    CHECK(gradcheck([](const TensorList& in) { return F::avg_pool2d(in[0], {2, 3}, 1, {1, 1}, false, false); },
-                    {x}));
-    CHECK(gradcheck([](const TensorList& in) { return F::avg_pool2d(in[0], 2, std::nullopt, 0, false, true, 3); },
-                    {x}));
+    CHECK(gradcheck([](const TensorList& in) { return F::avg_pool2d(in[0], {2, 3}, 1, {1, 1}, false, false); }, {x}));
+    CHECK(
+        gradcheck([](const TensorList& in) { return F::avg_pool2d(in[0], 2, std::nullopt, 0, false, true, 3); }, {x}));
   }
   SECTION("adaptive_avg_pool2d") {
     auto fn = [](const TensorList& in) { return F::adaptive_avg_pool2d(in[0], {3, 4}); };
@@ -106,19 +105,18 @@ TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
         {x, weight, bias}));
   }
   SECTION("batch_norm 2-D input without affine") {
-    CHECK(gradcheck([](const TensorList& in) { return F::batch_norm(in[0], Tensor(), Tensor(), Tensor(), Tensor(), true); },
-                    {leaf({5, 3})}));
+    CHECK(gradcheck(
+        [](const TensorList& in) { return F::batch_norm(in[0], Tensor(), Tensor(), Tensor(), Tensor(), true); },
+        {leaf({5, 3})}));
   }
   SECTION("batch_norm eval") {
     Tensor rm = on_test_device(randn({3}, kFloat64, &gen())), rv = on_test_device(rand({3}, kFloat64, &gen()) + 0.5);
-    CHECK(gradcheck(
-        [&](const TensorList& in) { return F::batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5); },
-        {x, weight, bias}));
+    CHECK(gradcheck([&](const TensorList& in) { return F::batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5); },
+                    {x, weight, bias}));
   }
   SECTION("layer_norm") {
     Tensor w = leaf({2, 2}), b = leaf({2, 2});
-    CHECK(gradcheck([](const TensorList& in) { return F::layer_norm(in[0], {2, 2}, in[1], in[2], 1e-5); },
-                    {x, w, b}));
+    CHECK(gradcheck([](const TensorList& in) { return F::layer_norm(in[0], {2, 2}, in[1], in[2], 1e-5); }, {x, w, b}));
   }
 }
 
@@ -127,16 +125,17 @@ TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class
   Tensor target = on_test_device(tensor<int64_t>({1, -100, 3, 0, 3}, {5}));
   Tensor weight = on_test_device(rand({4}, kFloat64, &gen()) + 0.5);
   for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
-    CHECK(gradcheck(
-        [&](const TensorList& in) { return F::cross_entropy(in[0], target, Tensor(), -100, reduction, 0.2); },
-        {logits}));
-    CHECK(gradcheck(
-        [&](const TensorList& in) { return F::cross_entropy(in[0], target, weight, -100, reduction, 0.1); },
-        {logits}));
+    CHECK(
+        gradcheck([&](const TensorList& in) { return F::cross_entropy(in[0], target, Tensor(), -100, reduction, 0.2); },
+                  {logits}));
+    CHECK(gradcheck([&](const TensorList& in) { return F::cross_entropy(in[0], target, weight, -100, reduction, 0.1); },
+                    {logits}));
   }
   Tensor spatial_target = on_test_device(tensor<int64_t>({0, 2, 2, -100, 1, 0, 0, 1}, {2, 2, 2}));
   CHECK(gradcheck(
-      [&](const TensorList& in) { return F::cross_entropy(in[0], spatial_target, Tensor(), -100, Reduction::Mean, 0.3); },
+      [&](const TensorList& in) {
+        return F::cross_entropy(in[0], spatial_target, Tensor(), -100, Reduction::Mean, 0.3);
+      },
       {leaf({2, 3, 2, 2})}));
 }
 

@@ -154,7 +154,8 @@ TEST_CASE("BatchNorm matches PyTorch in training, in its running statistics and 
       Tensors in = load_inputs(c);
       BatchNormOptions options(p.at("num_features"));
       options.eps(p.at("eps"));
-      options.momentum(p.at("momentum").is_null() ? std::nullopt : std::optional<double>(p.at("momentum").get<double>()));
+      options.momentum(p.at("momentum").is_null() ? std::nullopt
+                                                  : std::optional<double>(p.at("momentum").get<double>()));
       std::shared_ptr<BatchNormImplBase> bn;
       if (in.at("x").dim() == 4) {
         bn = BatchNorm2d(options).ptr();
@@ -176,12 +177,10 @@ TEST_CASE("BatchNorm matches PyTorch in training, in its running statistics and 
         eval_out = bn->forward(in.at("x2"));
       }
       CHECK(bn->num_batches_tracked.item<int64_t>() == (options.momentum() ? 1 : 2));
-      check(c,
-            {{"out", out},
-             {"running_mean", bn->running_mean},
-             {"running_var", bn->running_var},
-             {"eval_out", eval_out}},
-            {{"x", in.at("x")}, {"weight", bn->weight}, {"bias", bn->bias}});
+      check(
+          c,
+          {{"out", out}, {"running_mean", bn->running_mean}, {"running_var", bn->running_var}, {"eval_out", eval_out}},
+          {{"x", in.at("x")}, {"weight", bn->weight}, {"bias", bn->bias}});
     }
   }
 }
@@ -224,14 +223,8 @@ TEST_CASE("Embedding matches PyTorch, padding_idx included") {
 
 TEST_CASE("activation layers and Flatten match PyTorch") {
   std::map<std::string, std::function<Tensor(const Tensor&)>> layers{
-      {"relu", ReLU()},
-      {"gelu", GELU()},
-      {"gelu_tanh", GELU("tanh")},
-      {"silu", SiLU()},
-      {"tanh", Tanh()},
-      {"sigmoid", Sigmoid()},
-      {"softmax", Softmax(1)},
-      {"log_softmax", LogSoftmax(1)},
+      {"relu", ReLU()},       {"gelu", GELU()},       {"gelu_tanh", GELU("tanh")}, {"silu", SiLU()},
+      {"tanh", Tanh()},       {"sigmoid", Sigmoid()}, {"softmax", Softmax(1)},     {"log_softmax", LogSoftmax(1)},
       {"flatten", Flatten()},
   };
   for (const std::string& name : nn_cases_of_kind("activation")) {

@@ -194,8 +194,7 @@ TEST_CASE("Sequential chains forwards, names children by position and is indexab
   seq->push_back("out", LogSoftmax(1));
   CHECK(seq->size() == 4);
   CHECK(seq->named_children().keys() == std::vector<std::string>{"0", "1", "2", "out"});
-  CHECK(seq->named_parameters().keys() ==
-        std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"});
+  CHECK(seq->named_parameters().keys() == std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"});
   Tensor x = randn({5, 4});
   auto& first = seq->at<LinearImpl>(0);
   auto& last = seq->at<LinearImpl>(2);
@@ -211,8 +210,7 @@ TEST_CASE("ModuleList registers its modules for traversal") {
   ModuleList list(Linear(2, 2), ReLU());
   list->push_back(Linear(2, 1));
   CHECK(list->size() == 3);
-  CHECK(list->named_parameters().keys() ==
-        std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"});
+  CHECK(list->named_parameters().keys() == std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"});
   size_t linears = 0;
   for (const auto& m : *list) linears += m->as<LinearImpl>() != nullptr;
   CHECK(linears == 2);

@@ -67,8 +67,7 @@ TEST_CASE("modules on CUDA match the CPU: forward, backward, parameter gradients
     auto conv = [] { return Conv2d(Conv2dOptions(3, 4, 3).stride(2).padding(1)); };
     check_module("Conv2d", conv(), conv(), random_cpu({2, 3, 7, 6}, dtype, 2), dtype, true);
     for (bool training : {true, false}) {
-      check_module("BatchNorm2d", BatchNorm2d(3), BatchNorm2d(3), random_cpu({4, 3, 5, 5}, dtype, 3), dtype,
-                   training);
+      check_module("BatchNorm2d", BatchNorm2d(3), BatchNorm2d(3), random_cpu({4, 3, 5, 5}, dtype, 3), dtype, training);
     }
     auto layer_norm = [] { return LayerNorm(LayerNormOptions({6})); };
     check_module("LayerNorm", layer_norm(), layer_norm(), random_cpu({3, 4, 6}, dtype, 4), dtype, true);
@@ -101,15 +100,21 @@ TEST_CASE("cross_entropy, nll_loss and mse_loss on CUDA match the CPU", "[gpu]")
     const Tensor weight = random_cpu({5}, dtype, 3, 0.5, 1.5), mse_target = random_cpu({6, 5}, dtype, 4);
     for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
       INFO("reduction " << static_cast<int>(reduction) << " (0 none, 1 mean, 2 sum)");
-      check_loss("cross_entropy with weights and label smoothing", dtype, [&](const Tensor& x, Device d) {
-        return F::cross_entropy(x, target.to(d), weight.to(d), -100, reduction, 0.1);
-      }, random_cpu({6, 5}, dtype, 1));
-      check_loss("nll_loss of log_softmax", dtype, [&](const Tensor& x, Device d) {
-        return F::nll_loss(F::log_softmax(x, 1), target.to(d), weight.to(d), -100, reduction);
-      }, random_cpu({6, 5}, dtype, 2));
-      check_loss("mse_loss", dtype, [&](const Tensor& x, Device d) {
-        return F::mse_loss(x, mse_target.to(d), reduction);
-      }, random_cpu({6, 5}, dtype, 5));
+      check_loss(
+          "cross_entropy with weights and label smoothing", dtype,
+          [&](const Tensor& x, Device d) {
+            return F::cross_entropy(x, target.to(d), weight.to(d), -100, reduction, 0.1);
+          },
+          random_cpu({6, 5}, dtype, 1));
+      check_loss(
+          "nll_loss of log_softmax", dtype,
+          [&](const Tensor& x, Device d) {
+            return F::nll_loss(F::log_softmax(x, 1), target.to(d), weight.to(d), -100, reduction);
+          },
+          random_cpu({6, 5}, dtype, 2));
+      check_loss(
+          "mse_loss", dtype, [&](const Tensor& x, Device d) { return F::mse_loss(x, mse_target.to(d), reduction); },
+          random_cpu({6, 5}, dtype, 5));
     }
   }
 }

@@ -63,8 +63,7 @@ std::string compare_to_fixture(const Tensor& got, const json& expected, double r
   for (size_t i = 0; i < values.size(); ++i) {
     double want = number(data[i]);
     bool same = std::isnan(want) ? std::isnan(values[i])
-                                 : std::abs(values[i] - want) <= atol + rtol * std::abs(want) ||
-                                       values[i] == want;
+                                 : std::abs(values[i] - want) <= atol + rtol * std::abs(want) || values[i] == want;
     if (!same) return fmt::format("element {} is {}, expected {}", i, values[i], want);
   }
   return "";

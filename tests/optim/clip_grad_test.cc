@@ -84,9 +84,9 @@ TEST_CASE("clip_grad_norm_ clips a float64 gradient to max_norm", "[optim][clip]
 TEST_CASE("clip_grad_norm_ errors on a non-finite norm only when asked", "[optim][clip]") {
   Tensor p = zeros({2}, TensorOptions().requires_grad(true));
   p.set_grad(tensor({1.0f, std::numeric_limits<float>::infinity()}));
-  REQUIRE_THROWS_WITH(optim::clip_grad_norm_({p}, 1.0, 2.0, true),
-                      Catch::Contains("clip_grad_norm_") && Catch::Contains("inf") &&
-                          Catch::Contains("error_if_nonfinite"));
+  REQUIRE_THROWS_WITH(optim::clip_grad_norm_({p}, 1.0, 2.0, true), Catch::Contains("clip_grad_norm_") &&
+                                                                       Catch::Contains("inf") &&
+                                                                       Catch::Contains("error_if_nonfinite"));
   Tensor total = optim::clip_grad_norm_({p}, 1.0);
   REQUIRE(std::isinf(total.item<float>()));
 }

@@ -51,8 +51,8 @@ bool matches(const Tensor& got, const json& expected, double rtol, double atol, 
   std::vector<double> want = expected.at("data").get<std::vector<double>>();
   for (size_t i = 0; i < values.size(); ++i) {
     if (!(std::abs(values[i] - want[i]) <= atol + rtol * std::abs(want[i]))) {
-      why = fmt::format("element {}: {} != expected {} (difference {:.3g})", i, values[i], want[i],
-                        values[i] - want[i]);
+      why =
+          fmt::format("element {}: {} != expected {} (difference {:.3g})", i, values[i], want[i], values[i] - want[i]);
       return false;
     }
   }

@@ -10,7 +10,9 @@
 namespace brisk::testing {
 namespace {
 
-Tolerance optimizer_tolerance(DType dtype) { return dtype == kFloat64 ? Tolerance{1e-12, 1e-14} : Tolerance{1e-5, 1e-6}; }
+Tolerance optimizer_tolerance(DType dtype) {
+  return dtype == kFloat64 ? Tolerance{1e-12, 1e-14} : Tolerance{1e-5, 1e-6};
+}
 
 template <typename Optimizer, typename Options>
 void check_optimizer(const std::string& what, const Options& options) {

@@ -40,8 +40,7 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(optim::Optimizer& opt, const 
                                                 spec.at("gamma").get<double>());
   }
   if (type == "CosineAnnealingLR") {
-    return std::make_unique<optim::CosineAnnealingLR>(opt, spec.at("T_max").get<int64_t>(),
-                                                      spec.value("eta_min", 0.0));
+    return std::make_unique<optim::CosineAnnealingLR>(opt, spec.at("T_max").get<int64_t>(), spec.value("eta_min", 0.0));
   }
   if (type == "LinearLR") {
     return std::make_unique<optim::LinearLR>(opt, spec.value("start_factor", 1.0 / 3), spec.value("end_factor", 1.0),

@@ -62,9 +62,9 @@ TEST_CASE("save after 10 steps, load, continue: identical to 20 steps", "[optim]
   }
   SECTION("Adam, amsgrad, two groups") {
     check_round_trip([](const Params& p) {
-      std::vector<optim::ParamGroup> groups = {optim::ParamGroup({p.at("w"), p.at("b")}),
-                                               optim::ParamGroup({p.at("v"), p.at("frozen")},
-                                                                 optim::AdamOptions(0.05).amsgrad(true))};
+      std::vector<optim::ParamGroup> groups = {
+          optim::ParamGroup({p.at("w"), p.at("b")}),
+          optim::ParamGroup({p.at("v"), p.at("frozen")}, optim::AdamOptions(0.05).amsgrad(true))};
       return std::make_unique<optim::Adam>(groups, optim::AdamOptions(0.01));
     });
   }

@@ -75,7 +75,9 @@ TEST_CASE("reference fixtures: every op has a runner and every runner a case", "
   }
 }
 
-TEST_CASE("reference: elementwise arithmetic, math, activations, selection", "[reference]") { check_family("elementwise"); }
+TEST_CASE("reference: elementwise arithmetic, math, activations, selection", "[reference]") {
+  check_family("elementwise");
+}
 TEST_CASE("reference: comparisons and logical ops", "[reference]") { check_family("comparison"); }
 TEST_CASE("reference: type promotion", "[reference]") { check_family("promotion"); }
 TEST_CASE("reference: reductions and softmax", "[reference]") { check_family("reduction"); }

@@ -45,7 +45,7 @@ inline DType dtype(const json& p, const char* key) { return parse_dtype(p.at(key
 
 // A runner whose body is one expression of `in` (the inputs) and `p` (the params),
 // giving a Tensor or a braced list of Tensors.
-#define BRISK_REF_RUN(...) \
+#define BRISK_REF_RUN(...)                                                                                     \
   [](const ::brisk::reference::Inputs& in, const ::brisk::reference::json& p) -> ::brisk::reference::Outputs { \
     (void)in;                                                                                                  \
     (void)p;                                                                                                   \

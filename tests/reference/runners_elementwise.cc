@@ -32,8 +32,7 @@ void add_arithmetic(RunnerTable& t) {
                     {"a.add(b, alpha)", BRISK_REF_RUN(in[0].add(in[1], scalar(p, "alpha")))}};
   t["sub_alpha"] = {{"sub(a, b, alpha)", BRISK_REF_RUN(sub(in[0], in[1], scalar(p, "alpha")))},
                     {"a.sub(b, alpha)", BRISK_REF_RUN(in[0].sub(in[1], scalar(p, "alpha")))}};
-  t["pow"] = {{"pow(a, b)", BRISK_REF_RUN(brisk::pow(in[0], in[1]))},
-              {"a.pow(b)", BRISK_REF_RUN(in[0].pow(in[1]))}};
+  t["pow"] = {{"pow(a, b)", BRISK_REF_RUN(brisk::pow(in[0], in[1]))}, {"a.pow(b)", BRISK_REF_RUN(in[0].pow(in[1]))}};
 
   t["add_scalar"] = {{"a.add(s)", BRISK_REF_RUN(in[0].add(scalar(p, "s")))},
                      {"a + s", BRISK_REF_RUN(in[0] + scalar(p, "s"))},
@@ -72,11 +71,10 @@ void add_math(RunnerTable& t) {
   add_unary(t, "silu", &brisk::silu, &Tensor::silu);
   t["gelu"] = {{"gelu(x, approximate)", BRISK_REF_RUN(gelu(in[0], p.at("approximate").get<std::string>()))},
                {"x.gelu(approximate)", BRISK_REF_RUN(in[0].gelu(p.at("approximate").get<std::string>()))}};
-  t["clamp"] = {
-      {"clamp(x, min, max)",
-       BRISK_REF_RUN(clamp(in[0], optional_scalar_param(p.at("min")), optional_scalar_param(p.at("max"))))},
-      {"x.clamp(min, max)",
-       BRISK_REF_RUN(in[0].clamp(optional_scalar_param(p.at("min")), optional_scalar_param(p.at("max"))))}};
+  t["clamp"] = {{"clamp(x, min, max)",
+                 BRISK_REF_RUN(clamp(in[0], optional_scalar_param(p.at("min")), optional_scalar_param(p.at("max"))))},
+                {"x.clamp(min, max)",
+                 BRISK_REF_RUN(in[0].clamp(optional_scalar_param(p.at("min")), optional_scalar_param(p.at("max"))))}};
   t["clamp_tensor"] = {{"clamp(x, lo, hi)", BRISK_REF_RUN(clamp(in[0], in[1], in[2]))},
                        {"x.clamp(lo, hi)", BRISK_REF_RUN(in[0].clamp(in[1], in[2]))}};
 }

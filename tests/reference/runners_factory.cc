@@ -15,8 +15,7 @@ Tensor as_tensor(bool value) { return scalar_tensor(Scalar(value), TensorOptions
 void add_factories(RunnerTable& t) {
   t["zeros"] = {{"zeros(shape, dtype)", BRISK_REF_RUN(zeros(ints(p, "shape"), options(p)))}};
   t["ones"] = {{"ones(shape, dtype)", BRISK_REF_RUN(ones(ints(p, "shape"), options(p)))}};
-  t["full"] = {{"full(shape, value, dtype)",
-                BRISK_REF_RUN(full(ints(p, "shape"), scalar(p, "value"), options(p)))}};
+  t["full"] = {{"full(shape, value, dtype)", BRISK_REF_RUN(full(ints(p, "shape"), scalar(p, "value"), options(p)))}};
   t["empty"] = {{"empty(shape, dtype)", BRISK_REF_RUN(empty(ints(p, "shape"), options(p)))}};
   t["zeros_like"] = {{"zeros_like(x)", BRISK_REF_RUN(zeros_like(in[0]))}};
   t["ones_like"] = {{"ones_like(x)", BRISK_REF_RUN(ones_like(in[0]))}};
@@ -26,18 +25,16 @@ void add_factories(RunnerTable& t) {
   t["arange_end_options"] = {{"arange(end, dtype)", BRISK_REF_RUN(arange(scalar(p, "end"), options(p)))}};
   t["arange"] = {{"arange(start, end, step)",
                   BRISK_REF_RUN(on_test_device(arange(scalar(p, "start"), scalar(p, "end"), scalar(p, "step"))))}};
-  t["arange_options"] = {
-      {"arange(start, end, step, dtype)",
-       BRISK_REF_RUN(arange(scalar(p, "start"), scalar(p, "end"), scalar(p, "step"), options(p)))}};
-  t["scalar_tensor"] = {
-      {"scalar_tensor(value, dtype)", BRISK_REF_RUN(scalar_tensor(scalar(p, "value"), options(p)))}};
+  t["arange_options"] = {{"arange(start, end, step, dtype)",
+                          BRISK_REF_RUN(arange(scalar(p, "start"), scalar(p, "end"), scalar(p, "step"), options(p)))}};
+  t["scalar_tensor"] = {{"scalar_tensor(value, dtype)", BRISK_REF_RUN(scalar_tensor(scalar(p, "value"), options(p)))}};
 }
 
 void add_comparisons(RunnerTable& t) {
   t["equal"] = {{"equal(a, b)", BRISK_REF_RUN(as_tensor(equal(in[0], in[1])))}};
-  t["allclose"] = {{"allclose(a, b, rtol, atol)",
-                    BRISK_REF_RUN(as_tensor(allclose(in[0], in[1], double_param(p.at("rtol")),
-                                                     double_param(p.at("atol")))))}};
+  t["allclose"] = {
+      {"allclose(a, b, rtol, atol)",
+       BRISK_REF_RUN(as_tensor(allclose(in[0], in[1], double_param(p.at("rtol")), double_param(p.at("atol")))))}};
 }
 
 }  // namespace

@@ -16,11 +16,12 @@ RunFn on_clone(Op op) {
   };
 }
 
-#define BRISK_REF_INPLACE(...) on_clone([](Tensor& self, const Inputs& in, const json& p) { \
-  (void)in;                                                                                \
-  (void)p;                                                                                 \
-  __VA_ARGS__;                                                                             \
-})
+#define BRISK_REF_INPLACE(...)                                 \
+  on_clone([](Tensor& self, const Inputs& in, const json& p) { \
+    (void)in;                                                  \
+    (void)p;                                                   \
+    __VA_ARGS__;                                               \
+  })
 
 void add_arithmetic(RunnerTable& t) {
   t["add_"] = {{"x.add_(b)", BRISK_REF_INPLACE(self.add_(in[1]))}, {"x += b", BRISK_REF_INPLACE(self += in[1])}};
@@ -50,7 +51,7 @@ void add_math(RunnerTable& t) {
   t["sigmoid_"] = {{"x.sigmoid_()", BRISK_REF_INPLACE(self.sigmoid_())}};
   t["tanh_"] = {{"x.tanh_()", BRISK_REF_INPLACE(self.tanh_())}};
   t["clamp_"] = {{"x.clamp_(min, max)", BRISK_REF_INPLACE(self.clamp_(optional_scalar_param(p.at("min")),
-                                                                       optional_scalar_param(p.at("max"))))}};
+                                                                      optional_scalar_param(p.at("max"))))}};
 }
 
 void add_writes(RunnerTable& t) {

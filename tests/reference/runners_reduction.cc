@@ -41,24 +41,21 @@ void add_extrema(RunnerTable& t) {
 }
 
 void add_statistics(RunnerTable& t) {
-  t["var"] = {
-      {"var(x, dims, correction, keepdim)",
-       BRISK_REF_RUN(var(in[0], ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))},
-      {"x.var(dims, correction, keepdim)",
-       BRISK_REF_RUN(in[0].var(ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))}};
-  t["std"] = {
-      {"std(x, dims, correction, keepdim)",
-       BRISK_REF_RUN(brisk::std(in[0], ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))},
-      {"x.std(dims, correction, keepdim)",
-       BRISK_REF_RUN(in[0].std(ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))}};
+  t["var"] = {{"var(x, dims, correction, keepdim)",
+               BRISK_REF_RUN(var(in[0], ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))},
+              {"x.var(dims, correction, keepdim)",
+               BRISK_REF_RUN(in[0].var(ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))}};
+  t["std"] = {{"std(x, dims, correction, keepdim)",
+               BRISK_REF_RUN(brisk::std(in[0], ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))},
+              {"x.std(dims, correction, keepdim)",
+               BRISK_REF_RUN(in[0].std(ints(p, "dims"), integer(p, "correction"), flag(p, "keepdim")))}};
   t["logsumexp"] = {
       {"logsumexp(x, dims, keepdim)", BRISK_REF_RUN(logsumexp(in[0], ints(p, "dims"), flag(p, "keepdim")))},
       {"x.logsumexp(dims, keepdim)", BRISK_REF_RUN(in[0].logsumexp(ints(p, "dims"), flag(p, "keepdim")))}};
-  t["norm"] = {
-      {"norm(x, p, dims, keepdim)",
-       BRISK_REF_RUN(norm(in[0], double_param(p.at("p")), ints(p, "dims"), flag(p, "keepdim")))},
-      {"x.norm(p, dims, keepdim)",
-       BRISK_REF_RUN(in[0].norm(double_param(p.at("p")), ints(p, "dims"), flag(p, "keepdim")))}};
+  t["norm"] = {{"norm(x, p, dims, keepdim)",
+                BRISK_REF_RUN(norm(in[0], double_param(p.at("p")), ints(p, "dims"), flag(p, "keepdim")))},
+               {"x.norm(p, dims, keepdim)",
+                BRISK_REF_RUN(in[0].norm(double_param(p.at("p")), ints(p, "dims"), flag(p, "keepdim")))}};
   t["softmax"] = {{"softmax(x, dim)", BRISK_REF_RUN(softmax(in[0], integer(p, "dim")))},
                   {"x.softmax(dim)", BRISK_REF_RUN(in[0].softmax(integer(p, "dim")))}};
   t["log_softmax"] = {{"log_softmax(x, dim)", BRISK_REF_RUN(log_softmax(in[0], integer(p, "dim")))},

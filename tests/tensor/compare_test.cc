@@ -9,7 +9,9 @@ using namespace brisk;
 using Catch::Matchers::Contains;
 
 namespace {
-Tensor floats(const std::vector<float>& v) { return native::from_vector(v, {static_cast<int64_t>(v.size())}, kFloat32); }
+Tensor floats(const std::vector<float>& v) {
+  return native::from_vector(v, {static_cast<int64_t>(v.size())}, kFloat32);
+}
 }  // namespace
 
 TEST_CASE("equal compares shapes and values", "[compare]") {
@@ -19,8 +21,9 @@ TEST_CASE("equal compares shapes and values", "[compare]") {
   // Values compare after promotion; shapes must match exactly (no broadcasting).
   CHECK(native::equal(a, native::arange(1, 4, 1, kInt64)));
   CHECK_FALSE(native::equal(a, native::view(a, {1, 3})));
-  CHECK(native::equal(native::transpose(native::view(native::arange(0, 6, 1, kFloat32), {2, 3}), 0, 1),
-                      native::contiguous(native::transpose(native::view(native::arange(0, 6, 1, kFloat32), {2, 3}), 0, 1))));
+  CHECK(native::equal(
+      native::transpose(native::view(native::arange(0, 6, 1, kFloat32), {2, 3}), 0, 1),
+      native::contiguous(native::transpose(native::view(native::arange(0, 6, 1, kFloat32), {2, 3}), 0, 1))));
   CHECK_FALSE(native::equal(floats({NAN}), floats({NAN})));
   CHECK(native::equal(native::empty({0, 2}), native::empty({0, 2})));
 }
@@ -40,5 +43,6 @@ TEST_CASE("allclose uses |a - b| <= atol + rtol * |b|", "[compare]") {
   // Broadcasting, as torch.allclose.
   CHECK(native::allclose(floats({1, 2}), native::expand(floats({1, 2}), {3, 2})));
   CHECK(native::allclose(native::arange(0, 3, 1, kInt64), native::arange(0, 3, 1, kInt64)));
-  CHECK_THROWS_WITH(native::allclose(floats({1}), native::ones({1}, kFloat64)), Contains("float32") && Contains("float64"));
+  CHECK_THROWS_WITH(native::allclose(floats({1}), native::ones({1}, kFloat64)),
+                    Contains("float32") && Contains("float64"));
 }

@@ -11,8 +11,8 @@ namespace {
 using testing::make;
 using testing::require_close;
 
-constexpr DType f32 = kFloat32, f64 = kFloat64, i64 = kInt64, i32 = kInt32, u8 = kUInt8, b8 = kBool,
-                bf16 = kBFloat16, f16 = kFloat16;
+constexpr DType f32 = kFloat32, f64 = kFloat64, i64 = kInt64, i32 = kInt32, u8 = kUInt8, b8 = kBool, bf16 = kBFloat16,
+                f16 = kFloat16;
 
 struct Source {
   DType dtype;
@@ -122,8 +122,8 @@ TEST_CASE("conversions between all eight dtypes match PyTorch") {
 
 TEST_CASE("16-bit floats round to nearest even and saturate to inf like PyTorch") {
   Tensor x = make<float>({65520, 65519, 2049, 2051, 6e-8f, 1e-8f, 1.00390625f, 1.01171875f}, {8});
-  require_close(native::to(x, kCPU, f16), {INFINITY, 65504, 2048, 2052, 5.960464477539063e-08, 0, 1.00390625, 1.01171875},
-                0.0);
+  require_close(native::to(x, kCPU, f16),
+                {INFINITY, 65504, 2048, 2052, 5.960464477539063e-08, 0, 1.00390625, 1.01171875}, 0.0);
   require_close(native::to(x, kCPU, bf16),
                 {65536, 65536, 2048, 2048, 6.007030606269836e-08, 1.0011717677116394e-08, 1.0, 1.015625}, 0.0);
   Tensor special = make<float>({INFINITY, NAN, -0.0f}, {3});

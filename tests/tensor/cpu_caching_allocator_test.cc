@@ -27,7 +27,7 @@ TEST_CASE("size classes are multiples of 64 at most a quarter above the request"
   CHECK(CpuCachingAllocator::size_class(256) == 256);
   CHECK(CpuCachingAllocator::size_class(257) == 320);  // 256 + 64
   CHECK(CpuCachingAllocator::size_class(1000) == 1024);
-  CHECK(CpuCachingAllocator::size_class(1025) == 1280);  // 1024 + 256
+  CHECK(CpuCachingAllocator::size_class(1025) == 1280);        // 1024 + 256
   CHECK(CpuCachingAllocator::size_class(4816896) == 5242880);  // 4.59 MiB -> 5 MiB
   for (size_t n = 1; n < (size_t(1) << 22); n = n * 3 / 2 + 7) {
     size_t c = CpuCachingAllocator::size_class(n);
@@ -83,9 +83,7 @@ TEST_CASE("the peak is reset to what is allocated now") {
 
 TEST_CASE("empty_cache gives every cached block back") {
   CpuCachingAllocator allocator(true);
-  {
-    DataPtr a = allocator.allocate(100, kCPU), b = allocator.allocate(5000, kCPU), c = allocator.allocate(5000, kCPU);
-  }
+  { DataPtr a = allocator.allocate(100, kCPU), b = allocator.allocate(5000, kCPU), c = allocator.allocate(5000, kCPU); }
   CHECK(allocator.stats().cached_bytes == 128 + 5120 + 5120);
   allocator.empty_cache();
   CpuMemoryStats s = allocator.stats();

@@ -57,8 +57,8 @@ TEST_CASE("unary ops on a strided input") {
 }
 
 TEST_CASE("sigmoid is stable at extremes") {
-  require_close(native::unary(UnaryOp::Sigmoid, make<float>({-100, -30, 30, 100}, {4})), {0.0, 9.35762359e-14, 1.0, 1.0},
-                1e-6);
+  require_close(native::unary(UnaryOp::Sigmoid, make<float>({-100, -30, 30, 100}, {4})),
+                {0.0, 9.35762359e-14, 1.0, 1.0}, 1e-6);
 }
 
 TEST_CASE("unary dtype rules follow PyTorch") {

@@ -63,8 +63,10 @@ TEST_CASE("scalar_tensor and from_vector", "[factory]") {
   Tensor cast = native::from_vector(std::vector<double>{1.75, -2.5}, {2}, kInt64);
   CHECK(cast.dtype() == kInt64);
   CHECK(cast.to_vector<int64_t>() == std::vector<int64_t>{1, -2});
-  CHECK(native::from_vector(std::vector<bool>{true, false}, {2}, kBool).to_vector<bool>() == std::vector<bool>{true, false});
-  CHECK(native::from_vector(std::vector<uint8_t>{1, 255}, {2}, kUInt8).to_vector<int32_t>() == std::vector<int32_t>{1, 255});
+  CHECK(native::from_vector(std::vector<bool>{true, false}, {2}, kBool).to_vector<bool>() ==
+        std::vector<bool>{true, false});
+  CHECK(native::from_vector(std::vector<uint8_t>{1, 255}, {2}, kUInt8).to_vector<int32_t>() ==
+        std::vector<int32_t>{1, 255});
   CHECK(native::from_vector(std::vector<int32_t>{-4}, {}, kInt32).item<int64_t>() == -4);
   CHECK_THROWS_WITH(native::from_vector(std::vector<float>{1, 2, 3}, {2, 2}, kFloat32),
                     Contains("3 values") && Contains("[2, 2]"));

@@ -43,7 +43,8 @@ TEST_CASE("scatter_add accumulates repeated indices", "[index]") {
   CHECK(out.to_vector<float>() == std::vector<float>{2, 1, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 14, 7, 0});
 
   Tensor v = native::zeros({4});
-  native::scatter_add_(v, 0, longs({1, 1, 3, 1}, {4}), native::from_vector(std::vector<float>{1, 2, 3, 4}, {4}, kFloat32));
+  native::scatter_add_(v, 0, longs({1, 1, 3, 1}, {4}),
+                       native::from_vector(std::vector<float>{1, 2, 3, 4}, {4}, kFloat32));
   CHECK(v.to_vector<float>() == std::vector<float>{0, 7, 0, 3});
 
   // A bad index is reported before anything is written.
@@ -60,7 +61,8 @@ TEST_CASE("0-dim operands count as 1-element 1-D ones", "[index]") {
   Tensor s = native::scatter_add(native::zeros({}), 0, longs({0}, {1}), native::ones({1}));
   CHECK(s.dim() == 0);
   CHECK(s.item<float>() == 1.0f);
-  CHECK(native::scatter_add(native::zeros({}), 0, longs({0}, {}), native::full({}, 2.0, kFloat32)).item<float>() == 2.0f);
+  CHECK(native::scatter_add(native::zeros({}), 0, longs({0}, {}), native::full({}, 2.0, kFloat32)).item<float>() ==
+        2.0f);
   // torch.zeros(3).gather(0, tensor(1)) is 0-dim; torch.zeros(()).gather(0, tensor([0, 0])) has 2 elements.
   CHECK(native::gather(native::arange(0, 3, 1, kFloat32), 0, longs({1}, {})).dim() == 0);
   CHECK(native::gather(native::arange(0, 3, 1, kFloat32), 0, longs({2}, {})).item<float>() == 2.0f);

@@ -39,14 +39,16 @@ TEST_CASE("cpu_kernel over broadcast, strided and contiguous operands") {
     Tensor a = native::transpose(arange_f(6, {2, 3}), 0, 1);  // [[0, 3], [1, 4], [2, 5]]
     Tensor big = native::zeros({3, 4});
     Tensor out = native::slice(big, 1, 0, 4, 2);  // [3, 2] with strides [4, 2]
-    cpu::cpu_kernel(out, [](float x) -> float { return x * 2; }, a);
+    cpu::cpu_kernel(
+        out, [](float x) -> float { return x * 2; }, a);
     testing::require_close(big, {0, 0, 6, 0, 2, 0, 8, 0, 4, 0, 10, 0});
   }
   SECTION("mixed element types: int64 and bool in, float out") {
     Tensor i = make<int64_t>({1, 2, 3}, {3});
     Tensor m = make<bool>({true, false, true}, {3});
     Tensor out = native::empty({3});
-    cpu::cpu_kernel(out, [](int64_t x, bool b) -> float { return b ? float(x) : -1.0f; }, i, m);
+    cpu::cpu_kernel(
+        out, [](int64_t x, bool b) -> float { return b ? float(x) : -1.0f; }, i, m);
     testing::require_close(out, {1, -1, 3});
   }
   SECTION("a nullary kernel fills") {
@@ -73,7 +75,8 @@ TEST_CASE("cpu_kernel splits large tensors over threads and covers every element
   Tensor a = arange_f(rows * cols, {rows, cols});
   SECTION("contiguous") {
     Tensor out = native::empty({rows, cols});
-    cpu::cpu_kernel(out, [](float x) -> float { return x + 1; }, a);
+    cpu::cpu_kernel(
+        out, [](float x) -> float { return x + 1; }, a);
     std::vector<float> v = out.to_vector<float>();
     for (int64_t i = 0; i < rows * cols; ++i) REQUIRE(v[i] == float(i + 1));
   }
@@ -83,7 +86,8 @@ TEST_CASE("cpu_kernel splits large tensors over threads and covers every element
     Tensor out = native::empty({5, 90, 70});
     iter::LoopShape s = iter::make_loop_shape({&out, &t}, "test");
     REQUIRE(cpu::wants_tiles(s));
-    cpu::cpu_kernel(out, [](float x) -> float { return x; }, t);
+    cpu::cpu_kernel(
+        out, [](float x) -> float { return x; }, t);
     std::vector<float> v = out.to_vector<float>();
     for (int64_t i = 0; i < 5; ++i) {
       for (int64_t r = 0; r < 90; ++r) {
@@ -94,7 +98,8 @@ TEST_CASE("cpu_kernel splits large tensors over threads and covers every element
   SECTION("transposed") {
     Tensor t = native::transpose(a, 0, 1);  // [cols, rows]
     Tensor out = native::empty({cols, rows});
-    cpu::cpu_kernel(out, [](float x) -> float { return x; }, t);
+    cpu::cpu_kernel(
+        out, [](float x) -> float { return x; }, t);
     std::vector<float> v = out.to_vector<float>();
     for (int64_t c = 0; c < cols; ++c) {
       for (int64_t r = 0; r < rows; r += 37) REQUIRE(v[c * rows + r] == float(r * cols + c));

@@ -76,7 +76,8 @@ TEST_CASE("matmul handles 1-D operands like torch.matmul", "[matmul]") {
   Tensor vm = native::matmul(v, b);
   CHECK(vm.sizes() == Shape{4});
   CHECK(vm.to_vector<float>() == std::vector<float>{-1, 0.5f, 2, 3.5f});
-  CHECK_THROWS_WITH(native::matmul(v, floats({1, 2}, {2})), Contains("matmul: shapes [3] and [2] cannot be multiplied"));
+  CHECK_THROWS_WITH(native::matmul(v, floats({1, 2}, {2})),
+                    Contains("matmul: shapes [3] and [2] cannot be multiplied"));
 }
 
 TEST_CASE("matmul broadcasts batch dims", "[matmul]") {
@@ -124,7 +125,8 @@ TEST_CASE("addmm scales and adds a broadcast bias", "[matmul]") {
   Tensor a = floats(kA, {2, 3}), b = floats(kB, {3, 4});
   Tensor bias = floats({1, -1, 2, 0}, {4});
   // torch.addmm(bias, a, b, beta=0.5, alpha=2)
-  CHECK(native::addmm(bias, a, b, 0.5, 2).to_vector<float>() == std::vector<float>{4, 2.25f, 3, 1.25f, -0.5f, 0, 3, 3.5f});
+  CHECK(native::addmm(bias, a, b, 0.5, 2).to_vector<float>() ==
+        std::vector<float>{4, 2.25f, 3, 1.25f, -0.5f, 0, 3, 3.5f});
   // beta = 0 ignores the bias, NaN included.
   Tensor nan_bias = native::full({2, 4}, NAN, kFloat32);
   CHECK(native::addmm(nan_bias, a, b, 0, 1).to_vector<float>() == kAB);
@@ -141,7 +143,8 @@ TEST_CASE("integer and reduced-precision matmul", "[matmul]") {
   CHECK(native::matmul(native::to(a, kCPU, kInt32), native::to(b, kCPU, kInt32)).to_vector<int64_t>() ==
         out.to_vector<int64_t>());
 
-  Tensor h = native::matmul(native::to(floats(kA, {2, 3}), kCPU, kBFloat16), native::to(floats(kB, {3, 4}), kCPU, kBFloat16));
+  Tensor h =
+      native::matmul(native::to(floats(kA, {2, 3}), kCPU, kBFloat16), native::to(floats(kB, {3, 4}), kCPU, kBFloat16));
   CHECK(h.dtype() == kBFloat16);
   CHECK(h.to_vector<float>() == kAB);
 }

@@ -22,7 +22,7 @@ inline void require_close(const Tensor& t, const std::vector<double>& expected, 
   REQUIRE(got.size() == expected.size());
   for (size_t i = 0; i < got.size(); ++i) {
     double e = expected[i], g = got[i];
-    bool ok = std::isnan(e) ? std::isnan(g)
+    bool ok = std::isnan(e)   ? std::isnan(g)
               : std::isinf(e) ? g == e
                               : std::abs(g - e) <= tol * std::max(1.0, std::abs(e));
     if (!ok) {

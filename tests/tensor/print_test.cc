@@ -69,15 +69,20 @@ TEST_CASE("printing: dtypes and their suffixes", "[print]") {
   // int64
   CHECK(native::to_string(native::arange(0, 5, 1, kInt64)) == R"(tensor([0, 1, 2, 3, 4]))");
   // int32
-  CHECK(native::to_string(native::from_vector(std::vector<int32_t>{-3, 10, 200}, {3}, kInt32)) == R"(tensor([ -3,  10, 200], dtype=torch.int32))");
+  CHECK(native::to_string(native::from_vector(std::vector<int32_t>{-3, 10, 200}, {3}, kInt32)) ==
+        R"(tensor([ -3,  10, 200], dtype=torch.int32))");
   // uint8
-  CHECK(native::to_string(native::from_vector(std::vector<uint8_t>{0, 7, 255}, {3}, kUInt8)) == R"(tensor([  0,   7, 255], dtype=torch.uint8))");
+  CHECK(native::to_string(native::from_vector(std::vector<uint8_t>{0, 7, 255}, {3}, kUInt8)) ==
+        R"(tensor([  0,   7, 255], dtype=torch.uint8))");
   // bool
-  CHECK(native::to_string(native::from_vector(std::vector<bool>{true, false, true}, {3}, kBool)) == R"(tensor([ True, False,  True]))");
+  CHECK(native::to_string(native::from_vector(std::vector<bool>{true, false, true}, {3}, kBool)) ==
+        R"(tensor([ True, False,  True]))");
   // float64
-  CHECK(native::to_string(native::from_vector(std::vector<double>{0.1, 0.25}, {2}, kFloat64)) == R"(tensor([0.1000, 0.2500], dtype=torch.float64))");
+  CHECK(native::to_string(native::from_vector(std::vector<double>{0.1, 0.25}, {2}, kFloat64)) ==
+        R"(tensor([0.1000, 0.2500], dtype=torch.float64))");
   // float16
-  CHECK(native::to_string(native::from_vector(std::vector<float>{1.5f, 2.0f}, {2}, kFloat16)) == R"(tensor([1.5000, 2.0000], dtype=torch.float16))");
+  CHECK(native::to_string(native::from_vector(std::vector<float>{1.5f, 2.0f}, {2}, kFloat16)) ==
+        R"(tensor([1.5000, 2.0000], dtype=torch.float16))");
 }
 
 TEST_CASE("printing: empty tensors", "[print]") {
@@ -91,39 +96,47 @@ TEST_CASE("printing: empty tensors", "[print]") {
 
 TEST_CASE("printing: long rows wrap at 80 columns", "[print]") {
   // wrap_floats
-  CHECK(native::to_string(native::arange(0, 45, 1.5, kFloat32)) == R"(tensor([ 0.0000,  1.5000,  3.0000,  4.5000,  6.0000,  7.5000,  9.0000, 10.5000,
+  CHECK(native::to_string(native::arange(0, 45, 1.5, kFloat32)) ==
+        R"(tensor([ 0.0000,  1.5000,  3.0000,  4.5000,  6.0000,  7.5000,  9.0000, 10.5000,
         12.0000, 13.5000, 15.0000, 16.5000, 18.0000, 19.5000, 21.0000, 22.5000,
         24.0000, 25.5000, 27.0000, 28.5000, 30.0000, 31.5000, 33.0000, 34.5000,
         36.0000, 37.5000, 39.0000, 40.5000, 42.0000, 43.5000]))");
   // wrap_ints
-  CHECK(native::to_string(native::arange(0, 40000, 1000, kInt64)) == R"(tensor([    0,  1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,
+  CHECK(native::to_string(native::arange(0, 40000, 1000, kInt64)) ==
+        R"(tensor([    0,  1000,  2000,  3000,  4000,  5000,  6000,  7000,  8000,  9000,
         10000, 11000, 12000, 13000, 14000, 15000, 16000, 17000, 18000, 19000,
         20000, 21000, 22000, 23000, 24000, 25000, 26000, 27000, 28000, 29000,
         30000, 31000, 32000, 33000, 34000, 35000, 36000, 37000, 38000, 39000]))");
   // wrap_2d
-  CHECK(native::to_string(native::view(steps(40, 0.37, kFloat32), {2, 20})) == R"(tensor([[ 0.0000,  0.3700,  0.7400,  1.1100,  1.4800,  1.8500,  2.2200,  2.5900,
+  CHECK(native::to_string(native::view(steps(40, 0.37, kFloat32), {2, 20})) ==
+        R"(tensor([[ 0.0000,  0.3700,  0.7400,  1.1100,  1.4800,  1.8500,  2.2200,  2.5900,
           2.9600,  3.3300,  3.7000,  4.0700,  4.4400,  4.8100,  5.1800,  5.5500,
           5.9200,  6.2900,  6.6600,  7.0300],
         [ 7.4000,  7.7700,  8.1400,  8.5100,  8.8800,  9.2500,  9.6200,  9.9900,
          10.3600, 10.7300, 11.1000, 11.4700, 11.8400, 12.2100, 12.5800, 12.9500,
          13.3200, 13.6900, 14.0600, 14.4300]]))");
   // suffix_wrap
-  CHECK(native::to_string(steps(9, 1.123, kFloat64)) == R"(tensor([0.0000, 1.1230, 2.2460, 3.3690, 4.4920, 5.6150, 6.7380, 7.8610, 8.9840],
+  CHECK(native::to_string(steps(9, 1.123, kFloat64)) ==
+        R"(tensor([0.0000, 1.1230, 2.2460, 3.3690, 4.4920, 5.6150, 6.7380, 7.8610, 8.9840],
        dtype=torch.float64))");
   // suffix_wrap_grad
-  CHECK(native::to_string(steps(12, 1.5, kFloat64).requires_grad_(true)) == R"(tensor([ 0.0000,  1.5000,  3.0000,  4.5000,  6.0000,  7.5000,  9.0000, 10.5000,
+  CHECK(native::to_string(steps(12, 1.5, kFloat64).requires_grad_(true)) ==
+        R"(tensor([ 0.0000,  1.5000,  3.0000,  4.5000,  6.0000,  7.5000,  9.0000, 10.5000,
         12.0000, 13.5000, 15.0000, 16.5000], dtype=torch.float64,
        requires_grad=True))");
   // requires_grad
-  CHECK(native::to_string(native::ones({2}, TensorOptions().requires_grad(true))) == R"(tensor([1., 1.], requires_grad=True))");
+  CHECK(native::to_string(native::ones({2}, TensorOptions().requires_grad(true))) ==
+        R"(tensor([1., 1.], requires_grad=True))");
 }
 
 TEST_CASE("printing: large tensors are summarized", "[print]") {
   // summary_1d
-  CHECK(native::to_string(native::arange(0, 2000, 1, kFloat32)) == R"(tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,
+  CHECK(native::to_string(native::arange(0, 2000, 1, kFloat32)) ==
+        R"(tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,
         1.9990e+03]))");
   // summary_2d
-  CHECK(native::to_string(native::view(native::arange(0, 3000, 1, kFloat32), {30, 100})) == R"(tensor([[0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 9.7000e+01, 9.8000e+01,
+  CHECK(native::to_string(native::view(native::arange(0, 3000, 1, kFloat32), {30, 100})) ==
+        R"(tensor([[0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 9.7000e+01, 9.8000e+01,
          9.9000e+01],
         [1.0000e+02, 1.0100e+02, 1.0200e+02,  ..., 1.9700e+02, 1.9800e+02,
          1.9900e+02],
@@ -137,7 +150,8 @@ TEST_CASE("printing: large tensors are summarized", "[print]") {
         [2.9000e+03, 2.9010e+03, 2.9020e+03,  ..., 2.9970e+03, 2.9980e+03,
          2.9990e+03]]))");
   // summary_3d
-  CHECK(native::to_string(native::view(native::arange(0, 2000, 1, kInt64), {10, 20, 10})) == R"(tensor([[[   0,    1,    2,  ...,    7,    8,    9],
+  CHECK(native::to_string(native::view(native::arange(0, 2000, 1, kInt64), {10, 20, 10})) ==
+        R"(tensor([[[   0,    1,    2,  ...,    7,    8,    9],
          [  10,   11,   12,  ...,   17,   18,   19],
          [  20,   21,   22,  ...,   27,   28,   29],
          ...,

@@ -7,8 +7,8 @@
 namespace brisk {
 namespace {
 
-constexpr DType f32 = kFloat32, f64 = kFloat64, i64 = kInt64, i32 = kInt32, u8 = kUInt8, b8 = kBool,
-                bf16 = kBFloat16, f16 = kFloat16;
+constexpr DType f32 = kFloat32, f64 = kFloat64, i64 = kInt64, i32 = kInt32, u8 = kUInt8, b8 = kBool, bf16 = kBFloat16,
+                f16 = kFloat16;
 
 Tensor operand(DType dtype, bool dimensioned) { return native::zeros(dimensioned ? Shape{2} : Shape{}, dtype); }
 
@@ -30,38 +30,38 @@ struct ScalarCase {
 TEST_CASE("result_type of a dimensioned and a 0-dim tensor matches torch.result_type") {
   // A 0-dim tensor changes the result only when it is of a higher category (bool < int < float).
   const TensorCase cases[] = {
-      {f32, 1, f32, 0, f32}, {f32, 1, f64, 0, f32}, {f32, 1, i64, 0, f32}, {f32, 1, i32, 0, f32},
-      {f32, 1, u8, 0, f32}, {f32, 1, b8, 0, f32}, {f32, 1, bf16, 0, f32}, {f32, 1, f16, 0, f32},
-      {f64, 1, f32, 0, f64}, {f64, 1, f64, 0, f64}, {f64, 1, i64, 0, f64}, {f64, 1, i32, 0, f64},
-      {f64, 1, u8, 0, f64}, {f64, 1, b8, 0, f64}, {f64, 1, bf16, 0, f64}, {f64, 1, f16, 0, f64},
-      {i64, 1, f32, 0, f32}, {i64, 1, f64, 0, f64}, {i64, 1, i64, 0, i64}, {i64, 1, i32, 0, i64},
-      {i64, 1, u8, 0, i64}, {i64, 1, b8, 0, i64}, {i64, 1, bf16, 0, bf16}, {i64, 1, f16, 0, f16},
-      {i32, 1, f32, 0, f32}, {i32, 1, f64, 0, f64}, {i32, 1, i64, 0, i32}, {i32, 1, i32, 0, i32},
-      {i32, 1, u8, 0, i32}, {i32, 1, b8, 0, i32}, {i32, 1, bf16, 0, bf16}, {i32, 1, f16, 0, f16},
-      {u8, 1, f32, 0, f32}, {u8, 1, f64, 0, f64}, {u8, 1, i64, 0, u8}, {u8, 1, i32, 0, u8},
-      {u8, 1, u8, 0, u8}, {u8, 1, b8, 0, u8}, {u8, 1, bf16, 0, bf16}, {u8, 1, f16, 0, f16},
-      {b8, 1, f32, 0, f32}, {b8, 1, f64, 0, f64}, {b8, 1, i64, 0, i64}, {b8, 1, i32, 0, i32},
-      {b8, 1, u8, 0, u8}, {b8, 1, b8, 0, b8}, {b8, 1, bf16, 0, bf16}, {b8, 1, f16, 0, f16},
-      {bf16, 1, f32, 0, bf16}, {bf16, 1, f64, 0, bf16}, {bf16, 1, i64, 0, bf16}, {bf16, 1, i32, 0, bf16},
-      {bf16, 1, u8, 0, bf16}, {bf16, 1, b8, 0, bf16}, {bf16, 1, bf16, 0, bf16}, {bf16, 1, f16, 0, bf16},
-      {f16, 1, f32, 0, f16}, {f16, 1, f64, 0, f16}, {f16, 1, i64, 0, f16}, {f16, 1, i32, 0, f16},
-      {f16, 1, u8, 0, f16}, {f16, 1, b8, 0, f16}, {f16, 1, bf16, 0, f16}, {f16, 1, f16, 0, f16},
-      {f32, 0, f32, 1, f32}, {f32, 0, f64, 1, f64}, {f32, 0, i64, 1, f32}, {f32, 0, i32, 1, f32},
-      {f32, 0, u8, 1, f32}, {f32, 0, b8, 1, f32}, {f32, 0, bf16, 1, bf16}, {f32, 0, f16, 1, f16},
-      {f64, 0, f32, 1, f32}, {f64, 0, f64, 1, f64}, {f64, 0, i64, 1, f64}, {f64, 0, i32, 1, f64},
-      {f64, 0, u8, 1, f64}, {f64, 0, b8, 1, f64}, {f64, 0, bf16, 1, bf16}, {f64, 0, f16, 1, f16},
-      {i64, 0, f32, 1, f32}, {i64, 0, f64, 1, f64}, {i64, 0, i64, 1, i64}, {i64, 0, i32, 1, i32},
-      {i64, 0, u8, 1, u8}, {i64, 0, b8, 1, i64}, {i64, 0, bf16, 1, bf16}, {i64, 0, f16, 1, f16},
-      {i32, 0, f32, 1, f32}, {i32, 0, f64, 1, f64}, {i32, 0, i64, 1, i64}, {i32, 0, i32, 1, i32},
-      {i32, 0, u8, 1, u8}, {i32, 0, b8, 1, i32}, {i32, 0, bf16, 1, bf16}, {i32, 0, f16, 1, f16},
-      {u8, 0, f32, 1, f32}, {u8, 0, f64, 1, f64}, {u8, 0, i64, 1, i64}, {u8, 0, i32, 1, i32},
-      {u8, 0, u8, 1, u8}, {u8, 0, b8, 1, u8}, {u8, 0, bf16, 1, bf16}, {u8, 0, f16, 1, f16},
-      {b8, 0, f32, 1, f32}, {b8, 0, f64, 1, f64}, {b8, 0, i64, 1, i64}, {b8, 0, i32, 1, i32},
-      {b8, 0, u8, 1, u8}, {b8, 0, b8, 1, b8}, {b8, 0, bf16, 1, bf16}, {b8, 0, f16, 1, f16},
-      {bf16, 0, f32, 1, f32}, {bf16, 0, f64, 1, f64}, {bf16, 0, i64, 1, bf16}, {bf16, 0, i32, 1, bf16},
-      {bf16, 0, u8, 1, bf16}, {bf16, 0, b8, 1, bf16}, {bf16, 0, bf16, 1, bf16}, {bf16, 0, f16, 1, f16},
-      {f16, 0, f32, 1, f32}, {f16, 0, f64, 1, f64}, {f16, 0, i64, 1, f16}, {f16, 0, i32, 1, f16},
-      {f16, 0, u8, 1, f16}, {f16, 0, b8, 1, f16}, {f16, 0, bf16, 1, bf16}, {f16, 0, f16, 1, f16},
+      {f32, 1, f32, 0, f32},   {f32, 1, f64, 0, f32},   {f32, 1, i64, 0, f32},    {f32, 1, i32, 0, f32},
+      {f32, 1, u8, 0, f32},    {f32, 1, b8, 0, f32},    {f32, 1, bf16, 0, f32},   {f32, 1, f16, 0, f32},
+      {f64, 1, f32, 0, f64},   {f64, 1, f64, 0, f64},   {f64, 1, i64, 0, f64},    {f64, 1, i32, 0, f64},
+      {f64, 1, u8, 0, f64},    {f64, 1, b8, 0, f64},    {f64, 1, bf16, 0, f64},   {f64, 1, f16, 0, f64},
+      {i64, 1, f32, 0, f32},   {i64, 1, f64, 0, f64},   {i64, 1, i64, 0, i64},    {i64, 1, i32, 0, i64},
+      {i64, 1, u8, 0, i64},    {i64, 1, b8, 0, i64},    {i64, 1, bf16, 0, bf16},  {i64, 1, f16, 0, f16},
+      {i32, 1, f32, 0, f32},   {i32, 1, f64, 0, f64},   {i32, 1, i64, 0, i32},    {i32, 1, i32, 0, i32},
+      {i32, 1, u8, 0, i32},    {i32, 1, b8, 0, i32},    {i32, 1, bf16, 0, bf16},  {i32, 1, f16, 0, f16},
+      {u8, 1, f32, 0, f32},    {u8, 1, f64, 0, f64},    {u8, 1, i64, 0, u8},      {u8, 1, i32, 0, u8},
+      {u8, 1, u8, 0, u8},      {u8, 1, b8, 0, u8},      {u8, 1, bf16, 0, bf16},   {u8, 1, f16, 0, f16},
+      {b8, 1, f32, 0, f32},    {b8, 1, f64, 0, f64},    {b8, 1, i64, 0, i64},     {b8, 1, i32, 0, i32},
+      {b8, 1, u8, 0, u8},      {b8, 1, b8, 0, b8},      {b8, 1, bf16, 0, bf16},   {b8, 1, f16, 0, f16},
+      {bf16, 1, f32, 0, bf16}, {bf16, 1, f64, 0, bf16}, {bf16, 1, i64, 0, bf16},  {bf16, 1, i32, 0, bf16},
+      {bf16, 1, u8, 0, bf16},  {bf16, 1, b8, 0, bf16},  {bf16, 1, bf16, 0, bf16}, {bf16, 1, f16, 0, bf16},
+      {f16, 1, f32, 0, f16},   {f16, 1, f64, 0, f16},   {f16, 1, i64, 0, f16},    {f16, 1, i32, 0, f16},
+      {f16, 1, u8, 0, f16},    {f16, 1, b8, 0, f16},    {f16, 1, bf16, 0, f16},   {f16, 1, f16, 0, f16},
+      {f32, 0, f32, 1, f32},   {f32, 0, f64, 1, f64},   {f32, 0, i64, 1, f32},    {f32, 0, i32, 1, f32},
+      {f32, 0, u8, 1, f32},    {f32, 0, b8, 1, f32},    {f32, 0, bf16, 1, bf16},  {f32, 0, f16, 1, f16},
+      {f64, 0, f32, 1, f32},   {f64, 0, f64, 1, f64},   {f64, 0, i64, 1, f64},    {f64, 0, i32, 1, f64},
+      {f64, 0, u8, 1, f64},    {f64, 0, b8, 1, f64},    {f64, 0, bf16, 1, bf16},  {f64, 0, f16, 1, f16},
+      {i64, 0, f32, 1, f32},   {i64, 0, f64, 1, f64},   {i64, 0, i64, 1, i64},    {i64, 0, i32, 1, i32},
+      {i64, 0, u8, 1, u8},     {i64, 0, b8, 1, i64},    {i64, 0, bf16, 1, bf16},  {i64, 0, f16, 1, f16},
+      {i32, 0, f32, 1, f32},   {i32, 0, f64, 1, f64},   {i32, 0, i64, 1, i64},    {i32, 0, i32, 1, i32},
+      {i32, 0, u8, 1, u8},     {i32, 0, b8, 1, i32},    {i32, 0, bf16, 1, bf16},  {i32, 0, f16, 1, f16},
+      {u8, 0, f32, 1, f32},    {u8, 0, f64, 1, f64},    {u8, 0, i64, 1, i64},     {u8, 0, i32, 1, i32},
+      {u8, 0, u8, 1, u8},      {u8, 0, b8, 1, u8},      {u8, 0, bf16, 1, bf16},   {u8, 0, f16, 1, f16},
+      {b8, 0, f32, 1, f32},    {b8, 0, f64, 1, f64},    {b8, 0, i64, 1, i64},     {b8, 0, i32, 1, i32},
+      {b8, 0, u8, 1, u8},      {b8, 0, b8, 1, b8},      {b8, 0, bf16, 1, bf16},   {b8, 0, f16, 1, f16},
+      {bf16, 0, f32, 1, f32},  {bf16, 0, f64, 1, f64},  {bf16, 0, i64, 1, bf16},  {bf16, 0, i32, 1, bf16},
+      {bf16, 0, u8, 1, bf16},  {bf16, 0, b8, 1, bf16},  {bf16, 0, bf16, 1, bf16}, {bf16, 0, f16, 1, f16},
+      {f16, 0, f32, 1, f32},   {f16, 0, f64, 1, f64},   {f16, 0, i64, 1, f16},    {f16, 0, i32, 1, f16},
+      {f16, 0, u8, 1, f16},    {f16, 0, b8, 1, f16},    {f16, 0, bf16, 1, bf16},  {f16, 0, f16, 1, f16},
   };
   for (const TensorCase& c : cases) {
     INFO(dtype_name(c.a) << (c.a_dims ? " [2]" : " []") << " with " << dtype_name(c.b) << (c.b_dims ? " [2]" : " []"));
@@ -72,22 +72,22 @@ TEST_CASE("result_type of a dimensioned and a 0-dim tensor matches torch.result_
 TEST_CASE("result_type of a tensor and a number matches torch.result_type") {
   // A Python float counts as float32, an int as int64, by category only.
   const ScalarCase cases[] = {
-      {f32, 1, Scalar(2.5), f32}, {f32, 1, Scalar(int64_t(3)), f32}, {f32, 1, Scalar(true), f32},
-      {f32, 0, Scalar(2.5), f32}, {f32, 0, Scalar(int64_t(3)), f32}, {f32, 0, Scalar(true), f32},
-      {f64, 1, Scalar(2.5), f64}, {f64, 1, Scalar(int64_t(3)), f64}, {f64, 1, Scalar(true), f64},
-      {f64, 0, Scalar(2.5), f64}, {f64, 0, Scalar(int64_t(3)), f64}, {f64, 0, Scalar(true), f64},
-      {i64, 1, Scalar(2.5), f32}, {i64, 1, Scalar(int64_t(3)), i64}, {i64, 1, Scalar(true), i64},
-      {i64, 0, Scalar(2.5), f32}, {i64, 0, Scalar(int64_t(3)), i64}, {i64, 0, Scalar(true), i64},
-      {i32, 1, Scalar(2.5), f32}, {i32, 1, Scalar(int64_t(3)), i32}, {i32, 1, Scalar(true), i32},
-      {i32, 0, Scalar(2.5), f32}, {i32, 0, Scalar(int64_t(3)), i32}, {i32, 0, Scalar(true), i32},
-      {u8, 1, Scalar(2.5), f32}, {u8, 1, Scalar(int64_t(3)), u8}, {u8, 1, Scalar(true), u8},
-      {u8, 0, Scalar(2.5), f32}, {u8, 0, Scalar(int64_t(3)), u8}, {u8, 0, Scalar(true), u8},
-      {b8, 1, Scalar(2.5), f32}, {b8, 1, Scalar(int64_t(3)), i64}, {b8, 1, Scalar(true), b8},
-      {b8, 0, Scalar(2.5), f32}, {b8, 0, Scalar(int64_t(3)), i64}, {b8, 0, Scalar(true), b8},
+      {f32, 1, Scalar(2.5), f32},   {f32, 1, Scalar(int64_t(3)), f32},   {f32, 1, Scalar(true), f32},
+      {f32, 0, Scalar(2.5), f32},   {f32, 0, Scalar(int64_t(3)), f32},   {f32, 0, Scalar(true), f32},
+      {f64, 1, Scalar(2.5), f64},   {f64, 1, Scalar(int64_t(3)), f64},   {f64, 1, Scalar(true), f64},
+      {f64, 0, Scalar(2.5), f64},   {f64, 0, Scalar(int64_t(3)), f64},   {f64, 0, Scalar(true), f64},
+      {i64, 1, Scalar(2.5), f32},   {i64, 1, Scalar(int64_t(3)), i64},   {i64, 1, Scalar(true), i64},
+      {i64, 0, Scalar(2.5), f32},   {i64, 0, Scalar(int64_t(3)), i64},   {i64, 0, Scalar(true), i64},
+      {i32, 1, Scalar(2.5), f32},   {i32, 1, Scalar(int64_t(3)), i32},   {i32, 1, Scalar(true), i32},
+      {i32, 0, Scalar(2.5), f32},   {i32, 0, Scalar(int64_t(3)), i32},   {i32, 0, Scalar(true), i32},
+      {u8, 1, Scalar(2.5), f32},    {u8, 1, Scalar(int64_t(3)), u8},     {u8, 1, Scalar(true), u8},
+      {u8, 0, Scalar(2.5), f32},    {u8, 0, Scalar(int64_t(3)), u8},     {u8, 0, Scalar(true), u8},
+      {b8, 1, Scalar(2.5), f32},    {b8, 1, Scalar(int64_t(3)), i64},    {b8, 1, Scalar(true), b8},
+      {b8, 0, Scalar(2.5), f32},    {b8, 0, Scalar(int64_t(3)), i64},    {b8, 0, Scalar(true), b8},
       {bf16, 1, Scalar(2.5), bf16}, {bf16, 1, Scalar(int64_t(3)), bf16}, {bf16, 1, Scalar(true), bf16},
       {bf16, 0, Scalar(2.5), bf16}, {bf16, 0, Scalar(int64_t(3)), bf16}, {bf16, 0, Scalar(true), bf16},
-      {f16, 1, Scalar(2.5), f16}, {f16, 1, Scalar(int64_t(3)), f16}, {f16, 1, Scalar(true), f16},
-      {f16, 0, Scalar(2.5), f16}, {f16, 0, Scalar(int64_t(3)), f16}, {f16, 0, Scalar(true), f16},
+      {f16, 1, Scalar(2.5), f16},   {f16, 1, Scalar(int64_t(3)), f16},   {f16, 1, Scalar(true), f16},
+      {f16, 0, Scalar(2.5), f16},   {f16, 0, Scalar(int64_t(3)), f16},   {f16, 0, Scalar(true), f16},
   };
   for (const ScalarCase& c : cases) {
     INFO(dtype_name(c.a) << (c.a_dims ? " [2]" : " []") << " with a number of dtype " << dtype_name(c.b.dtype()));

@@ -21,7 +21,8 @@ TEST_CASE("view shares storage and computes PyTorch's strides", "[views]") {
   // Splitting dims of a transposed tensor works; merging across the transpose does not.
   Tensor tt = native::transpose(t, 0, 1);  // [3, 2, 4] strides [4, 12, 1]
   CHECK(native::view(tt, {3, 2, 2, 2}).strides() == Shape{4, 12, 2, 1});
-  CHECK_THROWS_WITH(native::view(tt, {3, 8}), Contains("is not compatible with input tensor's size") && Contains("Use .reshape(...) instead"));
+  CHECK_THROWS_WITH(native::view(tt, {3, 8}),
+                    Contains("is not compatible with input tensor's size") && Contains("Use .reshape(...) instead"));
 
   // A column slice keeps its row stride.
   Tensor cols = native::slice(iota({4, 6}), 1, std::nullopt, 4, 1);

@@ -43,8 +43,10 @@ int main() {
   unchecked.check_desync = false;
   auto checked_group = dist::default_group();
   auto fast_group = dist::new_group(everyone, unchecked);
-  if (dist::get_rank() == 0) std::printf("%12s %12s %12s %10s   (%d ranks)\n", "bytes", "checked_us", "unchecked_us", "GB/s", world);
-  for (int64_t numel : {int64_t{1}, int64_t{256}, int64_t{16384}, int64_t{262144}, int64_t{2621440}, int64_t{10485760}}) {
+  if (dist::get_rank() == 0)
+    std::printf("%12s %12s %12s %10s   (%d ranks)\n", "bytes", "checked_us", "unchecked_us", "GB/s", world);
+  for (int64_t numel :
+       {int64_t{1}, int64_t{256}, int64_t{16384}, int64_t{262144}, int64_t{2621440}, int64_t{10485760}}) {
     Tensor t = native::full({numel}, 1.0, TensorOptions(kFloat32));
     int runs = numel >= 1000000 ? 9 : 51;
     double checked = median_us(checked_group, t, runs);

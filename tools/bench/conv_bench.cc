@@ -50,9 +50,8 @@ int main() {
   Tensor w1 = param({6, 1, 5, 5}), b1 = param({6}), w2 = param({16, 6, 5, 5}), b2 = param({16});
   for (int64_t batch : {64, 256}) {
     std::string n = std::to_string(batch);
-    std::printf("conv1_b%s_ms %.3f\n", n.c_str(), time_layer({batch, 1, 28, 28}, [&](const Tensor& x) {
-                  return F::conv2d(x, w1, b1, 1, 2);
-                }));
+    std::printf("conv1_b%s_ms %.3f\n", n.c_str(),
+                time_layer({batch, 1, 28, 28}, [&](const Tensor& x) { return F::conv2d(x, w1, b1, 1, 2); }));
     std::printf("maxpool1_b%s_ms %.3f\n", n.c_str(),
                 time_layer({batch, 6, 28, 28}, [&](const Tensor& x) { return F::max_pool2d(x, 2); }));
     std::printf("conv2_b%s_ms %.3f\n", n.c_str(),

@@ -16,14 +16,14 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <cstdio>
+#include <deque>
 #include <mutex>
 #include <thread>
 
+#include "autograd/ops.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
-#include "autograd/ops.h"
 #include "models/lenet.h"
 #include "models/mlp.h"
 #include "nn/functional.h"

@@ -74,8 +74,8 @@ void bandwidth() {
   Tensor c = empty({kElements}, TensorOptions(kFloat32).device(cuda_device(0)));
   double bytes = static_cast<double>(kElements) * sizeof(float);
   double ms = median_ms([&] {
-    BRISK_CUDA_CHECK(cudaMemcpyAsync(c.raw_data(), a.raw_data(), static_cast<size_t>(bytes),
-                                     cudaMemcpyDeviceToDevice, cuda::current_stream(0)));
+    BRISK_CUDA_CHECK(cudaMemcpyAsync(c.raw_data(), a.raw_data(), static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice,
+                                     cuda::current_stream(0)));
   });
   report("copy_d2d", 2 * bytes / ms / 1e6, "GB/s", "device-to-device memcpy, 256 MiB (read + write)");
   ms = median_ms([&] { c = add(a, b); });
@@ -84,7 +84,8 @@ void bandwidth() {
   report("mul", 3 * bytes / ms / 1e6, "GB/s", "a * b, 64M float32 (2 reads + 1 write)");
   Tensor s;
   ms = median_ms([&] { s = sum(a); });
-  BRISK_CHECK(std::abs(s.item<float>() / kElements - 0.5) < 0.01, "gpu_bench: the sum of uniform [0, 1) numbers is off");
+  BRISK_CHECK(std::abs(s.item<float>() / kElements - 0.5) < 0.01,
+              "gpu_bench: the sum of uniform [0, 1) numbers is off");
   report("sum", bytes / ms / 1e6, "GB/s", "a.sum(), 64M float32 (1 read)");
 }
 

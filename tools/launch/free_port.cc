@@ -24,8 +24,7 @@ int free_port(const std::string& address) {
     v6->sin6_family = AF_INET6;
     length = sizeof(sockaddr_in6);
   } else {
-    BRISK_FAIL("launch: --master-addr '{}' is not an IP address; pass --master-port to use a host name",
-               address);
+    BRISK_FAIL("launch: --master-addr '{}' is not an IP address; pass --master-port to use a host name", address);
   }
   int fd = socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   BRISK_CHECK(fd >= 0, "launch: socket(): {}", std::strerror(errno));

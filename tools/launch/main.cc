@@ -51,20 +51,17 @@ void complete(LaunchOptions& options) {
 int main(int argc, char** argv) {
   LaunchOptions options;
   double grace_seconds = 10;
-  CLI::App app{
-      "Starts nproc-per-node copies of a worker program with RANK, WORLD_SIZE, LOCAL_RANK, "
-      "LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT and BRISK_STORE_TOKEN set (and "
-      "OMP_NUM_THREADS=1 when several share the node and it is not set), prefixes their output "
-      "lines with [rank N], forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to them, and when one fails stops the "
-      "others and exits with its status (128 + signal for a signal). BRISK_STORE_TOKEN is taken from "
-      "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
-      "random.",
-      "launch"};
-  app.add_option("--nproc-per-node", options.nproc_per_node, "workers on this node")
-      ->check(CLI::PositiveNumber);
+  CLI::App app{"Starts nproc-per-node copies of a worker program with RANK, WORLD_SIZE, LOCAL_RANK, "
+               "LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT and BRISK_STORE_TOKEN set (and "
+               "OMP_NUM_THREADS=1 when several share the node and it is not set), prefixes their output "
+               "lines with [rank N], forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to them, and when one fails stops the "
+               "others and exits with its status (128 + signal for a signal). BRISK_STORE_TOKEN is taken from "
+               "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
+               "random.",
+               "launch"};
+  app.add_option("--nproc-per-node", options.nproc_per_node, "workers on this node")->check(CLI::PositiveNumber);
   app.add_option("--nnodes", options.nnodes, "nodes in the job")->check(CLI::PositiveNumber);
-  app.add_option("--node-rank", options.node_rank, "this node's index, 0 .. nnodes - 1")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--node-rank", options.node_rank, "this node's index, 0 .. nnodes - 1")->check(CLI::NonNegativeNumber);
   app.add_option("--master-addr", options.master_addr, "address of the node that hosts rank 0's store")
       ->capture_default_str();
   app.add_option("--master-port", options.master_port, "port of the store (default: a free port, single node only)")

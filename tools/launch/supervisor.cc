@@ -108,8 +108,8 @@ Supervisor::Supervisor(LaunchOptions options) : options_(std::move(options)) {
   for (int local = 0; local < options_.nproc_per_node; ++local) {
     int rank = options_.global_rank(local);
     std::string prefix = fmt::format("[rank {}] ", rank);
-    workers_.push_back(Worker{local, rank, -1, -1, -1, LinePrefixer(prefix, STDOUT_FILENO),
-                              LinePrefixer(prefix, STDERR_FILENO)});
+    workers_.push_back(
+        Worker{local, rank, -1, -1, -1, LinePrefixer(prefix, STDOUT_FILENO), LinePrefixer(prefix, STDERR_FILENO)});
   }
 }
 
@@ -259,8 +259,8 @@ void Supervisor::on_worker_exit(Worker& worker, int wait_status) {
 
 void Supervisor::settle_failures() {
   settle_deadline_.reset();
-  auto cause = std::find_if(failures_.begin(), failures_.end(),
-                            [](const Failure& f) { return WIFSIGNALED(f.wait_status); });
+  auto cause =
+      std::find_if(failures_.begin(), failures_.end(), [](const Failure& f) { return WIFSIGNALED(f.wait_status); });
   if (cause == failures_.end()) cause = failures_.begin();
   failed_status_ = cause->wait_status;
   auto describe = [](const Failure& f) {
@@ -288,11 +288,11 @@ void Supervisor::on_signal(int signal) {
 }
 
 void Supervisor::stop_all(int signal, const std::string& reason) {
-  int running = static_cast<int>(std::count_if(workers_.begin(), workers_.end(),
-                                               [](const Worker& w) { return w.running; }));
+  int running =
+      static_cast<int>(std::count_if(workers_.begin(), workers_.end(), [](const Worker& w) { return w.running; }));
   if (running > 0) {
-    fmt::print(stderr, "launch: {}; sending {} to the {} running worker{}\n", reason, signal_name(signal),
-               running, running == 1 ? "" : "s");
+    fmt::print(stderr, "launch: {}; sending {} to the {} running worker{}\n", reason, signal_name(signal), running,
+               running == 1 ? "" : "s");
   } else {
     fmt::print(stderr, "launch: {}\n", reason);
   }
@@ -305,8 +305,8 @@ void Supervisor::stop_all(int signal, const std::string& reason) {
 void Supervisor::kill_stragglers() {
   for (const Worker& worker : workers_) {
     if (!worker.running) continue;
-    fmt::print(stderr, "launch: rank {} (pid {}) still running after the grace period; sending SIGKILL\n",
-               worker.rank, worker.pid);
+    fmt::print(stderr, "launch: rank {} (pid {}) still running after the grace period; sending SIGKILL\n", worker.rank,
+               worker.pid);
     killpg(worker.pid, SIGKILL);
   }
   std::fflush(stderr);
@@ -318,8 +318,7 @@ bool Supervisor::any_running() const {
 }
 
 bool Supervisor::any_pipe_open() const {
-  return std::any_of(workers_.begin(), workers_.end(),
-                     [](const Worker& w) { return w.out_fd >= 0 || w.err_fd >= 0; });
+  return std::any_of(workers_.begin(), workers_.end(), [](const Worker& w) { return w.out_fd >= 0 || w.err_fd >= 0; });
 }
 
 }  // namespace brisk::launch

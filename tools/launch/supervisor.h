@@ -71,10 +71,10 @@ class Supervisor {
     const Worker* worker;
     int wait_status;
   };
-  std::vector<Failure> failures_;        // seen before the job was stopped, in order
+  std::vector<Failure> failures_;  // seen before the job was stopped, in order
   std::optional<Clock::time_point> settle_deadline_;
-  std::optional<int> failed_status_;     // wait status of the failure taken as the cause
-  std::optional<int> received_signal_;   // the first signal that stopped the job
+  std::optional<int> failed_status_;    // wait status of the failure taken as the cause
+  std::optional<int> received_signal_;  // the first signal that stopped the job
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;
 };

@@ -19,7 +19,6 @@ namespace brisk::launch {
 
 // `base` holds "NAME=value" entries (e.g. from environ); entries for the variables above
 // are replaced.
-std::vector<std::string> worker_env(const LaunchOptions& options, int local_rank,
-                                    const std::vector<std::string>& base);
+std::vector<std::string> worker_env(const LaunchOptions& options, int local_rank, const std::vector<std::string>& base);
 
 }  // namespace brisk::launch

@@ -61,8 +61,8 @@ DistributedRun start_distributed(const std::string& dist_backend, const std::str
   if (run.device.is_cuda()) cuda::set_device(run.device.index);
   if (!run.enabled) return run;
 
-  run.backend = dist_backend.empty() || dist_backend == "auto" ? (run.device.is_cuda() ? "nccl" : "gloo")
-                                                               : dist_backend;
+  run.backend =
+      dist_backend.empty() || dist_backend == "auto" ? (run.device.is_cuda() ? "nccl" : "gloo") : dist_backend;
   BRISK_CHECK(run.backend != "nccl" || run.device.is_cuda(),
               "--dist-backend nccl takes CUDA tensors only, and --device {} trains on {}: use --device cuda, or "
               "--dist-backend gloo",

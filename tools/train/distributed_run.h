@@ -29,8 +29,8 @@ struct DistributedRun {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;
-  std::string backend;  // "gloo" or "nccl" when enabled
-  Device device = kCPU;  // where the model trains, distributed or not
+  std::string backend;                        // "gloo" or "nccl" when enabled
+  Device device = kCPU;                       // where the model trains, distributed or not
   std::shared_ptr<dist::ProcessGroup> group;  // on `device`
 
   bool is_main() const { return rank == 0; }

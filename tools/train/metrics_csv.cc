@@ -18,9 +18,9 @@ MetricsCsv::MetricsCsv(const std::string& path, bool append)
 }
 
 void MetricsCsv::write(const EpochRow& row) {
-  std::string line = fmt::format("{},{:.6f},{:.6f},{:.6f},{:.6f},{:.1f},{:.2f}\n", row.epoch, row.train.loss(),
-                                 row.train.accuracy(), row.test.loss(), row.test.accuracy(), row.images_per_second,
-                                 row.seconds);
+  std::string line =
+      fmt::format("{},{:.6f},{:.6f},{:.6f},{:.6f},{:.1f},{:.2f}\n", row.epoch, row.train.loss(), row.train.accuracy(),
+                  row.test.loss(), row.test.accuracy(), row.images_per_second, row.seconds);
   BRISK_CHECK(std::fputs(line.c_str(), file_.get()) >= 0 && std::fflush(file_.get()) == 0,
               "metrics CSV '{}': write failed: {}", path_, std::strerror(errno));
 }

@@ -17,8 +17,8 @@ namespace {
 
 constexpr int kPanelWidth = 600, kPanelHeight = 440;
 constexpr int kMarginLeft = 100, kMarginRight = 24, kMarginTop = 56, kMarginBottom = 70;
-constexpr int kPad = 12;        // between the frame and the outermost data points
-constexpr int kTextScale = 2;   // of the 5x7 font: 10x14-pixel characters
+constexpr int kPad = 12;       // between the frame and the outermost data points
+constexpr int kTextScale = 2;  // of the 5x7 font: 10x14-pixel characters
 constexpr int kTickLength = 6;
 constexpr Rgb kInk{40, 40, 40};
 constexpr Rgb kGrid{228, 228, 228};
@@ -66,7 +66,13 @@ std::string tick_label(double value, double step, const char* suffix) {
 
 // The frame, grid, ticks, tick labels and axis label of a panel at (x, 0) of the canvas.
 Axes draw_axes(Canvas& canvas, int x, const Range& xr, const Range& yr, const char* y_suffix) {
-  Axes axes{xr.min, xr.max, yr.min, yr.max, x + kMarginLeft, kMarginTop, kPanelWidth - kMarginLeft - kMarginRight,
+  Axes axes{xr.min,
+            xr.max,
+            yr.min,
+            yr.max,
+            x + kMarginLeft,
+            kMarginTop,
+            kPanelWidth - kMarginLeft - kMarginRight,
             kPanelHeight - kMarginTop - kMarginBottom};
   const int bottom = axes.top + axes.height, right = axes.left + axes.width;
   const int text_h = Canvas::text_height(kTextScale);
@@ -164,8 +170,8 @@ MetricsPlot plot_metrics(const MetricsHistory& h) {
   const size_t n = h.epoch.size();
   BRISK_CHECK(n > 0 && h.train_loss.size() == n && h.test_accuracy.size() == n &&
                   (h.test_loss.empty() || h.test_loss.size() == n),
-              "plot_metrics: {} epochs with {} train losses, {} test losses, {} accuracies (one each, at least one)",
-              n, h.train_loss.size(), h.test_loss.size(), h.test_accuracy.size());
+              "plot_metrics: {} epochs with {} train losses, {} test losses, {} accuracies (one each, at least one)", n,
+              h.train_loss.size(), h.test_loss.size(), h.test_accuracy.size());
   const auto [first, last] = std::minmax_element(h.epoch.begin(), h.epoch.end());
   const Range xr = x_range(*first, *last);
   std::vector<double> losses = h.train_loss;
@@ -198,8 +204,8 @@ void write_metrics_plot(const std::string& csv_path, const std::string& png_path
 
 std::string metrics_png_path(const std::string& csv_path) {
   const std::string suffix = ".csv";
-  const bool is_csv = csv_path.size() >= suffix.size() &&
-                      csv_path.compare(csv_path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool is_csv =
+      csv_path.size() >= suffix.size() && csv_path.compare(csv_path.size() - suffix.size(), suffix.size(), suffix) == 0;
   return (is_csv ? csv_path.substr(0, csv_path.size() - suffix.size()) : csv_path) + ".png";
 }
 

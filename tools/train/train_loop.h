@@ -35,7 +35,7 @@ data::Batch to_device(const data::Batch& batch, Device device);
 // torch.nn.functional.cross_entropy's), backpropagates, updates the parameters. Returns the
 // batch's metrics (the loss as minimized, smoothing included), on the device.
 MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
-                   double label_smoothing = 0.0);
+                      double label_smoothing = 0.0);
 
 // The batch's metrics without gradients, for evaluation (the model in eval mode).
 MetricSums eval_step(const Classifier& model, const data::Batch& batch);
@@ -50,8 +50,8 @@ using StepCallback = std::function<void(const checkpoint::Progress& progress, co
 // `progress` at the start of the next epoch. Returns the metrics of the batches it trained,
 // on `device`.
 MetricSums train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
-                    data::DataLoader& loader, Device device, checkpoint::Progress& progress,
-                    const StepCallback& on_step = nullptr, double label_smoothing = 0.0);
+                       data::DataLoader& loader, Device device, checkpoint::Progress& progress,
+                       const StepCallback& on_step = nullptr, double label_smoothing = 0.0);
 
 // Loss and accuracy over every batch of `loader`, in eval mode and without gradients, on
 // `device`.

@@ -1,6 +1,6 @@
 // train_mnist: trains LeNet-5 or an MLP on MNIST-format data (Fashion-MNIST by default) with
-// SGD, momentum and a cosine learning-rate schedule, evaluates test accuracy after every epoch, writes per-epoch metrics to a
-// CSV file and a PNG plot of them and, with --save, a checkpoint that --resume continues from exactly.
+// SGD, momentum and a cosine learning-rate schedule, evaluates test accuracy after every epoch, writes per-epoch
+// metrics to a CSV file and a PNG plot of them and, with --save, a checkpoint that --resume continues from exactly.
 //
 //   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
 //
@@ -81,8 +81,9 @@ checkpoint::Checkpoint load_resumed(const TrainOptions& options, const Distribut
     if (key == "seed") continue;  // the checkpoint's generator state replaces the seed
     auto saved = ckpt.metadata.find(key);
     // Checkpoints written before distributed training existed come from single processes.
-    const std::string saved_value =
-        saved != ckpt.metadata.end() ? saved->second : key == "world_size" ? "1" : "no value";
+    const std::string saved_value = saved != ckpt.metadata.end() ? saved->second
+                                    : key == "world_size"        ? "1"
+                                                                 : "no value";
     BRISK_CHECK(saved_value == value,
                 "--resume {}: saved with {} {}, this run has {} (resuming exactly needs the same)", path, key,
                 saved_value, value);
@@ -144,8 +145,8 @@ int run_training(const TrainOptions& options) {
   optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(options.lr).momentum(options.momentum));
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, optimizer, train_loader.size());
   spdlog::info("{} ({} parameters) on {}, {} threads; {} training and {} test images from {}", options.model,
-               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(),
-               data.test->size(), options.data_dir);
+               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(), data.test->size(),
+               options.data_dir);
   if (run.enabled) {
     spdlog::info("distributed: {} processes over {}, {} examples per process and step", run.world_size, run.backend,
                  train_loader.options().batch_size());
@@ -182,15 +183,16 @@ int run_training(const TrainOptions& options) {
     }
     // The metrics stay on the device between log lines; the other ranks check their targets
     // as often as rank 0 reads its metrics.
-    MetricSums local = train_epoch(trained, optimizer, scheduler.get(), train_loader, device, progress,
-                                   [&](const checkpoint::Progress& p, const MetricSums& epoch) {
-                                     if (reporter) {
-                                       reporter->update(p.batch, epoch);
-                                     } else if (p.batch % options.log_interval == 0) {
-                                       nn::functional::check_deferred_targets();
-                                     }
-                                   },
-                                   options.label_smoothing);
+    MetricSums local = train_epoch(
+        trained, optimizer, scheduler.get(), train_loader, device, progress,
+        [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+          if (reporter) {
+            reporter->update(p.batch, epoch);
+          } else if (p.batch % options.log_interval == 0) {
+            nn::functional::check_deferred_targets();
+          }
+        },
+        options.label_smoothing);
     row.train = all_reduce_metrics(local, run);
     if (reporter) {
       reporter->finish();
@@ -223,7 +225,8 @@ int run_training(const TrainOptions& options) {
 
 int main(int argc, char** argv) {
   TrainOptions options;
-  CLI::App app{"Trains a classifier on MNIST-format data (Fashion-MNIST by default) with SGD, momentum and a cosine schedule."};
+  CLI::App app{
+      "Trains a classifier on MNIST-format data (Fashion-MNIST by default) with SGD, momentum and a cosine schedule."};
   add_train_flags(app, options);
   CLI11_PARSE(app, argc, argv);
   try {

@@ -15,14 +15,14 @@ struct TrainOptions {
   double lr = 0.05;
   double momentum = 0.9;
   std::string lr_schedule = "cosine";  // or "constant"
-  double label_smoothing = 0.0;         // of the training loss
+  double label_smoothing = 0.0;        // of the training loss
   uint64_t seed = 0;
   std::string device = "auto";  // see resolve_device (tools/train/distributed_run.h)
-  std::string save;    // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
-  std::string resume;  // checkpoint to continue from; empty: start afresh
+  std::string save;             // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
+  std::string resume;           // checkpoint to continue from; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
-  bool plot = true;  // the CSV drawn as a PNG next to it (metrics.png), rewritten every epoch
+  bool plot = true;         // the CSV drawn as a PNG next to it (metrics.png), rewritten every epoch
   int64_t train_limit = 0;  // first N training examples only; 0: all
   int64_t test_limit = 0;
   int workers = 0;  // data loader threads

@@ -28,16 +28,15 @@ TEST_CASE("buckets close once they reach the cap, the first at its own smaller c
 }
 
 TEST_CASE("gradients of different dtypes or devices never share a bucket") {
-  std::vector<BucketEntry> entries{{10, kFloat32, kCPU}, {10, kFloat64, kCPU}, {10, kFloat32, kCPU},
-                                   {10, kFloat32, cuda_device(0)}};
+  std::vector<BucketEntry> entries{
+      {10, kFloat32, kCPU}, {10, kFloat64, kCPU}, {10, kFloat32, kCPU}, {10, kFloat32, cuda_device(0)}};
   // Buckets are ordered by their first gradient's position in the order: 3, 2, 1.
   CHECK(compute_bucket_assignment(entries, {3, 2, 1, 0}, {1 << 20}) == Buckets{{3}, {2, 0}, {1}});
 }
 
 TEST_CASE("the size limits advance per bucket and the last one repeats") {
   auto entries = floats({1, 1, 1, 1, 1, 1, 1});  // 4 bytes each
-  CHECK(compute_bucket_assignment(entries, {0, 1, 2, 3, 4, 5, 6}, {4, 8}) ==
-        Buckets{{0}, {1, 2}, {3, 4}, {5, 6}});
+  CHECK(compute_bucket_assignment(entries, {0, 1, 2, 3, 4, 5, 6}, {4, 8}) == Buckets{{0}, {1, 2}, {3, 4}, {5, 6}});
 }
 
 TEST_CASE("compute_bucket_assignment rejects a bad order") {

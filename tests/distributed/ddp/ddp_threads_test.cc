@@ -48,8 +48,8 @@ std::vector<RankResult> run_world(int world, const std::function<Outcome(std::sh
 }
 
 std::vector<RankResult> run_scenario_on(int world, const std::string& name, Place place = Place::kCpu) {
-  auto results =
-      run_world(world, [&](std::shared_ptr<ProcessGroup> group) { return run_scenario(name, group); }, place);
+  auto results = run_world(
+      world, [&](std::shared_ptr<ProcessGroup> group) { return run_scenario(name, group); }, place);
   for (size_t r = 0; r < results.size(); ++r) {
     INFO(name << " on " << world << (place == Place::kSim ? " sim" : " cpu") << " ranks, rank " << r << ": "
               << results[r].error);
@@ -97,11 +97,14 @@ TEST_CASE("DDP on thread ranks with sim devices: the error scenarios name the ra
 }
 
 TEST_CASE("DDP refuses a module that is not on the group's device, naming the parameter and both devices") {
-  auto results = run_world(2, [](std::shared_ptr<ProcessGroup> group) {
-    models::MLP model(models::MLPOptions(8, 4).hidden({16}));
-    auto ddp = DistributedDataParallel(model, group);
-    return Outcome{};
-  }, Place::kSim);
+  auto results = run_world(
+      2,
+      [](std::shared_ptr<ProcessGroup> group) {
+        models::MLP model(models::MLPOptions(8, 4).hidden({16}));
+        auto ddp = DistributedDataParallel(model, group);
+        return Outcome{};
+      },
+      Place::kSim);
   for (size_t r = 0; r < results.size(); ++r) {
     CHECK_THAT(results[r].error,
                Contains(fmt::format("DistributedDataParallel on rank {}: parameter layers.0.weight is on cpu but the "

@@ -42,6 +42,4 @@ int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  return brisk::dist::testing::worker_main(argc, argv, "all|<scenario>", run);
-}
+int main(int argc, char** argv) { return brisk::dist::testing::worker_main(argc, argv, "all|<scenario>", run); }

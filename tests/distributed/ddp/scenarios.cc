@@ -84,8 +84,8 @@ constexpr double kClipNorm = 0.2;
 
 Recipe sgd_nesterov_clipped() {
   return {[](const std::vector<Tensor>& p) {
-            return std::make_unique<optim::SGD>(
-                p, optim::SGDOptions(kLr).momentum(0.9).nesterov(true).weight_decay(0.01));
+            return std::make_unique<optim::SGD>(p,
+                                                optim::SGDOptions(kLr).momentum(0.9).nesterov(true).weight_decay(0.01));
           },
           kClipNorm};
 }
@@ -212,17 +212,20 @@ Outcome unused(const std::shared_ptr<ProcessGroup>& group, const HeadChoice& use
   for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(micro_batches * world * kB, {8}, 4, seed + s));
   auto rows = [&](int s, int m, int r) { return data[s].rows((m * world + r) * kB, kB); };
   const double scale = 1.0 / micro_batches;
-  train_reference(reference, [&](int s) {
-    Tensor loss;
-    for (int m = 0; m < micro_batches; ++m) {
-      for (int r = 0; r < world; ++r) {
-        Batch b = rows(s, m, r);
-        Tensor part = F::cross_entropy(reference->forward(b.x, use_branch(s, m, r)), b.y) * (scale / world);
-        loss = loss.defined() ? loss + part : part;
-      }
-    }
-    return loss;
-  }, set_to_none);
+  train_reference(
+      reference,
+      [&](int s) {
+        Tensor loss;
+        for (int m = 0; m < micro_batches; ++m) {
+          for (int r = 0; r < world; ++r) {
+            Batch b = rows(s, m, r);
+            Tensor part = F::cross_entropy(reference->forward(b.x, use_branch(s, m, r)), b.y) * (scale / world);
+            loss = loss.defined() ? loss + part : part;
+          }
+        }
+        return loss;
+      },
+      set_to_none);
   return train(
       group, reference, init, options.find_unused_parameters(true),
       [&](auto& ddp, int s) {
@@ -275,7 +278,8 @@ Outcome batchnorm(const std::shared_ptr<ProcessGroup>& group) {
   Outcome outcome;
   nn::StateDict params = model->named_parameters();
   outcome.max_diff = max_abs_diff(params, reference->named_parameters());
-  if (rank == 0) outcome.max_diff = std::max(outcome.max_diff, max_abs_diff(model->named_buffers(), reference->named_buffers()));
+  if (rank == 0)
+    outcome.max_diff = std::max(outcome.max_diff, max_abs_diff(model->named_buffers(), reference->named_buffers()));
   // One more forward broadcasts rank 0's statistics everywhere.
   ddp->eval();
   {
@@ -377,11 +381,10 @@ Outcome checkpoint_resume(const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 
 const std::vector<std::string>& scenario_names() {
-  static const std::vector<std::string> names{"equivalence",     "rebuild",          "no_sync",
-                                              "unused_per_step", "unused_per_rank",  "micro_batches",
-                                              "batchnorm",       "bf16",             "bucket_view",
-                                              "bucket_view_keep", "bucket_view_unused", "clip_sgd_nesterov",
-                                              "clip_adam",        "adamw",            "checkpoint_resume"};
+  static const std::vector<std::string> names{
+      "equivalence",        "rebuild",           "no_sync",   "unused_per_step", "unused_per_rank",
+      "micro_batches",      "batchnorm",         "bf16",      "bucket_view",     "bucket_view_keep",
+      "bucket_view_unused", "clip_sgd_nesterov", "clip_adam", "adamw",           "checkpoint_resume"};
   return names;
 }
 
@@ -389,14 +392,18 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
   if (name == "equivalence") return plain(group, 100);
   if (name == "rebuild") return rebuild(group);
   if (name == "no_sync") return no_sync(group);
-  if (name == "unused_per_step") return unused(group, [](int step, int, int) { return step % 2 == 1; }, 1, 400);
+  if (name == "unused_per_step")
+    return unused(
+        group, [](int step, int, int) { return step % 2 == 1; }, 1, 400);
   if (name == "unused_per_rank") {
-    return unused(group, [](int step, int, int rank) { return (step + rank) % 2 == 1; }, 1, 410);
+    return unused(
+        group, [](int step, int, int rank) { return (step + rank) % 2 == 1; }, 1, 410);
   }
   // Rank 0's first micro-batch alone uses `branch`: unused on other ranks and in every
   // synchronizing micro-batch, its gradient must still be averaged at the synchronizing step.
   if (name == "micro_batches") {
-    return unused(group, [](int, int micro, int rank) { return micro == 0 && rank == 0; }, 2, 420);
+    return unused(
+        group, [](int, int micro, int rank) { return micro == 0 && rank == 0; }, 2, 420);
   }
   if (name == "batchnorm") return batchnorm(group);
   // gradient_as_bucket_view: .grad set to None between steps, or zeroed in place (the view
@@ -405,8 +412,9 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
   if (name == "bucket_view") return plain(group, 110, bucket_views());
   if (name == "bucket_view_keep") return plain(group, 120, bucket_views(), false);
   if (name == "bucket_view_unused") {
-    return unused(group, [](int step, int micro, int rank) { return step != 1 && (micro + rank) % 2 == 0; }, 2, 430,
-                  bucket_views(), false);
+    return unused(
+        group, [](int step, int micro, int rank) { return step != 1 && (micro + rank) % 2 == 0; }, 2, 430,
+        bucket_views(), false);
   }
   if (name == "bf16") return bf16(group);
   if (name == "clip_sgd_nesterov") return plain(group, 150, small_buckets(), true, sgd_nesterov_clipped());

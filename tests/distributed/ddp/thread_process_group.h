@@ -92,7 +92,8 @@ class ThreadProcessGroup final : public ProcessGroup {
 
  private:
   [[noreturn]] static void unsupported(const char* op);
-  std::shared_ptr<Work> start(ThreadWorld::Call call, const std::function<void(std::vector<ThreadWorld::Call>&)>& compute);
+  std::shared_ptr<Work> start(ThreadWorld::Call call,
+                              const std::function<void(std::vector<ThreadWorld::Call>&)>& compute);
 
   std::shared_ptr<ThreadWorld> world_;
   int64_t seq_ = 0;

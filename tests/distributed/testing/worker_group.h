@@ -25,7 +25,7 @@ namespace brisk::dist::testing {
 
 struct WorkerArgs {
   Device device;
-  std::string backend;  // "gloo", or "nccl" for --device nccl
+  std::string backend;            // "gloo", or "nccl" for --device nccl
   std::vector<std::string> rest;  // the arguments after the options
 };
 

@@ -91,21 +91,24 @@ TEST_CASE("ZeroRedundancyOptimizer: owners update their shard, then broadcast it
   std::vector<std::vector<std::vector<float>>> after(2);
   std::vector<Shards> partitions(2);
   std::vector<size_t> local_sizes(2), grads_left(2);
-  auto errors = on_threads(2, [&](int rank, std::shared_ptr<ProcessGroup> group) {
-    std::vector<Tensor> params = make_params(rank, group->device());
-    ZeroRedundancyOptimizer opt(params, sgd(), group);
-    partitions[rank] = opt.partition();
-    local_sizes[rank] = opt.local_optimizer().param_groups()[0].params().size();
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (i != 2) {  // 2 has no grad
-        params[i].set_grad(native::full({params[i].numel()}, 2.0, TensorOptions(kFloat32).device(group->device())));
-      }
-    }
-    opt.step();
-    for (const Tensor& p : params) after[rank].push_back(p.to_vector<float>());
-    opt.zero_grad();
-    for (const Tensor& p : params) grads_left[rank] += p.grad().defined() ? 1 : 0;
-  }, sim);
+  auto errors = on_threads(
+      2,
+      [&](int rank, std::shared_ptr<ProcessGroup> group) {
+        std::vector<Tensor> params = make_params(rank, group->device());
+        ZeroRedundancyOptimizer opt(params, sgd(), group);
+        partitions[rank] = opt.partition();
+        local_sizes[rank] = opt.local_optimizer().param_groups()[0].params().size();
+        for (size_t i = 0; i < params.size(); ++i) {
+          if (i != 2) {  // 2 has no grad
+            params[i].set_grad(native::full({params[i].numel()}, 2.0, TensorOptions(kFloat32).device(group->device())));
+          }
+        }
+        opt.step();
+        for (const Tensor& p : params) after[rank].push_back(p.to_vector<float>());
+        opt.zero_grad();
+        for (const Tensor& p : params) grads_left[rank] += p.grad().defined() ? 1 : 0;
+      },
+      sim);
   REQUIRE(errors == std::vector<std::string>{"", ""});
   CHECK(partitions[0] == Shards{{0, 3}, {1, 2}});
   CHECK(partitions[1] == partitions[0]);
@@ -113,9 +116,8 @@ TEST_CASE("ZeroRedundancyOptimizer: owners update their shard, then broadcast it
   CHECK(grads_left == std::vector<size_t>{0, 0});
   // lr 0.5 * grad 2: parameter 0, 3 from rank 0's 1.0, parameter 1 from rank 1's 2.0;
   // parameter 2 (no grad) is rank 1's untouched 2.0 on both.
-  const std::vector<std::vector<float>> expected{
-      std::vector<float>(6, 0.0f), std::vector<float>(4, 1.0f), std::vector<float>(3, 2.0f),
-      std::vector<float>(2, 0.0f)};
+  const std::vector<std::vector<float>> expected{std::vector<float>(6, 0.0f), std::vector<float>(4, 1.0f),
+                                                 std::vector<float>(3, 2.0f), std::vector<float>(2, 0.0f)};
   CHECK(after[0] == expected);
   CHECK(after[1] == expected);
 }
@@ -130,9 +132,12 @@ TEST_CASE("ZeroRedundancyOptimizer: errors name the rank", "[zero]") {
     for (const std::string& e : errors) CHECK_THAT(e, Contains("rank 1 has 3 parameters with 13 elements but rank 0"));
   }
   SECTION("parameters not on the group's device") {
-    auto errors = on_threads(2, [](int rank, std::shared_ptr<ProcessGroup> group) {
-      ZeroRedundancyOptimizer opt(make_params(rank), sgd(), group);
-    }, /*sim=*/true);
+    auto errors = on_threads(
+        2,
+        [](int rank, std::shared_ptr<ProcessGroup> group) {
+          ZeroRedundancyOptimizer opt(make_params(rank), sgd(), group);
+        },
+        /*sim=*/true);
     CHECK_THAT(errors[1], Contains("rank 1: parameter 0 is on cpu but the process group (threads) takes tensors on "
                                    "sim:1"));
   }
@@ -148,10 +153,13 @@ TEST_CASE("ZeroRedundancyOptimizer: errors name the rank", "[zero]") {
   }
   SECTION("a factory that does not build one group over the shard") {
     auto errors = on_threads(2, [](int rank, std::shared_ptr<ProcessGroup> group) {
-      ZeroRedundancyOptimizer opt(make_params(rank), [](std::vector<Tensor> shard) {
-        return std::make_unique<optim::SGD>(std::vector<optim::ParamGroup>{optim::ParamGroup({shard[0]}),
-                                                                           optim::ParamGroup({shard[1]})});
-      }, group);
+      ZeroRedundancyOptimizer opt(
+          make_params(rank),
+          [](std::vector<Tensor> shard) {
+            return std::make_unique<optim::SGD>(
+                std::vector<optim::ParamGroup>{optim::ParamGroup({shard[0]}), optim::ParamGroup({shard[1]})});
+          },
+          group);
     });
     CHECK_THAT(errors[1], Contains("rank 1: the factory's SGD must have exactly one parameter group"));
   }

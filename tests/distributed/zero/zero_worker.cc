@@ -134,10 +134,8 @@ std::string equivalence(const std::shared_ptr<dist::ProcessGroup>& group, const 
   std::vector<size_t> every(run.zero->params().size());
   std::iota(every.begin(), every.end(), size_t{0});
   auto total = count_state(*run.plain, run.reference->parameters(), every);
-  std::vector<int64_t> summed =
-      dist::all_reduce_values(*group, {held.first, held.second}, dist::ReduceOp::SUM);
-  detail = fmt::format("state tensors {} of {}, elements {} of {}", held.first, total.first, held.second,
-                       total.second);
+  std::vector<int64_t> summed = dist::all_reduce_values(*group, {held.first, held.second}, dist::ReduceOp::SUM);
+  detail = fmt::format("state tensors {} of {}, elements {} of {}", held.first, total.first, held.second, total.second);
   const bool shard_only = local_params.size() == mine.size() && held == expected;
   if (!shard_only || summed != std::vector<int64_t>{total.first, total.second}) {
     failure += fmt::format("shard state: {} (the plain optimizer has {} tensors, {} elements for this shard; the "

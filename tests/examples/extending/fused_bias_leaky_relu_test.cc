@@ -21,8 +21,8 @@ TEST_CASE("fused_bias_leaky_relu on the CPU matches the composite form, gradient
   Tensor bias = randn({3}, kFloat64, &gen).requires_grad_();
   Tensor y = fused_bias_leaky_relu(x, bias, 0.2, std::sqrt(2.0));
   CHECK(allclose(y, reference(x, bias, 0.2, std::sqrt(2.0))));
-  CHECK(autograd::gradcheck(
-      [](const std::vector<Tensor>& in) { return fused_bias_leaky_relu(in[0], in[1], 0.1, 1.5); }, {x, bias}));
+  CHECK(autograd::gradcheck([](const std::vector<Tensor>& in) { return fused_bias_leaky_relu(in[0], in[1], 0.1, 1.5); },
+                            {x, bias}));
 }
 
 TEST_CASE("the FusedBiasLeakyReLU module learns its bias") {
@@ -31,7 +31,8 @@ TEST_CASE("the FusedBiasLeakyReLU module learns its bias") {
   CHECK(allclose(act(x), reference(x, zeros({3}), 0.2, std::sqrt(2.0))));
   act(x).sum().backward();
   CHECK(act->bias.grad().sizes() == Shape{3});
-  CHECK_THROWS_WITH(fused_bias_leaky_relu(x, zeros({4})), Catch::Matchers::Contains("expected x [N, C, ...] and bias [C]"));
+  CHECK_THROWS_WITH(fused_bias_leaky_relu(x, zeros({4})),
+                    Catch::Matchers::Contains("expected x [N, C, ...] and bias [C]"));
 }
 
 TEST_CASE("fused_bias_leaky_relu refuses a device it has no kernel for instead of reading its memory") {

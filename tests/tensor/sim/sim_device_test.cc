@@ -68,8 +68,7 @@ TEST_CASE("elementwise ops on sim equal the CPU's bit for bit") {
   require_same_on_sim("where", [&](auto on) { return native::where(on(mask), on(a), on(b)); });
   require_same_on_sim("masked_fill", [&](auto on) { return native::masked_fill(on(a), on(mask), 7.0); });
   require_same_on_sim("addcdiv", [&](auto on) {
-    return native::ternary(TernaryOp::Addcdiv, on(a), on(b), native::binary(BinaryOp::Add, on(b), Scalar(5)),
-                           {0.5});
+    return native::ternary(TernaryOp::Addcdiv, on(a), on(b), native::binary(BinaryOp::Add, on(b), Scalar(5)), {0.5});
   });
   require_same_on_sim("in-place add_ with a cast", [&](auto on) {
     Tensor x = native::to(on(a), on(a).device(), kFloat32);
@@ -239,8 +238,8 @@ TEST_CASE("ops with a number make it on the device, without a copy from the host
   REQUIRE(sim::copy_counts().host_to_device == 0);
   CHECK(a.to_vector<float>() == std::vector<float>{2.5, 5, 7.5});
   CHECK(b.to_vector<int64_t>() == std::vector<int64_t>{0, -1, -2});
-  CHECK(c.to_vector<int64_t>() == std::vector<int64_t>{(int64_t{1} << 40) + 1, (int64_t{1} << 40) + 2,
-                                                         (int64_t{1} << 40) + 3});
+  CHECK(c.to_vector<int64_t>() ==
+        std::vector<int64_t>{(int64_t{1} << 40) + 1, (int64_t{1} << 40) + 2, (int64_t{1} << 40) + 3});
   CHECK(d.to_vector<float>() == std::vector<float>{1, -1, -1});
   // A number the kernel must wrap (uint8 + 300 is uint8 + 44, as in PyTorch), or an int64
   // beyond 2^53, still goes through the host, exactly.

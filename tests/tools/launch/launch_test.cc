@@ -148,8 +148,7 @@ TEST_CASE("launch: a SIGKILLed worker stops the others; the launcher exits 128 +
   CHECK(r.seconds < 10);
 }
 
-TEST_CASE("launch: of failures close together, a worker killed by a signal is taken as the cause",
-          "[launch]") {
+TEST_CASE("launch: of failures close together, a worker killed by a signal is taken as the cause", "[launch]") {
   // Rank 0 exits with 1 first (as a peer of a crashed worker does), rank 2 is killed 100 ms
   // later: both are named, and the launcher exits with rank 2's status.
   RunResult r = launch({"--nproc-per-node", "3", kWorker, "two_failures", "0", "2"});

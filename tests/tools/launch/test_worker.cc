@@ -111,8 +111,7 @@ int main(int argc, char** argv) {
     int world = std::atoi(std::getenv("WORLD_SIZE"));
     for (int r = 0; r < world; ++r) {
       std::string path = dir + "/ready." + std::to_string(r);
-      while (r != target && access(path.c_str(), F_OK) != 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      while (r != target && access(path.c_str(), F_OK) != 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return 1;
   }

@@ -1,7 +1,7 @@
 #include "tools/launch/worker_env.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 
 using namespace brisk::launch;
@@ -16,10 +16,17 @@ TEST_CASE("worker_env: sets the rendezvous variables and keeps the rest", "[laun
   options.store_token = "abc123";
   std::vector<std::string> env = worker_env(options, 1, {"PATH=/bin", "RANK=99", "HOME=/root", "NO_EQUALS"});
   std::set<std::string> got(env.begin(), env.end());
-  std::set<std::string> want{"PATH=/bin",       "HOME=/root",          "RANK=9",
-                             "WORLD_SIZE=12",   "LOCAL_RANK=1",        "LOCAL_WORLD_SIZE=4",
-                             "GROUP_RANK=2",    "MASTER_ADDR=10.0.0.1", "MASTER_PORT=29500",
-                             "BRISK_STORE_TOKEN=abc123", "OMP_NUM_THREADS=1"};
+  std::set<std::string> want{"PATH=/bin",
+                             "HOME=/root",
+                             "RANK=9",
+                             "WORLD_SIZE=12",
+                             "LOCAL_RANK=1",
+                             "LOCAL_WORLD_SIZE=4",
+                             "GROUP_RANK=2",
+                             "MASTER_ADDR=10.0.0.1",
+                             "MASTER_PORT=29500",
+                             "BRISK_STORE_TOKEN=abc123",
+                             "OMP_NUM_THREADS=1"};
   CHECK(got == want);
   CHECK(env.size() == want.size());
 }
@@ -31,7 +38,8 @@ TEST_CASE("worker_env: a single worker or a set OMP_NUM_THREADS keeps OpenMP's o
     return std::find(env.begin(), env.end(), entry) != env.end();
   };
   std::vector<std::string> single = worker_env(options, 0, {});
-  CHECK(std::none_of(single.begin(), single.end(), [](const std::string& e) { return e.rfind("OMP_NUM_THREADS=", 0) == 0; }));
+  CHECK(std::none_of(single.begin(), single.end(),
+                     [](const std::string& e) { return e.rfind("OMP_NUM_THREADS=", 0) == 0; }));
   options.nproc_per_node = 2;
   CHECK(has(worker_env(options, 0, {"OMP_NUM_THREADS=4"}), "OMP_NUM_THREADS=4"));
   CHECK(!has(worker_env(options, 0, {"OMP_NUM_THREADS=4"}), "OMP_NUM_THREADS=1"));

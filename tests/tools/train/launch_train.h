@@ -16,9 +16,25 @@
 namespace brisk::testing {
 
 inline RunResult launch_train(int nproc, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{"--nproc-per-node", std::to_string(nproc), "tools/train/train_mnist", "--data-dir",
-                                "external/fashion_mnist", "--train-limit", "256", "--test-limit", "200", "--device",
-                                "cpu", "--batch-size", "32", "--threads", "1", "--log-interval", "4", "--model", "lenet"};
+  std::vector<std::string> argv{"--nproc-per-node",
+                                std::to_string(nproc),
+                                "tools/train/train_mnist",
+                                "--data-dir",
+                                "external/fashion_mnist",
+                                "--train-limit",
+                                "256",
+                                "--test-limit",
+                                "200",
+                                "--device",
+                                "cpu",
+                                "--batch-size",
+                                "32",
+                                "--threads",
+                                "1",
+                                "--log-interval",
+                                "4",
+                                "--model",
+                                "lenet"};
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = run_launcher(argv);
   r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both

@@ -74,9 +74,7 @@ void check_series(const Canvas& canvas, const Axes& axes, const std::vector<doub
   REQUIRE(stray == 0);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 }  // namespace
 

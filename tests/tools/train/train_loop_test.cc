@@ -87,8 +87,8 @@ TEST_CASE("train_step with label smoothing minimizes the smoothed cross-entropy"
   auto set = separable(16);
   data::Batch batch{set->data(), set->target()};
   Tensor logits = model.forward(batch.data);
-  double smoothed = nn::functional::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, 0.3)
-                        .item<double>();
+  double smoothed =
+      nn::functional::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, 0.3).item<double>();
   double plain = nn::functional::cross_entropy(logits, batch.target).item<double>();
   REQUIRE(smoothed != Approx(plain).epsilon(1e-3));
 
@@ -243,8 +243,8 @@ TEST_CASE("MetricsCsv: a header, one row per epoch; appending keeps the rows") {
     MetricsCsv csv(path, /*append=*/false);
     csv.write(row);
   }
-  REQUIRE(read_text(path) == std::string(MetricsCsv::kHeader) +
-                                 "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89\n");
+  REQUIRE(read_text(path) ==
+          std::string(MetricsCsv::kHeader) + "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89\n");
   {
     MetricsCsv csv(path, /*append=*/true);
     row.epoch = 2;

@@ -25,8 +25,8 @@ using Catch::Matchers::Contains;
 TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same global batch; rank 0 writes",
           "[distributed][train]") {
   std::string dir = scratch_dir("train_mnist_distributed");
-  RunResult two = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/two.csv", "--save",
-                                   dir + "/two-{epoch}.ckpt"});
+  RunResult two =
+      launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/two.csv", "--save", dir + "/two-{epoch}.ckpt"});
   REQUIRE(two.status == 0);
   // Rank 0 speaks for the job; rank 1 trains silently.
   CHECK_THAT(two.out, Contains("[rank 0] ") && Contains("distributed: 2 processes over gloo, 16 examples per process"));
@@ -75,8 +75,8 @@ TEST_CASE("train_mnist distributed: 2 ranks train like one process with the same
 TEST_CASE("train_mnist distributed: resuming every rank from one checkpoint continues the run exactly",
           "[distributed][train]") {
   std::string dir = scratch_dir("train_mnist_distributed_resume");
-  RunResult full = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/full.csv", "--save",
-                                    dir + "/full-{epoch}.ckpt"});
+  RunResult full =
+      launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/full.csv", "--save", dir + "/full-{epoch}.ckpt"});
   REQUIRE(full.status == 0);
   RunResult resumed = launch_train(2, {"--epochs", "2", "--metrics-csv", dir + "/resumed.csv", "--resume",
                                        dir + "/full-1.ckpt", "--save", dir + "/resumed.ckpt"});
@@ -98,8 +98,8 @@ TEST_CASE("train_mnist distributed: resuming every rank from one checkpoint cont
   }
 
   // A single-process run cannot continue a distributed one exactly.
-  RunResult single = launch_train(1, {"--epochs", "3", "--metrics-csv", dir + "/single.csv", "--resume",
-                                      dir + "/full-2.ckpt"});
+  RunResult single =
+      launch_train(1, {"--epochs", "3", "--metrics-csv", dir + "/single.csv", "--resume", dir + "/full-2.ckpt"});
   CHECK(single.status == 1);
   CHECK_THAT(single.out, Contains("saved with world_size 2 (distributed), this run has 1"));
 }
@@ -114,7 +114,8 @@ TEST_CASE("train_mnist distributed: a global batch that does not split over the 
 }
 
 TEST_CASE("train_mnist distributed on the simulated device: 2 ranks over Gloo train exactly as on the CPU; "
-          "save and resume", "[distributed][train][sim]") {
+          "save and resume",
+          "[distributed][train][sim]") {
   std::string dir = scratch_dir("train_mnist_distributed_sim");
   const std::vector<std::string> on_sim{"--device", "sim", "--dist-backend", "gloo", "--epochs", "2"};
   auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
@@ -168,7 +169,8 @@ TEST_CASE("train_mnist distributed on the simulated device: 2 ranks over Gloo tr
 }
 
 TEST_CASE("train_mnist distributed: a backend that cannot take the device's tensors is refused at startup, naming "
-          "both flags", "[distributed][train]") {
+          "both flags",
+          "[distributed][train]") {
   std::string dir = scratch_dir("train_mnist_distributed_refused");
   for (const std::string device : {"sim", "cpu"}) {
     RunResult r = launch_train(2, {"--device", device, "--dist-backend", "nccl", "--metrics-csv", dir + "/x.csv"});

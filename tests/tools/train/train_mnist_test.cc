@@ -33,7 +33,8 @@ struct Result {
 // in batches of 32 unless `args` say otherwise.
 Result train_mnist(const std::string& args) {
   std::string command = "tools/train/train_mnist --data-dir external/fashion_mnist --train-limit 256 "
-                        "--test-limit 200 --device cpu --log-interval 4 " + args;
+                        "--test-limit 200 --device cpu --log-interval 4 " +
+                        args;
   if (args.find("--batch-size") == std::string::npos) command += " --batch-size 32";
   command += " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
@@ -52,8 +53,8 @@ Result train_mnist(const std::string& args) {
 
 TEST_CASE("train_mnist: trains LeNet-5, writes per-epoch metrics and checkpoints; resuming is exact") {
   std::string dir = scratch_dir("train_mnist");
-  Result full = train_mnist("--model lenet --epochs 2 --metrics-csv " + dir + "/full.csv --save " + dir +
-                            "/full-{epoch}.ckpt");
+  Result full =
+      train_mnist("--model lenet --epochs 2 --metrics-csv " + dir + "/full.csv --save " + dir + "/full-{epoch}.ckpt");
   REQUIRE(full.status == 0);
   REQUIRE_THAT(full.output, Contains("lenet (61706 parameters) on cpu"));
   REQUIRE_THAT(full.output, Contains("epoch 1/2 batch 4/8"));
@@ -111,8 +112,8 @@ TEST_CASE("train_mnist: trains LeNet-5, writes per-epoch metrics and checkpoints
   for (int column : {0, 1, 2, 3, 4}) REQUIRE(split(resumed_csv[1])[column] == split(csv[2])[column]);
 
   // Resuming with other batches would not continue the same run.
-  Result other_batch = train_mnist("--epochs 3 --batch-size 16 --metrics-csv " + dir + "/other.csv --resume " + dir +
-                                   "/full-2.ckpt");
+  Result other_batch =
+      train_mnist("--epochs 3 --batch-size 16 --metrics-csv " + dir + "/other.csv --resume " + dir + "/full-2.ckpt");
   REQUIRE(other_batch.status == 1);
   REQUIRE_THAT(other_batch.output, Contains("saved with batch_size 32, this run has 16"));
 }
