@@ -18,7 +18,7 @@ const char* activation_backward_name(BinaryOp op) {
     case BinaryOp::GeluBackward: return "GeluBackwardBackward";
     case BinaryOp::GeluTanhBackward: return "GeluTanhBackwardBackward";
     case BinaryOp::SiluBackward: return "SiluBackwardBackward";
-    default: BRISK_FAIL("activation_backward: op {} is not an activation backward", static_cast<int>(op));
+    default: BRISK_FAIL("activation_backward: {} is not an activation backward", op_name(op));
   }
 }
 
@@ -46,7 +46,7 @@ Tensor activation_second_derivative(BinaryOp op, const Tensor& s) {
       Tensor sig = sigmoid(s);
       return sig * (1.0 - sig) * (2.0 + s * (1.0 - 2.0 * sig));
     }
-    default: BRISK_FAIL("activation_backward: op {} is not an activation backward", static_cast<int>(op));
+    default: BRISK_FAIL("activation_backward: {} is not an activation backward", op_name(op));
   }
 }
 

@@ -11,15 +11,16 @@ namespace brisk {
 #define BRISK_OP_ENUMERATOR(Op, ...) Op,
 
 enum class UnaryOp : uint8_t {
+  PowScalar,  // x ** params.a, with fast paths for the common exponents (tensor/kernels/)
+  Fill,       // params.a, ignoring the input (the kernel's only operand is the output)
   BRISK_UNARY_OPS(BRISK_OP_ENUMERATOR)
-      PowScalar,  // x ** params.a, with fast paths for the common exponents (tensor/kernels/)
-  Fill,           // params.a, ignoring the input (the kernel's only operand is the output)
 };
 
 enum class BinaryOp : uint8_t { BRISK_BINARY_OPS(BRISK_OP_ENUMERATOR) };
 
 enum class TernaryOp : uint8_t {
-  BRISK_TERNARY_OPS(BRISK_OP_ENUMERATOR) Where,  // cond ? a : b, cond is bool
+  Where,  // cond ? a : b, cond is bool
+  BRISK_TERNARY_OPS(BRISK_OP_ENUMERATOR)
 };
 
 enum class ReduceOp : uint8_t { BRISK_REDUCE_OPS(BRISK_OP_ENUMERATOR) };

@@ -165,7 +165,7 @@ TEST_CASE("convolution, pooling and the fused optimizer steps on sim equal the C
 
 TEST_CASE("random ops on sim draw the CPU's numbers for the same seed") {
   for (RandomOp op : {RandomOp::Uniform, RandomOp::Normal, RandomOp::Bernoulli}) {
-    require_same_on_sim("random op " + std::to_string(static_cast<int>(op)), [&](auto on) {
+    require_same_on_sim(std::string("random op ") + op_name(op), [&](auto on) {
       Device device = on(native::zeros({1})).device();
       Generator gen(1234);
       // Strided, so the device fills a temporary and copies it in.
