@@ -20,15 +20,10 @@ std::string find_file(const std::string& root, const std::string& file) {
 }  // namespace
 
 CIFAR10::CIFAR10(const std::string& root, bool train) {
-  std::vector<std::string> files;
-  if (train) {
-    for (int i = 1; i <= 5; ++i) files.push_back(find_file(root, "data_batch_" + std::to_string(i) + ".bin"));
-  } else {
-    files.push_back(find_file(root, "test_batch.bin"));
-  }
   std::vector<Tensor> images;
   std::vector<Tensor> labels;
-  for (const std::string& path : files) {
+  for (const std::string& name : file_names(train)) {
+    const std::string path = find_file(root, name);
     std::vector<uint8_t> bytes = read_file_bytes(path);
     LabeledImages part = parse_cifar10(bytes.data(), bytes.size(), path);
     images.push_back(part.images);
@@ -36,6 +31,13 @@ CIFAR10::CIFAR10(const std::string& root, bool train) {
   }
   images_ = images.size() == 1 ? images[0] : native::cat(images, 0);
   labels_ = labels.size() == 1 ? labels[0] : native::cat(labels, 0);
+}
+
+std::vector<std::string> CIFAR10::file_names(bool train) {
+  if (!train) return {"test_batch.bin"};
+  std::vector<std::string> names;
+  for (int i = 1; i <= 5; ++i) names.push_back("data_batch_" + std::to_string(i) + ".bin");
+  return names;
 }
 
 int64_t CIFAR10::size() const { return images_.size(0); }

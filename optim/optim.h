@@ -4,6 +4,7 @@
 #include "optim/clip_grad.h"
 #include "optim/optimizer.h"
 #include "optim/schedulers/cosine_annealing_lr.h"
+#include "optim/schedulers/lambda_lr.h"
 #include "optim/schedulers/linear_lr.h"
 #include "optim/schedulers/lr_scheduler.h"
 #include "optim/schedulers/multi_step_lr.h"

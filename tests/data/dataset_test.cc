@@ -1,8 +1,9 @@
-// TensorDataset, TransformDataset and default_collate.
+// TensorDataset, TransformDataset, Subset and default_collate.
 #include <catch2/catch.hpp>
 
 #include "autograd/ops.h"
 #include "data/collate.h"
+#include "data/subset.h"
 #include "data/tensor_dataset.h"
 #include "data/transform_dataset.h"
 
@@ -32,6 +33,19 @@ TEST_CASE("TransformDataset applies transforms to data and target", "[data][data
   CHECK(e.data.to_vector<float>() == std::vector<float>{30, 40});
   CHECK(e.target.item<int64_t>() == 6);
   CHECK(TransformDataset(base, nullptr).get(0).data.to_vector<float>() == std::vector<float>{1, 2});
+}
+
+TEST_CASE("Subset hands out the examples at its indices", "[data][dataset]") {
+  auto ds = std::make_shared<TensorDataset>(arange(0, 12, 1, kFloat32).view({4, 3}), tensor<int64_t>({7, 8, 9, 10}));
+  Subset middle(ds, index_range(1, 2));
+  CHECK(middle.size() == 2);
+  CHECK(middle.indices() == std::vector<int64_t>{1, 2});
+  CHECK(middle.get(1).data.to_vector<float>() == std::vector<float>{6, 7, 8});
+  CHECK(middle.get(0).target.item<int64_t>() == 8);
+  CHECK(Subset(ds, {3, 0}).get(0).target.item<int64_t>() == 10);
+  CHECK_THROWS_WITH(middle.get(2), Contains("Subset: index 2 is out of range for a dataset of 2 examples"));
+  CHECK_THROWS_WITH(Subset(ds, {4}), Contains("Subset: index 4 is out of range for a dataset of 4 examples"));
+  CHECK_THROWS_WITH(Subset(nullptr, {}), Contains("Subset: the dataset is null"));
 }
 
 TEST_CASE("default_collate stacks data and targets", "[data][collate]") {

@@ -74,6 +74,11 @@ TEST_CASE("scheduler state dicts round trip", "[optim][scheduler][state_dict]") 
   SECTION("LinearLR") {
     check_round_trip([](optim::Optimizer& o) { return std::make_unique<optim::LinearLR>(o, 0.2, 1.0, 8); });
   }
+  SECTION("LambdaLR") {
+    check_round_trip([](optim::Optimizer& o) {
+      return std::make_unique<optim::LambdaLR>(o, [](int64_t t) { return 1.0 / (1 + t * t); });
+    });
+  }
   SECTION("OneCycleLR") {
     check_round_trip([](optim::Optimizer& o) {
       return std::make_unique<optim::OneCycleLR>(o, optim::OneCycleLROptions({1.0, 0.5}, 12).three_phase(true));
@@ -102,6 +107,25 @@ TEST_CASE("scheduler state dicts hold PyTorch's keys and the settings", "[optim]
 
   state.erase("last_epoch");
   REQUIRE_THROWS_WITH(loaded.load_state_dict(state), Contains("StepLR: the state dict has no \"last_epoch\""));
+}
+
+TEST_CASE("LambdaLR: each group's base lr times the function of the step; no function in the state dict",
+          "[optim][scheduler]") {
+  auto opt = two_group_sgd();
+  optim::LambdaLR scheduler(*opt, [](int64_t t) { return t < 2 ? 0.5 * t : 1.0 / t; });
+  REQUIRE(scheduler.get_last_lr() == std::vector<double>{0.0, 0.0});
+  std::vector<std::vector<double>> lrs;
+  for (int t = 1; t <= 4; ++t) {
+    scheduler.step();
+    lrs.push_back(scheduler.get_last_lr());
+  }
+  REQUIRE(lrs == std::vector<std::vector<double>>{{0.1 * 0.5, 0.02 * 0.5},
+                                                  {0.1 * 0.5, 0.02 * 0.5},
+                                                  {0.1 * (1.0 / 3), 0.02 * (1.0 / 3)},
+                                                  {0.1 * 0.25, 0.02 * 0.25}});
+  REQUIRE(opt->param_groups()[1].options().get_lr() == 0.02 * 0.25);
+  REQUIRE(scheduler.state_dict()["lr_lambdas"] == nlohmann::json::array({nullptr, nullptr}));
+  REQUIRE_THROWS_WITH(optim::LambdaLR(*opt, nullptr), Contains("LambdaLR: lr_lambda is empty"));
 }
 
 TEST_CASE("a second scheduler starts from the first one's initial lr", "[optim][scheduler]") {

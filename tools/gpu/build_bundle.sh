@@ -92,7 +92,7 @@ copy_libraries() {
 is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
 
 # Copies the data files of `$1`'s runfiles (not its shared libraries or itself) into
-# runfiles/; programs among them (train_mnist, launch) also bring their libraries. A file
+# runfiles/; programs among them (train, launch) also bring their libraries. A file
 # already in the bundle under another path becomes a relative symlink.
 declare -A copied=()
 copy_runfiles() {

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "cuda/device.h"
+#include "data/subset.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "tensor/error.h"
@@ -84,10 +85,11 @@ void finish_distributed(const DistributedRun& run) {
   if (run.enabled) dist::destroy_process_group();
 }
 
-int64_t per_rank_batch_size(int64_t global_batch, int world_size) {
-  BRISK_CHECK(global_batch % world_size == 0,
-              "--batch-size {} (the global batch) does not split evenly over {} processes", global_batch, world_size);
-  return global_batch / world_size;
+int64_t per_rank_batch_size(int64_t global_batch, int world_size, int64_t accumulate) {
+  BRISK_CHECK(global_batch % (world_size * accumulate) == 0,
+              "--batch-size {} (the global batch) does not split evenly over {} processes{}", global_batch, world_size,
+              accumulate > 1 ? fmt::format(" x {} micro-steps (--accumulate)", accumulate) : "");
+  return global_batch / (world_size * accumulate);
 }
 
 Classifier wrap_ddp(const Classifier& local, const DistributedRun& run) {
@@ -96,7 +98,8 @@ Classifier wrap_ddp(const Classifier& local, const DistributedRun& run) {
   // device each step), guards nothing here.
   dist::DistributedDataParallel ddp(std::make_shared<ForwardModule>(local), run.group,
                                     dist::DistributedDataParallelOptions().check_uneven_inputs(false));
-  return {ddp.ptr(), [ddp](const Tensor& input) { return ddp->forward(input); }};
+  return {ddp.ptr(), [ddp](const Tensor& input) { return ddp->forward(input); },
+          [ddp]() -> std::shared_ptr<void> { return std::make_shared<dist::NoSyncGuard>(*ddp.ptr()); }};
 }
 
 Metrics all_reduce_metrics(const MetricSums& metrics, const DistributedRun& run) {
@@ -106,7 +109,7 @@ Metrics all_reduce_metrics(const MetricSums& metrics, const DistributedRun& run)
   return read_metrics(sums);
 }
 
-std::shared_ptr<data::TensorDataset> evaluation_shard(const std::shared_ptr<data::TensorDataset>& dataset,
+std::shared_ptr<const data::Dataset> evaluation_shard(const std::shared_ptr<const data::Dataset>& dataset,
                                                       const DistributedRun& run) {
   if (!run.enabled) return dataset;
   const int64_t size = dataset->size();
@@ -114,8 +117,7 @@ std::shared_ptr<data::TensorDataset> evaluation_shard(const std::shared_ptr<data
   const int64_t extra = size % run.world_size;
   const int64_t begin = run.rank * base + std::min<int64_t>(run.rank, extra);
   const int64_t length = base + (run.rank < extra ? 1 : 0);
-  return std::make_shared<data::TensorDataset>(dataset->data().narrow(0, begin, length),
-                                               dataset->target().narrow(0, begin, length));
+  return std::make_shared<data::Subset>(dataset, data::index_range(begin, length));
 }
 
 }  // namespace brisk::train

@@ -1,5 +1,5 @@
 #pragma once
-// What train_mnist changes when it runs as one of several processes started by the launcher
+// What train changes when it runs as one of several processes started by the launcher
 // (tools/launch, docs/launch.md): the device, the process group on it, the DDP-wrapped model,
 // and the metrics summed over the ranks.
 //
@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "data/tensor_dataset.h"
+#include "data/dataset.h"
 #include "distributed/process_group.h"
 #include "tensor/device.h"
 #include "tools/train/classifier.h"
@@ -55,14 +55,16 @@ Device resolve_device(const std::string& flag, bool distributed, int local_rank)
 // Leaves the job (destroy_process_group) when it is distributed.
 void finish_distributed(const DistributedRun& run);
 
-// The examples per rank and step of a global batch: global_batch / world_size. Raises
-// brisk::Error naming both sizes when it does not divide evenly.
-int64_t per_rank_batch_size(int64_t global_batch, int world_size);
+// The examples per rank and micro-step of a global batch trained in `accumulate` micro-steps:
+// global_batch / (world_size * accumulate). Raises brisk::Error naming the sizes when it does
+// not divide evenly.
+int64_t per_rank_batch_size(int64_t global_batch, int world_size, int64_t accumulate = 1);
 
 // `local` wrapped in dist::DistributedDataParallel over run.group: its forward is DDP's (the
 // backward that follows averages the gradients over the ranks), and its module is the DDP
-// module, whose parameters are `local`'s. Checkpoints and evaluation keep using `local`.
-// Without the uneven-input check: the sharded loader gives every rank as many batches.
+// module, whose parameters are `local`'s; its no_sync is DDP's (gradient accumulation).
+// Checkpoints and evaluation keep using `local`. Without the uneven-input check: the sharded
+// loader gives every rank as many batches.
 Classifier wrap_ddp(const Classifier& local, const DistributedRun& run);
 
 // The sums of every rank's metrics on the host (one all-reduce, on the group's device, then
@@ -72,7 +74,7 @@ Metrics all_reduce_metrics(const MetricSums& metrics, const DistributedRun& run)
 // Rank `rank`'s contiguous share of `dataset` for evaluation: the first size % world_size
 // ranks hold one example more, so that the shares cover every example exactly once (no
 // padding to count twice). `dataset` itself when not distributed.
-std::shared_ptr<data::TensorDataset> evaluation_shard(const std::shared_ptr<data::TensorDataset>& dataset,
+std::shared_ptr<const data::Dataset> evaluation_shard(const std::shared_ptr<const data::Dataset>& dataset,
                                                       const DistributedRun& run);
 
 }  // namespace brisk::train

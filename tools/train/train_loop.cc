@@ -1,8 +1,13 @@
 #include "tools/train/train_loop.h"
 
+#include <memory>
+#include <optional>
+
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
+#include "optim/clip_grad.h"
+#include "tensor/error.h"
 
 namespace brisk::train {
 namespace {
@@ -22,17 +27,40 @@ data::Batch to_device(const data::Batch& batch, Device device) {
   return {batch.data.to(device, /*non_blocking=*/true), batch.target.to(device, /*non_blocking=*/true)};
 }
 
-MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
-                      double label_smoothing) {
+MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
+                      const std::vector<data::Batch>& micro_batches, const StepOptions& options) {
+  BRISK_CHECK(!micro_batches.empty(), "train_step: no batch to train on");
+  int64_t examples = 0;
+  for (const data::Batch& batch : micro_batches) examples += batch.target.size(0);
   optimizer.zero_grad();
-  Tensor logits = model.forward(batch.data);  // [B, C]
-  Tensor loss = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, label_smoothing);
-  loss.backward();
+  std::optional<MetricSums> sums;
+  for (size_t i = 0; i < micro_batches.size(); ++i) {
+    const data::Batch& batch = micro_batches[i];
+    const int64_t n = batch.target.size(0);
+    // Only the last micro-batch's backward all-reduces (the accumulated sum), when distributed.
+    std::shared_ptr<void> local_only = i + 1 < micro_batches.size() && model.no_sync ? model.no_sync() : nullptr;
+    Tensor logits = model.forward(batch.data);  // [B, C]
+    Tensor loss = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, options.label_smoothing);
+    // The mean over this micro-batch times its share: the terms of the mean over the step.
+    Tensor scaled = micro_batches.size() == 1 ? loss : loss * (static_cast<double>(n) / examples);
+    scaled.backward();
+    autograd::NoGradGuard no_grad;
+    // The mean loss in float64 times n, as the host would compute it from loss.item().
+    MetricSums batch_sums(loss.detach().to(kFloat64) * static_cast<double>(n), count_correct(logits, batch.target), n);
+    if (sums) {
+      sums->add(batch_sums);
+    } else {
+      sums = batch_sums;
+    }
+  }
+  if (options.max_grad_norm > 0) optim::clip_grad_norm_(model.module->parameters(), options.max_grad_norm);
   optimizer.step();
-  autograd::NoGradGuard no_grad;
-  const int64_t n = batch.target.size(0);
-  // The mean loss in float64 times n, as the host would compute it from loss.item().
-  return {loss.detach().to(kFloat64) * static_cast<double>(n), count_correct(logits, batch.target), n};
+  return *sums;
+}
+
+MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
+                      const StepOptions& options) {
+  return train_step(model, optimizer, std::vector<data::Batch>{batch}, options);
 }
 
 MetricSums eval_step(const Classifier& model, const data::Batch& batch) {
@@ -44,22 +72,31 @@ MetricSums eval_step(const Classifier& model, const data::Batch& batch) {
 
 MetricSums train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                        data::DataLoader& loader, Device device, checkpoint::Progress& progress,
-                       const StepCallback& on_step, double label_smoothing) {
+                       const StepCallback& on_step, const StepOptions& options) {
   model.module->train();
   loader.set_epoch(progress.epoch);
+  const int64_t batches = loader.size();
   MetricSums epoch(device);
+  std::vector<data::Batch> micro_batches;
   for (auto it = loader.begin(); it != loader.end(); ++it) {
     if (it.index() < progress.batch) continue;  // trained before the run was saved
-    epoch.add(train_step(model, optimizer, to_device(*it, device), label_smoothing));
+    micro_batches.push_back(to_device(*it, device));
+    const bool step_complete =
+        static_cast<int64_t>(micro_batches.size()) == options.accumulate || it.index() + 1 == batches;
+    if (!step_complete) continue;
+    epoch.add(train_step(model, optimizer, micro_batches, options));
     if (scheduler != nullptr) scheduler->step();
-    ++progress.batch;
+    progress.batch += static_cast<int64_t>(micro_batches.size());
     ++progress.step;
+    micro_batches.clear();
     if (on_step) on_step(progress, epoch);
   }
   ++progress.epoch;
   progress.batch = 0;
   return epoch;
 }
+
+int64_t steps_per_epoch(int64_t batches, int64_t accumulate) { return (batches + accumulate - 1) / accumulate; }
 
 MetricSums evaluate(const Classifier& model, data::DataLoader& loader, Device device) {
   model.module->eval();

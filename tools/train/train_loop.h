@@ -10,13 +10,15 @@
 //     Metrics shown = train.read();  // the host waits for the device here, not in a step
 //   }
 //
-// One step: to_device -> train_step: zero_grad, forward, cross_entropy, backward, step; then
-// the LR scheduler's step. A step never waits for the device: the metrics are summed where
+// One step: to_device -> train_step: zero_grad, then for each of its micro-batches (one
+// unless StepOptions::accumulate > 1) forward, cross_entropy, backward; clipping, the
+// optimizer's step; then the LR scheduler's step. A step never waits for the device: the metrics are summed where
 // the model runs and the targets are checked there (nn::functional::check_deferred_targets),
 // and both are read on the host only when someone looks at them (MetricSums::read: the
 // progress log, the epoch's row).
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "checkpoint/checkpoint.h"
 #include "data/data_loader.h"
@@ -30,12 +32,27 @@ namespace brisk::train {
 // The batch's tensors on `device` (asynchronous copies from pinned memory).
 data::Batch to_device(const data::Batch& batch, Device device);
 
-// One optimizer step on one batch (already on the model's device): clears the gradients,
-// computes logits and the mean cross-entropy loss (with label smoothing, as
-// torch.nn.functional.cross_entropy's), backpropagates, updates the parameters. Returns the
-// batch's metrics (the loss as minimized, smoothing included), on the device.
+// How a training step goes besides the model and the optimizer.
+struct StepOptions {
+  double label_smoothing = 0.0;  // of the cross-entropy loss, as torch.nn.functional.cross_entropy's
+  double max_grad_norm = 0.0;    // > 0: the gradients' total 2-norm clipped to it (optim::clip_grad_norm_)
+  int64_t accumulate = 1;        // micro-batches (loader batches) per optimizer step
+};
+
+// One optimizer step on the examples of `micro_batches` (one or more, already on the model's
+// device), gradient accumulation when there are several: clears the gradients; for each
+// micro-batch computes logits and the mean cross-entropy loss, scaled by the micro-batch's
+// share of the step's examples, and backpropagates, adding to the gradients; so the gradients
+// are those of the mean loss over all the step's examples, as if they were one batch (but for
+// layers that look across a batch, such as BatchNorm in training mode). Distributed, every
+// micro-batch but the last runs under model.no_sync(): only the last backward all-reduces,
+// the sum. Then clips (options.max_grad_norm) and updates the parameters. Returns the
+// examples' metrics (the loss as minimized, smoothing included), on the device.
+MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
+                      const std::vector<data::Batch>& micro_batches, const StepOptions& options = {});
+// One step on one batch.
 MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
-                      double label_smoothing = 0.0);
+                      const StepOptions& options = {});
 
 // The batch's metrics without gradients, for evaluation (the model in eval mode).
 MetricSums eval_step(const Classifier& model, const data::Batch& batch);
@@ -45,13 +62,18 @@ MetricSums eval_step(const Classifier& model, const data::Batch& batch);
 using StepCallback = std::function<void(const checkpoint::Progress& progress, const MetricSums& epoch)>;
 
 // Trains what remains of epoch `progress.epoch`: its batches from `progress.batch` on (a
-// resumed run skips those trained before it was saved), counting each step in `progress`
-// and stepping `scheduler` (when not null: a per-batch schedule) after each. Leaves
+// resumed run skips those trained before it was saved), options.accumulate loader batches a
+// step (the epoch's last step takes what is left), counting batches and steps in `progress`
+// and stepping `scheduler` (when not null: a per-step schedule) after each step. Leaves
 // `progress` at the start of the next epoch. Returns the metrics of the batches it trained,
 // on `device`.
 MetricSums train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                        data::DataLoader& loader, Device device, checkpoint::Progress& progress,
-                       const StepCallback& on_step = nullptr, double label_smoothing = 0.0);
+                       const StepCallback& on_step = nullptr, const StepOptions& options = {});
+
+// Optimizer steps in an epoch of `batches` loader batches, `accumulate` a step: the number a
+// per-step schedule needs.
+int64_t steps_per_epoch(int64_t batches, int64_t accumulate);
 
 // Loss and accuracy over every batch of `loader`, in eval mode and without gradients, on
 // `device`.

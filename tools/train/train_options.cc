@@ -1,9 +1,12 @@
 #include "tools/train/train_options.h"
 
-#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "tensor/device.h"
 #include "tensor/error.h"
+#include "tools/train/classifier.h"
+#include "tools/train/training_data.h"
 
 namespace brisk::train {
 namespace {
@@ -19,25 +22,69 @@ std::string check_device_flag(const std::string& flag) {
   }
 }
 
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string model_names_help() { return join(model_names()); }
+
+std::string default_data_dirs_help() {
+  std::vector<std::string> dirs;
+  for (const std::string& dataset : dataset_names()) dirs.push_back(dataset + ": " + default_data_dir(dataset));
+  return join(dirs);
+}
+
 }  // namespace
 
 void add_train_flags(CLI::App& app, TrainOptions& o) {
   // A flag given twice takes its last value, so that a wrapper's defaults can be overridden
   // (tools/main_job.sh --epochs 1).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--data-dir", o.data_dir, "directory of the MNIST-format IDX files (.gz or not)")
+  app.add_option("--dataset", o.dataset,
+                 "mnist or fashion-mnist (MNIST-format IDX files), cifar10 (the binary CIFAR-10 files)")
+      ->check(CLI::IsMember(dataset_names()))
       ->capture_default_str();
-  app.add_option("--model", o.model, "model to train")->check(CLI::IsMember({"lenet", "mlp"}))->capture_default_str();
+  app.add_option("--data-dir", o.data_dir,
+                 "directory of the dataset's files (default: " + default_data_dirs_help() + ")");
+  app.add_option("--model", o.model, "model to train (" + model_names_help() + ")")
+      ->check(CLI::IsMember(model_names()))
+      ->capture_default_str();
   app.add_option("--epochs", o.epochs, "epochs to train (in total, counting those of a resumed checkpoint)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--batch-size", o.batch_size, "examples per optimizer step (global)")
+  app.add_option("--batch-size", o.batch_size,
+                 "examples per optimizer step (global: split over the processes and the --accumulate micro-steps)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--lr", o.lr, "SGD learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--optimizer", o.optimizer, "sgd (torch.optim.SGD) or adamw (torch.optim.AdamW)")
+      ->check(CLI::IsMember({"sgd", "adamw"}))
+      ->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate (onecycle: its peak)")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  app.add_option("--lr-schedule", o.lr_schedule, "cosine: from --lr down to 0 over all epochs, step by step")
-      ->check(CLI::IsMember({"cosine", "constant"}))
+  app.add_flag("--nesterov", o.nesterov, "SGD with Nesterov momentum");
+  app.add_option("--weight-decay", o.weight_decay, "weight decay (SGD: L2 through the gradient; AdamW: decoupled)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--lr-schedule", o.lr_schedule,
+                 "per step: cosine (from --lr down to 0 over all epochs), onecycle (OneCycleLR up to --lr and "
+                 "down), constant")
+      ->check(CLI::IsMember({"cosine", "onecycle", "constant"}))
+      ->capture_default_str();
+  app.add_option("--warmup-epochs", o.warmup_epochs,
+                 "epochs (may be fractional) of linear warm-up from 0 to --lr before the schedule; onecycle: its "
+                 "rising phase (default there: 30% of the steps)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--max-grad-norm", o.max_grad_norm,
+                 "clip the gradients' total 2-norm to this before each optimizer step (0: no clipping)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--accumulate", o.accumulate,
+                 "micro-steps per optimizer step: gradients of --batch-size / N examples each are accumulated (under "
+                 "DDP only the last micro-step all-reduces)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
       ->check(CLI::Range(0.0, 1.0))
@@ -71,10 +118,13 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(CLI::NonNegativeNumber);
 }
 
-std::string resolve_path(const std::string& path) {
-  const char* caller_dir = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (path.empty() || path[0] == '/' || caller_dir == nullptr) return path;
-  return std::string(caller_dir) + "/" + path;
+void check_train_options(const TrainOptions& o) {
+  BRISK_CHECK(!o.nesterov || o.optimizer == "sgd", "--nesterov is SGD's; --optimizer {} has no such option",
+              o.optimizer);
+  BRISK_CHECK(!o.nesterov || o.momentum > 0, "--nesterov needs --momentum above 0, got {}", o.momentum);
+  BRISK_CHECK(o.warmup_epochs < o.epochs, "--warmup-epochs {} must be below --epochs {}", o.warmup_epochs, o.epochs);
+  BRISK_CHECK(o.batch_size % o.accumulate == 0,
+              "--batch-size {} does not split into --accumulate {} equal micro-batches", o.batch_size, o.accumulate);
 }
 
 }  // namespace brisk::train

@@ -1,5 +1,5 @@
 #pragma once
-// The settings of train_mnist and their command-line flags.
+// The settings of the training program (tools/train/train.cc) and their command-line flags.
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -8,14 +8,21 @@
 namespace brisk::train {
 
 struct TrainOptions {
-  std::string data_dir = "/usr/share/datasets/fashion-mnist";
-  std::string model = "lenet";
+  std::string dataset = "fashion-mnist";  // mnist, fashion-mnist or cifar10 (tools/train/training_data.h)
+  std::string data_dir;                   // empty: the dataset's default (default_data_dir)
+  std::string model = "lenet";            // a name of model_names() (tools/train/classifier.h)
   int64_t epochs = 2;
-  int64_t batch_size = 64;  // global: in distributed training, split over the processes
+  int64_t batch_size = 64;        // global: examples per optimizer step, split over processes and micro-steps
+  std::string optimizer = "sgd";  // or "adamw"
   double lr = 0.05;
-  double momentum = 0.9;
-  std::string lr_schedule = "cosine";  // or "constant"
+  double momentum = 0.9;  // SGD's
+  bool nesterov = false;  // SGD's
+  double weight_decay = 0.0;
+  std::string lr_schedule = "cosine";  // or "onecycle", "constant"
+  double warmup_epochs = 0.0;          // of a linear warm-up (onecycle: its rising phase); may be fractional
   double label_smoothing = 0.0;        // of the training loss
+  double max_grad_norm = 0.0;          // clip the gradients' total 2-norm to this; 0: no clipping
+  int64_t accumulate = 1;              // micro-steps (forward and backward) per optimizer step
   uint64_t seed = 0;
   std::string device = "auto";  // see resolve_device (tools/train/distributed_run.h)
   std::string save;             // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
@@ -33,12 +40,13 @@ struct TrainOptions {
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice
-// takes its last value.
+// takes its last value. Values are checked as they are parsed (CLI11 names the flag); what
+// depends on several flags is checked by check_train_options.
 void add_train_flags(CLI::App& app, TrainOptions& options);
 
-// Relative paths are taken from the directory `bazel run` was started in (Bazel runs the
-// program inside its runfiles tree and names the caller's directory in
-// BUILD_WORKING_DIRECTORY); unchanged outside `bazel run`.
-std::string resolve_path(const std::string& path);
+// Raises brisk::Error naming the flags for settings that do not go together: --nesterov
+// without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
+// --accumulate does not divide.
+void check_train_options(const TrainOptions& options);
 
 }  // namespace brisk::train

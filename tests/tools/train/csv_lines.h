@@ -1,5 +1,5 @@
 #pragma once
-// Reading what train_mnist wrote: a file's lines, and a CSV line's fields.
+// Reading what train wrote: a file's lines, and a CSV line's fields.
 #include <fstream>
 #include <sstream>
 #include <string>

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "data/distributed_sampler.h"
 #include "data/tensor_dataset.h"
 #include "distributed/process_group_gloo.h"
 #include "nn/modules/linear.h"
@@ -159,4 +160,63 @@ TEST_CASE("a DDP training epoch on devices copies nothing to the host but Gloo's
       /*counting=*/true);
   CHECK(operations == 8);       // 4 steps of 2 ranks, each one all-reduce of the gradients' bucket
   CHECK(copies == operations);  // and no other read of a device tensor
+}
+
+TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces; 2 ranks equal one process") {
+  // float64 examples; each step takes 16 of them, in order: one process in one batch, each of
+  // 2 ranks in 2 micro-batches of 4 (DistributedSampler without shuffling deals example i to
+  // rank i % 2, so a step of both ranks covers the same 16 examples).
+  Generator gen(11);
+  Tensor x = randn({64, 3}, TensorOptions(kFloat64), &gen);
+  auto set = std::make_shared<data::TensorDataset>(x, x.sum({1}).gt(0.0).to(kInt64));
+  const StepOptions step{/*label_smoothing=*/0.1, /*max_grad_norm=*/0.0, /*accumulate=*/2};
+  auto make_model = [] {
+    manual_seed(0);
+    nn::Linear linear(3, 2);
+    linear->to(kFloat64);
+    return linear;
+  };
+
+  nn::Linear reference = make_model();
+  Classifier one{reference.ptr(), [m = reference.ptr()](const Tensor& input) { return m->forward(input); }};
+  optim::SGD reference_optimizer(reference->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
+  data::DataLoader whole(set, data::DataLoaderOptions().batch_size(16));
+  checkpoint::Progress reference_progress;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    train_epoch(one, reference_optimizer, nullptr, whole, kCPU, reference_progress, nullptr,
+                StepOptions{step.label_smoothing});
+  }
+  REQUIRE(reference_progress.step == 8);
+
+  std::vector<int> operations(2);
+  std::vector<std::vector<Tensor>> trained(2);
+  run_ranks_on_sim(
+      2,
+      [&](const DistributedRun& run) {
+        auto& counting = dynamic_cast<CountingGroup&>(*run.group);
+        nn::Linear linear = make_model();
+        linear->to(run.device);
+        Classifier local{linear.ptr(), [m = linear.ptr()](const Tensor& input) { return m->forward(input); }};
+        Classifier ddp = wrap_ddp(local, run);
+        optim::SGD optimizer(linear->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
+        auto sampler = std::make_shared<data::DistributedSampler>(set->size(), run.world_size, run.rank,
+                                                                  data::DistributedSamplerOptions().shuffle(false));
+        data::DataLoader shard(set, sampler, data::DataLoaderOptions().batch_size(4));
+        checkpoint::Progress progress;
+        train_epoch(ddp, optimizer, nullptr, shard, run.device, progress, nullptr, step);  // buckets rebuilt after it
+        const int before = counting.operations();
+        train_epoch(ddp, optimizer, nullptr, shard, run.device, progress, nullptr, step);
+        operations[run.rank] = counting.operations() - before;
+        CHECK(progress.step == 8);
+        for (const Tensor& p : linear->parameters()) trained[run.rank].push_back(p.to(kCPU));
+      },
+      /*counting=*/true);
+  // 4 steps of 2 micro-batches an epoch: one all-reduce a step, none for the no_sync micro-steps.
+  CHECK(operations == std::vector<int>{4, 4});
+  const std::vector<Tensor> want = reference->parameters();
+  for (int rank = 0; rank < 2; ++rank) {
+    for (size_t i = 0; i < want.size(); ++i) {
+      CHECK((trained[rank][i] - want[i]).abs().max().item<double>() < 1e-12);
+    }
+  }
 }

@@ -1,5 +1,5 @@
 #pragma once
-// train_mnist under the launcher, for the distributed train_mnist tests: LeNet-5 on the first
+// train under the launcher, for the distributed train tests: LeNet-5 on the first
 // 256 training and 200 test Fashion-MNIST images on the CPU, global batches of 32, one kernel
 // thread per process (the same reduction order whatever the world size), then `args` (a flag
 // given again wins, e.g. --device sim).
@@ -18,7 +18,7 @@ namespace brisk::testing {
 inline RunResult launch_train(int nproc, const std::vector<std::string>& args) {
   std::vector<std::string> argv{"--nproc-per-node",
                                 std::to_string(nproc),
-                                "tools/train/train_mnist",
+                                "tools/train/train",
                                 "--data-dir",
                                 "external/fashion_mnist",
                                 "--train-limit",

@@ -1,5 +1,5 @@
 #pragma once
-// A strict reader of the PNGs train_mnist writes, for tests: it REQUIREs the signature, the
+// A strict reader of the PNGs train writes, for tests: it REQUIREs the signature, the
 // IHDR of an 8-bit RGB image, a correct CRC-32 on every chunk, IDAT data that zlib inflates
 // to exactly height * (1 + 3 * width) bytes, and filter byte 0 on every row.
 #include <cstdint>

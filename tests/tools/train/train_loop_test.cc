@@ -2,6 +2,7 @@
 // and on a device (sim:0) without host reads, evaluation, the model factory and the metrics CSV.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -13,7 +14,10 @@
 #include "autograd/ops.h"
 #include "data/tensor_dataset.h"
 #include "nn/functional.h"
+#include "nn/modules/activation.h"
 #include "nn/modules/linear.h"
+#include "nn/sequential.h"
+#include "optim/adam.h"
 #include "optim/schedulers/step_lr.h"
 #include "optim/sgd.h"
 #include "tensor/sim/sim_backend.h"
@@ -93,7 +97,7 @@ TEST_CASE("train_step with label smoothing minimizes the smoothed cross-entropy"
   REQUIRE(smoothed != Approx(plain).epsilon(1e-3));
 
   optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
-  Metrics step = train_step(model, optimizer, batch, 0.3).read();
+  Metrics step = train_step(model, optimizer, batch, StepOptions{/*label_smoothing=*/0.3}).read();
   REQUIRE(step.loss_sum == Approx(smoothed * 16).epsilon(1e-6));
 }
 
@@ -227,13 +231,98 @@ TEST_CASE("train_epoch on a device: a bad label fails at the next read of the me
 }
 
 TEST_CASE("make_classifier: lenet and mlp, with their parameter counts; other names are errors") {
-  Classifier lenet = make_classifier("lenet", 10);
+  const ImageShape mnist{1, 28, 28};
+  Classifier lenet = make_classifier("lenet", mnist, 10);
   REQUIRE(count_parameters(*lenet.module) == 61706);
   REQUIRE(lenet.forward(zeros({2, 1, 28, 28})).sizes() == Shape{2, 10});
-  Classifier mlp = make_classifier("mlp", 10);
+  Classifier mlp = make_classifier("mlp", mnist, 10);
   REQUIRE(count_parameters(*mlp.module) == 235146);
   REQUIRE(mlp.forward(zeros({2, 1, 28, 28})).sizes() == Shape{2, 10});
-  REQUIRE_THROWS_WITH(make_classifier("resnet", 10), Catch::Contains("unknown model \"resnet\""));
+  REQUIRE_THROWS_WITH(make_classifier("resnet", mnist, 10),
+                      Catch::Contains("unknown model \"resnet\" (expected one of lenet, mlp"));
+}
+
+TEST_CASE("make_classifier: the MLP sizes itself from the images; a model that does not take them is an error") {
+  const ImageShape cifar{3, 32, 32};
+  Classifier mlp = make_classifier("mlp", cifar, 10);
+  REQUIRE(count_parameters(*mlp.module) == 3072 * 256 + 256 + 256 * 128 + 128 + 128 * 10 + 10);
+  REQUIRE(mlp.forward(zeros({2, 3, 32, 32})).sizes() == Shape{2, 10});
+  REQUIRE(model_input("lenet") == ImageShape{1, 28, 28});
+  REQUIRE_FALSE(model_input("mlp").has_value());
+  REQUIRE_THROWS_WITH(make_classifier("lenet", cifar, 10),
+                      Catch::Contains("--model lenet takes 1x28x28 images, and the dataset's are 3x32x32; models for "
+                                      "them: mlp"));
+}
+
+namespace {
+
+// A float64 two-layer network, so that accumulated and whole-batch gradients compare to ~1e-15.
+Classifier float64_network() {
+  manual_seed(3);
+  nn::Sequential net(nn::Linear(4, 8), nn::Tanh(), nn::Linear(8, 3));
+  net->to(kFloat64);
+  return {net.ptr(), [m = net.ptr()](const Tensor& x) { return m->forward(x); }};
+}
+
+}  // namespace
+
+TEST_CASE("train_step with micro-batches: the step of one batch of all their examples (accumulation)") {
+  Generator gen(9);
+  Tensor x = randn({10, 4}, TensorOptions(kFloat64), &gen);
+  Tensor y = tensor<int64_t>({0, 1, 2, 2, 1, 0, 0, 2, 1, 1}, {10});
+  // Unequal micro-batches (6 + 4): each mean loss counts by its share of the step's examples.
+  const std::vector<data::Batch> micro{{x.narrow(0, 0, 6), y.narrow(0, 0, 6)}, {x.narrow(0, 6, 4), y.narrow(0, 6, 4)}};
+  const StepOptions options{/*label_smoothing=*/0.1, /*max_grad_norm=*/0.5, /*accumulate=*/2};
+
+  Classifier whole = float64_network();
+  optim::AdamW whole_optimizer(whole.module->parameters(), optim::AdamWOptions(0.01));
+  Classifier accumulated = float64_network();
+  optim::AdamW accumulated_optimizer(accumulated.module->parameters(), optim::AdamWOptions(0.01));
+  for (int step = 0; step < 3; ++step) {
+    Metrics a = train_step(whole, whole_optimizer, data::Batch{x, y}, options).read();
+    Metrics b = train_step(accumulated, accumulated_optimizer, micro, options).read();
+    CHECK(b.count == 10);
+    CHECK(b.correct == a.correct);
+    CHECK(b.loss_sum == Approx(a.loss_sum).epsilon(1e-12));
+  }
+  const std::vector<Tensor> want = whole.module->parameters(), got = accumulated.module->parameters();
+  for (size_t i = 0; i < want.size(); ++i) CHECK((got[i] - want[i]).abs().max().item<double>() < 1e-12);
+}
+
+TEST_CASE("train_step: --max-grad-norm clips the gradients' total norm before the update") {
+  Classifier model = float64_network();
+  Generator gen(4);
+  data::Batch batch{randn({8, 4}, TensorOptions(kFloat64), &gen), tensor<int64_t>({0, 1, 2, 0, 1, 2, 0, 1}, {8})};
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(1.0));
+  std::vector<Tensor> before;
+  for (const Tensor& p : model.module->parameters()) before.push_back(p.clone());
+  train_step(model, optimizer, batch, StepOptions{0.0, /*max_grad_norm=*/1e-3});
+  // With lr 1 and no momentum the update is the clipped gradient: total norm 1e-3.
+  double squares = 0;
+  for (size_t i = 0; i < before.size(); ++i) {
+    squares += (model.module->parameters()[i] - before[i]).pow(2).sum().item<double>();
+  }
+  CHECK(std::sqrt(squares) == Approx(1e-3).epsilon(1e-4));  // PyTorch divides by the norm + 1e-6
+}
+
+TEST_CASE("train_epoch with accumulation: steps of N loader batches, the epoch's last step taking what is left") {
+  Classifier model = linear_classifier();
+  auto set = separable(36);  // batches of 4: 9 a epoch, so steps of 2, 2, 2, 2, 1
+  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.1));
+  optim::StepLR scheduler(optimizer, 1, 0.5);
+  data::DataLoader loader(set, data::DataLoaderOptions().batch_size(4).shuffle(true).seed(1));
+  checkpoint::Progress progress;
+  std::vector<int64_t> seen_batches;
+  train_epoch(
+      model, optimizer, &scheduler, loader, kCPU, progress,
+      [&](const checkpoint::Progress& p, const MetricSums&) { seen_batches.push_back(p.batch); },
+      StepOptions{0.0, 0.0, /*accumulate=*/2});
+  CHECK(seen_batches == std::vector<int64_t>{2, 4, 6, 8, 9});
+  CHECK(progress.step == 5);
+  CHECK(scheduler.last_epoch() == 5);
+  CHECK(steps_per_epoch(9, 2) == 5);
+  CHECK(steps_per_epoch(8, 2) == 4);
+  CHECK(steps_per_epoch(9, 1) == 9);
 }
 
 TEST_CASE("MetricsCsv: a header, one row per epoch; appending keeps the rows") {

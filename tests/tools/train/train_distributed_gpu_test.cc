@@ -1,4 +1,4 @@
-// train_mnist under the launcher on one GPU: two ranks sharing cuda:0 over Gloo (CUDA tensors
+// train under the launcher on one GPU: two ranks sharing cuda:0 over Gloo (CUDA tensors
 // staged through host memory) train like the same two ranks on the CPU, within float32
 // rounding; and NCCL at world size 1 trains, saves and resumes on the GPU.
 #include <catch2/catch.hpp>
@@ -15,8 +15,8 @@ using namespace brisk;
 using namespace brisk::testing;
 using Catch::Matchers::Contains;
 
-TEST_CASE("train_mnist: 2 ranks share one GPU over Gloo and train like the CPU", "[gpu][distributed][train]") {
-  std::string dir = scratch_dir("train_mnist_gloo_gpu");
+TEST_CASE("train: 2 ranks share one GPU over Gloo and train like the CPU", "[gpu][distributed][train]") {
+  std::string dir = scratch_dir("train_gloo_gpu");
   RunResult gpu = launch_train(2, {"--device", "cuda:0", "--dist-backend", "gloo", "--epochs", "1", "--metrics-csv",
                                    dir + "/gpu.csv", "--save", dir + "/gpu.ckpt"});
   REQUIRE(gpu.status == 0);
@@ -38,8 +38,8 @@ TEST_CASE("train_mnist: 2 ranks share one GPU over Gloo and train like the CPU",
   }
 }
 
-TEST_CASE("train_mnist over NCCL at world size 1: trains, saves and resumes on the GPU", "[gpu][distributed][train]") {
-  std::string dir = scratch_dir("train_mnist_nccl_gpu");
+TEST_CASE("train over NCCL at world size 1: trains, saves and resumes on the GPU", "[gpu][distributed][train]") {
+  std::string dir = scratch_dir("train_nccl_gpu");
   const std::vector<std::string> nccl{"--device", "cuda", "--dist-backend", "nccl", "--epochs", "2"};
   auto with = [&](const std::vector<std::string>& more) {
     std::vector<std::string> args = nccl;

@@ -1,4 +1,4 @@
-// train_mnist --device cuda on a few hundred Fashion-MNIST images: it trains LeNet-5 on the
+// train --device cuda on a few hundred Fashion-MNIST images: it trains LeNet-5 on the
 // GPU for one epoch and evaluates, end to end (a smoke test; the CPU test checks the numbers).
 #include <catch2/catch.hpp>
 
@@ -10,10 +10,9 @@
 
 using Catch::Matchers::Contains;
 
-TEST_CASE("train_mnist --device cuda trains and evaluates on the GPU", "[gpu]") {
-  const std::string command =
-      "tools/train/train_mnist --data-dir external/fashion_mnist --train-limit 256 --test-limit 200 "
-      "--device cuda --batch-size 32 --log-interval 4 --model lenet --epochs 1 2>&1";
+TEST_CASE("train --device cuda trains and evaluates on the GPU", "[gpu]") {
+  const std::string command = "tools/train/train --data-dir external/fashion_mnist --train-limit 256 --test-limit 200 "
+                              "--device cuda --batch-size 32 --log-interval 4 --model lenet --epochs 1 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string output;

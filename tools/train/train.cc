@@ -1,10 +1,14 @@
-// train_mnist: trains LeNet-5 or an MLP on MNIST-format data (Fashion-MNIST by default) with
-// SGD, momentum and a cosine learning-rate schedule, evaluates test accuracy after every epoch, writes per-epoch
-// metrics to a CSV file and a PNG plot of them and, with --save, a checkpoint that --resume continues from exactly.
+// train: trains a reference model on MNIST-format data (LeNet-5 or an MLP; Fashion-MNIST by
+// default) or on CIFAR-10 (the MLP, and the CIFAR models of models/) with SGD (momentum,
+// Nesterov, weight decay) or AdamW, a per-step cosine, one-cycle or constant schedule with
+// optional warm-up, label smoothing, gradient clipping and accumulation; evaluates test
+// accuracy after every epoch, writes per-epoch metrics to a CSV file and a PNG plot of them
+// and, with --save, a checkpoint that --resume continues from exactly (docs/training.md).
 //
-//   bazel run -c opt //tools/train:train_mnist -- --model lenet --epochs 2 --save lenet.safetensors
+//   bazel run -c opt //tools/train:train -- --model lenet --epochs 2 --save lenet.safetensors
+//   bazel run -c opt //tools/train:train -- --dataset cifar10 --data-dir data/cifar10 --model mlp
 //
-// Started by the launcher with several processes (tools/launch --nproc-per-node 2 train_mnist
+// Started by the launcher with several processes (tools/launch --nproc-per-node 2 train
 // ...), it trains data-parallel: DistributedDataParallel over Gloo (on any device: the CPU, GPUs,
 // the simulated device) or NCCL (one GPU per process), each rank on its DistributedSampler share
 // with --batch-size / world size examples a step; the logged and saved metrics are sums over the
@@ -14,7 +18,7 @@
 // One training step, from here down to the ops: run_training() -> train_epoch -> train_step
 // (tools/train/train_loop.cc): Classifier::forward (models/lenet.cc: conv2d, relu,
 // max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
-// SGD::step (optim/sgd.cc), then CosineAnnealingLR::step.
+// clip_grad_norm_ (optim/clip_grad.cc), SGD::step (optim/sgd.cc), then the scheduler's step.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -27,11 +31,8 @@
 #include "checkpoint/checkpoint.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
-#include "data/mnist.h"
 #include "data/random.h"
 #include "nn/functional.h"
-#include "optim/schedulers/cosine_annealing_lr.h"
-#include "optim/sgd.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tensor/parallel.h"
@@ -39,10 +40,12 @@
 #include "tools/train/distributed_run.h"
 #include "tools/train/metrics_csv.h"
 #include "tools/train/metrics_plot.h"
-#include "tools/train/mnist_data.h"
+#include "tools/train/optimization.h"
 #include "tools/train/progress_reporter.h"
+#include "tools/train/resolve_path.h"
 #include "tools/train/train_loop.h"
 #include "tools/train/train_options.h"
+#include "tools/train/training_data.h"
 
 using namespace brisk;
 using namespace brisk::train;
@@ -61,15 +64,32 @@ int64_t count_parameters(const nn::Module& module) {
 }
 
 // What a checkpoint records about the run besides the training state: a resumed run must
-// train the same model with the same batches and schedule. world_size: "1" for a run that
-// is not distributed; a distributed run shards and orders the data differently.
+// train the same model on the same data with the same batches, steps and schedule (the
+// optimizer's hyperparameters come back with its state). world_size: "1" for a run that is
+// not distributed; a distributed run shards and orders the data differently.
 checkpoint::Metadata run_metadata(const TrainOptions& options, const DistributedRun& run) {
-  return {{"model", options.model},
+  return {{"dataset", options.dataset},
+          {"model", options.model},
           {"batch_size", std::to_string(options.batch_size)},
+          {"accumulate", std::to_string(options.accumulate)},
           {"train_limit", std::to_string(options.train_limit)},
+          {"optimizer", options.optimizer},
           {"lr_schedule", options.lr_schedule},
+          {"warmup_epochs", fmt::format("{}", options.warmup_epochs)},
+          {"max_grad_norm", fmt::format("{}", options.max_grad_norm)},
+          {"label_smoothing", fmt::format("{}", options.label_smoothing)},
           {"seed", std::to_string(options.seed)},
           {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
+}
+
+// What a checkpoint written before an entry existed implies for it (the program then had only
+// that setting).
+std::string implied_value(const std::string& key) {
+  if (key == "dataset") return "fashion-mnist";
+  if (key == "accumulate" || key == "world_size") return "1";
+  if (key == "optimizer") return "sgd";
+  if (key == "warmup_epochs" || key == "max_grad_norm") return "0";
+  return "no value";
 }
 
 // The checkpoint of --resume, after checking that it comes from a run like this one. Every
@@ -79,23 +99,15 @@ checkpoint::Checkpoint load_resumed(const TrainOptions& options, const Distribut
   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
   for (const auto& [key, value] : run_metadata(options, run)) {
     if (key == "seed") continue;  // the checkpoint's generator state replaces the seed
+    // label_smoothing was not recorded before it was checked: a checkpoint without it says nothing.
+    if (key == "label_smoothing" && ckpt.metadata.count(key) == 0) continue;
     auto saved = ckpt.metadata.find(key);
-    // Checkpoints written before distributed training existed come from single processes.
-    const std::string saved_value = saved != ckpt.metadata.end() ? saved->second
-                                    : key == "world_size"        ? "1"
-                                                                 : "no value";
+    const std::string saved_value = saved != ckpt.metadata.end() ? saved->second : implied_value(key);
     BRISK_CHECK(saved_value == value,
                 "--resume {}: saved with {} {}, this run has {} (resuming exactly needs the same)", path, key,
                 saved_value, value);
   }
   return ckpt;
-}
-
-// Per-step cosine annealing over the whole run, or none (a constant lr).
-std::unique_ptr<optim::LRScheduler> make_scheduler(const TrainOptions& options, optim::Optimizer& optimizer,
-                                                   int64_t batches_per_epoch) {
-  if (options.lr_schedule == "constant") return nullptr;
-  return std::make_unique<optim::CosineAnnealingLR>(optimizer, options.epochs * batches_per_epoch);
 }
 
 // --save's path for the checkpoint after epoch `epoch` (counted from 1).
@@ -109,13 +121,14 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The training data in global batches of options.batch_size: in one process, shuffled by a
-// RandomSampler; distributed, each rank's DistributedSampler share (every rank the same
-// seed) in batches of its part of the global batch.
-data::DataLoader make_train_loader(const TrainOptions& options, const MnistData& data, uint64_t data_seed,
+// The training data in micro-batches, --accumulate of them a global batch of
+// options.batch_size: in one process, shuffled by a RandomSampler; distributed, each rank's
+// DistributedSampler share (every rank the same seed) in batches of its part of the global
+// micro-batch.
+data::DataLoader make_train_loader(const TrainOptions& options, const TrainingData& data, uint64_t data_seed,
                                    Device device, const DistributedRun& run) {
   auto loader_options = data::DataLoaderOptions()
-                            .batch_size(per_rank_batch_size(options.batch_size, run.world_size))
+                            .batch_size(per_rank_batch_size(options.batch_size, run.world_size, options.accumulate))
                             .seed(data_seed)
                             .num_workers(options.workers)
                             .pin_memory(device.is_cuda());
@@ -134,27 +147,31 @@ int run_training(const TrainOptions& options) {
   std::optional<checkpoint::Checkpoint> resumed;
   if (!options.resume.empty()) resumed = load_resumed(options, run);
 
-  MnistData data = load_mnist(resolve_path(options.data_dir), options.train_limit, options.test_limit);
+  const std::string data_dir =
+      resolve_path(options.data_dir.empty() ? default_data_dir(options.dataset) : options.data_dir);
+  TrainingData data = load_training_data(options.dataset, data_dir, options.train_limit, options.test_limit);
   const uint64_t data_seed = resumed ? resumed->data_seed : data::derive_seed(options.seed, kDataSeedStream);
   data::DataLoader train_loader = make_train_loader(options, data, data_seed, device, run);
   // Distributed, each rank evaluates its own part of the test set and the sums are added.
-  data::DataLoader test_loader(evaluation_shard(data.test, run), data::DataLoaderOptions().batch_size(kTestBatchSize));
+  data::DataLoader test_loader(evaluation_shard(data.test, run),
+                               data::DataLoaderOptions().batch_size(kTestBatchSize).num_workers(options.workers));
 
-  Classifier model = make_classifier(options.model, data::MNIST::kNumClasses);
+  Classifier model = make_classifier(options.model, data.image, data.num_classes);
   model.module->to(device);
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(options.lr).momentum(options.momentum));
-  std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, optimizer, train_loader.size());
-  spdlog::info("{} ({} parameters) on {}, {} threads; {} training and {} test images from {}", options.model,
-               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(), data.test->size(),
-               options.data_dir);
+  std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model.module->parameters());
+  const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
+  std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, *optimizer, steps);
+  spdlog::info("{} ({} parameters) on {}, {} threads; {} {} training and {} test images from {}", options.model,
+               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(), data.image.str(),
+               data.test->size(), data_dir);
   if (run.enabled) {
     spdlog::info("distributed: {} processes over {}, {} examples per process and step", run.world_size, run.backend,
-                 train_loader.options().batch_size());
+                 train_loader.options().batch_size() * options.accumulate);
   }
 
   checkpoint::Progress progress;
   if (resumed) {
-    checkpoint::restore(*resumed, *model.module, optimizer, scheduler.get());
+    checkpoint::restore(*resumed, *model.module, *optimizer, scheduler.get());
     progress = resumed->progress;
     spdlog::info("resumed from {}: epoch {}, batch {}, step {}", options.resume, progress.epoch + 1, progress.batch,
                  progress.step);
@@ -165,10 +182,13 @@ int run_training(const TrainOptions& options) {
   const std::string csv_path = resolve_path(options.metrics_csv);
   std::optional<MetricsCsv> csv;
   if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value());
-  spdlog::info("SGD lr {} ({} schedule) momentum {}, batch {}, {} batches an epoch, epochs {} to {}",
-               optimizer.param_groups()[0].options().get_lr(), options.lr_schedule,
-               optimizer.param_groups()[0].options().get_momentum(), options.batch_size, train_loader.size(),
+  spdlog::info("{} {} ({} schedule{}), batch {}{}, {} steps an epoch, epochs {} to {}", optimizer->name(),
+               optimizer->param_groups()[0].options().to_json().dump(), options.lr_schedule,
+               options.warmup_epochs > 0 ? fmt::format(", {} warm-up epochs", options.warmup_epochs) : "",
+               options.batch_size,
+               options.accumulate > 1 ? fmt::format(" in {} micro-batches", options.accumulate) : "", steps,
                progress.epoch + 1, options.epochs);
+  const StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
 
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
@@ -184,7 +204,7 @@ int run_training(const TrainOptions& options) {
     // The metrics stay on the device between log lines; the other ranks check their targets
     // as often as rank 0 reads its metrics.
     MetricSums local = train_epoch(
-        trained, optimizer, scheduler.get(), train_loader, device, progress,
+        trained, *optimizer, scheduler.get(), train_loader, device, progress,
         [&](const checkpoint::Progress& p, const MetricSums& epoch) {
           if (reporter) {
             reporter->update(p.batch, epoch);
@@ -192,7 +212,7 @@ int run_training(const TrainOptions& options) {
             nn::functional::check_deferred_targets();
           }
         },
-        options.label_smoothing);
+        step_options);
     row.train = all_reduce_metrics(local, run);
     if (reporter) {
       reporter->finish();
@@ -209,7 +229,8 @@ int run_training(const TrainOptions& options) {
     // Drawn from the file, so that a resumed run's plot shows the epochs before it too.
     if (options.plot) write_metrics_plot(csv_path, metrics_png_path(csv_path));
     if (!options.save.empty()) {
-      checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, optimizer, progress, data_seed, scheduler.get());
+      checkpoint::Checkpoint ckpt =
+          checkpoint::capture(*model.module, *optimizer, progress, data_seed, scheduler.get());
       ckpt.metadata = run_metadata(options, run);
       const std::string path = checkpoint_path(options.save, row.epoch);
       checkpoint::save_checkpoint(path, ckpt);
@@ -226,10 +247,11 @@ int run_training(const TrainOptions& options) {
 int main(int argc, char** argv) {
   TrainOptions options;
   CLI::App app{
-      "Trains a classifier on MNIST-format data (Fashion-MNIST by default) with SGD, momentum and a cosine schedule."};
+      "Trains a reference model on MNIST-format data (Fashion-MNIST by default) or CIFAR-10 (docs/training.md)."};
   add_train_flags(app, options);
   CLI11_PARSE(app, argc, argv);
   try {
+    check_train_options(options);
     return run_training(options);
   } catch (const Error& e) {
     spdlog::error("{}", e.what());

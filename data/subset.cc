@@ -1,0 +1,27 @@
+#include "data/subset.h"
+
+#include <numeric>
+#include <utility>
+
+#include "tensor/error.h"
+
+namespace brisk::data {
+
+Subset::Subset(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indices)
+    : dataset_(std::move(dataset)), indices_(std::move(indices)) {
+  BRISK_CHECK(dataset_ != nullptr, "Subset: the dataset is null");
+  for (int64_t index : indices_) check_index("Subset", index, dataset_->size());
+}
+
+Example Subset::get(int64_t index) const {
+  check_index("Subset", index, size());
+  return dataset_->get(indices_[index]);
+}
+
+std::vector<int64_t> index_range(int64_t begin, int64_t length) {
+  std::vector<int64_t> indices(length);
+  std::iota(indices.begin(), indices.end(), begin);
+  return indices;
+}
+
+}  // namespace brisk::data

@@ -1,0 +1,115 @@
+// The training program's flags: defaults, parsing, the values CLI11 refuses (naming the flag),
+// and the combinations check_train_options refuses.
+#include "tools/train/train_options.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tensor/error.h"
+
+using namespace brisk;
+using namespace brisk::train;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Parses `args` as the program would; returns CLI11's error message, empty when they parse.
+std::string parse(std::vector<std::string> args, TrainOptions& options) {
+  CLI::App app;
+  add_train_flags(app, options);
+  args.insert(args.begin(), "train");
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    return "";
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("train flags: the CIFAR recipe's flags parse into TrainOptions; a flag given twice takes its last value") {
+  TrainOptions o;
+  REQUIRE(parse({"--dataset",
+                 "cifar10",
+                 "--data-dir",
+                 "data/c",
+                 "--model",
+                 "mlp",
+                 "--optimizer",
+                 "adamw",
+                 "--lr",
+                 "0.002",
+                 "--weight-decay",
+                 "0.05",
+                 "--lr-schedule",
+                 "onecycle",
+                 "--warmup-epochs",
+                 "0.5",
+                 "--max-grad-norm",
+                 "1",
+                 "--accumulate",
+                 "4",
+                 "--batch-size",
+                 "256",
+                 "--label-smoothing",
+                 "0.2",
+                 "--epochs",
+                 "3",
+                 "--epochs",
+                 "5"},
+                o) == "");
+  CHECK(o.dataset == "cifar10");
+  CHECK(o.data_dir == "data/c");
+  CHECK(o.model == "mlp");
+  CHECK(o.optimizer == "adamw");
+  CHECK(o.lr == 0.002);
+  CHECK(o.weight_decay == 0.05);
+  CHECK(o.lr_schedule == "onecycle");
+  CHECK(o.warmup_epochs == 0.5);
+  CHECK(o.max_grad_norm == 1.0);
+  CHECK(o.accumulate == 4);
+  CHECK(o.batch_size == 256);
+  CHECK(o.label_smoothing == 0.2);
+  CHECK(o.epochs == 5);
+  CHECK_NOTHROW(check_train_options(o));
+
+  TrainOptions sgd;
+  REQUIRE(parse({"--nesterov", "--momentum", "0.9", "--weight-decay", "5e-4"}, sgd) == "");
+  CHECK(sgd.nesterov);
+  CHECK(sgd.optimizer == "sgd");
+  CHECK(sgd.dataset == "fashion-mnist");  // the defaults: the main job's data
+  CHECK(sgd.data_dir.empty());
+  CHECK(sgd.lr_schedule == "cosine");
+  CHECK(sgd.accumulate == 1);
+  CHECK_NOTHROW(check_train_options(sgd));
+}
+
+TEST_CASE("train flags: values out of range are refused by name") {
+  TrainOptions o;
+  CHECK_THAT(parse({"--dataset", "imagenet"}, o), Contains("--dataset") && Contains("imagenet"));
+  CHECK_THAT(parse({"--model", "resnet"}, o), Contains("--model") && Contains("resnet"));
+  CHECK_THAT(parse({"--optimizer", "adagrad"}, o), Contains("--optimizer"));
+  CHECK_THAT(parse({"--lr-schedule", "step"}, o), Contains("--lr-schedule"));
+  CHECK_THAT(parse({"--accumulate", "0"}, o), Contains("--accumulate"));
+  CHECK_THAT(parse({"--max-grad-norm", "-1"}, o), Contains("--max-grad-norm"));
+  CHECK_THAT(parse({"--warmup-epochs", "-0.5"}, o), Contains("--warmup-epochs"));
+  CHECK_THAT(parse({"--weight-decay", "-1"}, o), Contains("--weight-decay"));
+  CHECK_THAT(parse({"--label-smoothing", "1.5"}, o), Contains("--label-smoothing"));
+}
+
+TEST_CASE("check_train_options: flags that do not go together, named") {
+  auto refuses = [](const std::vector<std::string>& args, const std::string& message) {
+    TrainOptions o;
+    REQUIRE(parse(args, o) == "");
+    CHECK_THROWS_WITH(check_train_options(o), Contains(message));
+  };
+  refuses({"--optimizer", "adamw", "--nesterov"}, "--nesterov is SGD's; --optimizer adamw has no such option");
+  refuses({"--nesterov", "--momentum", "0"}, "--nesterov needs --momentum above 0");
+  refuses({"--epochs", "2", "--warmup-epochs", "2"}, "--warmup-epochs 2 must be below --epochs 2");
+  refuses({"--batch-size", "100", "--accumulate", "3"}, "--batch-size 100 does not split into --accumulate 3");
+}
