@@ -1,14 +1,18 @@
 #include "tools/train/classifier.h"
 
+#include "models/airbench_net.h"
+#include "models/cifar_resnet.h"
 #include "models/lenet.h"
 #include "models/mlp.h"
+#include "models/resnet18.h"
 #include "tensor/error.h"
 
 namespace brisk::train {
 namespace {
 
-// The images of MNIST-format datasets.
+// The images of MNIST-format and of CIFAR-10 datasets.
 constexpr ImageShape kMnistImage{1, 28, 28};
+constexpr ImageShape kCifarImage{3, 32, 32};
 
 // The Classifier of a module holder (models::LeNet5, ...) whose forward takes the images.
 template <typename Holder>
@@ -28,6 +32,20 @@ const std::vector<ModelEntry>& model_table() {
       {"mlp", std::nullopt,
        [](const ImageShape& image, int64_t classes) {
          return classifier_of(models::MLP(models::MLPOptions(image.numel(), classes)));
+       }},
+      {"resnet20", kCifarImage,
+       [](const ImageShape&, int64_t classes) { return classifier_of(models::resnet20(classes)); }},
+      {"resnet32", kCifarImage,
+       [](const ImageShape&, int64_t classes) { return classifier_of(models::resnet32(classes)); }},
+      {"resnet56", kCifarImage,
+       [](const ImageShape&, int64_t classes) { return classifier_of(models::resnet56(classes)); }},
+      {"resnet18", kCifarImage,
+       [](const ImageShape&, int64_t classes) {
+         return classifier_of(models::ResNet18(models::ResNet18Options().num_classes(classes)));
+       }},
+      {"airbench", kCifarImage,
+       [](const ImageShape&, int64_t classes) {
+         return classifier_of(models::AirbenchNet(models::AirbenchNetOptions().num_classes(classes)));
        }},
   };
   return table;

@@ -30,7 +30,12 @@ import torch_twins  # noqa: E402
 # The program's model names and their twins' constructors (num_classes 10).
 TWINS = {
     "lenet": lambda: torch_twins.LeNet5(),
-    "mlp": lambda: torch_twins.MLP(),
+    "mlp": lambda: torch_twins.MLP(),  # 784 inputs: the MNIST-format MLP only
+    "resnet20": lambda: torch_twins.CIFARResNet(20),
+    "resnet32": lambda: torch_twins.CIFARResNet(32),
+    "resnet56": lambda: torch_twins.CIFARResNet(56),
+    "resnet18": lambda: torch_twins.ResNet18(),
+    "airbench": lambda: torch_twins.AirbenchNet(),
 }
 
 # tools/train/cifar_data.h: kCifar10Mean, kCifar10Std.

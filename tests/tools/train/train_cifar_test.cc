@@ -118,3 +118,17 @@ TEST_CASE("train --dataset cifar10: missing data, a model that does not take the
   REQUIRE(clash.status == 1);
   CHECK_THAT(clash.output, Contains("--nesterov is SGD's"));
 }
+
+TEST_CASE("train --dataset cifar10 --model resnet20: the CIFAR ResNet trains and saves a checkpoint with its names") {
+  const std::string dir = scratch_dir("train_cifar_resnet20");
+  Result run = run_train("--dataset cifar10 --data-dir " + synthetic_cifar10() +
+                         " --model resnet20 --epochs 1 --train-limit 64 --test-limit 32 --batch-size 16 --lr 0.1 "
+                         "--nesterov --weight-decay 5e-4 --no-plot --metrics-csv " +
+                         dir + "/m.csv --save " + dir + "/r.ckpt");
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.output, Contains("resnet20 (269722 parameters) on cpu"));
+  checkpoint::Checkpoint saved = checkpoint::load_checkpoint(dir + "/r.ckpt");
+  CHECK(saved.metadata.at("model") == "resnet20");
+  CHECK(saved.model.contains("layer1.0.bn1.running_mean"));
+  CHECK(saved.progress.step == 4);
+}

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/ops.h"
@@ -251,7 +252,24 @@ TEST_CASE("make_classifier: the MLP sizes itself from the images; a model that d
   REQUIRE_FALSE(model_input("mlp").has_value());
   REQUIRE_THROWS_WITH(make_classifier("lenet", cifar, 10),
                       Catch::Contains("--model lenet takes 1x28x28 images, and the dataset's are 3x32x32; models for "
-                                      "them: mlp"));
+                                      "them: mlp, resnet20, resnet32, resnet56, resnet18, airbench"));
+  REQUIRE_THROWS_WITH(make_classifier("resnet20", ImageShape{1, 28, 28}, 10),
+                      Catch::Contains("--model resnet20 takes 3x32x32 images, and the dataset's are 1x28x28; models "
+                                      "for them: lenet, mlp"));
+}
+
+TEST_CASE("make_classifier: the CIFAR models of models/, with their parameter counts") {
+  const ImageShape cifar{3, 32, 32};
+  const std::vector<std::pair<std::string, int64_t>> models{
+      {"resnet20", 269722}, {"resnet32", 464154}, {"resnet56", 853018}, {"resnet18", 11173962}, {"airbench", 1972792}};
+  for (const auto& [name, parameters] : models) {
+    INFO(name);
+    REQUIRE(model_input(name) == cifar);
+    Classifier model = make_classifier(name, cifar, 10);
+    CHECK(count_parameters(*model.module) == parameters);
+    model.module->eval();
+    CHECK(model.forward(zeros({2, 3, 32, 32})).sizes() == Shape{2, 10});
+  }
 }
 
 namespace {
