@@ -7,6 +7,7 @@
 #include "cuda/device.h"
 #include "data/subset.h"
 #include "distributed/ddp/distributed_data_parallel.h"
+#include "distributed/ddp/module_sync.h"
 #include "distributed/distributed.h"
 #include "tensor/error.h"
 
@@ -100,6 +101,11 @@ Classifier wrap_ddp(const Classifier& local, const DistributedRun& run) {
                                     dist::DistributedDataParallelOptions().check_uneven_inputs(false));
   return {ddp.ptr(), [ddp](const Tensor& input) { return ddp->forward(input); },
           [ddp]() -> std::shared_ptr<void> { return std::make_shared<dist::NoSyncGuard>(*ddp.ptr()); }};
+}
+
+void broadcast_buffers(const Classifier& local, const DistributedRun& run) {
+  const std::vector<Tensor> buffers = local.module->buffers();
+  if (run.enabled && run.world_size > 1 && !buffers.empty()) dist::broadcast_coalesced(*run.group, buffers, 0);
 }
 
 Metrics all_reduce_metrics(const MetricSums& metrics, const DistributedRun& run) {

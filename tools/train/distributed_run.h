@@ -67,6 +67,12 @@ int64_t per_rank_batch_size(int64_t global_batch, int world_size, int64_t accumu
 // loader gives every rank as many batches.
 Classifier wrap_ddp(const Classifier& local, const DistributedRun& run);
 
+// Copies rank 0's buffers of `local` (BatchNorm's running statistics) into every rank's, as
+// DDP does before each training forward: after an epoch's last step each rank holds the
+// statistics of its own last batch, and the evaluation of every rank's test shard should be
+// of the model rank 0 saves. Nothing when not distributed or `local` has no buffers.
+void broadcast_buffers(const Classifier& local, const DistributedRun& run);
+
 // The sums of every rank's metrics on the host (one all-reduce, on the group's device, then
 // one read: MetricSums::read); `metrics`' own when not distributed.
 Metrics all_reduce_metrics(const MetricSums& metrics, const DistributedRun& run);

@@ -218,6 +218,7 @@ int run_training(const TrainOptions& options) {
       reporter->finish();
       row.images_per_second = reporter->images_per_second(row.train.count);
     }
+    broadcast_buffers(model, run);  // every rank evaluates rank 0's model, the one saved
     row.test = all_reduce_metrics(evaluate(model, test_loader, device), run);
     row.seconds = seconds_since(epoch_start);
     if (!run.is_main()) continue;

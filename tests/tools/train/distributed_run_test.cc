@@ -13,6 +13,7 @@
 #include "data/distributed_sampler.h"
 #include "data/tensor_dataset.h"
 #include "distributed/process_group_gloo.h"
+#include "nn/modules/batchnorm.h"
 #include "nn/modules/linear.h"
 #include "optim/sgd.h"
 #include "tensor/sim/sim_backend.h"
@@ -219,4 +220,15 @@ TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces
       CHECK((trained[rank][i] - want[i]).abs().max().item<double>() < 1e-12);
     }
   }
+}
+
+TEST_CASE("broadcast_buffers: every rank's BatchNorm statistics become rank 0's, the model it saves") {
+  run_ranks_on_sim(2, [](const DistributedRun& run) {
+    nn::BatchNorm1d norm(3);
+    norm->to(run.device);
+    Classifier local{norm.ptr(), [m = norm.ptr()](const Tensor& x) { return m->forward(x); }};
+    norm->running_mean.fill_(1.0 + run.rank);
+    broadcast_buffers(local, run);
+    CHECK(norm->running_mean.to(kCPU).to_vector<float>() == std::vector<float>{1, 1, 1});
+  });
 }
