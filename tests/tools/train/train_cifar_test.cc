@@ -71,7 +71,8 @@ TEST_CASE("train --dataset cifar10: the MLP learns a synthetic CIFAR-format set 
     CHECK(after_two.metadata.at("accumulate") == (r == 0 ? "2" : "1"));
     CHECK(after_two.optimizer_name == (r == 0 ? "AdamW" : "SGD"));
 
-    Result resumed = run_train(common + "-resumed.csv --resume " + run + "-full-1.ckpt --save " + run + "-resumed.ckpt");
+    Result resumed =
+        run_train(common + "-resumed.csv --resume " + run + "-full-1.ckpt --save " + run + "-resumed.ckpt");
     REQUIRE(resumed.status == 0);
     checkpoint::Checkpoint resumed_ckpt = checkpoint::load_checkpoint(run + "-resumed.ckpt");
     require_same_state(resumed_ckpt, after_two);
@@ -110,8 +111,8 @@ TEST_CASE("train --dataset cifar10: missing data, a model that does not take the
   CHECK_THAT(no_data.output,
              Contains(dir + "/nowhere/data_batch_1.bin or " + dir + "/nowhere/cifar-10-batches-bin/data_batch_1.bin") &&
                  Contains("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"));
-  Result lenet =
-      run_train("--dataset cifar10 --data-dir " + synthetic_cifar10() + " --model lenet --metrics-csv " + dir + "/x.csv");
+  Result lenet = run_train("--dataset cifar10 --data-dir " + synthetic_cifar10() + " --model lenet --metrics-csv " +
+                           dir + "/x.csv");
   REQUIRE(lenet.status == 1);
   CHECK_THAT(lenet.output, Contains("--model lenet takes 1x28x28 images, and the dataset's are 3x32x32"));
   Result clash = run_train("--optimizer adamw --nesterov");
