@@ -30,7 +30,7 @@ import torch_twins  # noqa: E402
 # The program's model names and their twins' constructors (num_classes 10).
 TWINS = {
     "lenet": lambda: torch_twins.LeNet5(),
-    "mlp": lambda: torch_twins.MLP(),  # 784 inputs: the MNIST-format MLP only
+    "mlp": lambda: torch_twins.MLP(),  # 784 inputs; see mlp_for below
     "resnet20": lambda: torch_twins.CIFARResNet(20),
     "resnet32": lambda: torch_twins.CIFARResNet(32),
     "resnet56": lambda: torch_twins.CIFARResNet(56),
@@ -48,6 +48,15 @@ DEFAULT_DATA_DIRS = {
     "mnist": "data/mnist",
     "cifar10": "data/cifar10",
 }
+
+
+def mlp_for(state):
+    """The MLP twin with its first layer as wide as the checkpoint's: the program sizes the MLP from the images
+    (784 inputs for MNIST-format data, 3072 for CIFAR-10)."""
+    model = torch_twins.MLP()
+    out_features, in_features = state["layers.0.weight"].shape
+    model.layers[0] = torch.nn.Linear(in_features, out_features)
+    return model
 
 
 def read_idx(path):
@@ -100,8 +109,8 @@ def main():
     dataset = metadata.get("dataset", "fashion-mnist")  # checkpoints from before --dataset: Fashion-MNIST
     if metadata["model"] not in TWINS:
         sys.exit(f"{args.checkpoint}: model {metadata['model']} has no PyTorch twin here (known: {', '.join(TWINS)})")
-    model = TWINS[metadata["model"]]()
     state = {k: v for k, v in load_file(args.checkpoint).items() if not k.startswith("optimizer/")}
+    model = mlp_for(state) if metadata["model"] == "mlp" else TWINS[metadata["model"]]()
     model.load_state_dict(state)
     model.eval()
 

@@ -1,7 +1,6 @@
 #include "tools/train/train_options.h"
 
 #include <string>
-#include <vector>
 
 #include "tensor/device.h"
 #include "tensor/error.h"
@@ -22,18 +21,13 @@ std::string check_device_flag(const std::string& flag) {
   }
 }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
-std::string model_names_help() { return join(model_names()); }
-
+// "mnist: data/mnist, fashion-mnist: /usr/share/datasets/fashion-mnist, ..."
 std::string default_data_dirs_help() {
-  std::vector<std::string> dirs;
-  for (const std::string& dataset : dataset_names()) dirs.push_back(dataset + ": " + default_data_dir(dataset));
-  return join(dirs);
+  std::string help;
+  for (const std::string& dataset : dataset_names()) {
+    help += (help.empty() ? "" : ", ") + dataset + ": " + default_data_dir(dataset);
+  }
+  return help;
 }
 
 }  // namespace
@@ -48,7 +42,7 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->capture_default_str();
   app.add_option("--data-dir", o.data_dir,
                  "directory of the dataset's files (default: " + default_data_dirs_help() + ")");
-  app.add_option("--model", o.model, "model to train (" + model_names_help() + ")")
+  app.add_option("--model", o.model, "model to train (docs/training.md; CIFAR-10 models take 3x32x32 images)")
       ->check(CLI::IsMember(model_names()))
       ->capture_default_str();
   app.add_option("--epochs", o.epochs, "epochs to train (in total, counting those of a resumed checkpoint)")
