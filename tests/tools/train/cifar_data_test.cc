@@ -62,14 +62,15 @@ TEST_CASE("load_cifar10: test images as ToTensor and Normalize make them; traini
   }
 
   // Training batches: the loader's seed and the epoch decide the crops and flips.
-  auto batches = [&](uint64_t seed, int64_t epoch) {
-    data::DataLoader loader(cifar.train, data::DataLoaderOptions().batch_size(30).seed(seed));
+  auto batches = [&](uint64_t seed, int64_t epoch, int workers = 0) {
+    data::DataLoader loader(cifar.train, data::DataLoaderOptions().batch_size(30).seed(seed).num_workers(workers));
     loader.set_epoch(epoch);
     return (*loader.begin()).data;
   };
   Tensor a = batches(1, 0);
   CHECK(a.sizes() == Shape{30, 3, 32, 32});
   CHECK(equal(a, batches(1, 0)));
+  CHECK(equal(a, batches(1, 0, /*workers=*/2)));  // --workers changes no number
   CHECK_FALSE(equal(a, batches(1, 1)));
   CHECK_FALSE(equal(a, batches(2, 0)));
 }
