@@ -8,7 +8,6 @@ benchmarks' PyTorch side and the checkpoint evaluator:
 
 The headers in models/ describe each architecture and its sources.
 """
-import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
