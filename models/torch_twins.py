@@ -1,6 +1,6 @@
 """PyTorch definitions of the models in models/, with the same parameter and buffer names, so
 that state dicts and safetensors files move between the two as they are: LeNet-5, the MLP
-with train_mnist's default widths 784-256-128-10, the CIFAR ResNets (ResNet-20/32/56),
+with the training program's MNIST widths 784-256-128-10, the CIFAR ResNets (ResNet-20/32/56),
 ResNet-18 (CIFAR variant) and the airbench-style net. Used by the fixture generators, the
 benchmarks' PyTorch side and the checkpoint evaluator:
 
