@@ -371,16 +371,16 @@ gpu_bench() {
 }
 
 # LeNet-5 training steps on the GPU, ours next to PyTorch, batch 64 and 256 (interleaved
-# rounds; tools/bench/run_lenet_bench.sh does the comparing).
+# rounds; tools/bench/run_train_bench.sh does the comparing).
 lenet_bench() {
   local work="$1" rc
-  DEVICE=cuda THREADS="${BRISK_LENET_THREADS:-1}" ROUNDS="${BRISK_LENET_ROUNDS:-3}" BATCHES=64,256 \
-    BRISK_LENET_BENCH="$bundle/bin/tools/bench/lenet_bench" \
-    with_torch_python "$bench_timeout" tools/bench/run_lenet_bench.sh >"$work/lenet.log" 2>&1
+  MODELS=lenet DEVICE=cuda THREADS="${BRISK_LENET_THREADS:-1}" ROUNDS="${BRISK_LENET_ROUNDS:-3}" BATCHES=64,256 \
+    BRISK_TRAIN_BENCH="$bundle/bin/tools/bench/train_bench" \
+    with_torch_python "$bench_timeout" tools/bench/run_train_bench.sh >"$work/lenet.log" 2>&1
   rc=$?
-  collect "$work/lenet.log" "lenet_bench (run_lenet_bench.sh, DEVICE=cuda; exit code $rc)" "$logs/bench.log"
+  collect "$work/lenet.log" "train_bench --model lenet (run_train_bench.sh, DEVICE=cuda; exit code $rc)" "$logs/bench.log"
   [ $rc -eq 0 ] && cat "$work/lenet.log"
-  bench_result "lenet_bench --device cuda (ours and PyTorch's)" "$rc" "$work/lenet.log"
+  bench_result "train_bench --model lenet --device cuda (ours and PyTorch's)" "$rc" "$work/lenet.log"
 }
 
 # The unpacked bundle goes, unless BRISK_BUNDLE_DIR asked to keep it there.
