@@ -1,9 +1,12 @@
-"""PyTorch definitions of the models in models/ (LeNet-5, and the MLP with train_mnist's
-default widths 784-256-128-10), with the same parameter names, so that state dicts and
-safetensors files move between the two as they are. Used by the fixture generator, the LeNet
-benchmark's PyTorch side and the checkpoint evaluator:
+"""PyTorch definitions of the models in models/, with the same parameter and buffer names, so
+that state dicts and safetensors files move between the two as they are: LeNet-5, the MLP
+with train_mnist's default widths 784-256-128-10, the CIFAR ResNets (ResNet-20/32/56),
+ResNet-18 (CIFAR variant) and the airbench-style net. Used by the fixture generators, the
+benchmarks' PyTorch side and the checkpoint evaluator:
 
-    sys.path.insert(0, <repository root>/models); from torch_twins import LeNet5, MLP
+    sys.path.insert(0, <repository root>/models); from torch_twins import LeNet5, MLP, ...
+
+The headers in models/ describe each architecture and its sources.
 """
 import torch.nn as nn
 import torch.nn.functional as F
@@ -37,3 +40,117 @@ class MLP(nn.Module):
             if i + 1 < len(self.layers):
                 x = F.relu(x)
         return x
+
+
+class BasicBlock(nn.Module):
+    """models/basic_block.h; shortcut "zero_pad" (option A) or "projection" (option B)."""
+
+    def __init__(self, in_channels, out_channels, stride, shortcut):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels, out_channels, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(out_channels)
+        self.conv2 = nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(out_channels)
+        self.shortcut = nn.Sequential()
+        self.zero_pad = None
+        if stride != 1 or in_channels != out_channels:
+            if shortcut == "zero_pad":
+                added = out_channels - in_channels
+                self.zero_pad = (stride, added // 2, added - added // 2)
+            else:
+                self.shortcut = nn.Sequential(
+                    nn.Conv2d(in_channels, out_channels, 1, stride=stride, bias=False), nn.BatchNorm2d(out_channels))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.zero_pad is None:
+            skip = self.shortcut(x)
+        else:
+            stride, before, after = self.zero_pad
+            skip = F.pad(x[:, :, ::stride, ::stride], (0, 0, 0, 0, before, after))
+        return F.relu(out + skip)
+
+
+def basic_block_stage(blocks, in_channels, out_channels, stride, shortcut):
+    return nn.Sequential(*[
+        BasicBlock(in_channels if i == 0 else out_channels, out_channels, stride if i == 0 else 1, shortcut)
+        for i in range(blocks)
+    ])
+
+
+class CIFARResNet(nn.Module):
+    """models/cifar_resnet.h: depth 6n + 2, option A shortcuts, akamaster's initialization."""
+
+    def __init__(self, depth, num_classes=10):
+        super().__init__()
+        n = (depth - 2) // 6
+        self.conv1 = nn.Conv2d(3, 16, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(16)
+        self.layer1 = basic_block_stage(n, 16, 16, 1, "zero_pad")
+        self.layer2 = basic_block_stage(n, 16, 32, 2, "zero_pad")
+        self.layer3 = basic_block_stage(n, 32, 64, 2, "zero_pad")
+        self.linear = nn.Linear(64, num_classes)
+        for m in self.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                nn.init.kaiming_normal_(m.weight)
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = self.layer3(self.layer2(self.layer1(x)))
+        return self.linear(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class ResNet18(nn.Module):
+    """models/resnet18.h: kuangliu/pytorch-cifar's ResNet18, with a width option (64 is ResNet-18)."""
+
+    def __init__(self, num_classes=10, width=64):
+        super().__init__()
+        w = width
+        self.conv1 = nn.Conv2d(3, w, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(w)
+        self.layer1 = basic_block_stage(2, w, w, 1, "projection")
+        self.layer2 = basic_block_stage(2, w, 2 * w, 2, "projection")
+        self.layer3 = basic_block_stage(2, 2 * w, 4 * w, 2, "projection")
+        self.layer4 = basic_block_stage(2, 4 * w, 8 * w, 2, "projection")
+        self.linear = nn.Linear(8 * w, num_classes)
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.linear(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class AirbenchConvGroup(nn.Module):
+    """models/airbench_conv_group.h: airbench94's ConvGroup with trainable BN weights."""
+
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels, out_channels, 3, padding=1, bias=False)
+        self.norm1 = nn.BatchNorm2d(out_channels, eps=1e-12, momentum=0.4)
+        self.conv2 = nn.Conv2d(out_channels, out_channels, 3, padding=1, bias=False)
+        self.norm2 = nn.BatchNorm2d(out_channels, eps=1e-12, momentum=0.4)
+        for conv in (self.conv1, self.conv2):
+            w = conv.weight.data
+            nn.init.dirac_(w[:w.size(1)])
+
+    def forward(self, x):
+        x = F.gelu(self.norm1(F.max_pool2d(self.conv1(x), 2)))
+        return F.gelu(self.norm2(self.conv2(x)))
+
+
+class AirbenchNet(nn.Module):
+    """models/airbench_net.h: airbench94's network with a trainable stem instead of whitening."""
+
+    def __init__(self, widths=(64, 256, 256), num_classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 24, 2)
+        self.group1 = AirbenchConvGroup(24, widths[0])
+        self.group2 = AirbenchConvGroup(widths[0], widths[1])
+        self.group3 = AirbenchConvGroup(widths[1], widths[2])
+        self.linear = nn.Linear(widths[2], num_classes, bias=False)
+
+    def forward(self, x):
+        x = F.gelu(self.stem(x))
+        x = self.group3(self.group2(self.group1(x)))
+        return self.linear(F.max_pool2d(x, 3).flatten(1)) * (1 / 9)

@@ -12,31 +12,14 @@
 #include "checkpoint/safetensors.h"
 #include "models/lenet.h"
 #include "models/mlp.h"
+#include "tests/models/count_parameters.h"
+#include "tests/models/pattern_weights.h"
 
 using namespace brisk;
+using brisk::test::count_parameters;
+using brisk::test::set_pattern_weights;
 
 namespace {
-
-int64_t count_parameters(const nn::Module& module) {
-  int64_t n = 0;
-  for (const Tensor& p : module.parameters()) n += p.numel();
-  return n;
-}
-
-// The generator's pattern(numel, k): parameter k in state_dict order.
-Tensor pattern(int64_t numel, int64_t k) {
-  std::vector<float> values(static_cast<size_t>(numel));
-  for (int64_t i = 0; i < numel; ++i) {
-    values[i] = static_cast<float>(static_cast<double>((i * 7919 + k * 104729) % 2001 - 1000) / 16000.0);
-  }
-  return tensor(values, {numel});
-}
-
-void set_pattern_weights(nn::Module& model) {
-  autograd::NoGradGuard no_grad;
-  int64_t k = 0;
-  for (auto& [name, p] : model.state_dict()) p.copy_(pattern(p.numel(), k++).reshape(p.sizes()));
-}
 
 void require_close(const Tensor& got, const Tensor& want) {
   REQUIRE(got.sizes() == want.sizes());
