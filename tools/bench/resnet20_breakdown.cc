@@ -13,35 +13,26 @@
 //
 //   resnet20_breakdown --threads 2 [--batch 64] [--repeats 20]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "autograd/ops.h"
 #include "models/cifar_resnet.h"
 #include "nn/functional.h"
 #include "optim/sgd.h"
 #include "tensor/parallel.h"
+#include "tools/bench/median_ms.h"
 
 namespace {
 
 using brisk::Tensor;
 namespace F = brisk::nn::functional;
+using brisk::bench::median_ms;
 
-double median_ms(int repeats, const std::function<void()>& f) {
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+// Untimed calls before each timing.
+constexpr int kWarmup = 3;
 
 Tensor leaf(const brisk::Shape& shape) { return brisk::randn(shape).requires_grad_(); }
 
@@ -52,8 +43,8 @@ void layer(const char* name, int count, int repeats, const brisk::Shape& shape,
            const std::function<Tensor(const Tensor&)>& f) {
   Tensor x = leaf(shape);
   Tensor grad = brisk::randn(f(x).sizes());
-  double forward = median_ms(repeats, [&] { f(x); });
-  double both = median_ms(repeats, [&] {
+  double forward = median_ms(kWarmup, repeats, [&] { f(x); });
+  double both = median_ms(kWarmup, repeats, [&] {
     x.set_grad(Tensor());
     f(x).backward(grad);
   });
@@ -118,7 +109,7 @@ int main(int argc, char** argv) {
   brisk::optim::SGD opt(model->parameters(), brisk::optim::SGDOptions(0.01).momentum(0.9));
   Tensor images = brisk::randn({b, 3, 32, 32});
   Tensor labels = (brisk::rand({b}) * 10).to(brisk::kInt64);
-  std::printf("step %.4f\n", median_ms(repeats, [&] {
+  std::printf("step %.4f\n", median_ms(kWarmup, repeats, [&] {
                 F::cross_entropy(model->forward(images), labels).backward();
                 opt.step();
                 opt.zero_grad();
