@@ -57,6 +57,15 @@ void Backend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tenso
   op_missing("adaptive_avg_pool2d_backward", grad_input);
 }
 
+void Backend::batch_norm(const Tensor& out, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                         const Tensor&, const Tensor&, bool, double, double) {
+  op_missing("batch_norm", out);
+}
+void Backend::batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor& grad_out, const Tensor&,
+                                  const Tensor&, const Tensor&, const Tensor&, bool) {
+  op_missing("batch_norm_backward", grad_out);
+}
+
 void Backend::sgd_step(const Tensor& param, const Tensor&, const Tensor&, const SgdStepParams&) {
   op_missing("sgd_step", param);
 }

@@ -81,6 +81,28 @@ class Backend {
   virtual void adaptive_avg_pool2d(const Tensor& out, const Tensor& input);
   virtual void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out);
 
+  // ---- Batch normalization (PyTorch's native_batch_norm) over contiguous [N, C, *] tensors
+  // of one float dtype, per channel c over the N * (spatial) values; weight, bias and the
+  // running statistics are [C] and each may be undefined (weight 1, bias 0, no running
+  // statistics). A backend without these kernels says so in has_batch_norm(), and
+  // nn::functional::batch_norm composes the op from elementwise ops and reductions instead
+  // (these defaults raise). ----
+  virtual bool has_batch_norm() const { return false; }
+  // out = (input - mean) * invstd * weight + bias. With `training`, mean and invstd =
+  // 1 / sqrt(var + eps) are the batch's (var biased) and the running statistics, when
+  // defined, move towards them: running = (1 - momentum) * running + momentum * batch, with
+  // the unbiased variance for running_var. Otherwise they come from running_mean and
+  // running_var. save_mean and save_invstd [C] receive the mean and invstd used.
+  virtual void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
+                          const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                          const Tensor& running_var, bool training, double momentum, double eps);
+  // The gradients of batch_norm from its saved statistics; with `training` the gradient also
+  // flows through the batch statistics. Each of grad_input, grad_weight and grad_bias is
+  // overwritten when defined and skipped otherwise.
+  virtual void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                                   const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                   const Tensor& save_mean, const Tensor& save_invstd, bool training);
+
   // ---- Fused optimizer updates over contiguous float32/float64 tensors of one shape and
   // dtype (tensor/functors/optimizer_step.h), in place on everything but grad. A buffer
   // the options do not use may be undefined. ----

@@ -16,6 +16,7 @@ packages=(
   zlib1g-dev             # @zlib
   libcli11-dev           # @cli11
   nlohmann-json3-dev     # @nlohmann_json
+  libdnnl-dev            # @onednn (oneDNN 2.6: the CPU backend's float32 convolution)
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
   clang-format           # clang-format 14, for tools/format.sh
 )

@@ -1,11 +1,21 @@
-// batch_norm and layer_norm, composed from differentiable ops. batch_norm folds the
-// statistics and the affine parameters into one per-channel scale and shift first, so the
-// full-size input is only read once more after the statistics.
+// batch_norm and layer_norm. batch_norm runs as one op with its own backward (PyTorch's
+// native_batch_norm and batch_norm_backward) on devices with the kernels (the CPU and the
+// simulated device), and is composed from differentiable ops elsewhere. The composite folds
+// the statistics and the affine parameters into one per-channel scale and shift first, so
+// the full-size input is only read once more after the statistics.
+#include <array>
+
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
+#include "autograd/record.h"
 #include "nn/functional.h"
+#include "tensor/native/ops.h"
 
 namespace brisk::nn::functional {
+
+using autograd::BackwardArgs;
+using autograd::record;
+using autograd::TensorList;
 
 namespace {
 
@@ -13,6 +23,72 @@ void check_channel_vector(const char* what, const Tensor& t, const Tensor& input
   BRISK_CHECK(!t.defined() || (t.dim() == 1 && t.size(0) == input.size(1)),
               "batch_norm: {} {} should have shape [{}] (the channels of input {})", what, t.describe(), input.size(1),
               input.sizes());
+}
+
+// [1, C, 1, ...] for broadcasting a per-channel vector against input.
+Shape channel_shape(const Tensor& input) {
+  Shape shape(input.dim(), 1);
+  shape[1] = input.size(1);
+  return shape;
+}
+
+// Every dim but the channels'.
+std::vector<int64_t> reduced_dims(const Tensor& input) {
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  return dims;
+}
+
+Tensor composite_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                            const Tensor& weight, const Tensor& bias, bool use_batch_stats, double momentum,
+                            double eps) {
+  std::vector<int64_t> dims = reduced_dims(input);
+  Tensor mean, invstd;
+  if (use_batch_stats) {
+    const int64_t count = input.numel() / std::max<int64_t>(input.size(1), 1);
+    mean = input.mean(dims);
+    Tensor var = input.var(dims, /*correction=*/0);
+    invstd = rsqrt(var + eps);
+    if (running_mean.defined()) {
+      NoGradGuard no_grad;
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1.0 - momentum).add_(mean.detach(), momentum);
+      rv.mul_(1.0 - momentum).add_(var.detach(), momentum * static_cast<double>(count) / (count - 1));
+    }
+  } else {
+    mean = running_mean;
+    invstd = rsqrt(running_var + eps);
+  }
+  Tensor scale = weight.defined() ? invstd * weight : invstd;
+  Tensor shift = bias.defined() ? bias - mean * scale : -(mean * scale);
+  return input * scale.view(channel_shape(input)) + shift.view(channel_shape(input));
+}
+
+// The gradients of batch_norm written with differentiable ops, for create_graph (double
+// backward). With batch statistics they are recomputed from the input so that their own
+// dependence on it is differentiated too; otherwise mean and invstd are the saved constants.
+TensorList differentiable_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                              const Tensor& save_mean, const Tensor& save_invstd, bool use_batch_stats,
+                                              double eps, std::array<bool, 3> need) {
+  std::vector<int64_t> dims = reduced_dims(input);
+  const Shape shape = channel_shape(input);
+  Tensor mean = save_mean.view(shape), invstd = save_invstd.view(shape);
+  if (use_batch_stats) {
+    mean = input.mean(dims, true);
+    invstd = rsqrt(input.var(dims, /*correction=*/0, true) + eps);
+  }
+  Tensor normalized = (input - mean) * invstd;
+  TensorList grads(3);
+  if (need[0]) {
+    Tensor grad_normalized = weight.defined() ? grad_out * weight.view(shape) : grad_out;
+    grads[0] = use_batch_stats ? (grad_normalized - grad_normalized.mean(dims, true) -
+                                  normalized * (grad_normalized * normalized).mean(dims, true)) *
+                                     invstd
+                               : grad_normalized * invstd;
+  }
+  if (need[1]) grads[1] = (grad_out * normalized).sum(dims);
+  if (need[2]) grads[2] = grad_out.sum(dims);
+  return grads;
 }
 
 }  // namespace
@@ -28,33 +104,32 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   check_channel_vector("running_var", running_var, input);
   check_channel_vector("weight", weight, input);
   check_channel_vector("bias", bias, input);
-  const int64_t channels = input.size(1);
-  std::vector<int64_t> dims{0};
-  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
-
-  Tensor mean, invstd;
-  if (training || !running_mean.defined()) {
-    const int64_t count = input.numel() / std::max<int64_t>(channels, 1);
+  const bool use_batch_stats = training || !running_mean.defined();
+  if (use_batch_stats) {
+    const int64_t count = input.numel() / std::max<int64_t>(input.size(1), 1);
     BRISK_CHECK(count > 1, "batch_norm: expected more than 1 value per channel when training, got input {}",
                 input.sizes());
-    mean = input.mean(dims);
-    Tensor var = input.var(dims, /*correction=*/0);
-    invstd = rsqrt(var + eps);
-    if (training && running_mean.defined()) {
-      NoGradGuard no_grad;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1.0 - momentum).add_(mean.detach(), momentum);
-      rv.mul_(1.0 - momentum).add_(var.detach(), momentum * static_cast<double>(count) / (count - 1));
-    }
-  } else {
-    mean = running_mean;
-    invstd = rsqrt(running_var + eps);
   }
-  Tensor scale = weight.defined() ? invstd * weight : invstd;
-  Tensor shift = bias.defined() ? bias - mean * scale : -(mean * scale);
-  Shape channel_shape(input.dim(), 1);
-  channel_shape[1] = channels;
-  return input * scale.view(channel_shape) + shift.view(channel_shape);
+  // Running statistics are updated only in training (and read only outside it).
+  const Tensor rm = training || !use_batch_stats ? running_mean : Tensor();
+  const Tensor rv = training || !use_batch_stats ? running_var : Tensor();
+  if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
+    return composite_batch_norm(input, rm, rv, weight, bias, use_batch_stats, momentum, eps);
+  }
+  std::array<Tensor, 3> result = native::batch_norm(input, weight, bias, rm, rv, use_batch_stats, momentum, eps);
+  const Tensor &save_mean = result[1], &save_invstd = result[2];
+  return record("NativeBatchNormBackward", result[0], {input, weight, bias}, {input, weight, save_mean, save_invstd},
+                [use_batch_stats, eps](const BackwardArgs& a) -> TensorList {
+                  const Tensor &input = a.saved[0], &weight = a.saved[1];
+                  const std::array<bool, 3> need{a.needs_grad[0], a.needs_grad[1], a.needs_grad[2]};
+                  if (autograd::GradMode::is_enabled()) {
+                    return differentiable_batch_norm_backward(a.grad(), input, weight, a.saved[2], a.saved[3],
+                                                              use_batch_stats, eps, need);
+                  }
+                  std::array<Tensor, 3> grads = native::batch_norm_backward(a.grad(), input, weight, a.saved[2],
+                                                                            a.saved[3], use_batch_stats, need);
+                  return {grads[0], grads[1], grads[2]};
+                });
 }
 
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,

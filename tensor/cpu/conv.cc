@@ -1,6 +1,7 @@
-// conv2d on the CPU as im2col + GEMM: each image's receptive fields are unfolded into a
-// column matrix [C/groups * KH * KW, OH * OW], so that the convolution of one group is one
-// Eigen product with the weight [OC/groups, C/groups * KH * KW]. The backward runs the same
+// conv2d on the CPU: float32 through oneDNN (onednn_conv.h); float64, which oneDNN lacks, and
+// calls from inside a parallel region as im2col + GEMM, here: each image's receptive fields
+// are unfolded into a column matrix [C/groups * KH * KW, OH * OW], so that the convolution of
+// one group is one Eigen product with the weight [OC/groups, C/groups * KH * KW]. The backward runs the same
 // unfolding for the weight gradient and the transposed product folded back (col2im) for the
 // input gradient. 1x1 convolutions with unit stride and no padding skip the unfolding.
 //
@@ -14,6 +15,8 @@
 #include <vector>
 
 #include "tensor/cpu/cpu_backend.h"
+#include "tensor/cpu/data_or_null.h"
+#include "tensor/cpu/onednn_conv.h"
 #include "tensor/dispatch.h"
 #include "tensor/parallel.h"
 
@@ -192,15 +195,11 @@ void conv2d_backward_impl(const ConvShape& s, const T* grad_out, const T* in, co
   });
 }
 
-template <typename T>
-T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-
 }  // namespace
 
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& params) {
+  if (onednn_conv2d_applies(input)) return onednn_conv2d(out, input, weight, bias, params);
   ConvShape s = conv_shape(input, weight, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "conv2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -211,6 +210,9 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
 void CpuBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                                  const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                                  const Conv2dParams& params) {
+  if (onednn_conv2d_applies(input)) {
+    return onednn_conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, params);
+  }
   ConvShape s = conv_shape(input, weight, grad_out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "conv2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -43,6 +43,14 @@ class CpuBackend final : public Backend {
   void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) override;
   void adaptive_avg_pool2d(const Tensor& out, const Tensor& input) override;
   void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) override;
+  // cpu/batch_norm.cc
+  bool has_batch_norm() const override { return true; }
+  void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
+                  const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
+                  bool training, double momentum, double eps) override;
+  void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                           const Tensor& grad_out, const Tensor& input, const Tensor& weight, const Tensor& save_mean,
+                           const Tensor& save_invstd, bool training) override;
   // tensor/cpu/optimizer_step.cc
   void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
                 const SgdStepParams& params) override;

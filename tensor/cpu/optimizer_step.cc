@@ -1,5 +1,6 @@
 // The fused optimizer updates on the CPU: one pass over each parameter's elements.
 #include "tensor/cpu/cpu_backend.h"
+#include "tensor/cpu/data_or_null.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/optimizer_step.h"
 #include "tensor/parallel.h"
@@ -10,11 +11,6 @@ namespace {
 // Enough elements per thread that the threads' start-up cost is small against the memory
 // traffic of 3 to 5 streams.
 constexpr int64_t kOptimizerGrain = 16384;
-
-template <typename T>
-T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
 
 }  // namespace
 

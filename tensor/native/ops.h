@@ -124,6 +124,22 @@ Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Po
 Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input);
 
+// ---- Batch normalization (tensor/native/batch_norm.cc): PyTorch's native_batch_norm ----
+// input [N, C, *]; weight, bias, running_mean and running_var [C] or undefined, all of
+// input's float dtype and device. Backend::batch_norm (tensor/backend.h) says what is
+// computed; the shape checks are nn::functional::batch_norm's.
+// Whether the device of `input` has the kernels and they take these operands (float32 or
+// float64, every defined [C] tensor of input's dtype); otherwise the caller composes the op.
+bool has_batch_norm_kernel(const Tensor& input, const std::vector<Tensor>& channel_tensors);
+// {out, save_mean, save_invstd}.
+std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                 const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
+                                 double eps);
+// {grad_input, grad_weight, grad_bias} where `need` asks (the others undefined).
+std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                          const Tensor& save_mean, const Tensor& save_invstd, bool training,
+                                          std::array<bool, 3> need);
+
 // ---- Fused optimizer updates (tensor/native/optimizer_step.cc) ----
 // One pass per parameter, in place on param and the state buffers. All tensors share the
 // param's shape, float dtype and device; a buffer the options do not use may be undefined

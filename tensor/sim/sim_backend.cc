@@ -159,6 +159,24 @@ void SimBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Te
   cpu().adaptive_avg_pool2d_backward(h(grad_input), h(grad_out));
 }
 
+void SimBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
+                            const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                            const Tensor& running_var, bool training, double momentum, double eps) {
+  check_one_sim_device("batch_norm",
+                       {&out, &save_mean, &save_invstd, &input, &weight, &bias, &running_mean, &running_var});
+  cpu().batch_norm(h(out), h(save_mean), h(save_invstd), h(input), h(weight), h(bias), h(running_mean), h(running_var),
+                   training, momentum, eps);
+}
+
+void SimBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                                     const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                                     const Tensor& save_mean, const Tensor& save_invstd, bool training) {
+  check_one_sim_device("batch_norm_backward",
+                       {&grad_input, &grad_weight, &grad_bias, &grad_out, &input, &weight, &save_mean, &save_invstd});
+  cpu().batch_norm_backward(h(grad_input), h(grad_weight), h(grad_bias), h(grad_out), h(input), h(weight), h(save_mean),
+                            h(save_invstd), training);
+}
+
 void SimBackend::sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
                           const SgdStepParams& params) {
   check_one_sim_device("sgd_step", {&param, &grad, &momentum_buffer});

@@ -50,6 +50,13 @@ class SimBackend final : public Backend {
   void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) override;
   void adaptive_avg_pool2d(const Tensor& out, const Tensor& input) override;
   void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) override;
+  bool has_batch_norm() const override { return true; }
+  void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
+                  const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
+                  bool training, double momentum, double eps) override;
+  void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                           const Tensor& grad_out, const Tensor& input, const Tensor& weight, const Tensor& save_mean,
+                           const Tensor& save_invstd, bool training) override;
   void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
                 const SgdStepParams& params) override;
   void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,

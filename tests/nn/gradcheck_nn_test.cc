@@ -1,6 +1,7 @@
 // gradcheck (float64, central differences) of the nn ops with hand-written backwards or
 // composite gradients worth checking: conv2d across its geometry, the pools, batch_norm in
-// training, layer_norm, cross_entropy with label smoothing and ignore_index, embedding. The
+// training and eval (its own backward kernel, and for double backward its gradient written
+// with differentiable ops), layer_norm, cross_entropy with label smoothing and ignore_index, embedding. The
 // ops whose backward is itself recorded also pass gradgradcheck. gradcheck_nn_gpu_test runs
 // the same checks on CUDA tensors.
 #include <catch2/catch.hpp>
@@ -96,23 +97,24 @@ TEST_CASE("gradcheck: max_pool2d, avg_pool2d and adaptive_avg_pool2d") {
 TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
   Tensor x = leaf({4, 3, 2, 2}, 2.0), weight = leaf({3}), bias = leaf({3});
   SECTION("batch_norm training") {
-    CHECK(gradcheck(
-        [](const TensorList& in) {
-          const TensorOptions options = TensorOptions(kFloat64).device(test_device());
-          Tensor rm = zeros({3}, options), rv = ones({3}, options);
-          return F::batch_norm(in[0], rm, rv, in[1], in[2], true, 0.1, 1e-5);
-        },
-        {x, weight, bias}));
+    auto fn = [](const TensorList& in) {
+      const TensorOptions options = TensorOptions(kFloat64).device(test_device());
+      Tensor rm = zeros({3}, options), rv = ones({3}, options);
+      return F::batch_norm(in[0], rm, rv, in[1], in[2], true, 0.1, 1e-5);
+    };
+    CHECK(gradcheck(fn, {x, weight, bias}));
+    CHECK(gradgradcheck(fn, {x, weight, bias}));
   }
   SECTION("batch_norm 2-D input without affine") {
-    CHECK(gradcheck(
-        [](const TensorList& in) { return F::batch_norm(in[0], Tensor(), Tensor(), Tensor(), Tensor(), true); },
-        {leaf({5, 3})}));
+    auto fn = [](const TensorList& in) { return F::batch_norm(in[0], Tensor(), Tensor(), Tensor(), Tensor(), true); };
+    CHECK(gradcheck(fn, {leaf({5, 3})}));
+    CHECK(gradgradcheck(fn, {leaf({5, 3})}));
   }
   SECTION("batch_norm eval") {
     Tensor rm = on_test_device(randn({3}, kFloat64, &gen())), rv = on_test_device(rand({3}, kFloat64, &gen()) + 0.5);
-    CHECK(gradcheck([&](const TensorList& in) { return F::batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5); },
-                    {x, weight, bias}));
+    auto fn = [&](const TensorList& in) { return F::batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5); };
+    CHECK(gradcheck(fn, {x, weight, bias}));
+    CHECK(gradgradcheck(fn, {x, weight, bias}));
   }
   SECTION("layer_norm") {
     Tensor w = leaf({2, 2}), b = leaf({2, 2});

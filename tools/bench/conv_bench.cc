@@ -3,33 +3,20 @@
 // 16, 5x5) and the whole stack. Each figure is the median milliseconds of repeated runs after
 // warm-up. Prints "name ms" lines for tools/bench/run_conv_bench.sh, which runs the PyTorch
 // twin (conv_bench_torch.py) with the same thread count and compares.
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "autograd/ops.h"
 #include "nn/functional.h"
 #include "tensor/parallel.h"
+#include "tools/bench/median_ms.h"
 
 namespace {
 
 using brisk::Tensor;
 namespace F = brisk::nn::functional;
-
-double median_ms(int warmup, int runs, const std::function<void()>& f) {
-  for (int i = 0; i < warmup; ++i) f();
-  std::vector<double> times;
-  for (int i = 0; i < runs; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using brisk::bench::median_ms;
 
 Tensor param(const brisk::Shape& shape) { return (brisk::randn(shape) * 0.1).detach().requires_grad_(); }
 

@@ -45,7 +45,7 @@ fi
 # ---- What to build ----
 # The benchmarks a single GPU runs (tools/gpu/run_bundle.sh says why the others are left out).
 # With arguments, only the tests among those targets, and no benchmarks.
-benchmarks=(//tools/bench:gpu_bench //tools/bench:lenet_bench)
+benchmarks=(//tools/bench:gpu_bench //tools/bench:train_bench)
 universe="//..."
 if [ $# -gt 0 ]; then
   universe="set($*)"

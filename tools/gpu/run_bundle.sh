@@ -370,17 +370,18 @@ gpu_bench() {
   bench_result "gpu_bench (ours and PyTorch's)" "$rc" "${work}/last_failure"
 }
 
-# LeNet-5 training steps on the GPU, ours next to PyTorch, batch 64 and 256 (interleaved
-# rounds; tools/bench/run_lenet_bench.sh does the comparing).
-lenet_bench() {
+# Training steps of the reference models (LeNet-5, ResNet-20, the airbench-style net) on the
+# GPU, ours next to PyTorch's, at each model's batch sizes (interleaved rounds;
+# tools/bench/run_train_bench.sh does the comparing).
+train_bench() {
   local work="$1" rc
-  DEVICE=cuda THREADS="${BRISK_LENET_THREADS:-1}" ROUNDS="${BRISK_LENET_ROUNDS:-3}" BATCHES=64,256 \
-    BRISK_LENET_BENCH="$bundle/bin/tools/bench/lenet_bench" \
-    with_torch_python "$bench_timeout" tools/bench/run_lenet_bench.sh >"$work/lenet.log" 2>&1
+  DEVICE=cuda THREADS="${BRISK_TRAIN_BENCH_THREADS:-1}" ROUNDS="${BRISK_TRAIN_BENCH_ROUNDS:-3}" \
+    BRISK_TRAIN_BENCH="$bundle/bin/tools/bench/train_bench" \
+    with_torch_python "$bench_timeout" tools/bench/run_train_bench.sh >"$work/train_bench.log" 2>&1
   rc=$?
-  collect "$work/lenet.log" "lenet_bench (run_lenet_bench.sh, DEVICE=cuda; exit code $rc)" "$logs/bench.log"
-  [ $rc -eq 0 ] && cat "$work/lenet.log"
-  bench_result "lenet_bench --device cuda (ours and PyTorch's)" "$rc" "$work/lenet.log"
+  collect "$work/train_bench.log" "train_bench (run_train_bench.sh, DEVICE=cuda; exit code $rc)" "$logs/bench.log"
+  [ $rc -eq 0 ] && cat "$work/train_bench.log"
+  bench_result "train_bench --device cuda (ours and PyTorch's)" "$rc" "$work/train_bench.log"
 }
 
 # The unpacked bundle goes, unless BRISK_BUNDLE_DIR asked to keep it there.
@@ -468,7 +469,7 @@ main() {
     else
       gpu_bench "$work/bench"
       echo
-      lenet_bench "$work/bench"
+      train_bench "$work/bench"
     fi
     echo
     echo "Not run here (each a skip):"

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""PyTorch twin of lenet_bench.cc: the same LeNet-5, training step, inputs and timing.
+"""PyTorch twin of train_bench.cc: the same models (models/torch_twins.py), training step,
+inputs and timing.
 
 One training step is forward, cross_entropy, backward, SGD (lr 0.01, momentum 0.9) step and
-zero_grad, on a fixed batch of random 1x28x28 images and random labels. After warm-up steps,
-each of `repeats` samples times `steps` steps; prints one line per batch size:
+zero_grad, on a fixed batch of random images (1x28x28 for lenet, 3x32x32 for resnet20 and
+airbench) and random labels. After warm-up steps, each of `repeats` samples times `steps`
+steps; prints one line per batch size:
 
-  lenet_b<batch> <median images/s> <min images/s> <max images/s>
+  <model>_b<batch> <median images/s> <min images/s> <max images/s>
 
-Usage: lenet_bench_torch.py --threads N [--device cpu|cuda] [--batches 64,256] [--warmup W]
-       [--repeats R] [--steps S]
+Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
+       [--batches 64,256] [--warmup W] [--repeats R] [--steps S]
 """
 import argparse
 import os
@@ -20,11 +22,19 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models"))
-from torch_twins import LeNet5  # noqa: E402
+from torch_twins import AirbenchNet, CIFARResNet, LeNet5  # noqa: E402
+
+# name -> (constructor, shape of one image)
+MODELS = {
+    "lenet": (LeNet5, (1, 28, 28)),
+    "resnet20": (lambda: CIFARResNet(20), (3, 32, 32)),
+    "airbench": (AirbenchNet, (3, 32, 32)),
+}
 
 
 def main():
     parser = argparse.ArgumentParser()
+    parser.add_argument("--model", choices=sorted(MODELS), default="lenet")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--batches", default="64,256")
@@ -37,11 +47,12 @@ def main():
     torch.manual_seed(0)
     device = torch.device(args.device)
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    model = LeNet5().to(device)
+    make_model, image = MODELS[args.model]
+    model = make_model().to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     print(f"threads {torch.get_num_threads()}")
     for batch in (int(b) for b in args.batches.split(",")):
-        images = torch.randn(batch, 1, 28, 28, device=device)
+        images = torch.randn(batch, *image, device=device)
         labels = torch.randint(0, 10, (batch,), device=device)
 
         def step():
@@ -60,7 +71,7 @@ def main():
                 step()
             sync()
             rates.append(batch * args.steps / (time.perf_counter() - start))
-        print(f"lenet_b{batch} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}")
+        print(f"{args.model}_b{batch} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}")
 
 
 if __name__ == "__main__":

@@ -1,25 +1,31 @@
-// Training throughput of models::LeNet5 in images per second. One training step is forward,
-// cross_entropy, backward, SGD (lr 0.01, momentum 0.9) step and zero_grad, on a fixed batch
-// of random 1x28x28 images and random labels. After warm-up steps, each of `repeats` samples
-// times `steps` steps; prints, per batch size,
+// Training throughput of a reference model in images per second: lenet (models::LeNet5, on
+// 1x28x28 images), resnet20 (models::resnet20) or airbench (models::AirbenchNet), both on
+// 3x32x32 images. One training step is forward, cross_entropy, backward, SGD (lr 0.01,
+// momentum 0.9) step and zero_grad, on a fixed batch of random images and random labels, the
+// model in training mode. After warm-up steps, each of `repeats` samples times `steps` steps;
+// prints, per batch size,
 //
-//   lenet_b<batch> <median images/s> <min images/s> <max images/s>
+//   <model>_b<batch> <median images/s> <min images/s> <max images/s>
 //
-// for tools/bench/run_lenet_bench.sh, which runs the PyTorch twin (lenet_bench_torch.py)
+// for tools/bench/run_train_bench.sh, which runs the PyTorch twin (train_bench_torch.py)
 // with the same arguments, interleaved, and compares.
 //
-//   lenet_bench --threads 2 [--device cpu|cuda] [--batches 64,256] [--warmup 5] [--repeats 15]
-//               [--steps 4]
+//   train_bench --model resnet20 --threads 2 [--device cpu|cuda] [--batches 64,128]
+//               [--warmup 5] [--repeats 15] [--steps 4]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.h"
 #include "cuda/device.h"
+#include "models/airbench_net.h"
+#include "models/cifar_resnet.h"
 #include "models/lenet.h"
 #include "nn/functional.h"
 #include "optim/sgd.h"
@@ -30,6 +36,7 @@ namespace {
 using brisk::Tensor;
 
 struct Args {
+  std::string model = "lenet";
   int threads = brisk::get_num_threads();
   std::string device = "cpu";
   std::vector<int64_t> batches{64, 256};
@@ -48,7 +55,9 @@ Args parse_args(int argc, char** argv) {
   Args args;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--threads") {
+    if (flag == "--model") {
+      args.model = value;
+    } else if (flag == "--threads") {
       args.threads = std::stoi(value);
     } else if (flag == "--device") {
       args.device = value;
@@ -61,11 +70,31 @@ Args parse_args(int argc, char** argv) {
     } else if (flag == "--steps") {
       args.steps = std::stoi(value);
     } else {
-      std::fprintf(stderr, "lenet_bench: unknown flag %s\n", flag.c_str());
+      std::fprintf(stderr, "train_bench: unknown flag %s\n", flag.c_str());
       std::exit(2);
     }
   }
   return args;
+}
+
+// The model and the shape of one input image.
+struct Model {
+  std::shared_ptr<brisk::nn::Module> module;
+  std::function<Tensor(const Tensor&)> forward;
+  brisk::Shape image;
+};
+
+template <typename Holder>
+Model model_of(Holder holder, brisk::Shape image) {
+  return {holder.ptr(), [holder](const Tensor& x) { return holder->forward(x); }, std::move(image)};
+}
+
+Model make_model(const std::string& name) {
+  if (name == "lenet") return model_of(brisk::models::LeNet5(), {1, 28, 28});
+  if (name == "resnet20") return model_of(brisk::models::resnet20(), {3, 32, 32});
+  if (name == "airbench") return model_of(brisk::models::AirbenchNet(), {3, 32, 32});
+  std::fprintf(stderr, "train_bench: unknown model %s (lenet, resnet20, airbench)\n", name.c_str());
+  std::exit(2);
 }
 
 }  // namespace
@@ -80,15 +109,17 @@ int main(int argc, char** argv) {
     if (device.is_cuda()) brisk::cuda::synchronize(device.index);
   };
 
-  brisk::models::LeNet5 model;
-  model->to(device);
-  brisk::optim::SGD opt(model->parameters(), brisk::optim::SGDOptions(0.01).momentum(0.9));
+  Model model = make_model(args.model);
+  model.module->to(device);
+  brisk::optim::SGD opt(model.module->parameters(), brisk::optim::SGDOptions(0.01).momentum(0.9));
   std::printf("threads %d\n", brisk::get_num_threads());
   for (int64_t batch : args.batches) {
-    Tensor images = brisk::randn({batch, 1, 28, 28}).to(device);
+    brisk::Shape shape{batch};
+    shape.insert(shape.end(), model.image.begin(), model.image.end());
+    Tensor images = brisk::randn(shape).to(device);
     Tensor labels = (brisk::rand({batch}) * 10).to(device, brisk::kInt64);
     auto step = [&] {
-      Tensor loss = brisk::nn::functional::cross_entropy(model->forward(images), labels);
+      Tensor loss = brisk::nn::functional::cross_entropy(model.forward(images), labels);
       loss.backward();
       opt.step();
       opt.zero_grad();
@@ -105,8 +136,8 @@ int main(int argc, char** argv) {
       rates.push_back(static_cast<double>(batch * args.steps) / seconds);
     }
     std::sort(rates.begin(), rates.end());
-    std::printf("lenet_b%lld %.1f %.1f %.1f\n", static_cast<long long>(batch), rates[rates.size() / 2], rates.front(),
-                rates.back());
+    std::printf("%s_b%lld %.1f %.1f %.1f\n", args.model.c_str(), static_cast<long long>(batch), rates[rates.size() / 2],
+                rates.front(), rates.back());
   }
   return 0;
 }

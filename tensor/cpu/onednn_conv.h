@@ -1,0 +1,25 @@
+#pragma once
+// float32 conv2d and its gradients through oneDNN (Debian libdnnl, the library PyTorch runs
+// them with on the CPU): its JIT kernels for this CPU's vector width beat im2col + Eigen on
+// the 3x3 convolutions of CIFAR networks. Tensors stay contiguous NCHW (the backend's
+// contract): each call reorders its operands into the blocked layout the kernel asks for and
+// the result back. Primitives and reorders are made once per geometry and thread count and
+// cached; staging buffers and oneDNN's scratchpad come from the CPU caching allocator, so a
+// training step allocates nothing new after the first.
+#include "tensor/tensor.h"
+#include "tensor/window_params.h"
+
+namespace brisk::cpu {
+
+// Whether the oneDNN kernels take a convolution of `input`: float32, and not inside a
+// parallel region (Brisk never nests them; the im2col path then runs serially).
+bool onednn_conv2d_applies(const Tensor& input);
+
+// The contracts of Backend::conv2d and Backend::conv2d_backward (tensor/backend.h).
+void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   const Conv2dParams& params);
+void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                            const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                            const Conv2dParams& params);
+
+}  // namespace brisk::cpu
