@@ -18,6 +18,8 @@ packages=(
   nlohmann-json3-dev     # @nlohmann_json
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
   clang-format           # clang-format 14, for tools/format.sh
+  cmake                  # examples/cmake_project against tools/install.sh's prefix (tools/test.sh)
+  pkg-config             # the same example built through brisk.pc (tools/test.sh)
 )
 
 missing=()
