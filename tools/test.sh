@@ -8,8 +8,9 @@
 #   tools/test.sh --config=asan     # extra arguments are passed to `bazel test`
 #   tools/test.sh //tensor/...      # only these targets instead of //...
 #   BRISK_JOBS=8 tools/test.sh      # parallelism (default 2)
-# Without target patterns it also builds and runs the examples of docs/install.md, Brisk used
-# from a project of one's own (tools/test_examples.sh), each counted as one test case.
+# Without target patterns it also runs tools/test_examples.sh (the examples of docs/install.md,
+# Brisk used from a Bazel or CMake project of one's own, and the docs' file blocks checked
+# against the files), each check counted as one test case.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -97,14 +98,14 @@ while read -r label status; do
   esac
 done < <(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?(PASSED|FLAKY|FAILED TO BUILD|FAILED|TIMEOUT|NO STATUS|INCOMPLETE|SKIPPED|REMOTE FAILURE)( in .*|,.*)?$/\1 \3/p' "$out")
 
-# tools/test_examples.sh's lines: "PASSED name (log)" or "FAILED name (log)".
+# tools/test_examples.sh's lines: "PASSED name log" or "FAILED name log".
 while read -r status name log; do
   ntargets=$((ntargets + 1))
   if [ "$status" = PASSED ]; then
-    printf '%-7s %s (external example: counted as 1)\n' PASSED "$name"
+    printf '%-7s %s (tools/test_examples.sh: counted as 1)\n' PASSED "$name"
     passed=$((passed + 1))
   else
-    printf '%-7s %s (external example: counted as 1 failed; see %s)\n' FAILED "$name" "$log"
+    printf '%-7s %s (tools/test_examples.sh: counted as 1 failed; see %s)\n' FAILED "$name" "$log"
     failed=$((failed + 1))
   fi
 done <"$examples"

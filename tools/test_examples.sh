@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Builds and runs the examples of docs/install.md, Brisk used from a project of one's own:
+# Builds and runs the examples of docs/install.md, Brisk used from a project of one's own, and
+# checks that the docs show their files as they are:
 #   own_project    examples/own_project, a Bazel workspace of its own with Brisk as a
 #                  local_repository (deps = ["@brisk//:brisk"]): bazel run //:train_blobs
 #   cmake_project  tools/install.sh into a temporary prefix, then examples/cmake_project with
 #                  CMake (find_package(Brisk), Brisk::brisk), and the same program with g++ and
 #                  `pkg-config --cflags --libs brisk`; each run
-# Writes one line per example to RESULTS ("PASSED name log" or "FAILED name log"; the logs are
+#   docs_files     every code block that docs/*.md and README.md mark with
+#                  `<!-- file: PATH -->` on the line above is PATH's content, word for word
+# Writes one line per check to RESULTS ("PASSED name log" or "FAILED name log"; the logs are
 # in runs/test_examples/) and exits non-zero if one failed. tools/test.sh calls it and counts
-# each example as one test case.
+# each check as one test case.
 #
 #   tools/test_examples.sh /dev/stdout
 #
@@ -25,9 +28,9 @@ mkdir -p "$logs"
 logs="$(cd "$logs" && pwd)"
 status=0
 
-report() {  # name, exit code of its run
+report() {  # check, exit code of its run
   local log="$logs/$1.log"
-  if [ "$2" -eq 0 ]; then echo "PASSED examples/$1 $log" >>"$results"; else echo "FAILED examples/$1 $log" >>"$results"; status=1; fi
+  if [ "$2" -eq 0 ]; then echo "PASSED $1 $log" >>"$results"; else echo "FAILED $1 $log" >>"$results"; status=1; fi
 }
 
 own_project() {
@@ -52,7 +55,26 @@ cmake_project() {
     "$tmp/fit_line_pkg_config" "$tmp/fit_line_pkg_config.safetensors"
 }
 
-for example in own_project cmake_project; do
+docs_files() {
+  local doc path rc=0
+  for doc in README.md docs/*.md; do
+    while read -r path; do
+      if diff -u "$path" <(awk -v marker="<!-- file: $path -->" '
+          $0 == marker { state = 1; next }
+          state == 1 && /^```/ { state = 2; next }
+          state == 2 && /^```$/ { exit }
+          state == 2 { print }' "$doc"); then
+        echo "$doc: $path as shown"
+      else
+        echo "$doc: the block marked $path differs from the file (diff above)"
+        rc=1
+      fi
+    done < <(sed -n 's/^<!-- file: \(.*\) -->$/\1/p' "$doc")
+  done
+  return $rc
+}
+
+for example in docs_files own_project cmake_project; do
   echo "tools/test_examples.sh: $example (log: $logs/$example.log)"
   (set -o pipefail; "$example" 2>&1 | tee "$logs/$example.log")
   report "$example" $?
