@@ -10,8 +10,8 @@
 namespace brisk::launch {
 
 CLI::Validator integer_in(int min, int max) {
-  std::string expected = max == INT_MAX ? fmt::format("an integer >= {}", min)
-                                        : fmt::format("an integer from {} to {}", min, max);
+  std::string expected =
+      max == INT_MAX ? fmt::format("an integer >= {}", min) : fmt::format("an integer from {} to {}", min, max);
   std::string range = max == INT_MAX ? fmt::format(">={}", min) : fmt::format("{}-{}", min, max);
   return CLI::Validator(
       [=](std::string& text) -> std::string {
