@@ -19,6 +19,8 @@ packages=(
   libdnnl-dev            # @onednn (oneDNN 2.6: the CPU backend's float32 convolution)
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
   clang-format           # clang-format 14, for tools/format.sh
+  cmake                  # examples/cmake_project against tools/install.sh's prefix (tools/test.sh)
+  pkg-config             # the same example built through brisk.pc (tools/test.sh)
 )
 
 missing=()

@@ -8,6 +8,9 @@
 #   tools/test.sh --config=asan     # extra arguments are passed to `bazel test`
 #   tools/test.sh //tensor/...      # only these targets instead of //...
 #   BRISK_JOBS=8 tools/test.sh      # parallelism (default 2)
+# Without arguments it also runs tools/test_examples.sh (the examples of docs/install.md,
+# Brisk used from a Bazel or CMake project of one's own, and the docs' file blocks checked
+# against the files), each check counted as one test case.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,12 +30,15 @@ else
 fi
 
 out="$(mktemp)"
-trap 'rm -f "$out"' EXIT
+examples="$(mktemp)"
+trap 'rm -f "$out" "$examples"' EXIT
 # Target patterns among the arguments (//tensor/...) replace the default //...
 targets=(//...)
 for a in "$@"; do [[ $a == //* ]] && targets=(); done
 bazel test "${args[@]}" "$@" "${targets[@]}" 2>&1 | tee "$out"
 rc=${PIPESTATUS[0]}
+# Only for the plain run (CI's): with other flags (--config=asan) their build would be another.
+[ $# -eq 0 ] && tools/test_examples.sh "$examples"
 
 # Catch2 v2 closing lines, e.g.
 #   All tests passed (12 assertions in 3 test cases)
@@ -92,6 +98,18 @@ while read -r label status; do
       failed=$((failed + 1)) ;;
   esac
 done < <(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?(PASSED|FLAKY|FAILED TO BUILD|FAILED|TIMEOUT|NO STATUS|INCOMPLETE|SKIPPED|REMOTE FAILURE)( in .*|,.*)?$/\1 \3/p' "$out")
+
+# tools/test_examples.sh's lines: "PASSED name log" or "FAILED name log".
+while read -r status name log; do
+  ntargets=$((ntargets + 1))
+  if [ "$status" = PASSED ]; then
+    printf '%-7s %s (tools/test_examples.sh: counted as 1)\n' PASSED "$name"
+    passed=$((passed + 1))
+  else
+    printf '%-7s %s (tools/test_examples.sh: counted as 1 failed; see %s)\n' FAILED "$name" "$log"
+    failed=$((failed + 1))
+  fi
+done <"$examples"
 
 # 0: all passed; 3: some tests failed; 4: built fine but there is no test yet.
 # Anything else (1 = build failed, 2 = bad flags, 8 = interrupted, ...) is a failure

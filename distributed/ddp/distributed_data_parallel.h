@@ -2,9 +2,9 @@
 // dist::DistributedDataParallel: data-parallel training of one module over the ranks of a
 // process group, as torch.nn.parallel.DistributedDataParallel.
 //
-//   auto group = dist::init_process_group("gloo");
+//   dist::init_process_group("gloo");                          // from the launcher's environment
 //   models::MLP model(models::MLPOptions(784, 10));
-//   auto ddp = dist::DistributedDataParallel(model, group);   // broadcasts rank 0's weights
+//   auto ddp = dist::DistributedDataParallel(model, dist::default_group());  // broadcasts rank 0's weights
 //   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
 //   for (auto& batch : loader) {                              // each rank its own shard
 //     opt.zero_grad();
@@ -29,6 +29,8 @@
 // Uneven inputs: with check_uneven_inputs (the default) each training forward exchanges one
 // small flag vector; a rank that runs out of inputs calls join(), and every rank then fails
 // with an error naming the rank(s) that ran out, instead of waiting in a collective.
+//
+// The example above is compiled and run by tests/distributed/ddp/header_example_test.cc.
 #include <memory>
 #include <tuple>
 #include <type_traits>

@@ -1,4 +1,8 @@
-"""Common Bazel macros for Brisk."""
+"""Common Bazel macros for Brisk.
+
+Brisk's own labels are written with Label(), so that they name Brisk's targets also when the
+macros are called from another workspace (@brisk//tools/build:defs.bzl, docs/install.md).
+"""
 
 load("//tools/build:cuda.bzl", "if_cuda")
 
@@ -28,7 +32,7 @@ def brisk_test(name, srcs, deps = [], tags = [], data = [], **kwargs):
     native.cc_test(
         name = name,
         srcs = srcs,
-        deps = deps + ["//tests:catch_main"],
+        deps = deps + [Label("//tests:catch_main")],
         tags = tags,
         data = data,
         **kwargs
@@ -57,20 +61,20 @@ def brisk_cpu_gpu_test(name, srcs, deps = [], **kwargs):
     """
     if not name.endswith("_test"):
         fail("brisk_cpu_gpu_test %s: the name must end with _test" % name)
-    deps = deps + ["//tests:test_device"]
+    deps = deps + [Label("//tests:test_device")]
     stem = name[:-len("_test")]
     brisk_test(name = name, srcs = srcs, deps = deps, **kwargs)
     brisk_test(
         name = stem + "_sim_test",
         srcs = srcs,
-        deps = deps + ["//tensor/sim"],
+        deps = deps + [Label("//tensor/sim")],
         local_defines = ["BRISK_TEST_DEVICE_SIM"],
         **kwargs
     )
     [brisk_test(
         name = gpu_name,
         srcs = srcs,
-        deps = deps + ["//cuda"],
+        deps = deps + [Label("//cuda")],
         local_defines = ["BRISK_TEST_DEVICE_CUDA"],
         tags = ["gpu"],
         **kwargs

@@ -4,15 +4,20 @@
 //   # two nodes: on each, with i = 0, 1 and the same secret in BRISK_STORE_TOKEN
 //   launch --nnodes 2 --node-rank i --nproc-per-node 4 --master-addr 10.0.0.1 --master-port 29500 train
 //
-// Options end at the worker program; everything after it is the worker's own arguments.
+// Options end at the worker program; everything after it is the worker's own arguments (a
+// program whose name starts with '-' goes after --). torchrun's spellings with underscores
+// (--nproc_per_node=2) are accepted too. A mistake on the command line (an unknown option, a
+// bad number) is reported on stderr, naming the option, with exit status 2.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <climits>
 #include <cstdlib>
 
 #include "tensor/error.h"
 #include "tools/launch/free_port.h"
 #include "tools/launch/launch_options.h"
+#include "tools/launch/option_checks.h"
 #include "tools/launch/store_token.h"
 #include "tools/launch/supervisor.h"
 
@@ -59,20 +64,40 @@ int main(int argc, char** argv) {
                "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
                "random.",
                "launch"};
-  app.add_option("--nproc-per-node", options.nproc_per_node, "workers on this node")->check(CLI::PositiveNumber);
-  app.add_option("--nnodes", options.nnodes, "nodes in the job")->check(CLI::PositiveNumber);
-  app.add_option("--node-rank", options.node_rank, "this node's index, 0 .. nnodes - 1")->check(CLI::NonNegativeNumber);
-  app.add_option("--master-addr", options.master_addr, "address of the node that hosts rank 0's store")
+  using brisk::launch::integer_in;
+  app.add_option("--nproc-per-node,--nproc_per_node", options.nproc_per_node, "workers on this node")
+      ->check(integer_in(1, INT_MAX));
+  app.add_option("--nnodes", options.nnodes, "nodes in the job")->check(integer_in(1, INT_MAX));
+  app.add_option("--node-rank,--node_rank", options.node_rank, "this node's index, 0 .. nnodes - 1")
+      ->check(integer_in(0, INT_MAX));
+  app.add_option("--master-addr,--master_addr", options.master_addr, "address of the node that hosts rank 0's store")
       ->capture_default_str();
-  app.add_option("--master-port", options.master_port, "port of the store (default: a free port, single node only)")
-      ->check(CLI::Range(0, 65535));
-  app.add_option("--grace-period", grace_seconds, "seconds between SIGTERM and SIGKILL when stopping workers")
-      ->check(CLI::NonNegativeNumber)
+  app.add_option("--master-port,--master_port", options.master_port,
+                 "port of the store (default: a free port, single node only)")
+      ->check(integer_in(0, 65535));
+  app.add_option("--grace-period,--grace_period", grace_seconds,
+                 "seconds between SIGTERM and SIGKILL when stopping workers")
+      ->check(brisk::launch::non_negative_seconds())
       ->capture_default_str();
   // The first word that is not an option starts the worker's command line.
   app.prefix_command();
-  CLI11_PARSE(app, argc, argv);
+  const std::string see_help = "see launch --help";
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    fmt::print(stderr, "launch: {} ({})\n", error.what(), see_help);
+    return 2;
+  }
   options.command = app.remaining();
+  // prefix_command() also stops at an option it does not know, which would then be run as the
+  // worker program.
+  if (!options.command.empty() && options.command.front().size() > 1 && options.command.front() != "--" &&
+      options.command.front()[0] == '-') {
+    fmt::print(stderr, "launch: unknown option '{}' (the launcher's options come before the worker program; {})\n",
+               options.command.front(), see_help);
+    return 2;
+  }
   if (!options.command.empty() && options.command.front() == "--") options.command.erase(options.command.begin());
   options.grace_period = std::chrono::milliseconds(static_cast<int64_t>(grace_seconds * 1000));
 

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/tools/launch/run_launcher.h"
 
@@ -112,6 +114,45 @@ TEST_CASE("launch: refuses a multi-node job without a port or a shared token", "
   RunResult node_rank = launch({"--nnodes", "2", "--node-rank", "2", "--master-port", "1", kWorker, "env"}, with_token);
   CHECK(node_rank.status == 2);
   CHECK(count(node_rank.err, "--node-rank 2 is outside [0, 2)") == 1);
+}
+
+TEST_CASE("launch: an unknown option is an error naming it, not the worker program", "[launch]") {
+  for (const std::string& option : {"--nproc", "-n"}) {
+    RunResult r = launch({option, "2", kWorker, "env"});
+    INFO(output_of(r));
+    CHECK(r.status == 2);
+    CHECK(count(r.err, "launch: unknown option '" + option + "'") == 1);
+    CHECK(lines_starting_with(r.out, "[rank 0] ").empty());
+  }
+}
+
+TEST_CASE("launch: torchrun's underscore spellings are accepted", "[launch]") {
+  RunResult r = launch({"--nproc_per_node=2", "--nnodes=1", "--node_rank=0", "--master_addr", "127.0.0.1",
+                        "--master_port=29518", "--grace_period=1", kWorker, "env"});
+  INFO(output_of(r));
+  REQUIRE(r.status == 0);
+  CHECK(env_of(r, 1, "WORLD_SIZE") == "2");
+  CHECK(env_of(r, 1, "MASTER_PORT") == "29518");
+}
+
+TEST_CASE("launch: a bad number gets a short error naming the option and the value", "[launch]") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--nproc-per-node", "0"}, "--nproc-per-node: expected an integer >= 1, got '0'"},
+      {{"--nproc-per-node", "two"}, "--nproc-per-node: expected an integer >= 1, got 'two'"},
+      {{"--nproc_per_node=2.5"}, "--nproc-per-node: expected an integer >= 1, got '2.5'"},
+      {{"--node-rank", "-1"}, "--node-rank: expected an integer >= 0, got '-1'"},
+      {{"--master-port", "70000"}, "--master-port: expected an integer from 0 to 65535, got '70000'"},
+      {{"--grace-period", "soon"}, "--grace-period: expected a number of seconds >= 0, got 'soon'"},
+  };
+  for (const auto& [options, message] : cases) {
+    std::vector<std::string> args = options;
+    args.insert(args.end(), {kWorker, "env"});
+    RunResult r = launch(args);
+    INFO(output_of(r));
+    CHECK(r.status == 2);
+    CHECK(count(r.err, "launch: " + message) == 1);
+    CHECK(r.err.size() < 200);
+  }
 }
 
 TEST_CASE("launch: output lines are prefixed with the rank, stdout and stderr kept apart", "[launch]") {

@@ -1,0 +1,23 @@
+#pragma once
+// Everything of brisk::data in one include: datasets (in-memory tensors, MNIST/Fashion-MNIST,
+// CIFAR-10, subsets, transformed datasets), the torchvision-style transforms, samplers
+// (sequential, random, distributed) and the DataLoader.
+#include "data/cifar10.h"
+#include "data/collate.h"
+#include "data/data_loader.h"
+#include "data/dataset.h"
+#include "data/distributed_sampler.h"
+#include "data/example.h"
+#include "data/mnist.h"
+#include "data/random_sampler.h"
+#include "data/sampler.h"
+#include "data/sequential_sampler.h"
+#include "data/subset.h"
+#include "data/tensor_dataset.h"
+#include "data/transform_dataset.h"
+#include "data/transforms/compose.h"
+#include "data/transforms/normalize.h"
+#include "data/transforms/random_crop.h"
+#include "data/transforms/random_horizontal_flip.h"
+#include "data/transforms/to_tensor.h"
+#include "data/transforms/transform.h"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs Brisk into a prefix for projects that build with CMake or pkg-config
+# (docs/install.md):
+#   PREFIX/lib/libbrisk.so                       every library of //:brisk, linked whole
+#   PREFIX/include/brisk/                        the headers: brisk/brisk.h, tensor/tensor.h, ...
+#   PREFIX/lib/cmake/Brisk/BriskConfig.cmake     find_package(Brisk): the target Brisk::brisk
+#   PREFIX/lib/cmake/Brisk/BriskConfigVersion.cmake
+#   PREFIX/lib/pkgconfig/brisk.pc                pkg-config --cflags --libs brisk
+# With CUDA or without, as the build finds it (README, "CPU-only or CUDA").
+#
+#   tools/install.sh --prefix ~/.local            # installs; extra arguments go to bazel build
+#   tools/install.sh --prefix /opt/brisk -c opt
+#   BRISK_JOBS=8 tools/install.sh --prefix DIR    # build parallelism (default 2)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+usage="usage: tools/install.sh --prefix DIR [bazel build arguments...]"
+prefix=""
+bazel_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; prefix="$2"; shift 2 ;;
+    --prefix=*) prefix="${1#--prefix=}"; shift ;;
+    -h|--help) echo "$usage"; exit 0 ;;
+    *) bazel_args+=("$1"); shift ;;
+  esac
+done
+[ -n "$prefix" ] || { echo "tools/install.sh: --prefix DIR is required; $usage" >&2; exit 2; }
+mkdir -p "$prefix"
+prefix="$(cd "$prefix" && pwd)"
+
+tools/setup.sh
+bazel build --jobs="${BRISK_JOBS:-2}" "${bazel_args[@]}" //tools/install:brisk //tools/install:headers
+bin="$(bazel info "${bazel_args[@]}" bazel-bin)"
+
+# Whether the build had CUDA, and where, as @local_cuda found it.
+local_cuda="$(bazel info "${bazel_args[@]}" output_base)/external/local_cuda"
+with_cuda=OFF
+cuda_path=""
+cuda_lib_dir=""
+pc_cuda_cflags=""
+pc_cuda_libs=""
+if grep -q '^CUDA_ENABLED = True' "$local_cuda/defs.bzl"; then
+  with_cuda=ON
+  cuda_path="$(sed -n 's/^CUDA_PATH = "\(.*\)"$/\1/p' "$local_cuda/defs.bzl")"
+  cuda_lib_dir="$(readlink "$local_cuda/lib")"
+  pc_cuda_cflags="-DBRISK_WITH_CUDA=1 -I$cuda_path/include"
+  pc_cuda_libs="-L$cuda_lib_dir -Wl,-rpath,$cuda_lib_dir -lcudart"
+fi
+
+version="$(cat VERSION)"
+# System libraries that Brisk's headers use (fmt, Gloo) besides OpenMP and threads; linked
+# by name from the default library path, where Debian's -dev packages put them.
+system_libs=(fmt gloo)
+
+rm -rf "$prefix/include/brisk" "$prefix/lib/cmake/Brisk"
+mkdir -p "$prefix/include/brisk" "$prefix/lib/cmake/Brisk" "$prefix/lib/pkgconfig"
+install -m 755 "$bin/tools/install/libbrisk.so" "$prefix/lib/libbrisk.so"
+tar --extract --no-same-owner --file="$bin/tools/install/headers.tar" --directory="$prefix/include/brisk"
+chmod -R u+w,a+rX "$prefix/include/brisk"
+
+fill() {
+  sed -e "s|@BRISK_VERSION@|$version|g" \
+      -e "s|@BRISK_WITH_CUDA@|$with_cuda|g" \
+      -e "s|@BRISK_CUDA_PATH@|$cuda_path|g" \
+      -e "s|@BRISK_CUDA_LIB_DIR@|$cuda_lib_dir|g" \
+      -e "s|@BRISK_SYSTEM_LIBS_CMAKE@|$(IFS=';'; echo "${system_libs[*]}")|g" \
+      -e "s|@BRISK_SYSTEM_LIBS_FLAGS@|${system_libs[*]/#/-l}|g" \
+      -e "s|@BRISK_PC_CUDA_CFLAGS@|$pc_cuda_cflags|g" \
+      -e "s|@BRISK_PC_CUDA_LIBS@|$pc_cuda_libs|g" \
+      -e "s|@BRISK_PREFIX@|$prefix|g" \
+      "tools/install/$1" >"$2"
+}
+fill BriskConfig.cmake.in "$prefix/lib/cmake/Brisk/BriskConfig.cmake"
+fill BriskConfigVersion.cmake.in "$prefix/lib/cmake/Brisk/BriskConfigVersion.cmake"
+fill brisk.pc.in "$prefix/lib/pkgconfig/brisk.pc"
+echo "tools/install.sh: Brisk $version (CUDA $with_cuda) installed in $prefix"
