@@ -40,6 +40,31 @@ int64_t adaptive_work(const PoolPlane& p) {
   return (p.in_h / std::max<int64_t>(p.out_h, 1) + 1) * (p.in_w / std::max<int64_t>(p.out_w, 1) + 1);
 }
 
+// max_pool_at for windows without padding or dilation (the usual pooling layer), one plane
+// at a time, without data-dependent branches: the general case's per-tap branch is
+// mispredicted about every other tap on real activations, which made pooling cost as much
+// as a convolution. The argmax moves by a mask, and the maximum is read back from it.
+template <typename T>
+void max_pool_plane_dense(const PoolPlane& p, const T* __restrict x, T* __restrict y, int64_t* __restrict idx) {
+  const int64_t out_h = p.out_h, out_w = p.out_w, in_w = p.in_w;
+  const int64_t kernel_h = p.kernel_h, kernel_w = p.kernel_w, stride_h = p.stride_h, stride_w = p.stride_w;
+  for (int64_t oy = 0; oy < out_h; ++oy) {
+    for (int64_t ox = 0; ox < out_w; ++ox) {
+      const int64_t first = oy * stride_h * in_w + ox * stride_w;
+      int64_t at = first;
+      for (int64_t ky = 0; ky < kernel_h; ++ky) {
+        for (int64_t kx = 0; kx < kernel_w; ++kx) {
+          const int64_t i = first + ky * in_w + kx;
+          const int64_t takes = -static_cast<int64_t>(functors::max_pool_takes(x[i], x[at]));
+          at ^= (at ^ i) & takes;
+        }
+      }
+      y[oy * out_w + ox] = x[at];
+      idx[oy * out_w + ox] = at;
+    }
+  }
+}
+
 }  // namespace
 
 void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) {
@@ -51,6 +76,15 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
     int64_t* idx = indices.data_ptr<int64_t>();
     int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
     int64_t window = p.kernel_h * p.kernel_w;
+    if (p.pad_h == 0 && p.pad_w == 0 && p.dil_h == 1 && p.dil_w == 1) {
+      parallel_for(0, plane_count(out), std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane * window)),
+                   [&](int64_t lo, int64_t hi) {
+                     for (int64_t n = lo; n < hi; ++n) {
+                       max_pool_plane_dense(p, x + n * in_plane, y + n * out_plane, idx + n * out_plane);
+                     }
+                   });
+      return;
+    }
     for_each_element(plane_count(out), p.out_h, p.out_w, window, [&](int64_t n, int64_t oy, int64_t ox) {
       int64_t o = n * out_plane + oy * p.out_w + ox;
       y[o] = functors::max_pool_at(p, x + n * in_plane, oy, ox, idx[o]);
