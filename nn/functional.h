@@ -99,19 +99,34 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight 
 // and scale_factor, each one number for every spatial dim or one per spatial dim.
 //
 //   F::interpolate(x, F::InterpolateOptions().scale_factor({2}).mode("bilinear").align_corners(false));
+//   F::interpolate(x, F::InterpolateOptions().size({32, 48}));
 struct InterpolateOptions {
-  BRISK_ARG(std::optional<std::vector<int64_t>>, size);
-  BRISK_ARG(std::optional<std::vector<double>>, scale_factor);
+  // The output size, or the factor by which each spatial dim grows (exactly one of them).
+  InterpolateOptions& size(std::vector<int64_t> value) {
+    size_ = std::move(value);
+    return *this;
+  }
+  const std::optional<std::vector<int64_t>>& size() const { return size_; }
+  InterpolateOptions& scale_factor(std::vector<double> value) {
+    scale_factor_ = std::move(value);
+    return *this;
+  }
+  const std::optional<std::vector<double>>& scale_factor() const { return scale_factor_; }
   // "nearest" (input [N, C, L], [N, C, H, W] or [N, C, D, H, W]) or "bilinear" ([N, C, H, W]).
   BRISK_ARG(std::string, mode) = "nearest";
   // bilinear only: whether the corner pixels of input and output are aligned (their centers
   // coincide), as PyTorch; unset means false.
   BRISK_ARG(std::optional<bool>, align_corners);
+
+ private:
+  std::optional<std::vector<int64_t>> size_;
+  std::optional<std::vector<double>> scale_factor_;
 };
 // Resizes the spatial dims. With a scale_factor s the output size is floor(in * s) and the
 // source positions are computed with 1 / s, as PyTorch (recompute_scale_factor unset).
-// "nearest" picks input index floor(out_index * in / out) (PyTorch's legacy "nearest");
-// "bilinear" mixes the four neighbors, whose weights depend on align_corners.
+// "nearest" picks input index floor(out_index * step), step = 1 / s or in / out (PyTorch's
+// legacy "nearest"); "bilinear" mixes the four neighbors, whose weights depend on
+// align_corners.
 Tensor interpolate(const Tensor& input, const InterpolateOptions& options);
 
 // ---- Dropout (nn/functional/dropout.cc) ----
