@@ -63,6 +63,19 @@ void check(const json& c, const Tensors& outputs, const Tensors& grad_of) {
   }
 }
 
+// Loads the case's weight and bias into the layer's `weight` and `bias` members where it has
+// them, runs it on x, and checks the output and the gradients of x and those parameters.
+template <typename Holder>
+void check_layer(const json& c, const Tensors& in, const Holder& layer) {
+  Tensors grad_of{{"x", in.at("x")}};
+  for (const auto& [name, param] : {std::pair<std::string, Tensor>{"weight", layer->weight}, {"bias", layer->bias}}) {
+    if (!param.defined()) continue;
+    load_into(param, in, name);
+    grad_of[name] = param;
+  }
+  check(c, {{"out", layer(in.at("x"))}}, grad_of);
+}
+
 TEST_CASE("Linear matches PyTorch") {
   for (const std::string& name : nn_cases_of_kind("linear")) {
     DYNAMIC_SECTION(name) {
@@ -70,9 +83,7 @@ TEST_CASE("Linear matches PyTorch") {
       const json& p = c.at("params");
       Tensors in = load_inputs(c);
       Linear fc(LinearOptions(p.at("in_features"), p.at("out_features")).bias(p.at("bias").get<bool>()));
-      load_into(fc->weight, in, "weight");
-      if (fc->bias.defined()) load_into(fc->bias, in, "bias");
-      check(c, {{"out", fc(in.at("x"))}}, {{"x", in.at("x")}, {"weight", fc->weight}, {"bias", fc->bias}});
+      check_layer(c, in, fc);
     }
   }
 }
@@ -89,9 +100,7 @@ TEST_CASE("Conv2d matches PyTorch (stride, padding, dilation, groups, no bias, 1
                       .dilation(size2(p.at("dilation")))
                       .groups(p.at("groups"))
                       .bias(p.at("bias").get<bool>()));
-      load_into(conv->weight, in, "weight");
-      if (conv->bias.defined()) load_into(conv->bias, in, "bias");
-      check(c, {{"out", conv(in.at("x"))}}, {{"x", in.at("x")}, {"weight", conv->weight}, {"bias", conv->bias}});
+      check_layer(c, in, conv);
     }
   }
 }
@@ -195,14 +204,7 @@ TEST_CASE("LayerNorm matches PyTorch") {
       LayerNorm norm(LayerNormOptions(p.at("normalized_shape").get<Shape>())
                          .eps(p.at("eps"))
                          .elementwise_affine(p.at("elementwise_affine")));
-      Tensors grad_of{{"x", in.at("x")}};
-      if (norm->weight.defined()) {
-        load_into(norm->weight, in, "weight");
-        load_into(norm->bias, in, "bias");
-        grad_of["weight"] = norm->weight;
-        grad_of["bias"] = norm->bias;
-      }
-      check(c, {{"out", norm(in.at("x"))}}, grad_of);
+      check_layer(c, in, norm);
     }
   }
 }
@@ -291,9 +293,7 @@ TEST_CASE("Conv1d matches PyTorch (stride, padding, dilation, groups, no bias, u
                       .dilation(p.at("dilation"))
                       .groups(p.at("groups"))
                       .bias(p.at("bias").get<bool>()));
-      load_into(conv->weight, in, "weight");
-      if (conv->bias.defined()) load_into(conv->bias, in, "bias");
-      check(c, {{"out", conv(in.at("x"))}}, {{"x", in.at("x")}, {"weight", conv->weight}, {"bias", conv->bias}});
+      check_layer(c, in, conv);
     }
   }
 }
@@ -311,9 +311,7 @@ TEST_CASE("ConvTranspose2d matches PyTorch (stride, padding, output_padding, dil
                                .groups(p.at("groups"))
                                .bias(p.at("bias").get<bool>())
                                .dilation(size2(p.at("dilation"))));
-      load_into(conv->weight, in, "weight");
-      if (conv->bias.defined()) load_into(conv->bias, in, "bias");
-      check(c, {{"out", conv(in.at("x"))}}, {{"x", in.at("x")}, {"weight", conv->weight}, {"bias", conv->bias}});
+      check_layer(c, in, conv);
     }
   }
 }
@@ -326,14 +324,7 @@ TEST_CASE("GroupNorm matches PyTorch (2-D to 4-D inputs, one group, a group per 
       Tensors in = load_inputs(c);
       GroupNorm norm(
           GroupNormOptions(p.at("num_groups"), p.at("num_channels")).eps(p.at("eps")).affine(p.at("affine")));
-      Tensors grad_of{{"x", in.at("x")}};
-      if (norm->weight.defined()) {
-        load_into(norm->weight, in, "weight");
-        load_into(norm->bias, in, "bias");
-        grad_of["weight"] = norm->weight;
-        grad_of["bias"] = norm->bias;
-      }
-      check(c, {{"out", norm(in.at("x"))}}, grad_of);
+      check_layer(c, in, norm);
     }
   }
 }
