@@ -1,5 +1,5 @@
-// interpolate, composed from index_select and elementwise ops, so it runs on every device
-// and its gradient (a scatter-add of the output gradient) comes from autograd. The source
+// interpolate, composed from index_select (or expand), and elementwise ops, so it runs on
+// every device and its gradient (a scatter-add of the output gradient) comes from autograd. The source
 // indices and weights are computed on the host exactly as PyTorch's CPU kernels do (in the
 // input's precision: float for float32), then applied one spatial dim at a time; bilinear
 // goes along W first, then H, which is also PyTorch's order of the sums.
@@ -42,6 +42,7 @@ std::vector<Resize> resizes(const Tensor& input, const InterpolateOptions& optio
   std::vector<Resize> result;
   for (size_t d = 0; d < spatial; ++d) {
     const int64_t in = input.size(static_cast<int64_t>(d) + 2);
+    BRISK_CHECK(in > 0, "interpolate: input {} is empty in spatial dim {}", input.sizes(), d);
     Resize r{in, 0, std::nullopt};
     if (size) {
       r.out = per_dim(*size, d);
@@ -122,6 +123,19 @@ Tensor linear_along(const Tensor& x, int64_t dim, const LinearTaps& taps) {
          index_select(x, dim, index_tensor(taps.high, x)) * weight_tensor(taps.high_weight, x, dim);
 }
 
+// index_select(x, dim, index), where an index that repeats each input k times in order (an
+// integer upscale) becomes an expand: one copy forward and a sum backward instead of a scatter.
+Tensor select_nearest(const Tensor& x, int64_t dim, const std::vector<int64_t>& index) {
+  const int64_t in = x.size(dim), out = static_cast<int64_t>(index.size()), k = out / in;
+  bool repeats = out % in == 0;
+  for (int64_t i = 0; repeats && i < out; ++i) repeats = index[i] == i / k;
+  if (!repeats) return index_select(x, dim, index_tensor(index, x));
+  Shape expanded = x.sizes(), shape = x.sizes();
+  expanded.insert(expanded.begin() + dim + 1, k);
+  shape[dim] = out;
+  return x.unsqueeze(dim + 1).expand(expanded).reshape(shape);
+}
+
 }  // namespace
 
 Tensor interpolate(const Tensor& input, const InterpolateOptions& options) {
@@ -143,8 +157,7 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& options) {
   Tensor out = input;
   if (mode == "nearest") {
     for (size_t d = 0; d < dims.size(); ++d) {
-      if (dims[d].out != dims[d].in)
-        out = index_select(out, static_cast<int64_t>(d) + 2, index_tensor(nearest_sources(dims[d]), out));
+      if (dims[d].out != dims[d].in) out = select_nearest(out, static_cast<int64_t>(d) + 2, nearest_sources(dims[d]));
     }
     return out;
   }

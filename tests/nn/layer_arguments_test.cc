@@ -79,6 +79,8 @@ TEST_CASE("interpolate errors name the argument") {
                     Contains("mode \"bilinear\" expects a 4-D floating point input [N, C, H, W], got [1, 2, 4]"));
   CHECK_THROWS_WITH(F::interpolate(zeros({2, 4}), F::InterpolateOptions().size({8})),
                     Contains("mode \"nearest\" expects a 3-D, 4-D or 5-D input"));
+  CHECK_THROWS_WITH(F::interpolate(zeros({1, 2, 0, 4}), F::InterpolateOptions().size({8})),
+                    Contains("interpolate: input [1, 2, 0, 4] is empty in spatial dim 0"));
   CHECK_THROWS_WITH(Upsample(UpsampleOptions()), Contains("Upsample: give exactly one of size and scale_factor"));
 }
 
@@ -129,13 +131,12 @@ TEST_CASE("the new layers print like PyTorch and name their parameters as PyTorc
                  Upsample(UpsampleOptions().scale_factor({2}).mode("bilinear").align_corners(false)));
   std::ostringstream text;
   text << *seq;
-  CHECK(text.str() ==
-        "Sequential(\n"
-        "  (0): Conv1d(2, 4, kernel_size=3, stride=1, padding=1)\n"
-        "  (1): GroupNorm(2, 4, eps=1e-05, affine=true)\n"
-        "  (2): ConvTranspose2d(4, 2, kernel_size=[4, 4], stride=[2, 2], padding=[1, 1], bias=false)\n"
-        "  (3): Upsample(scale_factor=[2], mode=bilinear, align_corners=false)\n"
-        ")");
+  CHECK(text.str() == "Sequential(\n"
+                      "  (0): Conv1d(2, 4, kernel_size=3, stride=1, padding=1)\n"
+                      "  (1): GroupNorm(2, 4, eps=1e-05, affine=true)\n"
+                      "  (2): ConvTranspose2d(4, 2, kernel_size=[4, 4], stride=[2, 2], padding=[1, 1], bias=false)\n"
+                      "  (3): Upsample(scale_factor=[2], mode=bilinear, align_corners=false)\n"
+                      ")");
   std::vector<std::string> names;
   for (const auto& [name, value] : seq->state_dict()) names.push_back(name);
   CHECK(names == std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias", "2.weight"});
