@@ -18,6 +18,12 @@ using autograd::TensorList;
 
 namespace {
 
+// One output dim: each input step moves the kernel's window by the stride.
+int64_t transposed_length(int64_t in, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
+                          int64_t output_padding) {
+  return (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1;
+}
+
 // Checks the operands; returns the output's [H, W].
 Pair output_size(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dParams& p,
                  Pair output_padding) {
@@ -52,8 +58,8 @@ Pair output_size(const Tensor& input, const Tensor& weight, const Tensor& bias, 
               bias.sizes(), w[1] * p.groups, w, p.groups);
   Pair out;
   for (int i = 0; i < 2; ++i) {
-    out[i] = (input.size(i - 2) - 1) * p.stride[i] - 2 * p.padding[i] + p.dilation[i] * (w[i + 2] - 1) +
-             output_padding[i] + 1;
+    out[i] =
+        transposed_length(input.size(i - 2), w[i + 2], p.stride[i], p.padding[i], p.dilation[i], output_padding[i]);
   }
   BRISK_CHECK(out[0] > 0 && out[1] > 0,
               "conv_transpose2d: input {} with kernel [{}, {}], stride {}, padding {}, dilation {} and output_padding "
@@ -77,9 +83,12 @@ Tensor transposed(const Tensor& input, const Tensor& weight, const Conv2dParams&
                 [p](const BackwardArgs& a) -> TensorList {
                   const Tensor &grad = a.grad(), &input = a.saved[0], &weight = a.saved[1];
                   Tensor grad_input, grad_weight;
-                  if (a.needs_grad[0])
+                  if (a.needs_grad[0]) {
                     grad_input = conv2d(grad, weight, Tensor(), p.stride, p.padding, p.dilation, p.groups);
-                  if (a.needs_grad[1]) grad_weight = conv2d_backward(input, grad, weight, p, {false, true, false})[1];
+                  }
+                  if (a.needs_grad[1]) {
+                    grad_weight = conv2d_backward(input, grad, weight, p, {false, true, false})[1];
+                  }
                   return {grad_input, grad_weight};
                 });
 }
@@ -109,8 +118,9 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
     // that the kernel reaches, and take the output's window of it, zeros past its end.
     const Conv2dParams unpadded{stride, Pair{0, 0}, dilation, groups};
     Pair full_hw;
-    for (int i = 0; i < 2; ++i)
-      full_hw[i] = (input.size(i - 2) - 1) * stride[i] + dilation[i] * (weight.size(i + 2) - 1) + 1;
+    for (int i = 0; i < 2; ++i) {
+      full_hw[i] = transposed_length(input.size(i - 2), weight.size(i + 2), stride[i], 0, dilation[i], 0);
+    }
     out = transposed(input, weight, unpadded, full_hw);
     for (int i = 0; i < 2; ++i) out = window_of_zero_extended(out, out.dim() - 2 + i, padding[i], out_hw[i]);
   }
