@@ -1,8 +1,8 @@
-// interpolate, composed from index_select (or expand), and elementwise ops, so it runs on
-// every device and its gradient (a scatter-add of the output gradient) comes from autograd. The source
-// indices and weights are computed on the host exactly as PyTorch's CPU kernels do (in the
-// input's precision: float for float32), then applied one spatial dim at a time; bilinear
-// goes along W first, then H, which is also PyTorch's order of the sums.
+// interpolate, composed from index_select (or expand) and elementwise ops, so it runs on
+// every device and its gradient comes from autograd. The source indices and weights are
+// computed on the host exactly as PyTorch's CPU kernels do (in the input's precision: float
+// for float32), then applied one spatial dim at a time; bilinear goes along W first, then H,
+// which is also PyTorch's order of the sums.
 #include <algorithm>
 #include <cmath>
 
