@@ -117,13 +117,16 @@ struct InterpolateOptions {
   // bilinear only: whether the corner pixels of input and output are aligned (their centers
   // coincide), as PyTorch; unset means false.
   BRISK_ARG(std::optional<bool>, align_corners);
+  // With a scale_factor: whether the source positions use in / out, the scale that the
+  // output size actually has, instead of 1 / scale_factor.
+  BRISK_ARG(bool, recompute_scale_factor) = false;
 
  private:
   std::optional<std::vector<int64_t>> size_;
   std::optional<std::vector<double>> scale_factor_;
 };
 // Resizes the spatial dims. With a scale_factor s the output size is floor(in * s) and the
-// source positions are computed with 1 / s, as PyTorch (recompute_scale_factor unset).
+// source positions are computed with 1 / s (in / out with recompute_scale_factor), as PyTorch.
 // "nearest" picks input index floor(out_index * step), step = 1 / s or in / out (PyTorch's
 // legacy "nearest"); "bilinear" mixes the four neighbors, whose weights depend on
 // align_corners.

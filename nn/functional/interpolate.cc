@@ -50,6 +50,7 @@ std::vector<Resize> resizes(const Tensor& input, const InterpolateOptions& optio
       r.scale = per_dim(*scale_factor, d);
       BRISK_CHECK(*r.scale > 0, "interpolate: scale_factor {} must be positive", *scale_factor);
       r.out = static_cast<int64_t>(std::floor(static_cast<double>(in) * *r.scale));
+      if (options.recompute_scale_factor()) r.scale.reset();
     }
     BRISK_CHECK(r.out > 0, "interpolate: the output size of input {} would be {} in spatial dim {} (must be positive)",
                 input.sizes(), r.out, d);

@@ -340,6 +340,7 @@ TEST_CASE("Upsample matches PyTorch (nearest 1-D to 3-D, bilinear with and witho
       if (!p.at("size").is_null()) options.size(p.at("size").get<std::vector<int64_t>>());
       if (!p.at("scale_factor").is_null()) options.scale_factor(p.at("scale_factor").get<std::vector<double>>());
       if (!p.at("align_corners").is_null()) options.align_corners(p.at("align_corners").get<bool>());
+      options.recompute_scale_factor(p.value("recompute_scale_factor", false));
       Upsample upsample(options);
       check(c, {{"out", upsample(in.at("x"))}}, {{"x", in.at("x")}});
     }
