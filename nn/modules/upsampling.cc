@@ -17,6 +17,7 @@ void UpsampleImpl::pretty_print(std::ostream& stream) const {
   if (options.scale_factor()) stream << fmt::format("scale_factor={}", *options.scale_factor());
   stream << ", mode=" << options.mode();
   if (options.align_corners()) stream << ", align_corners=" << (*options.align_corners() ? "true" : "false");
+  if (options.recompute_scale_factor()) stream << ", recompute_scale_factor=true";
   stream << ")";
 }
 

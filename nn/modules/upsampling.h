@@ -12,7 +12,7 @@
 
 namespace brisk::nn {
 
-// size or scale_factor (exactly one), mode and align_corners.
+// size or scale_factor (exactly one), mode, align_corners and recompute_scale_factor.
 using UpsampleOptions = functional::InterpolateOptions;
 
 class UpsampleImpl : public Module {
