@@ -8,6 +8,7 @@
 #include "autograd/record.h"
 #include "nn/functional.h"
 #include "nn/functional/conv2d_backward.h"
+#include "nn/functional/conv_transpose_length.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::nn::functional {
@@ -17,12 +18,6 @@ using autograd::record;
 using autograd::TensorList;
 
 namespace {
-
-// One output dim: each input step moves the kernel's window by the stride.
-int64_t transposed_length(int64_t in, int64_t kernel, int64_t stride, int64_t padding, int64_t dilation,
-                          int64_t output_padding) {
-  return (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1;
-}
 
 // Checks the operands; returns the output's [H, W].
 Pair output_size(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dParams& p,
@@ -58,8 +53,8 @@ Pair output_size(const Tensor& input, const Tensor& weight, const Tensor& bias, 
               bias.sizes(), w[1] * p.groups, w, p.groups);
   Pair out;
   for (int i = 0; i < 2; ++i) {
-    out[i] =
-        transposed_length(input.size(i - 2), w[i + 2], p.stride[i], p.padding[i], p.dilation[i], output_padding[i]);
+    out[i] = conv_transpose_output_length(input.size(i - 2), w[i + 2], p.stride[i], p.padding[i], p.dilation[i],
+                                          output_padding[i]);
   }
   BRISK_CHECK(out[0] > 0 && out[1] > 0,
               "conv_transpose2d: input {} with kernel [{}, {}], stride {}, padding {}, dilation {} and output_padding "
@@ -119,7 +114,7 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
     const Conv2dParams unpadded{stride, Pair{0, 0}, dilation, groups};
     Pair full_hw;
     for (int i = 0; i < 2; ++i) {
-      full_hw[i] = transposed_length(input.size(i - 2), weight.size(i + 2), stride[i], 0, dilation[i], 0);
+      full_hw[i] = conv_transpose_output_length(input.size(i - 2), weight.size(i + 2), stride[i], 0, dilation[i], 0);
     }
     out = transposed(input, weight, unpadded, full_hw);
     for (int i = 0; i < 2; ++i) out = window_of_zero_extended(out, out.dim() - 2 + i, padding[i], out_hw[i]);

@@ -4,6 +4,7 @@
 
 #include "autograd/ops.h"
 #include "nn/functional.h"
+#include "nn/functional/conv_transpose_length.h"
 #include "nn/modules/conv_parameters.h"
 
 namespace brisk::nn {
@@ -25,6 +26,26 @@ void ConvTranspose2dImpl::reset_parameters() { reset_conv_parameters(weight, bia
 Tensor ConvTranspose2dImpl::forward(const Tensor& input) const {
   return functional::conv_transpose2d(input, weight, bias, options.stride(), options.padding(),
                                       options.output_padding(), options.groups(), options.dilation());
+}
+
+Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::vector<int64_t>& output_size) const {
+  BRISK_CHECK(output_size.size() >= 2 && input.dim() >= 2,
+              "ConvTranspose2d: expected an output_size ending in [H, W] and an input [N, C, H, W] or [C, H, W], "
+              "got output_size {} and input {}",
+              output_size, input.describe());
+  Pair output_padding;
+  for (int i = 0; i < 2; ++i) {
+    const int64_t stride = options.stride()[i];
+    const int64_t smallest = functional::conv_transpose_output_length(
+        input.size(i - 2), options.kernel_size()[i], stride, options.padding()[i], options.dilation()[i], 0);
+    const int64_t wanted = output_size[output_size.size() - 2 + i];
+    BRISK_CHECK(smallest <= wanted && wanted < smallest + stride,
+                "ConvTranspose2d: output_size {} cannot be reached from input {}: spatial dim {} can be {} to {}",
+                output_size, input.sizes(), i, smallest, smallest + stride - 1);
+    output_padding[i] = wanted - smallest;
+  }
+  return functional::conv_transpose2d(input, weight, bias, options.stride(), options.padding(), output_padding,
+                                      options.groups(), options.dilation());
 }
 
 void ConvTranspose2dImpl::pretty_print(std::ostream& stream) const {

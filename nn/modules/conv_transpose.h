@@ -7,6 +7,7 @@
 //   Tensor y = up(x);  // x [N, 64, H, W] -> y [N, 32, 2H, 2W]
 #include <cstdint>
 #include <iosfwd>
+#include <vector>
 
 #include "nn/module.h"
 #include "nn/module_holder.h"
@@ -39,6 +40,10 @@ class ConvTranspose2dImpl : public Module {
   explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options);
 
   Tensor forward(const Tensor& input) const;
+  // forward(input) with the output_padding that makes the output's [H, W] the last two values
+  // of output_size (which may be [N, C, H, W] or [H, W]), as PyTorch's forward(input,
+  // output_size): to undo a strided Conv2d whose stride did not divide its input's size.
+  Tensor forward(const Tensor& input, const std::vector<int64_t>& output_size) const;
   // As Conv2d's (nn/modules/conv_parameters.h), fan_in = out_channels / groups * kH * kW.
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;

@@ -107,6 +107,15 @@ TEST_CASE("GroupNorm normalizes each group of each sample; ConvTranspose2d inver
   ConvTranspose2d up(ConvTranspose2dOptions(8, 3, 3).stride(2).padding(1).output_padding(1));
   Tensor x = randn({2, 3, 16, 12});
   CHECK(up(down(x)).sizes() == x.sizes());
+  // A stride that does not divide the input: output_size picks the output_padding.
+  ConvTranspose2d undo(ConvTranspose2dOptions(8, 3, 3).stride(2).padding(1));
+  Tensor odd = randn({2, 3, 15, 12});
+  CHECK(undo(down(odd)).sizes() == Shape{2, 3, 15, 11});
+  CHECK(undo->forward(down(odd), odd.sizes()).sizes() == odd.sizes());
+  CHECK(equal(undo->forward(down(odd), {16, 12}), F::conv_transpose2d(down(odd), undo->weight, undo->bias, 2, 1, 1)));
+  CHECK_THROWS_WITH(undo->forward(down(odd), {17, 15}),
+                    Contains("ConvTranspose2d: output_size [17, 15] cannot be reached from input [2, 8, 8, 6]: "
+                             "spatial dim 0 can be 15 to 16"));
 }
 
 TEST_CASE("ConvTranspose2d and Conv1d start from PyTorch's initialization bounds") {
