@@ -2,7 +2,8 @@
 // every scenario of sync_batchnorm_worker (a converted model with unequal parts, the module
 // on images, a rank with an empty part) ends with each rank's outputs, input gradients,
 // summed parameter gradients and running statistics equal to plain BatchNorm on the
-// concatenated batch (float64). The workers run on the CPU, in the _sim_test twin each on its
+// concatenated batch (float64), and inside DistributedDataParallel the model trains as one
+// process on the whole batch. The workers run on the CPU, in the _sim_test twin each on its
 // own simulated device, and in the gpu-tagged twin on CUDA (ranks sharing the GPUs over Gloo).
 #include <catch2/catch.hpp>
 
@@ -13,7 +14,7 @@ namespace {
 using namespace brisk::testing;
 
 TEST_CASE("SyncBatchNorm across processes equals BatchNorm on the concatenated batch", "[distributed]") {
-  check_all_scenarios("tests/distributed/sync_batchnorm_worker", {"model", "image", "empty"}, {2, 3});
+  check_all_scenarios("tests/distributed/sync_batchnorm_worker", {"model", "image", "empty", "ddp"}, {2, 3});
 }
 
 }  // namespace

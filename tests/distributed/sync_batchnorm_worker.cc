@@ -14,6 +14,9 @@
 //   image:  nn::SyncBatchNorm (cumulative running averages, momentum None) on [N, C, H, W];
 //           3 rows per rank.
 //   empty:  nn::SyncBatchNorm without affine parameters, rank 0 holding no rows.
+//   ddp:    the converted model of "model" inside DistributedDataParallel, 3 SGD steps: every
+//           parameter and buffer equals one process's after the same steps on the whole batch
+//           (DDP's bucket all-reduces interleaved with SyncBatchNorm's collectives).
 #include <algorithm>
 #include <cstdio>
 #include <functional>
@@ -22,12 +25,14 @@
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
+#include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "nn/modules/activation.h"
 #include "nn/modules/batchnorm.h"
 #include "nn/modules/linear.h"
 #include "nn/modules/sync_batchnorm.h"
 #include "nn/sequential.h"
+#include "optim/sgd.h"
 #include "tests/distributed/testing/worker_group.h"
 
 namespace {
@@ -44,7 +49,7 @@ struct Scenario {
   std::function<int64_t(int rank)> rows;
 };
 
-const std::vector<std::string> kNames{"model", "image", "empty"};
+const std::vector<std::string> kNames{"model", "image", "empty", "ddp"};
 
 Scenario scenario(const std::string& name) {
   if (name == "model") {
@@ -58,8 +63,8 @@ Scenario scenario(const std::string& name) {
             [](int rank) { return int64_t{2} + rank; }};
   }
   const bool image = name == "image";
-  nn::BatchNormOptions options = image ? nn::BatchNormOptions(3).momentum(std::nullopt)
-                                       : nn::BatchNormOptions(3).affine(false).momentum(0.3);
+  nn::BatchNormOptions options =
+      image ? nn::BatchNormOptions(3).momentum(std::nullopt) : nn::BatchNormOptions(3).affine(false).momentum(0.3);
   return {[options](bool sync, const std::shared_ptr<ProcessGroup>& group) {
             return sync ? nn::Sequential(nn::SyncBatchNorm(options, group)) : nn::Sequential(nn::BatchNorm2d(options));
           },
@@ -73,27 +78,76 @@ double max_diff(const Tensor& a, const Tensor& b) {
   return (a.detach().to(kCPU) - b.detach().to(kCPU)).abs().max().item<double>();
 }
 
-// The largest difference from the reference over every check of the scenario.
-double run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group) {
-  const Scenario s = scenario(name);
-  const Device device = group->device();
-  std::vector<int64_t> offsets{0};
-  for (int r = 0; r < group->size(); ++r) offsets.push_back(offsets.back() + s.rows(r));
-  const int64_t start = offsets[group->rank()], rows = s.rows(group->rank()), total = offsets.back();
+double max_diff(const nn::StateDict& state, const nn::StateDict& reference) {
+  double worst = 0;
+  for (const auto& [key, tensor] : state) {
+    worst = std::max(worst, max_diff(tensor.to(kFloat64), reference[key].to(kFloat64)));
+  }
+  return worst;
+}
 
+// The rows of each rank: offsets[r] to offsets[r + 1].
+std::vector<int64_t> row_offsets(const Scenario& s, int world) {
+  std::vector<int64_t> offsets{0};
+  for (int r = 0; r < world; ++r) offsets.push_back(offsets.back() + s.rows(r));
+  return offsets;
+}
+
+// The reference and the synchronized model, equal, in float64; the latter on `device`.
+std::pair<nn::Sequential, nn::Sequential> make_models(const Scenario& s, const std::shared_ptr<ProcessGroup>& group) {
   nn::Sequential reference = s.make(false, nullptr);
   nn::Sequential synced = s.make(true, group);
   reference->to(kFloat64);
   synced->to(kFloat64);
   synced->load_state_dict(reference->state_dict());
-  synced->to(device);
+  synced->to(group->device());
+  return {reference, synced};
+}
 
+Tensor batch_of(const Scenario& s, int64_t rows, Generator& gen) {
+  Shape shape{rows};
+  shape.insert(shape.end(), s.row.begin(), s.row.end());
+  return randn(shape, kFloat64, &gen) * 2.0 + 1.0;
+}
+
+// DDP averages the ranks' gradients: each rank's loss is scaled by the world size so that the
+// average is the gradient of the reference's loss, a mean over the whole batch.
+double run_ddp_scenario(const std::shared_ptr<ProcessGroup>& group) {
+  const Scenario s = scenario("model");
+  const std::vector<int64_t> offsets = row_offsets(s, group->size());
+  const int64_t start = offsets[group->rank()], rows = offsets[group->rank() + 1] - start, total = offsets.back();
+  auto [reference, synced] = make_models(s, group);
+  auto ddp = dist::DistributedDataParallel(synced, group);
+  optim::SGD reference_opt(reference->parameters(), optim::SGDOptions(0.1));
+  optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
+  Generator gen(99);
+  for (int step = 0; step < kSteps; ++step) {
+    Tensor batch = batch_of(s, total, gen), weights = randn({total, 3}, kFloat64, &gen);
+    reference_opt.zero_grad();
+    ((reference->forward(batch) * weights).sum() / static_cast<double>(total)).backward();
+    reference_opt.step();
+    opt.zero_grad();
+    Tensor mine = ddp->forward(batch.narrow(0, start, rows).to(group->device()));
+    Tensor my_weights = weights.narrow(0, start, rows).to(group->device());
+    ((mine * my_weights).sum() * (static_cast<double>(group->size()) / static_cast<double>(total))).backward();
+    opt.step();
+  }
+  return std::max(max_diff(synced->named_parameters(), reference->named_parameters()),
+                  max_diff(synced->named_buffers(), reference->named_buffers()));
+}
+
+// The largest difference from the reference over every check of the scenario.
+double run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group) {
+  if (name == "ddp") return run_ddp_scenario(group);
+  const Scenario s = scenario(name);
+  const Device device = group->device();
+  const std::vector<int64_t> offsets = row_offsets(s, group->size());
+  const int64_t start = offsets[group->rank()], rows = offsets[group->rank() + 1] - start, total = offsets.back();
+  auto [reference, synced] = make_models(s, group);
   Generator gen(1234);
-  Shape batch_shape{total};
-  batch_shape.insert(batch_shape.end(), s.row.begin(), s.row.end());
   double worst = 0;
   for (int step = 0; step < kSteps; ++step) {
-    Tensor batch = randn(batch_shape, kFloat64, &gen) * 2.0 + 1.0;
+    Tensor batch = batch_of(s, total, gen);
     Tensor x_ref = batch.clone().requires_grad_();
     Tensor y_ref = reference->forward(x_ref);
     Tensor grad_out = randn(y_ref.sizes(), kFloat64, &gen);
@@ -111,11 +165,7 @@ double run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>
     dist::all_reduce(grad, dist::ReduceOp::SUM, group);
     worst = std::max(worst, max_diff(grad, ref_params[key].grad()));
   }
-  const nn::StateDict ref_buffers = reference->named_buffers();
-  for (const auto& [key, buffer] : synced->named_buffers()) {
-    worst = std::max(worst, max_diff(buffer.to(kFloat64), ref_buffers[key].to(kFloat64)));
-  }
-  return worst;
+  return std::max(worst, max_diff(synced->named_buffers(), reference->named_buffers()));
 }
 
 int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
@@ -136,5 +186,5 @@ int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return brisk::dist::testing::worker_main(argc, argv, "all|model|image|empty", run);
+  return brisk::dist::testing::worker_main(argc, argv, "all|model|image|empty|ddp", run);
 }
