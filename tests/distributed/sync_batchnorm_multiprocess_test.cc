@@ -4,7 +4,8 @@
 // summed parameter gradients and running statistics equal to plain BatchNorm on the
 // concatenated batch (float64), and inside DistributedDataParallel the model trains as one
 // process on the whole batch. The workers run on the CPU, in the _sim_test twin each on its
-// own simulated device, and in the gpu-tagged twin on CUDA (ranks sharing the GPUs over Gloo).
+// own simulated device, and in the gpu-tagged twins on CUDA: over Gloo (ranks sharing the
+// GPUs) and over NCCL (one rank per GPU; world size 1 on a one-GPU machine).
 #include <catch2/catch.hpp>
 
 #include "tests/distributed/testing/launch_workers.h"

@@ -6,7 +6,8 @@
 // on the whole batch, and a synchronized one (convert_sync_batchnorm, or nn::SyncBatchNorm)
 // that sees only this rank's rows. After each step this rank's outputs and input gradients
 // must equal the reference's rows, and at the end the parameter gradients summed over the
-// ranks, the running statistics and num_batches_tracked must equal the reference's. Prints
+// ranks, the running statistics and num_batches_tracked must equal the reference's, and so
+// must the outputs in eval mode. Prints
 // "<scenario> ok max_diff=<x>" or "<scenario> FAILED max_diff=<x>" per scenario; the exit
 // status is 0 only when all passed.
 //   model:  Linear, BatchNorm1d, ReLU, Linear, BatchNorm1d converted by convert_sync_batchnorm;
@@ -165,7 +166,14 @@ double run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>
     dist::all_reduce(grad, dist::ReduceOp::SUM, group);
     worst = std::max(worst, max_diff(grad, ref_params[key].grad()));
   }
-  return std::max(worst, max_diff(synced->named_buffers(), reference->named_buffers()));
+  worst = std::max(worst, max_diff(synced->named_buffers(), reference->named_buffers()));
+  // In eval mode each rank normalizes alone with the running statistics.
+  reference->eval();
+  synced->eval();
+  NoGradGuard no_grad;
+  Tensor batch = batch_of(s, total, gen);
+  return std::max(worst, max_diff(synced->forward(batch.narrow(0, start, rows).to(device)),
+                                  reference->forward(batch).narrow(0, start, rows)));
 }
 
 int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
