@@ -20,7 +20,14 @@ class ProcessGroupStatsExchange : public functional::BatchStatsExchange {
     if (group_) return group_->size();
     return dist::is_initialized() ? dist::get_world_size() : 1;
   }
-  Tensor all_gather(const Tensor& stats) const override { return dist::all_gather_with_grad(stats, group_); }
+  Tensor all_gather(const Tensor& stats) const override {
+    const Device device = group_ ? group_->device() : dist::default_group()->device();
+    BRISK_CHECK(stats.device() == device,
+                "SyncBatchNorm: the input is on {}, but its process group exchanges tensors on {}: move the model "
+                "and its inputs there (with NCCL: the rank's GPU)",
+                stats.device(), device);
+    return dist::all_gather_with_grad(stats, group_);
+  }
 
  private:
   std::shared_ptr<dist::ProcessGroup> group_;
@@ -28,8 +35,7 @@ class ProcessGroupStatsExchange : public functional::BatchStatsExchange {
 
 }  // namespace
 
-SyncBatchNormImpl::SyncBatchNormImpl(const BatchNormOptions& options,
-                                     std::shared_ptr<dist::ProcessGroup> process_group)
+SyncBatchNormImpl::SyncBatchNormImpl(const BatchNormOptions& options, std::shared_ptr<dist::ProcessGroup> process_group)
     : BatchNormImplBase(options, "SyncBatchNorm", {2, 3, 4, 5}) {
   stats_exchange = std::make_shared<ProcessGroupStatsExchange>(std::move(process_group));
 }
