@@ -28,11 +28,11 @@ std::vector<Tensor> rows(const Tensor& stacked) {
 // backward, and (for double backward) its adjoint in turn.
 Tensor sum_scatter(const Tensor& stacked, const GroupPtr& group) {
   Tensor inputs = stacked.contiguous();
-  Tensor output = native::empty(Shape(inputs.sizes().begin() + 1, inputs.sizes().end()), TensorOptions(inputs.dtype()).device(inputs.device()));
+  Tensor output = native::empty(Shape(inputs.sizes().begin() + 1, inputs.sizes().end()),
+                                TensorOptions(inputs.dtype()).device(inputs.device()));
   group_or_default(group).reduce_scatter(output, rows(inputs), ReduceOp::SUM)->wait();
-  return record("ReduceScatterBackward", output, {stacked}, {}, [group](const BackwardArgs& a) -> TensorList {
-    return {all_gather_with_grad(a.grad(), group)};
-  });
+  return record("ReduceScatterBackward", output, {stacked}, {},
+                [group](const BackwardArgs& a) -> TensorList { return {all_gather_with_grad(a.grad(), group)}; });
 }
 
 }  // namespace
@@ -45,9 +45,8 @@ Tensor all_gather_with_grad(const Tensor& input, const GroupPtr& group) {
   Tensor gathered = native::empty(shape, TensorOptions(local.dtype()).device(local.device()));
   std::vector<Tensor> outputs = rows(gathered);
   g.all_gather(outputs, local)->wait();
-  return record("AllGatherBackward", gathered, {input}, {}, [group](const BackwardArgs& a) -> TensorList {
-    return {sum_scatter(a.grad(), group)};
-  });
+  return record("AllGatherBackward", gathered, {input}, {},
+                [group](const BackwardArgs& a) -> TensorList { return {sum_scatter(a.grad(), group)}; });
 }
 
 }  // namespace brisk::dist

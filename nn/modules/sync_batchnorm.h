@@ -14,7 +14,8 @@
 // Each forward (and backward) in training is a collective: every rank must run it, with
 // parts of any size (even empty) but the same channels, dtype and device (the group's).
 // Over NCCL the input is on the rank's GPU; over Gloo on the group's device. docs/ddp.md
-// says when to use it.
+// says when to use it. Bazel: //nn:sync_batchnorm (it links the process groups, so nn/nn.h
+// leaves it out; brisk/brisk.h has it).
 #include <cstdint>
 #include <memory>
 
