@@ -28,6 +28,7 @@ namespace brisk::nn {
 class SyncBatchNormImpl : public BatchNormImplBase {
  public:
   // process_group nullptr: the default group (dist::init_process_group), read at each forward.
+  // (dist::new_group gives nullptr to the ranks outside it: give those their own group.)
   explicit SyncBatchNormImpl(const BatchNormOptions& options,
                              std::shared_ptr<dist::ProcessGroup> process_group = nullptr);
   explicit SyncBatchNormImpl(int64_t num_features) : SyncBatchNormImpl(BatchNormOptions(num_features)) {}
