@@ -12,6 +12,7 @@
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "distributed/zero_redundancy_optimizer.h"
+#include "nn/modules/sync_batchnorm.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "tensor/generator.h"

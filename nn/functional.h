@@ -84,6 +84,26 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
                   double momentum = 0.1, double eps = 1e-5);
+// How the processes that normalize parts of one batch together share their per-channel
+// statistics: sync_batch_norm's view of a process group (nn::SyncBatchNorm makes one from a
+// dist::ProcessGroup; tests make one within a process).
+class BatchStatsExchange {
+ public:
+  virtual ~BatchStatsExchange() = default;
+  // How many processes take part; with 1 there is nothing to exchange.
+  virtual int size() const = 0;
+  // Every process's `stats` stacked, [size(), *stats.shape], differentiably: the gradient
+  // for this process's slice is the sum of every process's (so each must run the backward).
+  virtual Tensor all_gather(const Tensor& stats) const = 0;
+};
+// batch_norm in training with the statistics of the whole batch whose parts the processes
+// of `exchange` hold (each calls it with its part, as torch.nn.SyncBatchNorm): every process
+// gets its part normalized exactly as batch_norm would normalize the concatenated batch, and
+// running stats (when given) updated with the whole batch's mean and unbiased variance. A
+// part may be empty. The gradient of input includes the other processes' outputs' dependence
+// on it (through the exchange); those of weight and bias are this part's only (DDP sums them).
+Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                       const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange);
 // Normalizes over the trailing dims given by normalized_shape (which must match them).
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
