@@ -12,7 +12,7 @@
 // ...), it trains data-parallel: DistributedDataParallel over Gloo (on any device: the CPU, GPUs,
 // the simulated device) or NCCL (one GPU per process), each rank on its DistributedSampler share
 // with --batch-size / world size examples a step; the logged and saved metrics are sums over the
-// ranks, and only rank 0 logs and writes files (tools/train/distributed_run.h, docs/training.md
+// ranks, and only rank 0 logs and writes files (dist::init_distributed, tools/train/distributed_run.h, docs/training.md
 // "Distributed").
 //
 // One training step, from here down to the ops: run_training() -> train_epoch -> train_step
@@ -32,6 +32,7 @@
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/random.h"
+#include "distributed/init_distributed.h"
 #include "nn/functional.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
@@ -67,7 +68,7 @@ int64_t count_parameters(const nn::Module& module) {
 // train the same model on the same data with the same batches, steps and schedule (the
 // optimizer's hyperparameters come back with its state). world_size: "1" for a run that is
 // not distributed; a distributed run shards and orders the data differently.
-checkpoint::Metadata run_metadata(const TrainOptions& options, const DistributedRun& run) {
+checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::DistributedContext& run) {
   return {{"dataset", options.dataset},
           {"model", options.model},
           {"batch_size", std::to_string(options.batch_size)},
@@ -94,7 +95,7 @@ std::string implied_value(const std::string& key) {
 
 // The checkpoint of --resume, after checking that it comes from a run like this one. Every
 // rank of a distributed run loads the same file.
-checkpoint::Checkpoint load_resumed(const TrainOptions& options, const DistributedRun& run) {
+checkpoint::Checkpoint load_resumed(const TrainOptions& options, const dist::DistributedContext& run) {
   const std::string path = resolve_path(options.resume);
   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
   for (const auto& [key, value] : run_metadata(options, run)) {
@@ -126,7 +127,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // DistributedSampler share (every rank the same seed) in batches of its part of the global
 // micro-batch.
 data::DataLoader make_train_loader(const TrainOptions& options, const TrainingData& data, uint64_t data_seed,
-                                   Device device, const DistributedRun& run) {
+                                   Device device, const dist::DistributedContext& run) {
   auto loader_options = data::DataLoaderOptions()
                             .batch_size(per_rank_batch_size(options.batch_size, run.world_size, options.accumulate))
                             .seed(data_seed)
@@ -140,7 +141,8 @@ data::DataLoader make_train_loader(const TrainOptions& options, const TrainingDa
 
 int run_training(const TrainOptions& options) {
   if (options.threads > 0) set_num_threads(options.threads);
-  const DistributedRun run = start_distributed(options.dist_backend, options.device);
+  const dist::DistributedContext run =
+      dist::init_distributed(dist::InitDistributedOptions().device(options.device).backend(options.dist_backend));
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
   const Device device = run.device;
   manual_seed(options.seed);
@@ -239,7 +241,7 @@ int run_training(const TrainOptions& options) {
     }
   }
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
-  finish_distributed(run);
+  dist::finish_distributed(run);
   return 0;
 }
 
