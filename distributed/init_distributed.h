@@ -38,9 +38,9 @@ struct DistributedContext {
   bool enabled = false;  // false: one process, no process group; the fields below say so
   int rank = 0;
   int world_size = 1;
-  int local_rank = 0;                 // the rank among this machine's processes
-  std::string backend;                // "gloo" or "nccl" when enabled
-  Device device = kCPU;               // where this process trains, distributed or not
+  int local_rank = 0;                   // the rank among this machine's processes
+  std::string backend;                  // "gloo" or "nccl" when enabled
+  Device device = kCPU;                 // where this process trains, distributed or not
   std::shared_ptr<ProcessGroup> group;  // the default group, on `device`; null when not enabled
 
   // The process that speaks for the job: logs, files, checkpoints.
