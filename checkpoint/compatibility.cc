@@ -53,8 +53,9 @@ void optimizer_problems(const Checkpoint& checkpoint, const optim::Optimizer& op
   for (size_t g = 0; g < built.size(); ++g) {
     const size_t saved_params = saved[g].contains("params") ? saved[g]["params"].size() : 0;
     if (saved_params != built[g].params().size()) {
-      problems.push_back(fmt::format("optimizer {}: parameter group {} has {} parameters in the checkpoint, {} in this run",
-                                     optimizer.name(), g, saved_params, built[g].params().size()));
+      problems.push_back(
+          fmt::format("optimizer {}: parameter group {} has {} parameters in the checkpoint, {} in this run",
+                      optimizer.name(), g, saved_params, built[g].params().size()));
     }
   }
 }
@@ -109,7 +110,8 @@ void check_metadata(const Checkpoint& checkpoint, const Metadata& run, const Met
     auto fallback = implied.find(key);
     if (saved == checkpoint.metadata.end() && fallback == implied.end()) continue;
     const std::string& saved_value = saved != checkpoint.metadata.end() ? saved->second : fallback->second;
-    if (saved_value != value) differences.push_back(fmt::format("saved with {} {}, this run has {}", key, saved_value, value));
+    if (saved_value != value)
+      differences.push_back(fmt::format("saved with {} {}, this run has {}", key, saved_value, value));
   }
   BRISK_CHECK(differences.empty(), "{}: {} (resuming exactly needs the same)", file_of(checkpoint),
               fmt::join(differences, "; "));
