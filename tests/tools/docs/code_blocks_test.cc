@@ -11,30 +11,29 @@ using namespace brisk::docs;
 using Catch::Contains;
 
 TEST_CASE("cpp_code_blocks: ```cpp blocks, but not file blocks or other languages") {
-  const std::string markdown =
-      "# Title\n"                                // 1
-      "```sh\n"                                  // 2
-      "bazel run //x\n"                          // 3
-      "```\n"                                    // 4
-      "<!-- file: examples/a.cc -->\n"           // 5
-      "```cpp\n"                                 // 6
-      "int shown_as_is;\n"                       // 7
-      "```\n"                                    // 8
-      "```cpp\n"                                 // 9
-      "#include <map>\n"                         // 10
-      "struct Point { int x; };\n"               // 11
-      "```\n"                                    // 12
-      "<!-- compiled as the body of:\n"          // 13
-      "#include <vector>\n"                      // 14
-      "void example(std::vector<int> v) -->\n"   // 15
-      "\n"                                       // 16
-      "```cpp\n"                                 // 17
-      "v.push_back(1);\n"                        // 18
-      "```\n"                                    // 19
-      "1. a list\n"                              // 20
-      "   ```cpp\n"                              // 21
-      "   int indented;\n"                       // 22
-      "   ```\n";                                // 23
+  const std::string markdown = "# Title\n"                               // 1
+                               "```sh\n"                                 // 2
+                               "bazel run //x\n"                         // 3
+                               "```\n"                                   // 4
+                               "<!-- file: examples/a.cc -->\n"          // 5
+                               "```cpp\n"                                // 6
+                               "int shown_as_is;\n"                      // 7
+                               "```\n"                                   // 8
+                               "```cpp\n"                                // 9
+                               "#include <map>\n"                        // 10
+                               "struct Point { int x; };\n"              // 11
+                               "```\n"                                   // 12
+                               "<!-- compiled as the body of:\n"         // 13
+                               "#include <vector>\n"                     // 14
+                               "void example(std::vector<int> v) -->\n"  // 15
+                               "\n"                                      // 16
+                               "```cpp\n"                                // 17
+                               "v.push_back(1);\n"                       // 18
+                               "```\n"                                   // 19
+                               "1. a list\n"                             // 20
+                               "   ```cpp\n"                             // 21
+                               "   int indented;\n"                      // 22
+                               "   ```\n";                               // 23
   std::vector<CodeBlock> blocks = cpp_code_blocks(markdown, "docs/x.md");
   REQUIRE(blocks.size() == 3);
   CHECK(blocks[0].line == 10);
@@ -56,7 +55,8 @@ TEST_CASE("cpp_code_blocks: ```cpp blocks, but not file blocks or other language
 }
 
 TEST_CASE("cpp_code_blocks: malformed blocks and stray comments are named by file and line") {
-  CHECK_THROWS_WITH(cpp_code_blocks("text\n```cpp\nint x;\n", "a.md"), Contains("a.md:2: a code block that is never closed"));
+  CHECK_THROWS_WITH(cpp_code_blocks("text\n```cpp\nint x;\n", "a.md"),
+                    Contains("a.md:2: a code block that is never closed"));
   CHECK_THROWS_WITH(cpp_code_blocks("<!-- compiled after: int y; -->\nSome text.\n```cpp\nint x;\n```\n", "b.md"),
                     Contains("b.md:1: this comment is not followed by a ```cpp block"));
   CHECK_THROWS_WITH(cpp_code_blocks("<!-- compiled as the body of: -->\n```cpp\nx();\n```\n", "c.md"),
