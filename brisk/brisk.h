@@ -7,6 +7,7 @@
 // (docs/install.md). Brisk's own sources include the headers they use, never this one, so
 // that a change in one layer recompiles only what depends on it.
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"
 #include "cuda/device.h"
 #include "data/data.h"
