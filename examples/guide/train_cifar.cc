@@ -82,8 +82,7 @@ std::vector<double> evaluate(Net& model, data::DataLoader& loader, Device device
   return dist::all_reduce_metrics({loss_sum, correct, count});
 }
 
-int main(int argc, char** argv) {
-  const Options options = parse(argc, argv);
+void train(const Options& options) {
   // The launcher's RANK, WORLD_SIZE and LOCAL_RANK, or a process of its own.
   const dist::DistributedContext ctx = dist::init_distributed();
   manual_seed(0);
@@ -92,10 +91,11 @@ int main(int argc, char** argv) {
   const std::vector<double> mean{0.4914, 0.4822, 0.4465}, stdev{0.2470, 0.2435, 0.2616};
   auto train_set = std::make_shared<data::TransformDataset>(
       std::make_shared<data::CIFAR10>(options.data, /*train=*/true),
-      data::Compose({data::ToTensor(), data::RandomCrop(32, 4), data::RandomHorizontalFlip(),
-                     data::Normalize(mean, stdev)}));
-  auto test_set = std::make_shared<data::TransformDataset>(std::make_shared<data::CIFAR10>(options.data, false),
-                                                           data::Compose({data::ToTensor(), data::Normalize(mean, stdev)}));
+      data::Compose(
+          {data::ToTensor(), data::RandomCrop(32, 4), data::RandomHorizontalFlip(), data::Normalize(mean, stdev)}));
+  auto test_set =
+      std::make_shared<data::TransformDataset>(std::make_shared<data::CIFAR10>(options.data, false),
+                                               data::Compose({data::ToTensor(), data::Normalize(mean, stdev)}));
   // Each rank trains on its share of every epoch, in batches of its part of the global batch.
   const int64_t batch = options.batch_size / (ctx.world_size * options.accumulate);
   auto sampler = std::make_shared<data::DistributedSampler>(train_set->size(), ctx.world_size, ctx.rank,
@@ -105,8 +105,7 @@ int main(int argc, char** argv) {
 
   Net model;
   model->to(ctx.device);
-  optim::SGD optimizer(model->parameters(),
-                       optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(5e-4));
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(5e-4));
   const int64_t steps_per_epoch = train_loader.size() / options.accumulate;
   optim::CosineAnnealingLR scheduler(optimizer, options.epochs * steps_per_epoch);  // per step
   // What must not change between a run and its resumption, besides what restore() checks.
@@ -154,8 +153,8 @@ int main(int argc, char** argv) {
     const std::vector<double> test = evaluate(model, test_loader, ctx.device);
     if (!ctx.is_main()) continue;  // rank 0 speaks and writes for the job
     std::printf("epoch %lld/%lld: train loss %.4f, test loss %.4f, test accuracy %.2f%%\n",
-                static_cast<long long>(progress.epoch + 1), static_cast<long long>(options.epochs),
-                train[0] / train[1], test[0] / test[2], 100 * test[1] / test[2]);
+                static_cast<long long>(progress.epoch + 1), static_cast<long long>(options.epochs), train[0] / train[1],
+                test[0] / test[2], 100 * test[1] / test[2]);
     std::fflush(stdout);
     if (!options.save.empty()) {
       checkpoint::Progress next{progress.epoch + 1, 0, progress.step};
@@ -166,5 +165,14 @@ int main(int argc, char** argv) {
     }
   }
   dist::finish_distributed(ctx);
+}
+
+int main(int argc, char** argv) {
+  try {
+    train(parse(argc, argv));
+  } catch (const Error& e) {  // Brisk's errors say what was wrong: a missing file, a bad checkpoint
+    std::fprintf(stderr, "train_cifar: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }
