@@ -97,6 +97,9 @@ void train(const Options& options) {
       std::make_shared<data::TransformDataset>(std::make_shared<data::CIFAR10>(options.data, false),
                                                data::Compose({data::ToTensor(), data::Normalize(mean, stdev)}));
   // Each rank trains on its share of every epoch, in batches of its part of the global batch.
+  BRISK_CHECK(options.batch_size % (ctx.world_size * options.accumulate) == 0,
+              "--batch-size {} does not split into {} processes x {} micro-batches", options.batch_size, ctx.world_size,
+              options.accumulate);
   const int64_t batch = options.batch_size / (ctx.world_size * options.accumulate);
   auto sampler = std::make_shared<data::DistributedSampler>(train_set->size(), ctx.world_size, ctx.rank,
                                                             data::DistributedSamplerOptions().seed(1));

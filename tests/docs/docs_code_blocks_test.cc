@@ -10,5 +10,5 @@ std::vector<std::string> brisk_docs_compiled_blocks();
 TEST_CASE("docs: every ```cpp block of README.md and docs/*.md compiles") {
   const std::vector<std::string> blocks = brisk_docs_compiled_blocks();
   for (const std::string& block : blocks) UNSCOPED_INFO(block);  // shown if the count is off
-  CHECK(blocks.size() >= 20);  // docs/guide.md alone has 12
+  CHECK(blocks.size() >= 20);                                    // docs/guide.md alone has 12
 }
