@@ -35,6 +35,7 @@
 #include "data/random.h"
 #include "distributed/init_distributed.h"
 #include "nn/functional.h"
+#include "nn/modules/sync_batchnorm.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tensor/parallel.h"
@@ -82,6 +83,7 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::Distr
           {"warmup_epochs", fmt::format("{}", options.warmup_epochs)},
           {"max_grad_norm", fmt::format("{}", options.max_grad_norm)},
           {"label_smoothing", fmt::format("{}", options.label_smoothing)},
+          {"sync_bn", options.sync_bn && run.enabled ? "on" : "off"},
           {"seed", std::to_string(options.seed)},
           {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
 }
@@ -101,7 +103,8 @@ checkpoint::Checkpoint load_resumed(const TrainOptions& options, const dist::Dis
                               {"world_size", "1"},
                               {"optimizer", "sgd"},
                               {"warmup_epochs", "0"},
-                              {"max_grad_norm", "0"}});
+                              {"max_grad_norm", "0"},
+                              {"sync_bn", "off"}});
   return ckpt;
 }
 
@@ -153,6 +156,10 @@ int run_training(const TrainOptions& options) {
                                data::DataLoaderOptions().batch_size(kTestBatchSize).num_workers(options.workers));
 
   Classifier model = make_classifier(options.model, data.image, data.num_classes);
+  if (options.sync_bn && run.enabled) {
+    spdlog::info("--sync-bn: {} BatchNorm layers normalize over all {} processes",
+                 nn::convert_sync_batchnorm(*model.module), run.world_size);
+  }
   model.module->to(device);
   std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model.module->parameters());
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);

@@ -80,6 +80,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "DDP only the last micro-step all-reduces)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_flag("--sync-bn", o.sync_bn,
+               "distributed: BatchNorm layers normalize with the statistics of the whole global batch "
+               "(nn::SyncBatchNorm), so the run equals one process on that batch; without it each rank's own");
   app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();

@@ -23,6 +23,7 @@ struct TrainOptions {
   double label_smoothing = 0.0;        // of the training loss
   double max_grad_norm = 0.0;          // clip the gradients' total 2-norm to this; 0: no clipping
   int64_t accumulate = 1;              // micro-steps (forward and backward) per optimizer step
+  bool sync_bn = false;                // distributed: BatchNorm statistics over all ranks (SyncBatchNorm)
   uint64_t seed = 0;
   std::string device = "auto";  // see dist::InitDistributedOptions::device
   std::string save;             // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none

@@ -148,6 +148,36 @@ TEST_CASE("train distributed on CIFAR-format data with accumulation: 2 ranks lea
   }
 }
 
+TEST_CASE("train distributed with --sync-bn: a BatchNorm model's layers normalize over both ranks; the checkpoint "
+          "says so and a resume without the flag is refused",
+          "[distributed][train][cifar]") {
+  // That DDP with SyncBatchNorm equals one process on the global batch is
+  // tests/distributed/sync_batchnorm_multiprocess_test's; here, that the program converts.
+  std::string dir = scratch_dir("train_distributed_sync_bn");
+  tools::SyntheticCifar10Options synthetic;
+  synthetic.train_size = 64;
+  synthetic.test_size = 32;
+  tools::write_synthetic_cifar10(dir + "/data", synthetic);
+  const std::vector<std::string> resnet{"--dataset", "cifar10",       "--data-dir",  dir + "/data",  "--model",
+                                        "resnet20",  "--epochs",      "1",           "--batch-size", "32",
+                                        "--no-plot", "--metrics-csv", dir + "/x.csv"};
+  std::vector<std::string> synced = resnet;
+  synced.insert(synced.end(), {"--sync-bn", "--save", dir + "/synced.ckpt"});
+  RunResult two = launch_train(2, synced);
+  REQUIRE(two.status == 0);
+  CHECK_THAT(two.out, Contains("--sync-bn: 19 BatchNorm layers normalize over all 2 processes"));
+  checkpoint::Checkpoint saved = checkpoint::load_checkpoint(dir + "/synced.ckpt");
+  CHECK(saved.metadata.at("sync_bn") == "on");
+  // The layers keep BatchNorm's names, so the checkpoint loads into the plain model too.
+  CHECK(saved.model.contains("layer1.0.bn1.running_mean"));
+
+  std::vector<std::string> unsynced = resnet;
+  unsynced.insert(unsynced.end(), {"--epochs", "2", "--resume", dir + "/synced.ckpt"});
+  RunResult resumed = launch_train(2, unsynced);
+  CHECK(resumed.status == 1);
+  CHECK_THAT(resumed.out, Contains("sync_bn"));
+}
+
 TEST_CASE("train distributed: a global batch that does not split over the ranks is an error naming both",
           "[distributed][train]") {
   std::string dir = scratch_dir("train_distributed_batch");
