@@ -31,6 +31,14 @@ Tensor relu(const Tensor& x);
 // approximate: "none" (exact, with erf) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor silu(const Tensor& x);
+// x above zero, negative_slope * x otherwise.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+// x above zero, alpha * (exp(x) - 1) otherwise.
+Tensor elu(const Tensor& x, double alpha = 1.0);
+// log(1 + exp(beta * x)) / beta, and x where beta * x > threshold.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+// x * relu6(x + 3) / 6.
+Tensor hardswish(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor softmax(const Tensor& x, int64_t dim);
