@@ -59,7 +59,7 @@ Tensor pow(Scalar base, const Tensor& exponent);
 Tensor neg(const Tensor& x);
 // The remainder of a / b with the sign of b, as Python's % (torch.remainder), and with the
 // sign of a, as C's fmod (torch.fmod); the quotient's gradient floor(a / b) or trunc(a / b)
-// flows to b. An integer divisor of zero raises on the CPU, as PyTorch (device tensors give 0).
+// flows to b. An integer divisor of zero raises, as PyTorch on the CPU.
 Tensor remainder(const Tensor& a, const Tensor& b);
 Tensor remainder(const Tensor& a, Scalar b);
 Tensor remainder(Scalar a, const Tensor& b);

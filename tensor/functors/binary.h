@@ -66,8 +66,8 @@ struct Lerp {
 };
 
 // The remainder of a / b with the sign of b (Python's %, torch.remainder). An integer divisor
-// of zero gives 0 instead of a trap (the public op raises for it on the CPU, as PyTorch), and
-// one of -1 gives 0 without the overflow of lowest % -1.
+// of zero gives 0 instead of a trap (the public op raises for it first, as PyTorch), and one
+// of -1 gives 0 without the overflow of lowest % -1.
 template <typename T>
 struct Remainder {
   BRISK_INLINE T operator()(T a, T b) const {
