@@ -41,10 +41,11 @@
   X(Silu, silu, Silu, FloatingTypes, Same)                                              \
   X(LogicalNot, logical_not, LogicalNot, AllTypes, Bool)                                \
   X(Clamp, clamp, Clamp, NumericTypes, Same)     /* min a, max b (±inf when absent) */ \
-  X(RPowScalar, pow, RPowScalar, AllTypes, Same) /* a ** x */                          \
-  X(LeakyRelu, leaky_relu, LeakyRelu, FloatingTypes, Same) /* negative_slope a */      \
-  X(Elu, elu, Elu, FloatingTypes, Same)                    /* alpha a */               \
-  X(Softplus, softplus, Softplus, FloatingTypes, Same)     /* beta a, threshold b */   \
+  X(RPowScalar, pow, RPowScalar, AllTypes, Same) /* a ** x */                           \
+  /* leaky_relu: negative_slope a; elu: alpha a; softplus: beta a, threshold b */       \
+  X(LeakyRelu, leaky_relu, LeakyRelu, FloatingTypes, Same)                              \
+  X(Elu, elu, Elu, FloatingTypes, Same)                                                 \
+  X(Softplus, softplus, Softplus, FloatingTypes, Same)                                  \
   X(Hardswish, hardswish, Hardswish, FloatingTypes, Same)
 
 #define BRISK_UNARY_OPS(X) BRISK_UNARY_MATH_OPS(X) BRISK_UNARY_OTHER_OPS(X)
@@ -105,5 +106,5 @@
 #define BRISK_RANDOM_OPS(X)                                  \
   X(Uniform, uniform_)     /* [params.a, params.b) */        \
   X(Normal, normal_)       /* mean params.a, std params.b */ \
-  X(Bernoulli, bernoulli_) /* probability params.a */       \
-  X(RandomInt, random_)    /* integers in [params.a, params.b) */
+  X(Bernoulli, bernoulli_) /* probability params.a */        \
+  X(RandomInt, random_)    /* integers in [a, b) */

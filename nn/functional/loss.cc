@@ -113,6 +113,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   BRISK_CHECK(input.is_floating_point(), "mse_loss: expected a floating point input, got {}", input.describe());
+  BRISK_CHECK(target.device() == input.device(), "mse_loss: target {} is not on the input's device {}",
+              target.describe(), input.device());
+  broadcast_shapes(input.sizes(), target.sizes(), "mse_loss");  // an error names mse_loss, not sub
   return reduce(square(input - target), reduction);
 }
 

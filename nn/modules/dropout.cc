@@ -14,7 +14,9 @@ void check_probability(const char* layer, double p) {
 
 }  // namespace
 
-DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) { check_probability("Dropout", options.p()); }
+DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
+  check_probability("Dropout", options.p());
+}
 
 Tensor DropoutImpl::forward(const Tensor& input) const {
   return functional::dropout(input, options.p(), is_training(), options.generator());

@@ -152,7 +152,8 @@ TEST_CASE("gradcheck: cross_entropy with class probabilities, in the logits and 
   }
   CHECK(gradcheck([](const TensorList& in) { return F::cross_entropy(in[0], F::softmax(in[1], 1)); },
                   {leaf({2, 3, 2, 2}), leaf({2, 3, 2, 2})}));
-  CHECK(gradgradcheck([](const TensorList& in) { return F::cross_entropy(in[0], in[1]); }, {leaf({3, 4}), leaf({3, 4})}));
+  CHECK(
+      gradgradcheck([](const TensorList& in) { return F::cross_entropy(in[0], in[1]); }, {leaf({3, 4}), leaf({3, 4})}));
 }
 
 TEST_CASE("gradcheck: dropout2d, its mask fixed by the generator's seed") {

@@ -223,11 +223,22 @@ TEST_CASE("Embedding matches PyTorch, padding_idx included") {
 
 TEST_CASE("activation layers and Flatten match PyTorch") {
   std::map<std::string, std::function<Tensor(const Tensor&)>> layers{
-      {"relu", ReLU()},       {"gelu", GELU()},       {"gelu_tanh", GELU("tanh")}, {"silu", SiLU()},
-      {"tanh", Tanh()},       {"sigmoid", Sigmoid()}, {"softmax", Softmax(1)},     {"log_softmax", LogSoftmax(1)},
+      {"relu", ReLU()},
+      {"gelu", GELU()},
+      {"gelu_tanh", GELU("tanh")},
+      {"silu", SiLU()},
+      {"tanh", Tanh()},
+      {"sigmoid", Sigmoid()},
+      {"softmax", Softmax(1)},
+      {"log_softmax", LogSoftmax(1)},
       {"flatten", Flatten()},
-      {"leaky_relu", LeakyReLU()}, {"leaky_relu_0.2", LeakyReLU(0.2)}, {"elu", ELU()}, {"elu_0.5", ELU(0.5)},
-      {"softplus", Softplus()},    {"softplus_2_1", Softplus(2.0, 1.0)}, {"hardswish", Hardswish()},
+      {"leaky_relu", LeakyReLU()},
+      {"leaky_relu_0.2", LeakyReLU(0.2)},
+      {"elu", ELU()},
+      {"elu_0.5", ELU(0.5)},
+      {"softplus", Softplus()},
+      {"softplus_2_1", Softplus(2.0, 1.0)},
+      {"hardswish", Hardswish()},
   };
   for (const std::string& name : nn_cases_of_kind("activation")) {
     DYNAMIC_SECTION(name) {
@@ -238,9 +249,8 @@ TEST_CASE("activation layers and Flatten match PyTorch") {
   }
 }
 
-TEST_CASE(
-    "CrossEntropyLoss matches PyTorch (reductions, ignore_index, label smoothing, class weights, class "
-    "probabilities)") {
+TEST_CASE("CrossEntropyLoss matches PyTorch (reductions, ignore_index, label smoothing, class weights, class "
+          "probabilities)") {
   for (const std::string& name : nn_cases_of_kind("cross_entropy")) {
     DYNAMIC_SECTION(name) {
       const json& c = nn_case(name);

@@ -239,5 +239,34 @@ TEST_CASE("modules print as a tree like PyTorch") {
         ")");
 }
 
+// A model with a layer that gets the wrong number of features: fc1 gives 6, body.2 wants 5.
+struct MisfitImpl : Module {
+  MisfitImpl() {
+    fc1 = register_module("fc1", Linear(8, 6));
+    body = register_module("body", Sequential(Linear(6, 4), ReLU(), Linear(5, 2)));
+  }
+  Tensor forward(const Tensor& x) { return body(fc1(x)); }
+
+  Linear fc1{nullptr};
+  Sequential body{nullptr};
+};
+BRISK_MODULE(Misfit);
+
+TEST_CASE("an error inside a model names the layer, by its name in its parent and its configuration") {
+  Misfit model;
+  CHECK(model->fc1->name_in_parent() == "fc1");
+  CHECK(model->name_in_parent().empty());
+  CHECK_THROWS_WITH(model(zeros({3, 8})),
+                    Contains("linear: input [3, 4] float32 cpu should have 5 features in its last dim (weight [2, 5])\n"
+                             "  in 2: Linear(in_features=5, out_features=2, bias=true)\n"
+                             "  in body: Sequential\n"
+                             "  in Misfit"));
+  CHECK_THROWS_WITH(model(zeros({3, 7})),
+                    Contains("should have 8 features") && Contains("\n  in fc1: Linear(in_features=8, out_features=6, "
+                                                                   "bias=true)\n  in Misfit"));
+  // A module on its own, never registered, is named by its configuration.
+  CHECK_THROWS_WITH(Linear(3, 2)(zeros({1, 4})), Contains("\n  in Linear(in_features=3, out_features=2, bias=true)"));
+}
+
 }  // namespace
 }  // namespace brisk::nn

@@ -173,7 +173,8 @@ TEST_CASE("randint draws every integer of [low, high) about equally often, repro
   for (int64_t v : native::randint(-big, big, {1000}, kInt64, &g1).to_vector<int64_t>()) CHECK((v >= -big && v < big));
   CHECK(native::randint(5, 6, {3}, kUInt8, &g1).to_vector<uint8_t>() == std::vector<uint8_t>{5, 5, 5});
 
-  CHECK_THROWS_WITH(native::randint(3, 3, {2}, kInt64, &g1), Contains("randint: expected low < high, got low=3 high=3"));
+  CHECK_THROWS_WITH(native::randint(3, 3, {2}, kInt64, &g1),
+                    Contains("randint: expected low < high, got low=3 high=3"));
   CHECK_THROWS_WITH(native::randint(0, 300, {2}, kUInt8, &g1), Contains("randint") && Contains("uint8"));
   CHECK_THROWS_WITH(native::randint(0, 2, {2}, kBool, &g1), Contains("randint: the dtype must be numeric"));
 }
