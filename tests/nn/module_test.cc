@@ -239,6 +239,20 @@ TEST_CASE("modules print as a tree like PyTorch") {
         ")");
 }
 
+TEST_CASE("activation and dropout layers print their arguments") {
+  Sequential seq(LeakyReLU(0.2), ELU(0.5), Softplus(2.0, 10.0), Hardswish(), Dropout2d(0.25));
+  std::ostringstream text;
+  text << *seq;
+  CHECK(text.str() == "Sequential(\n"
+                      "  (0): LeakyReLU(negative_slope=0.2)\n"
+                      "  (1): ELU(alpha=0.5)\n"
+                      "  (2): Softplus(beta=2, threshold=10)\n"
+                      "  (3): Hardswish\n"
+                      "  (4): Dropout2d(p=0.25)\n"
+                      ")");
+  CHECK_THROWS_WITH(Softplus(0.0), Contains("Softplus: beta must not be 0"));
+}
+
 // A model with a layer that gets the wrong number of features: fc1 gives 6, body.2 wants 5.
 struct MisfitImpl : Module {
   MisfitImpl() {
