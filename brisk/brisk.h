@@ -1,17 +1,22 @@
 #pragma once
 // Everything a training program uses, in one include (as torch/torch.h): tensors and their
-// differentiable ops, nn, optim, data, checkpoints, distributed training (process groups,
-// DistributedDataParallel, ZeroRedundancyOptimizer) and the CUDA device queries.
+// differentiable ops, nn, optim, data, checkpoints, distributed training (init_distributed,
+// process groups, DistributedDataParallel, metrics reduced over ranks,
+// ZeroRedundancyOptimizer) and the CUDA device queries.
 // Bazel: deps = ["@brisk//:brisk"]; CMake: target_link_libraries(app Brisk::brisk)
 // (docs/install.md). Brisk's own sources include the headers they use, never this one, so
 // that a change in one layer recompiles only what depends on it.
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"
 #include "cuda/device.h"
 #include "data/data.h"
+#include "distributed/all_reduce_metrics.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
+#include "distributed/init_distributed.h"
 #include "distributed/zero_redundancy_optimizer.h"
+#include "nn/modules/sync_batchnorm.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "tensor/generator.h"

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"
 #include "tensor/error.h"
 
@@ -73,12 +74,7 @@ Checkpoint capture(const nn::Module& model, const optim::Optimizer& optimizer, c
 
 void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& optimizer,
              optim::LRScheduler* scheduler) {
-  BRISK_CHECK(checkpoint.optimizer_name == optimizer.name(),
-              "checkpoint: the optimizer state is {}'s, it cannot be loaded into {}", checkpoint.optimizer_name,
-              optimizer.name());
-  BRISK_CHECK(checkpoint.scheduler.is_null() == (scheduler == nullptr), "checkpoint: {}",
-              scheduler == nullptr ? "it has LR scheduler state, but no scheduler was given to restore"
-                                   : "it has no LR scheduler state to restore the given scheduler from");
+  check_compatible(checkpoint, model, optimizer, scheduler);
   model.load_state_dict(checkpoint.model);
   optimizer.load_state_dict(checkpoint.optimizer);
   if (scheduler != nullptr) scheduler->load_state_dict(checkpoint.scheduler);
@@ -126,6 +122,7 @@ Checkpoint load_checkpoint(const std::string& path) {
               metadata.at("brisk.checkpoint"), kVersion);
 
   Checkpoint out;
+  out.path = path;
   for (const auto& [name, tensor] : file.tensors) {
     if (starts_with(name, kOptimizerPrefix)) {
       out.optimizer.tensors[name.substr(std::string(kOptimizerPrefix).size())] = tensor;

@@ -7,9 +7,9 @@
 //   // saving, e.g. after each epoch
 //   checkpoint::save_checkpoint(path, checkpoint::capture(*model, optimizer, progress, loader.seed(), &scheduler));
 //
-//   // resuming, after building the model and optimizer as the saved run did
+//   // resuming, after building the model, optimizer and scheduler as the saved run did
 //   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
-//   checkpoint::restore(ckpt, *model, optimizer, &scheduler);  // also sets brisk::default_generator()
+//   checkpoint::restore(ckpt, *model, optimizer, &scheduler);  // checks they are; sets brisk::default_generator()
 //   data::DataLoader loader(dataset, data::DataLoaderOptions()...seed(ckpt.data_seed));
 //   then train from epoch ckpt.progress.epoch, skipping its first ckpt.progress.batch batches
 //
@@ -58,6 +58,7 @@ struct Checkpoint {
   Generator::State generator;  // of brisk::default_generator()
   uint64_t data_seed = 0;      // data::DataLoaderOptions::seed of the training data
   Metadata metadata;           // the program's own entries; keys other than "format" and "brisk.*"
+  std::string path;            // the file load_checkpoint read, for messages; "" for one captured
 };
 
 // The state of live objects and of brisk::default_generator(); `scheduler` may be null. The
@@ -66,9 +67,10 @@ struct Checkpoint {
 Checkpoint capture(const nn::Module& model, const optim::Optimizer& optimizer, const Progress& progress,
                    uint64_t data_seed, const optim::LRScheduler* scheduler = nullptr);
 
-// Loads the model, optimizer and scheduler state (strictly: every key must match, and a
-// scheduler is given exactly when one was saved) and sets brisk::default_generator(). They
-// must be built as in the saved run.
+// Loads the model, optimizer and scheduler state and sets brisk::default_generator(). They
+// must be built as in the saved run: check_compatible (checkpoint/compatibility.h) first
+// raises an error naming every difference (a tensor's shape, the optimizer's kind, a
+// scheduler given or not, its schedule's settings such as T_max) before anything is loaded.
 void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& optimizer,
              optim::LRScheduler* scheduler = nullptr);
 

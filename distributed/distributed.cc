@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "distributed/backend_registry.h"
+#include "distributed/environment.h"
 #include "distributed/file_store.h"
 #include "distributed/prefix_store.h"
 #include "distributed/tcp_store.h"
@@ -30,21 +31,6 @@ struct State {
 State& state() {
   static State* s = new State;
   return *s;
-}
-
-// The first of `names` that is set, parsed as an integer; -1 when none is.
-int env_int(std::initializer_list<const char*> names, std::string* which) {
-  for (const char* name : names) {
-    const char* value = std::getenv(name);
-    if (value == nullptr || *value == '\0') continue;
-    char* end = nullptr;
-    long parsed = std::strtol(value, &end, 10);
-    BRISK_CHECK(*end == '\0' && parsed >= 0 && parsed < (1 << 24),
-                "init_process_group: {}='{}' is not a valid non-negative integer", name, value);
-    *which = name;
-    return static_cast<int>(parsed);
-  }
-  return -1;
 }
 
 std::string env_string(const char* name, const std::string& method) {
@@ -100,8 +86,11 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     BRISK_CHECK(s.world == nullptr, "init_process_group: already initialized (call destroy_process_group first)");
   }
   std::string rank_var = "argument", size_var = "argument";
-  if (rank < 0) rank = env_int({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}, &rank_var);
-  if (world_size < 0) world_size = env_int({"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"}, &size_var);
+  if (rank < 0)
+    rank = env_rank_value("init_process_group", {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}, &rank_var);
+  if (world_size < 0)
+    world_size =
+        env_rank_value("init_process_group", {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"}, &size_var);
   BRISK_CHECK(rank >= 0,
               "init_process_group({}): the rank is unknown: pass it or set RANK (or SLURM_PROCID, "
               "OMPI_COMM_WORLD_RANK)",

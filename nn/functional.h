@@ -12,7 +12,9 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "nn/options.h"
 #include "nn/size2.h"
 #include "tensor/generator.h"
 #include "tensor/tensor.h"
@@ -55,6 +57,20 @@ Tensor flatten(const Tensor& input, int64_t start_dim = 1, int64_t end_dim = -1)
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), Size2 stride = 1,
               Size2 padding = 0, Size2 dilation = 1, int64_t groups = 1);
 
+// input [N, C, L] (or [C, L] for one unbatched sequence); weight [out_channels,
+// in_channels / groups, kernel_size]; bias [out_channels] or undefined. Zero padding.
+// (nn/functional/conv1d.cc)
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), int64_t stride = 1,
+              int64_t padding = 0, int64_t dilation = 1, int64_t groups = 1);
+// The transposed convolution ("deconvolution"): the gradient of conv2d with respect to its
+// input, as torch.nn.functional.conv_transpose2d (note that groups comes before dilation).
+// weight [in_channels, out_channels / groups, kH, kW]; bias [out_channels] or undefined. Each
+// output dim is (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1;
+// output_padding, the extra rows and columns at the bottom and right, must be smaller than
+// the stride or the dilation. Differentiable twice. (nn/functional/conv_transpose.cc)
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), Size2 stride = 1,
+                        Size2 padding = 0, Size2 output_padding = 0, int64_t groups = 1, Size2 dilation = 1);
+
 // ---- Pooling (nn/functional/pool.cc). An absent stride means stride = kernel_size. ----
 Tensor max_pool2d(const Tensor& input, Size2 kernel_size, std::optional<Size2> stride = std::nullopt, Size2 padding = 0,
                   Size2 dilation = 1, bool ceil_mode = false);
@@ -76,9 +92,73 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
                   double momentum = 0.1, double eps = 1e-5);
+// How the processes that normalize parts of one batch together share their per-channel
+// statistics: sync_batch_norm's view of a process group (nn::SyncBatchNorm makes one from a
+// dist::ProcessGroup; tests make one within a process).
+class BatchStatsExchange {
+ public:
+  virtual ~BatchStatsExchange() = default;
+  // How many processes take part; with 1 there is nothing to exchange.
+  virtual int size() const = 0;
+  // Every process's `stats` stacked, [size(), *stats.shape], differentiably: the gradient
+  // for this process's slice is the sum of every process's (so each must run the backward).
+  virtual Tensor all_gather(const Tensor& stats) const = 0;
+};
+// batch_norm in training with the statistics of the whole batch whose parts the processes
+// of `exchange` hold (each calls it with its part, as torch.nn.SyncBatchNorm): every process
+// gets its part normalized exactly as batch_norm would normalize the concatenated batch, and
+// running stats (when given) updated with the whole batch's mean and unbiased variance. A
+// part may be empty. The gradient of input includes the other processes' outputs' dependence
+// on it (through the exchange); those of weight and bias are this part's only (DDP sums them).
+Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                       const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange);
 // Normalizes over the trailing dims given by normalized_shape (which must match them).
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
+
+// Normalizes each sample's channels in num_groups groups (which must divide C), with the
+// mean and biased variance of each group over its channels and positions, then applies the
+// per-channel weight and bias [C] when given. input [N, C, *]. (nn/functional/group_norm.cc)
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+
+// ---- Resampling (nn/functional/interpolate.cc) ----
+// The arguments of interpolate, as torch.nn.functional.interpolate's: exactly one of size
+// and scale_factor, each one number for every spatial dim or one per spatial dim.
+//
+//   F::interpolate(x, F::InterpolateOptions().scale_factor({2}).mode("bilinear").align_corners(false));
+//   F::interpolate(x, F::InterpolateOptions().size({32, 48}));
+struct InterpolateOptions {
+  // The output size, or the factor by which each spatial dim grows (exactly one of them).
+  InterpolateOptions& size(std::vector<int64_t> value) {
+    size_ = std::move(value);
+    return *this;
+  }
+  const std::optional<std::vector<int64_t>>& size() const { return size_; }
+  InterpolateOptions& scale_factor(std::vector<double> value) {
+    scale_factor_ = std::move(value);
+    return *this;
+  }
+  const std::optional<std::vector<double>>& scale_factor() const { return scale_factor_; }
+  // "nearest" (input [N, C, L], [N, C, H, W] or [N, C, D, H, W]) or "bilinear" ([N, C, H, W]).
+  BRISK_ARG(std::string, mode) = "nearest";
+  // bilinear only: whether the corner pixels of input and output are aligned (their centers
+  // coincide), as PyTorch; unset means false.
+  BRISK_ARG(std::optional<bool>, align_corners);
+  // With a scale_factor: whether the source positions use in / out, the scale that the
+  // output size actually has, instead of 1 / scale_factor.
+  BRISK_ARG(bool, recompute_scale_factor) = false;
+
+ private:
+  std::optional<std::vector<int64_t>> size_;
+  std::optional<std::vector<double>> scale_factor_;
+};
+// Resizes the spatial dims. With a scale_factor s the output size is floor(in * s) and the
+// source positions are computed with 1 / s (in / out with recompute_scale_factor), as PyTorch.
+// "nearest" picks input index floor(out_index * step), step = 1 / s or in / out (PyTorch's
+// legacy "nearest"); "bilinear" mixes the four neighbors, whose weights depend on
+// align_corners.
+Tensor interpolate(const Tensor& input, const InterpolateOptions& options);
 
 // ---- Dropout (nn/functional/dropout.cc) ----
 // In training, zeroes each element with probability p (drawn from `generator`, the default

@@ -8,6 +8,7 @@
 #                  `pkg-config --cflags --libs brisk`; each run
 #   docs_files     every code block that docs/*.md and README.md mark with
 #                  `<!-- file: PATH -->` on the line above is PATH's content, word for word
+#                  (their other ```cpp blocks are compiled by //tests/docs:docs_code_blocks_test)
 # Writes one line per check to RESULTS ("PASSED name log" or "FAILED name log"; the logs are
 # in runs/test_examples/) and exits non-zero if one failed. tools/test.sh calls it and counts
 # each check as one test case.

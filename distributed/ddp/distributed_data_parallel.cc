@@ -2,9 +2,18 @@
 
 #include "autograd/grad_mode.h"
 #include "distributed/ddp/module_sync.h"
+#include "distributed/distributed.h"
 #include "distributed/host_value_collectives.h"
+#include "tensor/error.h"
 
 namespace brisk::dist {
+
+std::shared_ptr<ProcessGroup> detail::ddp_default_group() {
+  BRISK_CHECK(is_initialized(),
+              "DistributedDataParallel(module): no process group given and there is no default group: call "
+              "dist::init_process_group (or dist::init_distributed) first");
+  return default_group();
+}
 
 NoSyncGuard::NoSyncGuard(DistributedDataParallelBase& ddp) : ddp_(ddp), previous_(ddp.require_backward_grad_sync()) {
   ddp_.set_require_backward_grad_sync(false);

@@ -4,7 +4,7 @@
 //
 //   dist::init_process_group("gloo");                          // from the launcher's environment
 //   models::MLP model(models::MLPOptions(784, 10));
-//   auto ddp = dist::DistributedDataParallel(model, dist::default_group());  // broadcasts rank 0's weights
+//   auto ddp = dist::DistributedDataParallel(model);          // default group; broadcasts rank 0's weights
 //   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
 //   for (auto& batch : loader) {                              // each rank its own shard
 //     opt.zero_grad();
@@ -13,6 +13,9 @@
 //     opt.step();
 //   }
 //   ddp->join();                                              // this rank has no inputs left
+//
+// Without a group, DDP runs over the default group (dist::default_group(), made by
+// init_process_group), as torch's DistributedDataParallel(model) does.
 //
 // Parameters and buffers must be on the process group's device (ProcessGroup::device(): a
 // CUDA device for NCCL, the CPU for a default Gloo group); every collective DDP issues, its
@@ -120,6 +123,9 @@ void collect_tensors(const std::pair<A, B>& pair, std::vector<Tensor>& out) {
   collect_tensors(pair.second, out);
 }
 
+// The default group, or an error naming what to call first when there is none.
+std::shared_ptr<ProcessGroup> ddp_default_group();
+
 template <typename M>
 std::shared_ptr<nn::Module> module_ptr(const M& module) {
   if constexpr (std::is_base_of_v<nn::ModuleHolderBase, M>) {
@@ -139,6 +145,9 @@ class DistributedDataParallelImpl : public DistributedDataParallelBase {
                               const DistributedDataParallelOptions& options = {})
       : DistributedDataParallelBase(detail::module_ptr(module), std::move(group), options),
         module_(std::move(module)) {}
+  // Over the default group.
+  explicit DistributedDataParallelImpl(M module, const DistributedDataParallelOptions& options = {})
+      : DistributedDataParallelImpl(std::move(module), detail::ddp_default_group(), options) {}
 
   template <typename... Args>
   auto forward(Args&&... args) {
@@ -163,6 +172,8 @@ class DistributedDataParallel : public nn::ModuleHolder<DistributedDataParallelI
   M& module() const { return this->get()->module(); }
 };
 
+template <typename M>
+DistributedDataParallel(M) -> DistributedDataParallel<M>;
 template <typename M, typename G>
 DistributedDataParallel(M, G) -> DistributedDataParallel<M>;
 template <typename M, typename G>

@@ -8,6 +8,7 @@
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "nn/functional.h"
+#include "nn/functional/conv2d_backward.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::nn::functional {
@@ -16,10 +17,6 @@ using autograd::BackwardArgs;
 using autograd::record;
 using autograd::TensorList;
 
-namespace {
-
-// {grad_input, grad_weight, grad_bias} where `need` asks, as a differentiable op of
-// (grad_out, input, weight).
 std::array<Tensor, 3> conv2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                                       const Conv2dParams& p, std::array<bool, 3> need) {
   std::array<Tensor, 3> grads = native::conv2d_backward(grad_out, input, weight, p, need);
@@ -59,8 +56,6 @@ std::array<Tensor, 3> conv2d_backward(const Tensor& grad_out, const Tensor& inpu
   for (size_t i = 0; i < slots.size(); ++i) grads[slots[i]] = outputs[i];
   return grads;
 }
-
-}  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
               Size2 dilation, int64_t groups) {

@@ -2,7 +2,9 @@
 // native_batch_norm and batch_norm_backward) on devices with the kernels (the CPU and the
 // simulated device), and is composed from differentiable ops elsewhere. The composite folds
 // the statistics and the affine parameters into one per-channel scale and shift first, so
-// the full-size input is only read once more after the statistics.
+// the full-size input is only read once more after the statistics. sync_batch_norm is that
+// composite with statistics combined over processes, so autograd derives its backward,
+// exchange included.
 #include <array>
 
 #include "autograd/grad_mode.h"
@@ -19,10 +21,23 @@ using autograd::TensorList;
 
 namespace {
 
-void check_channel_vector(const char* what, const Tensor& t, const Tensor& input) {
+void check_channel_vector(const char* op, const char* what, const Tensor& t, const Tensor& input) {
   BRISK_CHECK(!t.defined() || (t.dim() == 1 && t.size(0) == input.size(1)),
-              "batch_norm: {} {} should have shape [{}] (the channels of input {})", what, t.describe(), input.size(1),
+              "{}: {} {} should have shape [{}] (the channels of input {})", op, what, t.describe(), input.size(1),
               input.sizes());
+}
+
+// The arguments' checks shared by batch_norm and sync_batch_norm (`op`).
+void check_batch_norm_args(const char* op, const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                           const Tensor& weight, const Tensor& bias) {
+  BRISK_CHECK(input.dim() >= 2, "{}: expected an input [N, C, *] with at least 2 dims, got {}", op, input.describe());
+  BRISK_CHECK(running_mean.defined() == running_var.defined(),
+              "{}: running_mean {} and running_var {} must be given together", op, running_mean.describe(),
+              running_var.describe());
+  check_channel_vector(op, "running_mean", running_mean, input);
+  check_channel_vector(op, "running_var", running_var, input);
+  check_channel_vector(op, "weight", weight, input);
+  check_channel_vector(op, "bias", bias, input);
 }
 
 // [1, C, 1, ...] for broadcasting a per-channel vector against input.
@@ -39,29 +54,49 @@ std::vector<int64_t> reduced_dims(const Tensor& input) {
   return dims;
 }
 
-Tensor composite_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
-                            const Tensor& weight, const Tensor& bias, bool use_batch_stats, double momentum,
-                            double eps) {
-  std::vector<int64_t> dims = reduced_dims(input);
-  Tensor mean, invstd;
-  if (use_batch_stats) {
-    const int64_t count = input.numel() / std::max<int64_t>(input.size(1), 1);
-    mean = input.mean(dims);
-    Tensor var = input.var(dims, /*correction=*/0);
-    invstd = rsqrt(var + eps);
-    if (running_mean.defined()) {
-      NoGradGuard no_grad;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1.0 - momentum).add_(mean.detach(), momentum);
-      rv.mul_(1.0 - momentum).add_(var.detach(), momentum * static_cast<double>(count) / (count - 1));
-    }
-  } else {
-    mean = running_mean;
-    invstd = rsqrt(running_var + eps);
-  }
+// Values per channel of input [N, C, *].
+int64_t channel_count(const Tensor& input) { return input.numel() / std::max<int64_t>(input.size(1), 1); }
+
+// running = (1 - momentum) * running + momentum * batch statistic.
+void update_running_stats(const Tensor& running_mean, const Tensor& running_var, const Tensor& mean,
+                          const Tensor& unbiased_var, double momentum) {
+  NoGradGuard no_grad;
+  Tensor rm = running_mean, rv = running_var;
+  rm.mul_(1.0 - momentum).add_(mean.detach(), momentum);
+  rv.mul_(1.0 - momentum).add_(unbiased_var.detach(), momentum);
+}
+
+// (input - mean) * invstd * weight + bias, with the statistics and the affine parameters
+// folded into one per-channel scale and shift first.
+Tensor normalize(const Tensor& input, const Tensor& mean, const Tensor& invstd, const Tensor& weight,
+                 const Tensor& bias) {
   Tensor scale = weight.defined() ? invstd * weight : invstd;
   Tensor shift = bias.defined() ? bias - mean * scale : -(mean * scale);
   return input * scale.view(channel_shape(input)) + shift.view(channel_shape(input));
+}
+
+Tensor composite_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                            const Tensor& weight, const Tensor& bias, bool use_batch_stats, double momentum,
+                            double eps) {
+  if (!use_batch_stats) return normalize(input, running_mean, rsqrt(running_var + eps), weight, bias);
+  std::vector<int64_t> dims = reduced_dims(input);
+  const double count = static_cast<double>(channel_count(input));
+  Tensor mean = input.mean(dims);
+  Tensor var = input.var(dims, /*correction=*/0);
+  if (running_mean.defined())
+    update_running_stats(running_mean, running_var, mean, var * (count / (count - 1)), momentum);
+  return normalize(input, mean, rsqrt(var + eps), weight, bias);
+}
+
+// [3, C]: the number of values, their mean and their biased variance per channel of input
+// [N, C, *]. An empty input has zero statistics, still computed from it so that the
+// exchange's backward runs on this process as on the others.
+Tensor local_batch_stats(const Tensor& input) {
+  std::vector<int64_t> dims = reduced_dims(input);
+  const int64_t count = channel_count(input);
+  Tensor mean = count > 0 ? input.mean(dims) : input.sum(dims);
+  Tensor var = count > 0 ? input.var(dims, /*correction=*/0) : input.sum(dims);
+  return stack({full_like(mean, static_cast<double>(count)), mean, var});
 }
 
 // The gradients of batch_norm written with differentiable ops, for create_graph (double
@@ -95,21 +130,10 @@ TensorList differentiable_batch_norm_backward(const Tensor& grad_out, const Tens
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
-  BRISK_CHECK(input.dim() >= 2, "batch_norm: expected an input [N, C, *] with at least 2 dims, got {}",
-              input.describe());
-  BRISK_CHECK(running_mean.defined() == running_var.defined(),
-              "batch_norm: running_mean {} and running_var {} must be given together", running_mean.describe(),
-              running_var.describe());
-  check_channel_vector("running_mean", running_mean, input);
-  check_channel_vector("running_var", running_var, input);
-  check_channel_vector("weight", weight, input);
-  check_channel_vector("bias", bias, input);
+  check_batch_norm_args("batch_norm", input, running_mean, running_var, weight, bias);
   const bool use_batch_stats = training || !running_mean.defined();
-  if (use_batch_stats) {
-    const int64_t count = input.numel() / std::max<int64_t>(input.size(1), 1);
-    BRISK_CHECK(count > 1, "batch_norm: expected more than 1 value per channel when training, got input {}",
-                input.sizes());
-  }
+  BRISK_CHECK(!use_batch_stats || channel_count(input) > 1,
+              "batch_norm: expected more than 1 value per channel when training, got input {}", input.sizes());
   // Running statistics are updated only in training (and read only outside it).
   const Tensor rm = training || !use_batch_stats ? running_mean : Tensor();
   const Tensor rv = training || !use_batch_stats ? running_var : Tensor();
@@ -130,6 +154,21 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                                                                             a.saved[3], use_batch_stats, need);
                   return {grads[0], grads[1], grads[2]};
                 });
+}
+
+Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                       const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange) {
+  check_batch_norm_args("sync_batch_norm", input, running_mean, running_var, weight, bias);
+  // Every process's count, mean and variance [P, 3, C], combined as Chan et al.'s parallel
+  // variance (no E[x^2] - E[x]^2 cancellation); the counts carry no gradient.
+  Tensor every = exchange.all_gather(local_batch_stats(input));
+  Tensor counts = every.select(1, 0), means = every.select(1, 1), vars = every.select(1, 2);
+  Tensor count = counts.sum({0});
+  Tensor mean = (counts * means).sum({0}) / count;
+  Tensor var = (counts * (vars + (means - mean) * (means - mean))).sum({0}) / count;
+  if (running_mean.defined())
+    update_running_stats(running_mean, running_var, mean, var * (count / (count - 1)), momentum);
+  return normalize(input, mean, rsqrt(var + eps), weight, bias);
 }
 
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,

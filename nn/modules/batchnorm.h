@@ -3,10 +3,13 @@
 // normalizes with the batch statistics and (with track_running_stats) folds them into the
 // running_mean / running_var buffers (the variance unbiased) and counts
 // num_batches_tracked; in eval mode the running statistics are used. Without momentum the
-// running statistics are the cumulative average over all batches so far.
+// running statistics are the cumulative average over all batches so far. With a
+// stats_exchange (nn::SyncBatchNorm, convert_sync_batchnorm) the training statistics are
+// those of the whole batch spread over several processes.
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +19,10 @@
 #include "nn/options.h"
 
 namespace brisk::nn {
+
+namespace functional {
+class BatchStatsExchange;
+}
 
 struct BatchNormOptions {
   BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
@@ -46,6 +53,10 @@ class BatchNormImplBase : public Module {
   Tensor running_mean;         // [C] buffer, undefined without track_running_stats
   Tensor running_var;          // [C] buffer
   Tensor num_batches_tracked;  // int64 scalar buffer
+  // Set: in training, when it spans more than one process, normalize with the statistics of
+  // the whole batch whose parts those processes hold (functional::sync_batch_norm). Null:
+  // with this batch's own.
+  std::shared_ptr<functional::BatchStatsExchange> stats_exchange;
 
  private:
   std::string name_;

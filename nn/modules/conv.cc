@@ -1,11 +1,10 @@
 #include "nn/modules/conv.h"
 
-#include <cmath>
 #include <ostream>
 
 #include "autograd/ops.h"
 #include "nn/functional.h"
-#include "nn/init.h"
+#include "nn/modules/conv_parameters.h"
 
 namespace brisk::nn {
 
@@ -20,14 +19,7 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
   reset_parameters();
 }
 
-void Conv2dImpl::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-    double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-    init::uniform_(bias, -bound, bound);
-  }
-}
+void Conv2dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
 
 Tensor Conv2dImpl::forward(const Tensor& input) const {
   return functional::conv2d(input, weight, bias, options.stride(), options.padding(), options.dilation(),

@@ -30,6 +30,8 @@ class LRScheduler {
   LRScheduler(const LRScheduler&) = delete;
   LRScheduler& operator=(const LRScheduler&) = delete;
 
+  // "StepLR", "CosineAnnealingLR", ...: for messages.
+  const std::string& name() const { return name_; }
   // Moves to the next epoch (or batch, for per-batch schedules) and sets its lrs.
   void step();
   // The lrs of the last step, one per parameter group.

@@ -46,6 +46,12 @@ BRISK_INLINE void windows_covering(int64_t i, int64_t outputs, int64_t span, int
 // ---- Max pooling: a window's maximum (a NaN wins, a later NaN over an earlier one, as in
 // PyTorch) and its position iy * W + ix in the plane. ----
 
+// Whether tap value v replaces the window's maximum so far.
+template <typename T>
+BRISK_INLINE bool max_pool_takes(T v, T best) {
+  return (v > best) | is_nan(v);
+}
+
 template <typename T>
 BRISK_INLINE T max_pool_at(const PoolPlane& p, const T* x, int64_t oy, int64_t ox, int64_t& index) {
   int64_t y0 = oy * p.stride_h - p.pad_h, x0 = ox * p.stride_w - p.pad_w;
@@ -59,7 +65,7 @@ BRISK_INLINE T max_pool_at(const PoolPlane& p, const T* x, int64_t oy, int64_t o
   for (int64_t iy = y0; iy < y_end; iy += p.dil_h) {
     for (int64_t ix = x0; ix < x_end; ix += p.dil_w) {
       T v = x[iy * p.in_w + ix];
-      if (v > best || is_nan(v)) {
+      if (max_pool_takes(v, best)) {
         best = v;
         index = iy * p.in_w + ix;
       }

@@ -215,13 +215,13 @@ TEST_CASE("checkpoint: the LR scheduler's state comes back; restore wants a sche
   REQUIRE(fresh_scheduler.get_last_lr() == scheduler.get_last_lr());
   REQUIRE(fresh.optimizer->param_groups()[0].options().get_lr() == 0.05);
   REQUIRE_THROWS_WITH(restore(loaded, *fresh.model, *fresh.optimizer),
-                      Contains("it has LR scheduler state, but no scheduler was given"));
+                      Contains("LR scheduler: the checkpoint has one's state, and this run has no scheduler"));
 
   save_checkpoint(dir + "/without.safetensors", capture(*run.model, *run.optimizer, run.progress, 0));
   Checkpoint without = load_checkpoint(dir + "/without.safetensors");
   REQUIRE(without.scheduler.is_null());
   REQUIRE_THROWS_WITH(restore(without, *fresh.model, *fresh.optimizer, &fresh_scheduler),
-                      Contains("no LR scheduler state"));
+                      Contains("LR scheduler StepLR: the checkpoint has no scheduler state"));
 }
 
 TEST_CASE("checkpoint: misuse is an error naming what is wrong") {
@@ -248,7 +248,7 @@ TEST_CASE("checkpoint: misuse is an error naming what is wrong") {
   SECTION("another optimizer") {
     Run other = make_run(3, true);
     REQUIRE_THROWS_WITH(restore(saved, *other.model, *other.optimizer),
-                        Contains("the optimizer state is SGD's, it cannot be loaded into Adam"));
+                        Contains("optimizer: the checkpoint's is SGD, this run's Adam"));
   }
   SECTION("another model") {
     manual_seed(0);

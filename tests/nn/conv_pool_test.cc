@@ -3,6 +3,11 @@
 // backend defaults that devices without these kernels fall back on.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <random>
+#include <utility>
+#include <vector>
+
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/nn.h"
@@ -81,6 +86,59 @@ TEST_CASE("max pooling passes NaN through and sends the gradient to the argmax")
   CHECK(indices.to_vector<int64_t>() == std::vector<int64_t>{4, 2, 4, 4});
   out.sum().backward();
   CHECK(x.grad().to_vector<float>() == std::vector<float>{0, 0, 1, 0, 3, 0, 0, 0, 0});
+}
+
+// Max pooling's value and argmax for one window, as the plain rule: the first maximum in
+// row-major order, a NaN over everything, a later NaN over an earlier one.
+std::pair<float, int64_t> window_max(const std::vector<float>& plane, int64_t width, int64_t y0, int64_t x0,
+                                     int64_t kernel) {
+  float best = -INFINITY;
+  int64_t at = y0 * width + x0;
+  for (int64_t y = y0; y < y0 + kernel; ++y) {
+    for (int64_t x = x0; x < x0 + kernel; ++x) {
+      float v = plane[y * width + x];
+      if (v > best || std::isnan(v)) {
+        best = v;
+        at = y * width + x;
+      }
+    }
+  }
+  return {best, at};
+}
+
+TEST_CASE("max pooling without padding (its fast CPU paths) is the plain rule, ties and NaN included") {
+  // 2x2 stride 2 on planes 75 and 18 outputs wide (the vector path, across its 64-wide
+  // chunks) and 4 wide; 3x3 stride 2 and 2x2 stride 1 (the general path without padding).
+  struct Case {
+    int64_t height, width, kernel, stride;
+  };
+  const Case cases[] = {{6, 151, 2, 2}, {9, 37, 2, 2}, {8, 9, 2, 2}, {9, 37, 3, 2}, {5, 11, 2, 1}};
+  std::mt19937 gen(5);
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.height << "x" << c.width << " kernel " << c.kernel << " stride " << c.stride) {
+      // Four distinct values, so windows often tie; a few NaNs.
+      std::vector<float> values(6 * c.height * c.width);
+      for (float& v : values) v = static_cast<float>(gen() % 4);
+      for (size_t i = 7; i < values.size(); i += 97) values[i] = NAN;
+      Tensor x = tensor<float>(values, {2, 3, c.height, c.width});
+      auto [out, indices] = F::max_pool2d_with_indices(x, c.kernel, c.stride);
+      const int64_t out_h = out.size(2), out_w = out.size(3), plane = c.height * c.width;
+      std::vector<float> got = out.to_vector<float>();
+      std::vector<int64_t> got_at = indices.to_vector<int64_t>();
+      for (int64_t n = 0; n < 6; ++n) {
+        std::vector<float> input(values.begin() + n * plane, values.begin() + (n + 1) * plane);
+        for (int64_t oy = 0; oy < out_h; ++oy) {
+          for (int64_t ox = 0; ox < out_w; ++ox) {
+            auto [best, at] = window_max(input, c.width, oy * c.stride, ox * c.stride, c.kernel);
+            int64_t o = (n * out_h + oy) * out_w + ox;
+            INFO("plane " << n << ", output (" << oy << ", " << ox << ")");
+            CHECK(got_at[o] == at);
+            CHECK((got[o] == best || (std::isnan(got[o]) && std::isnan(best))));
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("a dilated max pooling window whose taps all miss the input gives -inf and no gradient") {

@@ -1,7 +1,8 @@
 // gradcheck (float64, central differences) of the nn ops with hand-written backwards or
-// composite gradients worth checking: conv2d across its geometry, the pools, batch_norm in
-// training and eval (its own backward kernel, and for double backward its gradient written
-// with differentiable ops), layer_norm, cross_entropy with label smoothing and ignore_index, embedding. The
+// composite gradients worth checking: conv2d, conv1d and conv_transpose2d across their
+// geometry, the pools, batch_norm in training and eval (its own backward kernel, and for
+// double backward its gradient written with differentiable ops), layer_norm, group_norm,
+// cross_entropy with label smoothing and ignore_index, embedding, interpolate. The
 // ops whose backward is itself recorded also pass gradgradcheck. gradcheck_nn_gpu_test runs
 // the same checks on CUDA tensors.
 #include <catch2/catch.hpp>
@@ -178,6 +179,91 @@ TEST_CASE("gradcheck: embedding, with and without padding_idx") {
   CHECK(padding_row_grad.abs().sum().item<double>() == 0.0);
   CHECK(weight.grad().select(0, 0).abs().sum().item<double>() == 3.0);
   CHECK(gradgradcheck([&](const TensorList& in) { return F::embedding(indices, in[0]) * in[0].sum(); }, {weight}));
+}
+
+TEST_CASE("gradcheck: conv1d over stride, padding, dilation and groups") {
+  struct Conv1dCase {
+    const char* name;
+    Shape input, weight;
+    int64_t stride, padding, dilation, groups;
+    bool bias;
+  };
+  const Conv1dCase cases[] = {
+      {"plain", {2, 2, 6}, {3, 2, 3}, 1, 0, 1, 1, true},
+      {"stride, padding and dilation", {1, 2, 9}, {2, 2, 2}, 2, 2, 3, 1, false},
+      {"groups", {2, 4, 5}, {6, 2, 2}, 1, 1, 1, 2, true},
+      {"unbatched", {3, 5}, {2, 3, 2}, 1, 0, 1, 1, true},
+  };
+  for (const Conv1dCase& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      TensorList inputs{leaf(c.input), leaf(c.weight, 0.5)};
+      if (c.bias) inputs.push_back(leaf({c.weight[0]}));
+      auto fn = [&](const TensorList& in) {
+        return F::conv1d(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), c.stride, c.padding, c.dilation, c.groups);
+      };
+      CHECK(gradcheck(fn, inputs));
+      CHECK(gradgradcheck(fn, inputs));
+    }
+  }
+}
+
+TEST_CASE("gradcheck: conv_transpose2d over stride, padding, output_padding, dilation and groups") {
+  struct ConvTransposeCase {
+    const char* name;
+    Shape input, weight;
+    Size2 stride, padding, output_padding;
+    int64_t groups;
+    Size2 dilation;
+    bool bias;
+  };
+  const ConvTransposeCase cases[] = {
+      {"plain", {2, 2, 3, 4}, {2, 3, 2, 2}, 1, 0, 0, 1, 1, true},
+      {"stride, padding and output_padding", {1, 2, 3, 3}, {2, 2, 3, 3}, 2, 1, 1, 1, 1, true},
+      {"rectangular with dilation", {1, 2, 3, 2}, {2, 1, 2, 3}, {2, 1}, {1, 0}, {1, 0}, 1, {1, 2}, false},
+      {"groups", {2, 4, 2, 3}, {4, 2, 2, 2}, 2, 0, 1, 2, 1, true},
+      {"output_padding past the stride", {1, 2, 3, 3}, {2, 2, 2, 2}, 1, {1, 0}, 2, 1, 3, true},
+      {"unbatched", {2, 3, 3}, {2, 2, 2, 2}, 2, 1, 0, 1, 1, true},
+  };
+  for (const ConvTransposeCase& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      TensorList inputs{leaf(c.input), leaf(c.weight, 0.5)};
+      if (c.bias) inputs.push_back(leaf({c.weight[1] * c.groups}));
+      auto fn = [&](const TensorList& in) {
+        return F::conv_transpose2d(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), c.stride, c.padding,
+                                   c.output_padding, c.groups, c.dilation);
+      };
+      CHECK(gradcheck(fn, inputs));
+      CHECK(gradgradcheck(fn, inputs));
+    }
+  }
+}
+
+TEST_CASE("gradcheck: group_norm") {
+  Tensor weight = leaf({4}), bias = leaf({4});
+  auto fn = [](const TensorList& in) { return F::group_norm(in[0], 2, in[1], in[2], 1e-5); };
+  CHECK(gradcheck(fn, {leaf({3, 4, 2, 3}, 2.0), weight, bias}));
+  CHECK(gradgradcheck(fn, {leaf({3, 4, 2, 3}, 2.0), weight, bias}));
+  CHECK(gradcheck([](const TensorList& in) { return F::group_norm(in[0], 4); }, {leaf({2, 4, 3})}));
+}
+
+TEST_CASE("gradcheck: interpolate, nearest and bilinear") {
+  Tensor x = leaf({2, 2, 3, 4});
+  const std::pair<const char*, F::InterpolateOptions> cases[] = {
+      {"nearest up", F::InterpolateOptions().scale_factor({2.0})},
+      {"nearest to a size", F::InterpolateOptions().size({5, 3})},
+      {"bilinear up", F::InterpolateOptions().scale_factor({2.0}).mode("bilinear")},
+      {"bilinear to a size, align_corners", F::InterpolateOptions().size({2, 7}).mode("bilinear").align_corners(true)},
+      {"bilinear by fractional scales", F::InterpolateOptions().scale_factor({1.6, 0.7}).mode("bilinear")},
+  };
+  for (const auto& [name, options] : cases) {
+    DYNAMIC_SECTION(name) {
+      auto fn = [&, &options = options](const TensorList& in) { return F::interpolate(in[0], options); };
+      CHECK(gradcheck(fn, {x}));
+      CHECK(gradgradcheck(fn, {x}));
+    }
+  }
+  CHECK(gradcheck([](const TensorList& in) { return F::interpolate(in[0], F::InterpolateOptions().size({5})); },
+                  {leaf({2, 3, 3})}));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Every layer and loss against PyTorch: the outputs and the gradients of the inputs and
-// parameters for the cases of tests/fixtures/nn.json (tools/fixtures/gen_nn_fixtures.py).
+// parameters for the cases of tests/fixtures/nn.json, nn_layers.json and nn_everyday.json
+// (tools/fixtures/gen_nn_fixtures.py, gen_layers_fixtures.py and gen_everyday_fixtures.py).
 // Layers run as modules whose parameters are loaded with the fixture's values.
 #include <catch2/catch.hpp>
 
@@ -62,6 +63,19 @@ void check(const json& c, const Tensors& outputs, const Tensors& grad_of) {
   }
 }
 
+// Loads the case's weight and bias into the layer's `weight` and `bias` members where it has
+// them, runs it on x, and checks the output and the gradients of x and those parameters.
+template <typename Holder>
+void check_layer(const json& c, const Tensors& in, const Holder& layer) {
+  Tensors grad_of{{"x", in.at("x")}};
+  for (const auto& [name, param] : {std::pair<std::string, Tensor>{"weight", layer->weight}, {"bias", layer->bias}}) {
+    if (!param.defined()) continue;
+    load_into(param, in, name);
+    grad_of[name] = param;
+  }
+  check(c, {{"out", layer(in.at("x"))}}, grad_of);
+}
+
 TEST_CASE("Linear matches PyTorch") {
   for (const std::string& name : nn_cases_of_kind("linear")) {
     DYNAMIC_SECTION(name) {
@@ -69,9 +83,7 @@ TEST_CASE("Linear matches PyTorch") {
       const json& p = c.at("params");
       Tensors in = load_inputs(c);
       Linear fc(LinearOptions(p.at("in_features"), p.at("out_features")).bias(p.at("bias").get<bool>()));
-      load_into(fc->weight, in, "weight");
-      if (fc->bias.defined()) load_into(fc->bias, in, "bias");
-      check(c, {{"out", fc(in.at("x"))}}, {{"x", in.at("x")}, {"weight", fc->weight}, {"bias", fc->bias}});
+      check_layer(c, in, fc);
     }
   }
 }
@@ -88,9 +100,7 @@ TEST_CASE("Conv2d matches PyTorch (stride, padding, dilation, groups, no bias, 1
                       .dilation(size2(p.at("dilation")))
                       .groups(p.at("groups"))
                       .bias(p.at("bias").get<bool>()));
-      load_into(conv->weight, in, "weight");
-      if (conv->bias.defined()) load_into(conv->bias, in, "bias");
-      check(c, {{"out", conv(in.at("x"))}}, {{"x", in.at("x")}, {"weight", conv->weight}, {"bias", conv->bias}});
+      check_layer(c, in, conv);
     }
   }
 }
@@ -194,14 +204,7 @@ TEST_CASE("LayerNorm matches PyTorch") {
       LayerNorm norm(LayerNormOptions(p.at("normalized_shape").get<Shape>())
                          .eps(p.at("eps"))
                          .elementwise_affine(p.at("elementwise_affine")));
-      Tensors grad_of{{"x", in.at("x")}};
-      if (norm->weight.defined()) {
-        load_into(norm->weight, in, "weight");
-        load_into(norm->bias, in, "bias");
-        grad_of["weight"] = norm->weight;
-        grad_of["bias"] = norm->bias;
-      }
-      check(c, {{"out", norm(in.at("x"))}}, grad_of);
+      check_layer(c, in, norm);
     }
   }
 }
@@ -289,6 +292,72 @@ TEST_CASE("MSELoss matches PyTorch") {
       Tensors in = load_inputs(c);
       MSELoss loss(MSELossOptions().reduction(reduction_of(c.at("params"))));
       check(c, {{"out", loss(in.at("x"), in.at("target"))}}, {{"x", in.at("x")}, {"target", in.at("target")}});
+    }
+  }
+}
+
+TEST_CASE("Conv1d matches PyTorch (stride, padding, dilation, groups, no bias, unbatched)") {
+  for (const std::string& name : nn_cases_of_kind("conv1d")) {
+    DYNAMIC_SECTION(name) {
+      const json& c = nn_case(name);
+      const json& p = c.at("params");
+      Tensors in = load_inputs(c);
+      Conv1d conv(Conv1dOptions(p.at("in_channels"), p.at("out_channels"), p.at("kernel_size"))
+                      .stride(p.at("stride"))
+                      .padding(p.at("padding"))
+                      .dilation(p.at("dilation"))
+                      .groups(p.at("groups"))
+                      .bias(p.at("bias").get<bool>()));
+      check_layer(c, in, conv);
+    }
+  }
+}
+
+TEST_CASE("ConvTranspose2d matches PyTorch (stride, padding, output_padding, dilation, groups, unbatched)") {
+  for (const std::string& name : nn_cases_of_kind("conv_transpose2d")) {
+    DYNAMIC_SECTION(name) {
+      const json& c = nn_case(name);
+      const json& p = c.at("params");
+      Tensors in = load_inputs(c);
+      ConvTranspose2d conv(ConvTranspose2dOptions(p.at("in_channels"), p.at("out_channels"), size2(p.at("kernel_size")))
+                               .stride(size2(p.at("stride")))
+                               .padding(size2(p.at("padding")))
+                               .output_padding(size2(p.at("output_padding")))
+                               .groups(p.at("groups"))
+                               .bias(p.at("bias").get<bool>())
+                               .dilation(size2(p.at("dilation"))));
+      check_layer(c, in, conv);
+    }
+  }
+}
+
+TEST_CASE("GroupNorm matches PyTorch (2-D to 4-D inputs, one group, a group per channel, no affine)") {
+  for (const std::string& name : nn_cases_of_kind("group_norm")) {
+    DYNAMIC_SECTION(name) {
+      const json& c = nn_case(name);
+      const json& p = c.at("params");
+      Tensors in = load_inputs(c);
+      GroupNorm norm(
+          GroupNormOptions(p.at("num_groups"), p.at("num_channels")).eps(p.at("eps")).affine(p.at("affine")));
+      check_layer(c, in, norm);
+    }
+  }
+}
+
+TEST_CASE("Upsample matches PyTorch (nearest 1-D to 3-D, bilinear with and without align_corners, size or scale)") {
+  for (const std::string& name : nn_cases_of_kind("upsample")) {
+    DYNAMIC_SECTION(name) {
+      const json& c = nn_case(name);
+      const json& p = c.at("params");
+      Tensors in = load_inputs(c);
+      UpsampleOptions options;
+      options.mode(p.at("mode").get<std::string>());
+      if (!p.at("size").is_null()) options.size(p.at("size").get<std::vector<int64_t>>());
+      if (!p.at("scale_factor").is_null()) options.scale_factor(p.at("scale_factor").get<std::vector<double>>());
+      if (!p.at("align_corners").is_null()) options.align_corners(p.at("align_corners").get<bool>());
+      options.recompute_scale_factor(p.value("recompute_scale_factor", false));
+      Upsample upsample(options);
+      check(c, {{"out", upsample(in.at("x"))}}, {{"x", in.at("x")}});
     }
   }
 }

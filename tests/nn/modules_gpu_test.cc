@@ -73,6 +73,24 @@ TEST_CASE("modules on CUDA match the CPU: forward, backward, parameter gradients
     check_module("LayerNorm", layer_norm(), layer_norm(), random_cpu({3, 4, 6}, dtype, 4), dtype, true);
     check_module("Embedding", Embedding(10, 4), Embedding(10, 4), random_cpu({2, 3}, kInt64, 5, 0, 10), dtype, true);
     check_module("Dropout", Dropout(0.3), Dropout(0.3), random_cpu({4, 5}, dtype, 6), dtype, false);
+    auto conv1d = [] { return Conv1d(Conv1dOptions(4, 6, 3).stride(2).padding(1).groups(2)); };
+    check_module("Conv1d", conv1d(), conv1d(), random_cpu({2, 4, 9}, dtype, 7), dtype, true);
+    auto conv_transpose = [] {
+      return ConvTranspose2d(ConvTranspose2dOptions(4, 6, 3).stride(2).padding(1).output_padding(1).groups(2));
+    };
+    check_module("ConvTranspose2d", conv_transpose(), conv_transpose(), random_cpu({2, 4, 5, 4}, dtype, 8), dtype,
+                 true);
+    auto conv_transpose_past_stride = [] {
+      return ConvTranspose2d(ConvTranspose2dOptions(2, 3, 2).output_padding(2).dilation(3));
+    };
+    check_module("ConvTranspose2d with output_padding past the stride", conv_transpose_past_stride(),
+                 conv_transpose_past_stride(), random_cpu({2, 2, 4, 3}, dtype, 9), dtype, true);
+    check_module("GroupNorm", GroupNorm(3, 6), GroupNorm(3, 6), random_cpu({2, 6, 4, 5}, dtype, 10), dtype, true);
+    for (const UpsampleOptions& options : {UpsampleOptions().scale_factor({2}), UpsampleOptions().size({5, 9}),
+                                           UpsampleOptions().scale_factor({1.5, 2}).mode("bilinear"),
+                                           UpsampleOptions().size({7, 3}).mode("bilinear").align_corners(true)}) {
+      check_module("Upsample", Upsample(options), Upsample(options), random_cpu({2, 3, 4, 6}, dtype, 11), dtype, true);
+    }
     check_module("Dropout2d", Dropout2d(0.3), Dropout2d(0.3), random_cpu({4, 5, 3, 2}, dtype, 7), dtype, false);
     check_module("LeakyReLU", LeakyReLU(0.2), LeakyReLU(0.2), random_cpu({4, 5}, dtype, 8), dtype, true);
     check_module("ELU", ELU(0.5), ELU(0.5), random_cpu({4, 5}, dtype, 9), dtype, true);

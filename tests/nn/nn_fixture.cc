@@ -8,14 +8,25 @@
 namespace brisk::test {
 namespace {
 
-const json& fixture() {
-  static const json data = [] {
-    const char* path = "tests/fixtures/nn.json";
-    std::ifstream in(path);
-    BRISK_CHECK(in.good(), "nn fixture: cannot open {} (run the test from the workspace or runfiles root)", path);
-    return json::parse(in);
+// The cases of every nn fixture file, by name: nn.json (tools/fixtures/gen_nn_fixtures.py),
+// nn_layers.json (gen_layers_fixtures.py) and nn_everyday.json (gen_everyday_fixtures.py), each
+// read once.
+const json& all_cases() {
+  static const json cases = [] {
+    json merged = json::object();
+    for (const char* path :
+         {"tests/fixtures/nn.json", "tests/fixtures/nn_layers.json", "tests/fixtures/nn_everyday.json"}) {
+      std::ifstream in(path);
+      BRISK_CHECK(in.good(), "nn fixture: cannot open {} (run the test from the workspace or runfiles root)", path);
+      const json file = json::parse(in);
+      for (const auto& [name, c] : file.at("cases").items()) {
+        BRISK_CHECK(!merged.contains(name), "nn fixture: case \"{}\" of {} is also in another file", name, path);
+        merged[name] = c;
+      }
+    }
+    return merged;
   }();
-  return data;
+  return cases;
 }
 
 double number(const json& v) {
@@ -30,14 +41,14 @@ double number(const json& v) {
 }  // namespace
 
 const json& nn_case(const std::string& name) {
-  const json& cases = fixture().at("cases");
+  const json& cases = all_cases();
   BRISK_CHECK(cases.contains(name), "nn fixture: no case \"{}\"", name);
   return cases.at(name);
 }
 
 std::vector<std::string> nn_cases_of_kind(const std::string& kind) {
   std::vector<std::string> names;
-  for (const auto& [name, c] : fixture().at("cases").items()) {
+  for (const auto& [name, c] : all_cases().items()) {
     if (c.at("kind") == kind) names.push_back(name);
   }
   BRISK_CHECK(!names.empty(), "nn fixture: no case of kind \"{}\"", kind);

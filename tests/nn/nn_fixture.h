@@ -1,6 +1,7 @@
 #pragma once
-// Reading tests/fixtures/nn.json, the PyTorch reference cases written by
-// tools/fixtures/gen_nn_fixtures.py, and comparing Brisk's tensors with them.
+// Reading the PyTorch reference cases of tests/fixtures/nn.json and nn_layers.json (written
+// by tools/fixtures/gen_nn_fixtures.py and gen_layers_fixtures.py), and comparing Brisk's
+// tensors with them.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -12,7 +13,7 @@ namespace brisk::test {
 
 using json = nlohmann::json;
 
-// The case named `name` (the file is read once; tests run from the runfiles root).
+// The case named `name`, from either file (the files are read once; tests run from the runfiles root).
 const json& nn_case(const std::string& name);
 // The names of every case of one kind ("conv2d", "max_pool2d", ...).
 std::vector<std::string> nn_cases_of_kind(const std::string& kind);

@@ -1,5 +1,6 @@
 // The CPU backend's two convolution paths agree: float32 runs through oneDNN (blocked layouts
-// and reorders for these channel counts), float64 through im2col + GEMM, so a float32 result
+// and reorders for these channel counts; Winograd kernels for 3x3 stride-1 convolutions of
+// more than 16 channels on AVX-512 CPUs), float64 through im2col + GEMM, so a float32 result
 // must equal the float64 one on the same values to float32 rounding, forward and backward,
 // across the geometries of CIFAR networks and the unusual ones (groups, dilation, stride
 // larger than the kernel, asymmetric padding that drops rows).
@@ -47,6 +48,16 @@ TEST_CASE("float32 conv2d (oneDNN) matches float64 (im2col), forward and backwar
       {"groups", {2, 32, 7, 7}, {32, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 4}, true},
       {"dilation and uneven padding", {2, 16, 11, 9}, {16, 16, 3, 2}, {{2, 3}, {2, 1}, {2, 3}, 1}, true},
       {"stride past the kernel, rows dropped", {1, 16, 9, 10}, {16, 16, 2, 2}, {{3, 3}, {0, 1}, {1, 1}, 1}, false},
+      {"3x3 64 -> 64, Winograd where the CPU has it",
+       {4, 64, 15, 15},
+       {64, 64, 3, 3},
+       {{1, 1}, {1, 1}, {1, 1}, 1},
+       false},
+      {"3x3 256 -> 256, Winograd where the CPU has it",
+       {2, 256, 7, 7},
+       {256, 256, 3, 3},
+       {{1, 1}, {1, 1}, {1, 1}, 1},
+       true},
   };
   Generator gen(11);
   for (const Case& c : cases) {

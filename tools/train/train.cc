@@ -12,7 +12,7 @@
 // ...), it trains data-parallel: DistributedDataParallel over Gloo (on any device: the CPU, GPUs,
 // the simulated device) or NCCL (one GPU per process), each rank on its DistributedSampler share
 // with --batch-size / world size examples a step; the logged and saved metrics are sums over the
-// ranks, and only rank 0 logs and writes files (tools/train/distributed_run.h, docs/training.md
+// ranks, and only rank 0 logs and writes files (dist::init_distributed, tools/train/distributed_run.h, docs/training.md
 // "Distributed").
 //
 // One training step, from here down to the ops: run_training() -> train_epoch -> train_step
@@ -29,9 +29,11 @@
 #include <string>
 
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/compatibility.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/random.h"
+#include "distributed/init_distributed.h"
 #include "nn/functional.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
@@ -65,9 +67,10 @@ int64_t count_parameters(const nn::Module& module) {
 
 // What a checkpoint records about the run besides the training state: a resumed run must
 // train the same model on the same data with the same batches, steps and schedule (the
-// optimizer's hyperparameters come back with its state). world_size: "1" for a run that is
-// not distributed; a distributed run shards and orders the data differently.
-checkpoint::Metadata run_metadata(const TrainOptions& options, const DistributedRun& run) {
+// optimizer's hyperparameters come back with its state). epochs: the length of every schedule
+// but the constant one, which a resumed run may extend. world_size: "1" for a run that is not
+// distributed; a distributed run shards and orders the data differently.
+checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::DistributedContext& run) {
   return {{"dataset", options.dataset},
           {"model", options.model},
           {"batch_size", std::to_string(options.batch_size)},
@@ -75,6 +78,7 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const Distributed
           {"train_limit", std::to_string(options.train_limit)},
           {"optimizer", options.optimizer},
           {"lr_schedule", options.lr_schedule},
+          {"epochs", options.lr_schedule == "constant" ? "any (constant schedule)" : std::to_string(options.epochs)},
           {"warmup_epochs", fmt::format("{}", options.warmup_epochs)},
           {"max_grad_norm", fmt::format("{}", options.max_grad_norm)},
           {"label_smoothing", fmt::format("{}", options.label_smoothing)},
@@ -82,31 +86,22 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const Distributed
           {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
 }
 
-// What a checkpoint written before an entry existed implies for it (the program then had only
-// that setting).
-std::string implied_value(const std::string& key) {
-  if (key == "dataset") return "fashion-mnist";
-  if (key == "accumulate" || key == "world_size") return "1";
-  if (key == "optimizer") return "sgd";
-  if (key == "warmup_epochs" || key == "max_grad_norm") return "0";
-  return "no value";
-}
-
 // The checkpoint of --resume, after checking that it comes from a run like this one. Every
 // rank of a distributed run loads the same file.
-checkpoint::Checkpoint load_resumed(const TrainOptions& options, const DistributedRun& run) {
-  const std::string path = resolve_path(options.resume);
-  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
-  for (const auto& [key, value] : run_metadata(options, run)) {
-    if (key == "seed") continue;  // the checkpoint's generator state replaces the seed
-    // label_smoothing was not recorded before it was checked: a checkpoint without it says nothing.
-    if (key == "label_smoothing" && ckpt.metadata.count(key) == 0) continue;
-    auto saved = ckpt.metadata.find(key);
-    const std::string saved_value = saved != ckpt.metadata.end() ? saved->second : implied_value(key);
-    BRISK_CHECK(saved_value == value,
-                "--resume {}: saved with {} {}, this run has {} (resuming exactly needs the same)", path, key,
-                saved_value, value);
-  }
+checkpoint::Checkpoint load_resumed(const TrainOptions& options, const dist::DistributedContext& run) {
+  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(resolve_path(options.resume));
+  checkpoint::Metadata compared = run_metadata(options, run);
+  compared.erase("seed");  // the checkpoint's generator state replaces the seed
+  // What a checkpoint written before an entry existed implies for it (the program then had
+  // only that setting). The model, batch size, train limit and schedule were recorded from the
+  // start; label_smoothing and epochs, missing from an older checkpoint, say nothing.
+  checkpoint::check_metadata(ckpt, compared,
+                             {{"dataset", "fashion-mnist"},
+                              {"accumulate", "1"},
+                              {"world_size", "1"},
+                              {"optimizer", "sgd"},
+                              {"warmup_epochs", "0"},
+                              {"max_grad_norm", "0"}});
   return ckpt;
 }
 
@@ -126,7 +121,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // DistributedSampler share (every rank the same seed) in batches of its part of the global
 // micro-batch.
 data::DataLoader make_train_loader(const TrainOptions& options, const TrainingData& data, uint64_t data_seed,
-                                   Device device, const DistributedRun& run) {
+                                   Device device, const dist::DistributedContext& run) {
   auto loader_options = data::DataLoaderOptions()
                             .batch_size(per_rank_batch_size(options.batch_size, run.world_size, options.accumulate))
                             .seed(data_seed)
@@ -140,7 +135,8 @@ data::DataLoader make_train_loader(const TrainOptions& options, const TrainingDa
 
 int run_training(const TrainOptions& options) {
   if (options.threads > 0) set_num_threads(options.threads);
-  const DistributedRun run = start_distributed(options.dist_backend, options.device);
+  const dist::DistributedContext run =
+      dist::init_distributed(dist::InitDistributedOptions().device(options.device).backend(options.dist_backend));
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
   const Device device = run.device;
   manual_seed(options.seed);
@@ -239,7 +235,7 @@ int run_training(const TrainOptions& options) {
     }
   }
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
-  finish_distributed(run);
+  dist::finish_distributed(run);
   return 0;
 }
 

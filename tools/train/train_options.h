@@ -24,7 +24,7 @@ struct TrainOptions {
   double max_grad_norm = 0.0;          // clip the gradients' total 2-norm to this; 0: no clipping
   int64_t accumulate = 1;              // micro-steps (forward and backward) per optimizer step
   uint64_t seed = 0;
-  std::string device = "auto";  // see resolve_device (tools/train/distributed_run.h)
+  std::string device = "auto";  // see dist::InitDistributedOptions::device
   std::string save;             // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
   std::string resume;           // checkpoint to continue from; empty: start afresh
   int64_t log_interval = 100;

@@ -26,7 +26,7 @@ TEST_CASE("DistributedDataParallel: the header's example runs", "[ddp]") {
 
   dist::init_process_group("gloo", "file://" + store, 1, 0);
   models::MLP model(models::MLPOptions(784, 10));
-  auto ddp = dist::DistributedDataParallel(model, dist::default_group());
+  auto ddp = dist::DistributedDataParallel(model);
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
   for (auto& batch : loader) {
     opt.zero_grad();
@@ -38,4 +38,10 @@ TEST_CASE("DistributedDataParallel: the header's example runs", "[ddp]") {
 
   CHECK(model->parameters()[0].grad().defined());
   dist::destroy_process_group();
+}
+
+TEST_CASE("DistributedDataParallel(model) before init_process_group: an error naming what to call", "[ddp]") {
+  models::MLP model(models::MLPOptions(4, 2));
+  REQUIRE_FALSE(dist::is_initialized());
+  CHECK_THROWS_WITH(dist::DistributedDataParallel(model), Catch::Contains("call dist::init_process_group"));
 }

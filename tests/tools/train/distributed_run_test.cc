@@ -1,7 +1,6 @@
-// tools/train/distributed_run: the device a run trains on, the metrics summed over ranks on
-// the group's device, and a DDP training epoch whose only copies to the host are Gloo's
-// staging of its collectives (ranks are threads here, each with a Gloo group on its own
-// simulated device).
+// tools/train/distributed_run: the metrics summed over ranks on the group's device, and a
+// DDP training epoch whose only copies to the host are Gloo's staging of its collectives
+// (ranks are threads here, each with a Gloo group on its own simulated device).
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -73,10 +72,11 @@ class CountingGroup : public dist::ProcessGroup {
   int operations_ = 0;
 };
 
-// Runs body(run) on `size` threads, each a DistributedRun whose Gloo group is on sim:rank.
-void run_ranks_on_sim(int size, const std::function<void(const DistributedRun&)>& body, bool counting = false) {
+// Runs body(run) on `size` threads, each a dist::DistributedContext whose Gloo group is on sim:rank.
+void run_ranks_on_sim(int size, const std::function<void(const dist::DistributedContext&)>& body,
+                      bool counting = false) {
   brisk::testing::run_store_ranks(size, [&](int r, std::shared_ptr<dist::Store> store) {
-    DistributedRun run;
+    dist::DistributedContext run;
     run.enabled = true;
     run.rank = run.local_rank = r;
     run.world_size = size;
@@ -92,24 +92,8 @@ void run_ranks_on_sim(int size, const std::function<void(const DistributedRun&)>
 
 }  // namespace
 
-TEST_CASE("resolve_device: cpu, numbered devices as given, cuda and sim by local rank when distributed") {
-  CHECK(resolve_device("cpu", true, 1) == kCPU);
-  CHECK(resolve_device("sim", false, 0) == sim_device(0));
-  CHECK(resolve_device("sim", true, 1) == sim_device(1));
-  CHECK(resolve_device("sim:3", true, 1) == sim_device(3));
-  CHECK(resolve_device("sim:2", false, 0) == sim_device(2));
-  CHECK_THROWS_WITH(resolve_device("tpu", false, 0), Contains("invalid device string 'tpu'"));
-}
-
-TEST_CASE("resolve_device: cuda on a machine without a GPU is an error naming the flag") {
-  if (resolve_device("auto", false, 0).is_cuda()) return;  // a GPU is there: nothing to refuse
-  CHECK(resolve_device("auto", true, 1) == kCPU);
-  CHECK_THROWS_WITH(resolve_device("cuda", true, 1), Contains("--device cuda: "));
-  CHECK_THROWS_WITH(resolve_device("cuda:1", false, 0), Contains("--device cuda:1: "));
-}
-
 TEST_CASE("all_reduce_metrics: the ranks' sums, reduced on the group's device, on every rank") {
-  run_ranks_on_sim(2, [](const DistributedRun& run) {
+  run_ranks_on_sim(2, [](const dist::DistributedContext& run) {
     REQUIRE(run.group->device() == sim_device(run.rank));
     const double r = run.rank;
     MetricSums mine(scalar_tensor(1.5 + r, TensorOptions(kFloat32).device(run.device)),
@@ -131,7 +115,7 @@ TEST_CASE("a DDP training epoch on devices copies nothing to the host but Gloo's
   uint64_t copies = 0;
   run_ranks_on_sim(
       2,
-      [&](const DistributedRun& run) {
+      [&](const dist::DistributedContext& run) {
         auto& counting = dynamic_cast<CountingGroup&>(*run.group);
         manual_seed(0);
         nn::Linear linear(2, 2);
@@ -193,7 +177,7 @@ TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces
   std::vector<std::vector<Tensor>> trained(2);
   run_ranks_on_sim(
       2,
-      [&](const DistributedRun& run) {
+      [&](const dist::DistributedContext& run) {
         auto& counting = dynamic_cast<CountingGroup&>(*run.group);
         nn::Linear linear = make_model();
         linear->to(run.device);
@@ -223,7 +207,7 @@ TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces
 }
 
 TEST_CASE("broadcast_buffers: every rank's BatchNorm statistics become rank 0's, the model it saves") {
-  run_ranks_on_sim(2, [](const DistributedRun& run) {
+  run_ranks_on_sim(2, [](const dist::DistributedContext& run) {
     nn::BatchNorm1d norm(3);
     norm->to(run.device);
     Classifier local{norm.ptr(), [m = norm.ptr()](const Tensor& x) { return m->forward(x); }};

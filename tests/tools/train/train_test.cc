@@ -74,11 +74,12 @@ TEST_CASE("train: trains LeNet-5, writes per-epoch metrics and checkpoints; resu
   REQUIRE(resumed_csv.size() == 2);
   for (int column : {0, 1, 2, 3, 4}) REQUIRE(split(resumed_csv[1])[column] == split(csv[2])[column]);
 
-  // Resuming with other batches would not continue the same run.
+  // Resuming with other batches, or a longer cosine schedule, would not continue the same run.
   Result other_batch =
       run_train("--epochs 3 --batch-size 16 --metrics-csv " + dir + "/other.csv --resume " + dir + "/full-2.ckpt");
   REQUIRE(other_batch.status == 1);
-  REQUIRE_THAT(other_batch.output, Contains("saved with batch_size 32, this run has 16"));
+  REQUIRE_THAT(other_batch.output,
+               Contains("saved with batch_size 32, this run has 16; saved with epochs 2, this run has 3"));
 }
 
 TEST_CASE("train: the MLP trains too") {
