@@ -15,10 +15,12 @@ using autograd::TensorList;
 
 namespace {
 
-// Records an activation whose gradient is activation_backward(op, grad, saved).
-Tensor record_activation(const char* name, const Tensor& out, const Tensor& x, BinaryOp op, const Tensor& saved) {
-  return record(name, out, {x}, {saved},
-                [op](const BackwardArgs& g) -> TensorList { return {activation_backward(op, g.grad(), g.saved[0])}; });
+// Records an activation whose gradient is activation_backward(op, grad, saved, params).
+Tensor record_activation(const char* name, const Tensor& out, const Tensor& x, BinaryOp op, const Tensor& saved,
+                         OpParams params = {}) {
+  return record(name, out, {x}, {saved}, [op, params](const BackwardArgs& g) -> TensorList {
+    return {activation_backward(op, g.grad(), g.saved[0], params)};
+  });
 }
 
 // The backward of softmax (or log_softmax) given its output y. The native kernel is not
@@ -57,6 +59,29 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 
 Tensor silu(const Tensor& x) {
   return record_activation("SiluBackward", native::unary(UnaryOp::Silu, x), x, BinaryOp::SiluBackward, x);
+}
+
+Tensor leaky_relu(const Tensor& x, double negative_slope) {
+  OpParams params{negative_slope};
+  return record_activation("LeakyReluBackward", native::unary(UnaryOp::LeakyRelu, x, params), x,
+                           BinaryOp::LeakyReluBackward, x, params);
+}
+
+Tensor elu(const Tensor& x, double alpha) {
+  OpParams params{alpha};
+  return record_activation("EluBackward", native::unary(UnaryOp::Elu, x, params), x, BinaryOp::EluBackward, x, params);
+}
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  BRISK_CHECK(beta != 0.0, "softplus: beta must not be 0");
+  OpParams params{beta, threshold};
+  return record_activation("SoftplusBackward", native::unary(UnaryOp::Softplus, x, params), x,
+                           BinaryOp::SoftplusBackward, x, params);
+}
+
+Tensor hardswish(const Tensor& x) {
+  return record_activation("HardswishBackward", native::unary(UnaryOp::Hardswish, x), x, BinaryOp::HardswishBackward,
+                           x);
 }
 
 Tensor softmax(const Tensor& x, int64_t dim) {

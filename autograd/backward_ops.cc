@@ -18,14 +18,19 @@ const char* activation_backward_name(BinaryOp op) {
     case BinaryOp::GeluBackward: return "GeluBackwardBackward";
     case BinaryOp::GeluTanhBackward: return "GeluTanhBackwardBackward";
     case BinaryOp::SiluBackward: return "SiluBackwardBackward";
+    case BinaryOp::LeakyReluBackward: return "LeakyReluBackwardBackward";
+    case BinaryOp::EluBackward: return "EluBackwardBackward";
+    case BinaryOp::SoftplusBackward: return "SoftplusBackwardBackward";
+    case BinaryOp::HardswishBackward: return "HardswishBackwardBackward";
     default: BRISK_FAIL("activation_backward: {} is not an activation backward", op_name(op));
   }
 }
 
 // d f'(s) / ds for the activation whose backward kernel is `op`; undefined when zero.
-Tensor activation_second_derivative(BinaryOp op, const Tensor& s) {
+Tensor activation_second_derivative(BinaryOp op, const Tensor& s, OpParams p) {
   switch (op) {
-    case BinaryOp::ReluBackward: return Tensor();
+    case BinaryOp::ReluBackward:
+    case BinaryOp::LeakyReluBackward: return Tensor();
     case BinaryOp::SigmoidBackward:  // f' = y (1 - y)
       return 1.0 - 2.0 * s;
     case BinaryOp::TanhBackward:  // f' = 1 - y^2
@@ -46,6 +51,14 @@ Tensor activation_second_derivative(BinaryOp op, const Tensor& s) {
       Tensor sig = sigmoid(s);
       return sig * (1.0 - sig) * (2.0 + s * (1.0 - 2.0 * sig));
     }
+    case BinaryOp::EluBackward:  // f'' = alpha e^x below zero
+      return where(s.gt(0.0), zeros_like(s), exp(s) * p.a);
+    case BinaryOp::SoftplusBackward: {  // f'' = beta sigma(beta x) (1 - sigma(beta x)) below the threshold
+      Tensor sig = sigmoid(s * p.a);
+      return where((s * p.a).gt(p.b), zeros_like(s), sig * (1.0 - sig) * p.a);
+    }
+    case BinaryOp::HardswishBackward:  // f'' = 1/3 on (-3, 3)
+      return where(logical_and(s.gt(-3.0), s.lt(3.0)), full_like(s, 1.0 / 3.0), zeros_like(s));
     default: BRISK_FAIL("activation_backward: {} is not an activation backward", op_name(op));
   }
 }
@@ -76,15 +89,15 @@ Tensor select_backward(const Tensor& grad, const Shape& input_shape, int64_t dim
                 [=](const BackwardArgs& a) -> TensorList { return {a.grad().select(dim, index)}; });
 }
 
-Tensor activation_backward(BinaryOp op, const Tensor& grad, const Tensor& saved) {
-  Tensor out = native::binary(op, grad, saved);
+Tensor activation_backward(BinaryOp op, const Tensor& grad, const Tensor& saved, OpParams params) {
+  Tensor out = native::binary(op, grad, saved, params);
   return record(activation_backward_name(op), out, {grad, saved}, {grad, saved},
-                [op](const BackwardArgs& a) -> TensorList {
+                [op, params](const BackwardArgs& a) -> TensorList {
                   const Tensor& grad_grad = a.grad();
-                  Tensor d_grad = a.needs_grad[0] ? activation_backward(op, grad_grad, a.saved[1]) : Tensor();
+                  Tensor d_grad = a.needs_grad[0] ? activation_backward(op, grad_grad, a.saved[1], params) : Tensor();
                   Tensor d_saved;
                   if (a.needs_grad[1]) {
-                    Tensor second = activation_second_derivative(op, a.saved[1]);
+                    Tensor second = activation_second_derivative(op, a.saved[1], params);
                     if (second.defined()) d_saved = grad_grad * a.saved[0] * second;
                   }
                   return {d_grad, d_saved};

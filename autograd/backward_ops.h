@@ -17,9 +17,9 @@ Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim,
                       std::optional<int64_t> end, int64_t step);
 Tensor select_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, int64_t index);
 
-// grad * f'(saved) for an activation f by its fused kernel `op` (ReluBackward, SigmoidBackward,
-// TanhBackward, GeluBackward, GeluTanhBackward or SiluBackward; `saved` is the input or the
-// output as op_kinds.h says). Differentiable in both arguments.
-Tensor activation_backward(BinaryOp op, const Tensor& grad, const Tensor& saved);
+// grad * f'(saved) for an activation f by its fused kernel `op` (one of the *Backward rows of
+// tensor/op_table.h; `saved` is the input or the output as the table says, `params` the
+// forward's numbers). Differentiable in both arguments.
+Tensor activation_backward(BinaryOp op, const Tensor& grad, const Tensor& saved, OpParams params = {});
 
 }  // namespace brisk::autograd

@@ -61,6 +61,13 @@ Tensor randperm(int64_t n, Generator* gen, TensorOptions options) {
   return with_grad(native::randperm(n, gen, options), options);
 }
 
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options, Generator* gen) {
+  return with_grad(native::randint(low, high, shape, options, gen), options);
+}
+Tensor randint(int64_t high, const Shape& shape, TensorOptions options, Generator* gen) {
+  return randint(0, high, shape, options, gen);
+}
+
 template <typename T>
 Tensor tensor(const std::vector<T>& values, const Shape& shape, std::optional<TensorOptions> options) {
   if constexpr (std::is_same_v<T, int>) {

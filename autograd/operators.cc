@@ -15,6 +15,8 @@ Tensor operator/(const Tensor& a, Scalar b) { return a.div(b); }
 Tensor operator+(Scalar a, const Tensor& b) { return b.add(a); }
 Tensor operator*(Scalar a, const Tensor& b) { return b.mul(a); }
 Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
 Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }

@@ -31,6 +31,9 @@ Tensor rand(const Shape& shape, TensorOptions options = {}, Generator* gen = nul
 Tensor randn(const Shape& shape, TensorOptions options = {}, Generator* gen = nullptr);
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
 Tensor randperm(int64_t n, Generator* gen = nullptr, TensorOptions options = kInt64);
+// Integers uniform in [low, high), as values of the options' dtype (int64 by default).
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options = kInt64, Generator* gen = nullptr);
+Tensor randint(int64_t high, const Shape& shape, TensorOptions options = kInt64, Generator* gen = nullptr);
 // tensor({1, 2, 3, 4}, {2, 2}): dtype from T (float -> float32, double -> float64,
 // int64_t/int -> int64, bool -> bool) unless the options name one.
 template <typename T>
@@ -54,6 +57,14 @@ Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, Scalar exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
 Tensor neg(const Tensor& x);
+// The remainder of a / b with the sign of b, as Python's % (torch.remainder), and with the
+// sign of a, as C's fmod (torch.fmod); the quotient's gradient floor(a / b) or trunc(a / b)
+// flows to b. An integer divisor of zero raises, as PyTorch on the CPU.
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, Scalar b);
+Tensor remainder(Scalar a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, Scalar b);
 // abs(x), exp(x), log(x), ...: the math rows of tensor/op_table.h.
 #define BRISK_UNARY_MATH_FUNCTION(Op, name, ...) Tensor name(const Tensor& x);
 BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_FUNCTION)
@@ -64,6 +75,14 @@ Tensor tanh(const Tensor& x);
 // approximate: "none" (erf) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor silu(const Tensor& x);
+// x above zero, negative_slope * x otherwise.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+// x above zero, alpha * (exp(x) - 1) otherwise.
+Tensor elu(const Tensor& x, double alpha = 1.0);
+// log(1 + exp(beta * x)) / beta, and x where beta * x > threshold (beta must not be 0).
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+// x * relu6(x + 3) / 6.
+Tensor hardswish(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
 Tensor maximum(const Tensor& a, const Tensor& b);

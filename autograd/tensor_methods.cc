@@ -10,6 +10,10 @@ Tensor Tensor::div(const Tensor& other) const { return brisk::div(*this, other);
 Tensor Tensor::pow(const Tensor& exponent) const { return brisk::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return brisk::pow(*this, exponent); }
 Tensor Tensor::neg() const { return brisk::neg(*this); }
+Tensor Tensor::remainder(const Tensor& other) const { return brisk::remainder(*this, other); }
+Tensor Tensor::remainder(Scalar other) const { return brisk::remainder(*this, other); }
+Tensor Tensor::fmod(const Tensor& other) const { return brisk::fmod(*this, other); }
+Tensor Tensor::fmod(Scalar other) const { return brisk::fmod(*this, other); }
 #define BRISK_UNARY_MATH_METHOD(Op, name, ...) \
   Tensor Tensor::name() const { return brisk::name(*this); }
 BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)

@@ -22,10 +22,12 @@ auto module_pointer(const M& module) {
   }
 }
 
-// A call of the module's Tensor -> Tensor forward.
+// A call of the module's Tensor -> Tensor forward; an error raised inside names the module.
 template <typename Ptr>
 std::function<Tensor(const Tensor&)> unary_forward(const Ptr& module) {
-  return [m = module.get()](const Tensor& x) -> Tensor { return m->forward(x); };
+  return [m = module.get()](const Tensor& x) -> Tensor {
+    return forward_naming_module(*m, [&] { return m->forward(x); });
+  };
 }
 
 }  // namespace brisk::nn::detail

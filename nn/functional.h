@@ -33,6 +33,14 @@ Tensor relu(const Tensor& x);
 // approximate: "none" (exact, with erf) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor silu(const Tensor& x);
+// x above zero, negative_slope * x otherwise.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+// x above zero, alpha * (exp(x) - 1) otherwise.
+Tensor elu(const Tensor& x, double alpha = 1.0);
+// log(1 + exp(beta * x)) / beta, and x where beta * x > threshold.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+// x * relu6(x + 3) / 6.
+Tensor hardswish(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor softmax(const Tensor& x, int64_t dim);
@@ -156,6 +164,10 @@ Tensor interpolate(const Tensor& input, const InterpolateOptions& options);
 // In training, zeroes each element with probability p (drawn from `generator`, the default
 // one when null) and scales the others by 1 / (1 - p); the identity otherwise.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true, Generator* generator = nullptr);
+// Zeroes whole channels instead: each [n, c] plane of an input [N, C, H, W] is zeroed with
+// probability p and the others scaled by 1 / (1 - p). A 3-D input is taken as [N, C, L], as
+// PyTorch 2 does (it warns that a future release will read it as an unbatched [C, H, W]).
+Tensor dropout2d(const Tensor& input, double p = 0.5, bool training = true, Generator* generator = nullptr);
 
 // ---- Embedding (nn/functional/embedding.cc) ----
 // Rows of weight [num_embeddings, dim] picked by int64 indices of any shape: [*, dim]. The
@@ -173,6 +185,11 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 // (1 - s) * nll_loss + s / C * smooth, where smooth is each element's -sum_c weight[c] *
 // log_softmax[c] (zero for ignored targets) reduced like the loss (the mean divides by the
 // same total weight), exactly as PyTorch.
+//
+// A floating point target of the input's shape holds class probabilities instead (soft labels,
+// as from mixup or cutmix): each element's loss is -sum_c weight[c] * p[c] * log_softmax[c] with
+// p = (1 - s) * target + s / C, and the mean divides by the number of elements, as PyTorch;
+// ignore_index must then stay negative.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                      int64_t ignore_index = -100, Reduction reduction = Reduction::Mean, double label_smoothing = 0.0);
 // Targets outside [0, C) other than ignore_index raise brisk::Error naming the value and C: at

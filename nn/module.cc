@@ -100,6 +100,8 @@ void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   BRISK_CHECK(module != nullptr, "{}: register_module: the module \"{}\" is empty (null)", this->name(), name);
   BRISK_CHECK(module.get() != this, "{}: register_module: a module cannot be its own child (\"{}\")", this->name(),
               name);
+  // A module registered in two places keeps its first name, as traversal lists it.
+  if (module->name_in_parent_.empty()) module->name_in_parent_ = name;
   children_.insert(std::move(name), std::move(module));
 }
 
@@ -261,6 +263,14 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
 }
 
 void Module::pretty_print(std::ostream& stream) const { stream << name(); }
+
+void rethrow_in_module(const Module& module, const Error& error) {
+  std::ostringstream line;
+  line << error.what() << "\n  in ";
+  if (!module.name_in_parent().empty()) line << module.name_in_parent() << ": ";
+  module.pretty_print(line);
+  throw Error(line.str());
+}
 
 std::ostream& operator<<(std::ostream& stream, const Module& module) {
   module.pretty_print(stream);

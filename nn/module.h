@@ -23,9 +23,11 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "nn/ordered_dict.h"
+#include "tensor/error.h"
 #include "tensor/tensor.h"
 
 namespace brisk::nn {
@@ -44,6 +46,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // The type's name for printing: the class name without namespace and "Impl" ("Linear").
   virtual std::string name() const;
+  // The name this module was first registered under in a parent ("fc2"); empty for a module
+  // that was never registered (the model itself).
+  const std::string& name_in_parent() const { return name_in_parent_; }
 
   // ---- Registration. Names are non-empty, contain no '.', and are unique within a module
   // across parameters, buffers and children. Each returns what it registered. ----
@@ -145,8 +150,27 @@ class Module : public std::enable_shared_from_this<Module> {
   OrderedDict<Tensor> parameters_;
   OrderedDict<Tensor> buffers_;
   OrderedDict<std::shared_ptr<Module>> children_;
+  std::string name_in_parent_;
   bool is_training_ = true;
 };
+
+// Throws `error` with a line naming `module` appended (forward_naming_module says which).
+[[noreturn]] void rethrow_in_module(const Module& module, const Error& error);
+
+// Calls `forward` (a call of the module's forward). A brisk::Error raised inside gets a line
+// naming the module appended, its name in its parent and its configuration ("\n  in fc2:
+// Linear(in_features=64, out_features=10, bias=true)"; the model itself has no name: "\n  in
+// Net"). Each enclosing module called the same way adds its own line, innermost first, so an
+// error deep inside a model says which layer it came from. ModuleHolder's call and the
+// containers' calls of their modules go through here.
+template <typename F>
+decltype(auto) forward_naming_module(const Module& module, F&& forward) {
+  try {
+    return std::forward<F>(forward)();
+  } catch (const Error& error) {
+    rethrow_in_module(module, error);
+  }
+}
 
 // Prints the module tree as PyTorch does:
 //   Net(

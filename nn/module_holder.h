@@ -51,10 +51,13 @@ class ModuleHolder : public ModuleHolderBase {
   bool is_empty() const { return impl_ == nullptr; }
   explicit operator bool() const { return impl_ != nullptr; }
 
-  // Calls the module's forward.
+  // Calls the module's forward; an error raised inside names the module
+  // (forward_naming_module, nn/module.h).
   template <typename... Args>
   decltype(auto) operator()(Args&&... args) const {
-    return get()->forward(std::forward<Args>(args)...);
+    Contained* module = get();
+    return forward_naming_module(*module,
+                                 [&]() -> decltype(auto) { return module->forward(std::forward<Args>(args)...); });
   }
   // Indexing, for containers (Sequential, ModuleList).
   template <typename Arg>

@@ -41,7 +41,12 @@
   X(Silu, silu, Silu, FloatingTypes, Same)                                              \
   X(LogicalNot, logical_not, LogicalNot, AllTypes, Bool)                                \
   X(Clamp, clamp, Clamp, NumericTypes, Same)     /* min a, max b (±inf when absent) */ \
-  X(RPowScalar, pow, RPowScalar, AllTypes, Same) /* a ** x */
+  X(RPowScalar, pow, RPowScalar, AllTypes, Same) /* a ** x */                           \
+  /* leaky_relu: negative_slope a; elu: alpha a; softplus: beta a, threshold b */       \
+  X(LeakyRelu, leaky_relu, LeakyRelu, FloatingTypes, Same)                              \
+  X(Elu, elu, Elu, FloatingTypes, Same)                                                 \
+  X(Softplus, softplus, Softplus, FloatingTypes, Same)                                  \
+  X(Hardswish, hardswish, Hardswish, FloatingTypes, Same)
 
 #define BRISK_UNARY_OPS(X) BRISK_UNARY_MATH_OPS(X) BRISK_UNARY_OTHER_OPS(X)
 
@@ -62,13 +67,20 @@
   X(Ge, ge, Ge, AllTypes, Bool)                                                                   \
   X(LogicalAnd, logical_and, LogicalAnd, AllTypes, Bool)                                          \
   X(LogicalOr, logical_or, LogicalOr, AllTypes, Bool)                                             \
+  X(Remainder, remainder, Remainder, NumericTypes, Same) /* with the sign of b, as Python's % */  \
+  X(Fmod, fmod, Fmod, NumericTypes, Same)                /* with the sign of a, as C's fmod */    \
   /* Fused backward kernels: (grad, saved) -> grad_input. */                                      \
   X(ReluBackward, relu_backward, ReluBackward, FloatingTypes, Same)          /* saved = input */  \
   X(SigmoidBackward, sigmoid_backward, SigmoidBackward, FloatingTypes, Same) /* saved = output */ \
   X(TanhBackward, tanh_backward, TanhBackward, FloatingTypes, Same)          /* saved = output */ \
   X(GeluBackward, gelu_backward, GeluBackward, FloatingTypes, Same)          /* saved = input */  \
   X(GeluTanhBackward, gelu_backward, GeluTanhBackward, FloatingTypes, Same)  /* saved = input */  \
-  X(SiluBackward, silu_backward, SiluBackward, FloatingTypes, Same)          /* saved = input */
+  X(SiluBackward, silu_backward, SiluBackward, FloatingTypes, Same)          /* saved = input */  \
+  /* The same with the forward's numbers in params (a: slope, alpha or beta; b: threshold). */    \
+  X(LeakyReluBackward, leaky_relu_backward, LeakyReluBackward, FloatingTypes, Same) /* input */   \
+  X(EluBackward, elu_backward, EluBackward, FloatingTypes, Same)                    /* input */   \
+  X(SoftplusBackward, softplus_backward, SoftplusBackward, FloatingTypes, Same)     /* input */   \
+  X(HardswishBackward, hardswish_backward, HardswishBackward, FloatingTypes, Same)  /* input */
 
 // Three-input kernels computing in opmath; where(), which moves values without arithmetic, is
 // the one ternary op outside the list (TernaryOp::Where).
@@ -94,4 +106,5 @@
 #define BRISK_RANDOM_OPS(X)                                  \
   X(Uniform, uniform_)     /* [params.a, params.b) */        \
   X(Normal, normal_)       /* mean params.a, std params.b */ \
-  X(Bernoulli, bernoulli_) /* probability params.a */
+  X(Bernoulli, bernoulli_) /* probability params.a */        \
+  X(RandomInt, random_)    /* integers in [a, b) */

@@ -193,6 +193,11 @@ class Tensor {
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
   Tensor neg() const;
+  // With the sign of the divisor (Python's %) and of the dividend (C's fmod).
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(Scalar other) const;
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(Scalar other) const;
   // abs(), exp(), log(), ...: the math rows of tensor/op_table.h.
 #define BRISK_UNARY_MATH_METHOD(Op, name, ...) Tensor name() const;
   BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)
@@ -305,6 +310,9 @@ Tensor operator-(Scalar a, const Tensor& b);
 Tensor operator*(Scalar a, const Tensor& b);
 Tensor operator/(Scalar a, const Tensor& b);
 Tensor operator-(const Tensor& a);
+// remainder, as Python's % and PyTorch's.
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, Scalar b);
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, const Tensor& b);
 Tensor operator<(const Tensor& a, const Tensor& b);

@@ -70,6 +70,11 @@ void record_on_device(const char* op, const Tensor& flat, const Tensor& bad, int
 
 }  // namespace
 
+void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
+  BRISK_CHECK(!weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
+              "{}: weight {} should have one entry per class ([{}])", op, weight.describe(), classes);
+}
+
 ClassTargets check_class_targets(const char* op, const Tensor& input, const Tensor& target, const Tensor& weight,
                                  int64_t ignore_index) {
   BRISK_CHECK(input.dim() >= 1 && input.is_floating_point(),
@@ -86,8 +91,7 @@ ClassTargets check_class_targets(const char* op, const Tensor& input, const Tens
   BRISK_CHECK(raw.sizes() == expected, "{}: input {} expects a target of shape {}, got target {}", op, input.sizes(),
               t.unbatched ? Shape{} : expected, target.sizes());
   const int64_t classes = t.input.size(1);
-  BRISK_CHECK(!weight.defined() || (weight.dim() == 1 && weight.size(0) == classes),
-              "{}: weight {} should have one entry per class ([{}])", op, weight.describe(), classes);
+  check_class_weight(op, weight, classes);
 
   autograd::NoGradGuard no_grad;
   t.valid = raw.ne(ignore_index);

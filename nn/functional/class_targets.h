@@ -23,6 +23,9 @@ struct ClassTargets {
   bool unbatched = false;
 };
 
+// Checks that `weight` is undefined or has one entry per class, [classes], for loss `op`.
+void check_class_weight(const char* op, const Tensor& weight, int64_t classes);
+
 // Checks `target` (int64 [N, *], or [] for a [C] input) and `weight` (undefined or [C])
 // against `input` [N, C, *] or [C] for loss `op`: shapes and dtypes at once, the target
 // values as said above. Raises brisk::Error naming `op` and what is wrong.

@@ -44,6 +44,37 @@ Tensor checked_nll_loss(const ClassTargets& t, const Tensor& weight, Reduction r
   return losses;
 }
 
+// weight [C] viewed to multiply an input of `dims` dims whose classes are dim `class_dim`.
+Tensor class_weight_view(const Tensor& weight, int64_t dims, int64_t class_dim) {
+  Shape shape(dims, 1);
+  shape[class_dim] = weight.size(0);
+  return weight.view(shape);
+}
+
+// cross_entropy with class probabilities (a target of the input's shape, soft labels as from
+// mixup or cutmix): each element's loss is -sum_c weight[c] * p[c] * log_softmax(input)[c],
+// with p = (1 - s) * target + s / C under label smoothing s. The mean divides by the number of
+// elements, not by their weights, as PyTorch.
+Tensor cross_entropy_with_probabilities(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                        int64_t ignore_index, Reduction reduction, double label_smoothing) {
+  BRISK_CHECK(target.sizes() == input.sizes(),
+              "cross_entropy: a floating point target holds class probabilities and must have the input's shape "
+              "{}, got target {} (class indices are int64)",
+              input.sizes(), target.describe());
+  BRISK_CHECK(target.device() == input.device(), "cross_entropy: target {} is not on the input's device {}",
+              target.describe(), input.device());
+  BRISK_CHECK(ignore_index < 0, "cross_entropy: ignore_index ({}) is not supported with class-probability targets",
+              ignore_index);
+  const int64_t class_dim = input.dim() == 1 ? 0 : 1;
+  const int64_t classes = input.size(class_dim);
+  detail::check_class_weight("cross_entropy", weight, classes);
+  Tensor probs = target;
+  if (label_smoothing > 0.0) probs = target * (1.0 - label_smoothing) + label_smoothing / static_cast<double>(classes);
+  Tensor weighted = brisk::log_softmax(input, class_dim) * probs;
+  if (weight.defined()) weighted = weighted * class_weight_view(weight, input.dim(), class_dim);
+  return reduce(-weighted.sum({class_dim}), reduction);
+}
+
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
@@ -55,7 +86,11 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      Reduction reduction, double label_smoothing) {
   BRISK_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
               "cross_entropy: label_smoothing must be between 0.0 and 1.0, got {}", label_smoothing);
-  BRISK_CHECK(input.dim() >= 1, "cross_entropy: expected an input [N, C, ...] or [C], got {}", input.describe());
+  BRISK_CHECK(input.dim() >= 1 && input.is_floating_point(),
+              "cross_entropy: expected a floating point input [N, C, ...] or [C], got {}", input.describe());
+  if (target.is_floating_point()) {
+    return cross_entropy_with_probabilities(input, target, weight, ignore_index, reduction, label_smoothing);
+  }
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   Tensor log_probs = brisk::log_softmax(input, class_dim);
   ClassTargets t = check_class_targets("cross_entropy", log_probs, target, weight, ignore_index);
@@ -64,11 +99,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
   const int64_t classes = t.input.size(1);
   Tensor weighted = t.input;
-  if (weight.defined()) {
-    Shape class_shape(t.input.dim(), 1);
-    class_shape[1] = classes;
-    weighted = weighted * weight.view(class_shape);
-  }
+  if (weight.defined()) weighted = weighted * class_weight_view(weight, t.input.dim(), 1);
   Tensor smooth = where(t.valid, -weighted.sum({1}),
                         zeros(t.target.sizes(), TensorOptions(t.input.dtype()).device(t.input.device())));
   Tensor reduced;
@@ -82,6 +113,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   BRISK_CHECK(input.is_floating_point(), "mse_loss: expected a floating point input, got {}", input.describe());
+  BRISK_CHECK(target.device() == input.device(), "mse_loss: target {} is not on the input's device {}",
+              target.describe(), input.device());
+  broadcast_shapes(input.sizes(), target.sizes(), "mse_loss");  // an error names mse_loss, not sub
   return reduce(square(input - target), reduction);
 }
 

@@ -16,6 +16,24 @@ Tensor GELUImpl::forward(const Tensor& input) const { return functional::gelu(in
 void GELUImpl::pretty_print(std::ostream& stream) const { stream << "GELU(approximate=" << approximate << ")"; }
 
 Tensor SiLUImpl::forward(const Tensor& input) const { return functional::silu(input); }
+Tensor LeakyReLUImpl::forward(const Tensor& input) const { return functional::leaky_relu(input, negative_slope); }
+void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "LeakyReLU(negative_slope=" << negative_slope << ")";
+}
+
+Tensor ELUImpl::forward(const Tensor& input) const { return functional::elu(input, alpha); }
+void ELUImpl::pretty_print(std::ostream& stream) const { stream << "ELU(alpha=" << alpha << ")"; }
+
+SoftplusImpl::SoftplusImpl(double beta_, double threshold_) : beta(beta_), threshold(threshold_) {
+  BRISK_CHECK(beta != 0.0, "Softplus: beta must not be 0");
+}
+Tensor SoftplusImpl::forward(const Tensor& input) const { return functional::softplus(input, beta, threshold); }
+void SoftplusImpl::pretty_print(std::ostream& stream) const {
+  stream << "Softplus(beta=" << beta << ", threshold=" << threshold << ")";
+}
+
+Tensor HardswishImpl::forward(const Tensor& input) const { return functional::hardswish(input); }
+
 Tensor TanhImpl::forward(const Tensor& input) const { return functional::tanh(input); }
 Tensor SigmoidImpl::forward(const Tensor& input) const { return functional::sigmoid(input); }
 

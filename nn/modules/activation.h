@@ -1,6 +1,7 @@
 #pragma once
-// Activation layers without parameters, for Sequential: ReLU, GELU, SiLU, Tanh, Sigmoid,
-// Softmax and LogSoftmax (the last two over a given dim).
+// Activation layers without parameters, for Sequential: ReLU, GELU, SiLU, LeakyReLU, ELU,
+// Softplus, Hardswish, Tanh, Sigmoid, Softmax and LogSoftmax (the last two over a given dim),
+// with PyTorch's arguments and defaults.
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -32,6 +33,43 @@ class SiLUImpl : public Module {
   Tensor forward(const Tensor& input) const;
 };
 BRISK_MODULE(SiLU);
+
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(double negative_slope = 0.01) : negative_slope(negative_slope) {}
+  Tensor forward(const Tensor& input) const;
+  void pretty_print(std::ostream& stream) const override;
+
+  double negative_slope;
+};
+BRISK_MODULE(LeakyReLU);
+
+class ELUImpl : public Module {
+ public:
+  explicit ELUImpl(double alpha = 1.0) : alpha(alpha) {}
+  Tensor forward(const Tensor& input) const;
+  void pretty_print(std::ostream& stream) const override;
+
+  double alpha;
+};
+BRISK_MODULE(ELU);
+
+class SoftplusImpl : public Module {
+ public:
+  explicit SoftplusImpl(double beta = 1.0, double threshold = 20.0);
+  Tensor forward(const Tensor& input) const;
+  void pretty_print(std::ostream& stream) const override;
+
+  double beta;
+  double threshold;
+};
+BRISK_MODULE(Softplus);
+
+class HardswishImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) const;
+};
+BRISK_MODULE(Hardswish);
 
 class TanhImpl : public Module {
  public:

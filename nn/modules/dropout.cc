@@ -6,9 +6,16 @@
 
 namespace brisk::nn {
 
+namespace {
+
+void check_probability(const char* layer, double p) {
+  BRISK_CHECK(p >= 0.0 && p <= 1.0, "{}: probability has to be between 0 and 1, but got {}", layer, p);
+}
+
+}  // namespace
+
 DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
-  BRISK_CHECK(options.p() >= 0.0 && options.p() <= 1.0, "Dropout: probability has to be between 0 and 1, but got {}",
-              options.p());
+  check_probability("Dropout", options.p());
 }
 
 Tensor DropoutImpl::forward(const Tensor& input) const {
@@ -16,5 +23,15 @@ Tensor DropoutImpl::forward(const Tensor& input) const {
 }
 
 void DropoutImpl::pretty_print(std::ostream& stream) const { stream << "Dropout(p=" << options.p() << ")"; }
+
+Dropout2dImpl::Dropout2dImpl(const Dropout2dOptions& options_) : options(options_) {
+  check_probability("Dropout2d", options.p());
+}
+
+Tensor Dropout2dImpl::forward(const Tensor& input) const {
+  return functional::dropout2d(input, options.p(), is_training(), options.generator());
+}
+
+void Dropout2dImpl::pretty_print(std::ostream& stream) const { stream << "Dropout2d(p=" << options.p() << ")"; }
 
 }  // namespace brisk::nn

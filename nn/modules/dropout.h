@@ -1,6 +1,8 @@
 #pragma once
 // nn::Dropout: zeroes elements with probability p in training mode and scales the rest by
-// 1 / (1 - p); the identity in eval mode. Draws from the given Generator, or the default one.
+// 1 / (1 - p); the identity in eval mode. nn::Dropout2d zeroes whole channels of [N, C, H, W]
+// inputs instead (nn::functional::dropout2d). Both draw from the given Generator, or the
+// default one.
 #include <iosfwd>
 
 #include "nn/module.h"
@@ -29,5 +31,20 @@ class DropoutImpl : public Module {
 };
 
 BRISK_MODULE(Dropout);
+
+using Dropout2dOptions = DropoutOptions;
+
+class Dropout2dImpl : public Module {
+ public:
+  explicit Dropout2dImpl(const Dropout2dOptions& options = {});
+  explicit Dropout2dImpl(double p) : Dropout2dImpl(Dropout2dOptions(p)) {}
+
+  Tensor forward(const Tensor& input) const;
+  void pretty_print(std::ostream& stream) const override;
+
+  Dropout2dOptions options;
+};
+
+BRISK_MODULE(Dropout2d);
 
 }  // namespace brisk::nn

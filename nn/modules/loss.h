@@ -23,7 +23,8 @@ struct CrossEntropyLossOptions {
 class CrossEntropyLossImpl : public Module {
  public:
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
-  // logits [N, C, ...] or [C], int64 targets [N, ...] or [].
+  // logits [N, C, ...] or [C]; int64 targets [N, ...] or [], or class probabilities of the
+  // logits' shape (nn::functional::cross_entropy).
   Tensor forward(const Tensor& input, const Tensor& target) const;
 
   CrossEntropyLossOptions options;

@@ -65,6 +65,40 @@ struct Lerp {
   BRISK_INLINE T operator()(T a, T b) const { return from_a ? a + weight * (b - a) : b - (b - a) * (T(1) - weight); }
 };
 
+// The remainder of a / b with the sign of b (Python's %, torch.remainder). An integer divisor
+// of zero gives 0 instead of a trap (the public op raises for it first, as PyTorch), and one
+// of -1 gives 0 without the overflow of lowest % -1.
+template <typename T>
+struct Remainder {
+  BRISK_INLINE T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      T r = std::fmod(a, b);
+      return (r != T(0)) && ((b < T(0)) != (r < T(0))) ? r + b : r;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return b == T(0) ? T(0) : static_cast<T>(a % b);
+    } else {
+      if (b == T(0) || b == T(-1)) return T(0);
+      T r = static_cast<T>(a % b);
+      return (r != T(0)) && ((b < T(0)) != (r < T(0))) ? static_cast<T>(r + b) : r;
+    }
+  }
+};
+
+// The remainder of a / b with the sign of a (C's fmod and %, torch.fmod); integer divisors of
+// zero and -1 as in Remainder.
+template <typename T>
+struct Fmod {
+  BRISK_INLINE T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fmod(a, b);
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return b == T(0) ? T(0) : static_cast<T>(a % b);
+    } else {
+      return b == T(0) || b == T(-1) ? T(0) : static_cast<T>(a % b);
+    }
+  }
+};
+
 template <typename T>
 struct Eq {
   BRISK_INLINE bool operator()(T a, T b) const { return a == b; }
@@ -148,6 +182,43 @@ struct SiluBackward {
   BRISK_INLINE T operator()(T grad, T x) const {
     T sigmoid = Sigmoid<T>()(x);
     return grad * sigmoid * (T(1) + x * (T(1) - sigmoid));
+  }
+};
+
+// grad above zero, grad * negative_slope (params.a) otherwise, as leaky_relu_backward.
+template <typename T>
+struct LeakyReluBackward {
+  T slope;
+  explicit LeakyReluBackward(OpParams p) : slope(static_cast<T>(p.a)) {}
+  BRISK_INLINE T operator()(T grad, T x) const { return vselect(x > T(0), grad, grad * slope); }
+};
+
+// grad above zero, grad * alpha (params.a) * e^x otherwise.
+template <typename T>
+struct EluBackward {
+  T alpha;
+  explicit EluBackward(OpParams p) : alpha(static_cast<T>(p.a)) {}
+  BRISK_INLINE T operator()(T grad, T x) const { return x > T(0) ? grad : grad * alpha * vexp(x); }
+};
+
+// grad * sigmoid(beta x) below the threshold (params: beta, threshold), grad above it.
+template <typename T>
+struct SoftplusBackward {
+  T beta, threshold;
+  explicit SoftplusBackward(OpParams p) : beta(static_cast<T>(p.a)), threshold(static_cast<T>(p.b)) {}
+  BRISK_INLINE T operator()(T grad, T x) const {
+    if (x * beta > threshold) return grad;
+    T z = vexp(x * beta);
+    return grad * z / (z + T(1));
+  }
+};
+
+// 0 below -3, grad * (x / 3 + 1/2) up to 3, grad above, as hardswish_backward.
+template <typename T>
+struct HardswishBackward {
+  BRISK_INLINE T operator()(T grad, T x) const {
+    if (x < T(-3)) return T(0);
+    return x <= T(3) ? grad * (x / T(3) + T(0.5)) : grad;
   }
 };
 

@@ -105,4 +105,15 @@ struct BernoulliDraw {
   BRISK_INLINE bool operator()(const Philox4x32& r) const { return uniform_double(r.v[0], r.v[1]) < p; }
 };
 
+// An integer in [low, low + range) from 64 bits of two words. The modulo's bias is below
+// range / 2^64, invisible for any range a tensor can use.
+struct RandomIntDraw {
+  int64_t low;
+  uint64_t range;
+  BRISK_INLINE int64_t operator()(const Philox4x32& r) const {
+    uint64_t bits = (static_cast<uint64_t>(r.v[0]) << 32) | r.v[1];
+    return low + static_cast<int64_t>(bits % range);
+  }
+};
+
 }  // namespace brisk

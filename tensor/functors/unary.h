@@ -183,6 +183,40 @@ struct RPowScalar {
   BRISK_INLINE T operator()(T x) const { return pow_value(base, x); }
 };
 
+// x above zero, negative_slope * x otherwise (NaN stays NaN).
+template <typename T>
+struct LeakyRelu {
+  T slope;
+  explicit LeakyRelu(OpParams p) : slope(static_cast<T>(p.a)) {}
+  BRISK_INLINE T operator()(T x) const { return vselect(x > T(0), x, x * slope); }
+};
+
+// x above zero, alpha * (e^x - 1) otherwise.
+template <typename T>
+struct Elu {
+  T alpha;
+  explicit Elu(OpParams p) : alpha(static_cast<T>(p.a)) {}
+  BRISK_INLINE T operator()(T x) const { return x > T(0) ? x : alpha * std::expm1(x); }
+};
+
+// log(1 + e^(beta x)) / beta, and x itself once beta x exceeds the threshold (where the two
+// agree to rounding and the exponential would overflow).
+template <typename T>
+struct Softplus {
+  T beta, threshold;
+  explicit Softplus(OpParams p) : beta(static_cast<T>(p.a)), threshold(static_cast<T>(p.b)) {}
+  BRISK_INLINE T operator()(T x) const { return x * beta > threshold ? x : std::log1p(vexp(x * beta)) / beta; }
+};
+
+// x * relu6(x + 3) / 6.
+template <typename T>
+struct Hardswish {
+  BRISK_INLINE T operator()(T x) const {
+    T gate = x + T(3) < T(0) ? T(0) : (x + T(3) > T(6) ? T(6) : x + T(3));
+    return x * gate / T(6);
+  }
+};
+
 // Converts like a copy does (uint8 -1 -> 255); the native op checks the range first.
 template <typename T>
 struct Fill {

@@ -35,6 +35,10 @@ void random(RandomOp op, DType dtype, OpParams p, const Fill& fill) {
       });
     case RandomOp::Bernoulli:
       return dispatch(AllTypes{}, dtype, name, [&](auto tag) { fill(tag, BernoulliDraw{p.a}); });
+    case RandomOp::RandomInt:
+      return dispatch(NumericTypes{}, dtype, name, [&](auto tag) {
+        fill(tag, RandomIntDraw{static_cast<int64_t>(p.a), static_cast<uint64_t>(p.b - p.a)});
+      });
   }
 }
 

@@ -165,6 +165,8 @@ Tensor& bernoulli_(Tensor& self, double p, Generator* gen);
 // Each element is 1 with the probability given by `p`'s element at the same place.
 Tensor bernoulli(const Tensor& p, Generator* gen);
 Tensor randperm(int64_t n, Generator* gen, TensorOptions options = kInt64);
+// Integers uniform in [low, high), stored as options.dtype(); the bounds must fit that dtype.
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options, Generator* gen);
 
 // ---- Comparison and printing ----
 bool equal(const Tensor& a, const Tensor& b);

@@ -5,6 +5,7 @@
 #include "tensor/backend.h"
 #include "tensor/functors/philox.h"
 #include "tensor/generator.h"
+#include "tensor/native/operands.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::native {
@@ -41,6 +42,19 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* gen) {
 Tensor& bernoulli_(Tensor& self, double p, Generator* gen) {
   BRISK_CHECK(p >= 0 && p <= 1, "bernoulli_: expected 0 <= p <= 1, got {}", p);
   return fill_random(self, RandomOp::Bernoulli, {p, 0.0}, gen);
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options, Generator* gen) {
+  BRISK_CHECK(low < high, "randint: expected low < high, got low={} high={}", low, high);
+  BRISK_CHECK(options.dtype() != kBool, "randint: the dtype must be numeric, got bool");
+  detail::check_fits("randint", Scalar(low), options.dtype());
+  detail::check_fits("randint", Scalar(high - 1), options.dtype());
+  // The kernel takes its bounds as float64 parameters, exact up to 2^53.
+  constexpr int64_t kExact = int64_t{1} << 53;
+  BRISK_CHECK(low >= -kExact && high <= kExact, "randint: bounds beyond +-2^53 are not supported, got low={} high={}",
+              low, high);
+  Tensor out = empty(shape, options);
+  return fill_random(out, RandomOp::RandomInt, {static_cast<double>(low), static_cast<double>(high)}, gen);
 }
 
 Tensor bernoulli(const Tensor& p, Generator* gen) {

@@ -123,6 +123,34 @@ TEST_CASE("gradcheck gelu in both forms, silu", "[gradcheck][activation]") {
   check_unary([](const Tensor& x) { return x.silu(); });
 }
 
+// Values away from the kinks (0; +-3 for hardswish; beta * x = threshold for softplus), where
+// the finite differences straddle two pieces.
+TEST_CASE("gradcheck leaky_relu, elu, softplus, hardswish", "[gradcheck][activation]") {
+  check_unary([](const Tensor& x) { return leaky_relu(x); }, Values::NonZero);
+  check_unary([](const Tensor& x) { return leaky_relu(x, 0.2); }, Values::NonZero);
+  check_unary([](const Tensor& x) { return elu(x); }, Values::NonZero);
+  check_unary([](const Tensor& x) { return elu(x, 0.5); }, Values::NonZero);
+  check_unary([](const Tensor& x) { return softplus(x); });
+  check_unary([](const Tensor& x) { return softplus(x * 3.0, 2.0, 1.0); });
+  check_unary([](const Tensor& x) { return hardswish(x * 3.0); });
+}
+
+TEST_CASE("softplus rejects beta 0", "[activation]") {
+  REQUIRE_THROWS_WITH(softplus(make({2}), 0.0), Catch::Contains("softplus: beta must not be 0"));
+}
+
+// The divisor's values keep the quotient away from the integers where floor and trunc jump.
+TEST_CASE("gradcheck remainder and fmod, with tensor and number operands", "[gradcheck][elementwise]") {
+  check_binary([](const Tensor& a, const Tensor& b) { return remainder(a * 3.0, b + 0.0123); }, Values::Normal,
+               Values::NonZero);
+  check_binary([](const Tensor& a, const Tensor& b) { return fmod(a * 3.0, b + 0.0123); }, Values::Normal,
+               Values::NonZero);
+  check_unary([](const Tensor& x) { return remainder(x * 3.0, 1.37); });
+  check_unary([](const Tensor& x) { return remainder(x * 3.0, -1.37); });
+  check_unary([](const Tensor& x) { return fmod(x * 3.0, 1.37); });
+  check_unary([](const Tensor& x) { return remainder(2.5, x); }, Values::NonZero);
+}
+
 TEST_CASE("gelu rejects an unknown approximation", "[activation]") {
   REQUIRE_THROWS_WITH(make({2}).gelu("fast"), Catch::Contains("approximate must be"));
 }

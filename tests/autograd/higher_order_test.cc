@@ -62,6 +62,11 @@ TEST_CASE("gradgradcheck activations", "[higher_order][gradcheck]") {
   check_second_order([](const Tensor& x) { return x.gelu(); });
   check_second_order([](const Tensor& x) { return x.gelu("tanh"); });
   check_second_order([](const Tensor& x) { return x.silu(); });
+  check_second_order([](const Tensor& x) { return leaky_relu(x, 0.2) * x; }, Values::NonZero);
+  check_second_order([](const Tensor& x) { return elu(x, 0.7); }, Values::NonZero);
+  check_second_order([](const Tensor& x) { return softplus(x); });
+  check_second_order([](const Tensor& x) { return softplus(x * 3.0, 2.0, 1.0); });
+  check_second_order([](const Tensor& x) { return hardswish(x * 3.0); });
   check_second_order([](const Tensor& x) { return x.softmax(1); });
   check_second_order([](const Tensor& x) { return x.log_softmax(0); });
 }

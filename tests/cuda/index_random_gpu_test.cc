@@ -82,6 +82,13 @@ TEST_CASE("random fills draw the CPU's numbers", "[gpu]") {
     bool narrow = dtype == kBFloat16 || dtype == kFloat16;
     require_matches(gpu, cpu, narrow ? testing::elementwise_tolerance(dtype) : testing::Tolerance{1e-5, 1e-5});
   }
+  for (DType dtype : {kInt64, kInt32, kUInt8, kFloat32, kFloat64}) {
+    INFO("randint to " << dtype_name(dtype));
+    Generator cpu_gen(11), gpu_gen(11);
+    Tensor cpu = native::randint(0, 200, {5000}, dtype, &cpu_gen);
+    Tensor gpu = native::randint(0, 200, {5000}, TensorOptions(dtype).device(testing::kCuda), &gpu_gen);
+    CHECK(native::equal(on_cpu(gpu), cpu));
+  }
   Tensor flags = native::empty({4097}, TensorOptions(kBool).device(testing::kCuda));
   Tensor cpu_flags = native::empty({4097}, kBool);
   Generator a(7), b(7);

@@ -178,6 +178,41 @@ TEST_CASE("dropout zeroes with probability p, scales the rest and is the identit
   CHECK_THROWS_WITH(Dropout(1.5), Contains("between 0 and 1, but got 1.5"));
 }
 
+TEST_CASE("dropout2d zeroes whole channels with probability p, scales the rest and is the identity in eval") {
+  Tensor x = full({40, 50, 3, 2}, 2.0).requires_grad_();
+  Generator gen(7);
+  Dropout2d dropout(Dropout2dOptions(0.3).generator(&gen));
+  Tensor y = dropout(x);
+  // Per [n, c] plane: all zero or all 2 / 0.7.
+  Tensor plane_min = amin(y.detach(), {2, 3}), plane_max = amax(y.detach(), {2, 3});
+  CHECK(equal(plane_min, plane_max));
+  Tensor dropped = plane_max.eq(0.0).to(kFloat32);
+  CHECK(dropped.mean().item<double>() == Approx(0.3).margin(0.03));
+  CHECK(allclose(plane_max + dropped * (2.0 / 0.7), full({40, 50}, 2.0 / 0.7)));
+  y.sum().backward();
+  CHECK(allclose(x.grad() * 2.0, y.detach()));
+  // [N, C, L]: channels of 1-D signals, as PyTorch reads a 3-D input.
+  Tensor signal = F::dropout2d(full({30, 40, 5}, 1.0), 0.5, true, &gen);
+  CHECK(equal(amin(signal, {2}), amax(signal, {2})));
+  dropout->eval();
+  CHECK(dropout(x).is_same(x));
+  CHECK(equal(F::dropout2d(x, 1.0), zeros_like(x)));
+  CHECK_THROWS_WITH(Dropout2d(-0.1), Contains("Dropout2d: probability has to be between 0 and 1, but got -0.1"));
+  CHECK_THROWS_WITH(F::dropout2d(zeros({4, 5})), Contains("dropout2d: expected an input [N, C, H, W] or [N, C, L]"));
+}
+
+TEST_CASE("cross_entropy refuses class-probability targets of another shape, and ignore_index with them") {
+  Tensor logits = zeros({3, 4});
+  CHECK_THROWS_WITH(F::cross_entropy(logits, zeros({3, 5})),
+                    Contains("cross_entropy: a floating point target holds class probabilities and must have the "
+                             "input's shape [3, 4], got target"));
+  CHECK_THROWS_WITH(F::cross_entropy(logits, zeros({3, 4}), Tensor(), 2),
+                    Contains("cross_entropy: ignore_index (2) is not supported with class-probability targets"));
+  CHECK_THROWS_WITH(F::cross_entropy(logits, zeros({3, 4}), ones({3})), Contains("cross_entropy: weight"));
+  CHECK_THROWS_WITH(F::cross_entropy(zeros({3, 4}, kInt64), zeros({3, 4})),
+                    Contains("cross_entropy: expected a floating point input"));
+}
+
 TEST_CASE("losses reject bad targets with the offending value") {
   Tensor logits = zeros({3, 4});
   CHECK_THROWS_WITH(F::cross_entropy(logits, tensor<int64_t>({0, 4, 1}, {3})),

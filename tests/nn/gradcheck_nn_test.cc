@@ -142,6 +142,31 @@ TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class
       {leaf({2, 3, 2, 2})}));
 }
 
+TEST_CASE("gradcheck: cross_entropy with class probabilities, in the logits and the target") {
+  Tensor weight = on_test_device(rand({4}, kFloat64, &gen()) + 0.5);
+  for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
+    for (double smoothing : {0.0, 0.2}) {
+      CHECK(gradcheck(
+          [&](const TensorList& in) { return F::cross_entropy(in[0], in[1], weight, -100, reduction, smoothing); },
+          {leaf({5, 4}), leaf({5, 4})}));
+    }
+  }
+  CHECK(gradcheck([](const TensorList& in) { return F::cross_entropy(in[0], F::softmax(in[1], 1)); },
+                  {leaf({2, 3, 2, 2}), leaf({2, 3, 2, 2})}));
+  CHECK(
+      gradgradcheck([](const TensorList& in) { return F::cross_entropy(in[0], in[1]); }, {leaf({3, 4}), leaf({3, 4})}));
+}
+
+TEST_CASE("gradcheck: dropout2d, its mask fixed by the generator's seed") {
+  Generator g(5);
+  auto fn = [&](const TensorList& in) {
+    g.manual_seed(5);
+    return F::dropout2d(in[0], 0.4, true, &g);
+  };
+  CHECK(gradcheck(fn, {leaf({3, 4, 2, 3})}));
+  CHECK(gradcheck(fn, {leaf({3, 4, 5})}));
+}
+
 TEST_CASE("gradcheck: embedding, with and without padding_idx") {
   Tensor weight = leaf({6, 3});
   Tensor indices = on_test_device(tensor<int64_t>({0, 2, 2, 5, 1, 2}, {2, 3}));

@@ -1,6 +1,6 @@
 // Every layer and loss against PyTorch: the outputs and the gradients of the inputs and
-// parameters for the cases of tests/fixtures/nn.json and nn_layers.json
-// (tools/fixtures/gen_nn_fixtures.py and gen_layers_fixtures.py).
+// parameters for the cases of tests/fixtures/nn.json, nn_layers.json and nn_everyday.json
+// (tools/fixtures/gen_nn_fixtures.py, gen_layers_fixtures.py and gen_everyday_fixtures.py).
 // Layers run as modules whose parameters are loaded with the fixture's values.
 #include <catch2/catch.hpp>
 
@@ -226,9 +226,22 @@ TEST_CASE("Embedding matches PyTorch, padding_idx included") {
 
 TEST_CASE("activation layers and Flatten match PyTorch") {
   std::map<std::string, std::function<Tensor(const Tensor&)>> layers{
-      {"relu", ReLU()},       {"gelu", GELU()},       {"gelu_tanh", GELU("tanh")}, {"silu", SiLU()},
-      {"tanh", Tanh()},       {"sigmoid", Sigmoid()}, {"softmax", Softmax(1)},     {"log_softmax", LogSoftmax(1)},
+      {"relu", ReLU()},
+      {"gelu", GELU()},
+      {"gelu_tanh", GELU("tanh")},
+      {"silu", SiLU()},
+      {"tanh", Tanh()},
+      {"sigmoid", Sigmoid()},
+      {"softmax", Softmax(1)},
+      {"log_softmax", LogSoftmax(1)},
       {"flatten", Flatten()},
+      {"leaky_relu", LeakyReLU()},
+      {"leaky_relu_0.2", LeakyReLU(0.2)},
+      {"elu", ELU()},
+      {"elu_0.5", ELU(0.5)},
+      {"softplus", Softplus()},
+      {"softplus_2_1", Softplus(2.0, 1.0)},
+      {"hardswish", Hardswish()},
   };
   for (const std::string& name : nn_cases_of_kind("activation")) {
     DYNAMIC_SECTION(name) {
@@ -239,7 +252,8 @@ TEST_CASE("activation layers and Flatten match PyTorch") {
   }
 }
 
-TEST_CASE("CrossEntropyLoss matches PyTorch (reductions, ignore_index, label smoothing, class weights)") {
+TEST_CASE("CrossEntropyLoss matches PyTorch (reductions, ignore_index, label smoothing, class weights, class "
+          "probabilities)") {
   for (const std::string& name : nn_cases_of_kind("cross_entropy")) {
     DYNAMIC_SECTION(name) {
       const json& c = nn_case(name);
@@ -251,7 +265,8 @@ TEST_CASE("CrossEntropyLoss matches PyTorch (reductions, ignore_index, label smo
           .label_smoothing(p.value("label_smoothing", 0.0));
       if (in.count("weight")) options.weight(in.at("weight"));
       CrossEntropyLoss loss(options);
-      check(c, {{"out", loss(in.at("x"), in.at("target"))}}, {{"x", in.at("x")}});
+      // Class-probability targets get a gradient too.
+      check(c, {{"out", loss(in.at("x"), in.at("target"))}}, {{"x", in.at("x")}, {"target", in.at("target")}});
     }
   }
 }

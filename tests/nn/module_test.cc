@@ -239,5 +239,48 @@ TEST_CASE("modules print as a tree like PyTorch") {
         ")");
 }
 
+TEST_CASE("activation and dropout layers print their arguments") {
+  Sequential seq(LeakyReLU(0.2), ELU(0.5), Softplus(2.0, 10.0), Hardswish(), Dropout2d(0.25));
+  std::ostringstream text;
+  text << *seq;
+  CHECK(text.str() == "Sequential(\n"
+                      "  (0): LeakyReLU(negative_slope=0.2)\n"
+                      "  (1): ELU(alpha=0.5)\n"
+                      "  (2): Softplus(beta=2, threshold=10)\n"
+                      "  (3): Hardswish\n"
+                      "  (4): Dropout2d(p=0.25)\n"
+                      ")");
+  CHECK_THROWS_WITH(Softplus(0.0), Contains("Softplus: beta must not be 0"));
+}
+
+// A model with a layer that gets the wrong number of features: fc1 gives 6, body.2 wants 5.
+struct MisfitImpl : Module {
+  MisfitImpl() {
+    fc1 = register_module("fc1", Linear(8, 6));
+    body = register_module("body", Sequential(Linear(6, 4), ReLU(), Linear(5, 2)));
+  }
+  Tensor forward(const Tensor& x) { return body(fc1(x)); }
+
+  Linear fc1{nullptr};
+  Sequential body{nullptr};
+};
+BRISK_MODULE(Misfit);
+
+TEST_CASE("an error inside a model names the layer, by its name in its parent and its configuration") {
+  Misfit model;
+  CHECK(model->fc1->name_in_parent() == "fc1");
+  CHECK(model->name_in_parent().empty());
+  CHECK_THROWS_WITH(model(zeros({3, 8})),
+                    Contains("linear: input [3, 4] float32 cpu should have 5 features in its last dim (weight [2, 5])\n"
+                             "  in 2: Linear(in_features=5, out_features=2, bias=true)\n"
+                             "  in body: Sequential\n"
+                             "  in Misfit"));
+  CHECK_THROWS_WITH(model(zeros({3, 7})),
+                    Contains("should have 8 features") && Contains("\n  in fc1: Linear(in_features=8, out_features=6, "
+                                                                   "bias=true)\n  in Misfit"));
+  // A module on its own, never registered, is named by its configuration.
+  CHECK_THROWS_WITH(Linear(3, 2)(zeros({1, 4})), Contains("\n  in Linear(in_features=3, out_features=2, bias=true)"));
+}
+
 }  // namespace
 }  // namespace brisk::nn

@@ -91,6 +91,11 @@ TEST_CASE("modules on CUDA match the CPU: forward, backward, parameter gradients
                                            UpsampleOptions().size({7, 3}).mode("bilinear").align_corners(true)}) {
       check_module("Upsample", Upsample(options), Upsample(options), random_cpu({2, 3, 4, 6}, dtype, 11), dtype, true);
     }
+    check_module("Dropout2d", Dropout2d(0.3), Dropout2d(0.3), random_cpu({4, 5, 3, 2}, dtype, 7), dtype, false);
+    check_module("LeakyReLU", LeakyReLU(0.2), LeakyReLU(0.2), random_cpu({4, 5}, dtype, 8), dtype, true);
+    check_module("ELU", ELU(0.5), ELU(0.5), random_cpu({4, 5}, dtype, 9), dtype, true);
+    check_module("Softplus", Softplus(2.0, 1.0), Softplus(2.0, 1.0), random_cpu({4, 5}, dtype, 10), dtype, true);
+    check_module("Hardswish", Hardswish(), Hardswish(), random_cpu({4, 5}, dtype, 11, -5.0, 5.0), dtype, true);
   }
 }
 
@@ -112,10 +117,11 @@ void check_loss(const std::string& what, DType dtype, const std::function<Tensor
   require_matches(gx.grad(), x.grad(), tol);
 }
 
-TEST_CASE("cross_entropy, nll_loss and mse_loss on CUDA match the CPU", "[gpu]") {
+TEST_CASE("cross_entropy (class indices and probabilities), nll_loss and mse_loss on CUDA match the CPU", "[gpu]") {
   const Tensor target = tensor<int64_t>({1, -100, 4, 0, 3, 3}, {6});
   for (DType dtype : {kFloat32, kFloat64}) {
     const Tensor weight = random_cpu({5}, dtype, 3, 0.5, 1.5), mse_target = random_cpu({6, 5}, dtype, 4);
+    const Tensor probabilities = F::softmax(random_cpu({6, 5}, dtype, 7), 1);
     for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
       INFO("reduction " << static_cast<int>(reduction) << " (0 none, 1 mean, 2 sum)");
       check_loss(
@@ -130,6 +136,12 @@ TEST_CASE("cross_entropy, nll_loss and mse_loss on CUDA match the CPU", "[gpu]")
             return F::nll_loss(F::log_softmax(x, 1), target.to(d), weight.to(d), -100, reduction);
           },
           random_cpu({6, 5}, dtype, 2));
+      check_loss(
+          "cross_entropy with class probabilities", dtype,
+          [&](const Tensor& x, Device d) {
+            return F::cross_entropy(x, probabilities.to(d), weight.to(d), -100, reduction, 0.1);
+          },
+          random_cpu({6, 5}, dtype, 6));
       check_loss(
           "mse_loss", dtype, [&](const Tensor& x, Device d) { return F::mse_loss(x, mse_target.to(d), reduction); },
           random_cpu({6, 5}, dtype, 5));

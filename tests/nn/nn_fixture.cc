@@ -8,12 +8,14 @@
 namespace brisk::test {
 namespace {
 
-// The cases of every nn fixture file, by name: nn.json (tools/fixtures/gen_nn_fixtures.py)
-// and nn_layers.json (gen_layers_fixtures.py), each read once.
+// The cases of every nn fixture file, by name: nn.json (tools/fixtures/gen_nn_fixtures.py),
+// nn_layers.json (gen_layers_fixtures.py) and nn_everyday.json (gen_everyday_fixtures.py), each
+// read once.
 const json& all_cases() {
   static const json cases = [] {
     json merged = json::object();
-    for (const char* path : {"tests/fixtures/nn.json", "tests/fixtures/nn_layers.json"}) {
+    for (const char* path :
+         {"tests/fixtures/nn.json", "tests/fixtures/nn_layers.json", "tests/fixtures/nn_everyday.json"}) {
       std::ifstream in(path);
       BRISK_CHECK(in.good(), "nn fixture: cannot open {} (run the test from the workspace or runfiles root)", path);
       const json file = json::parse(in);

@@ -49,6 +49,17 @@ void add_arithmetic(RunnerTable& t) {
   t["pow_scalar"] = {{"pow(a, s)", BRISK_REF_RUN(brisk::pow(in[0], scalar(p, "s")))},
                      {"a.pow(s)", BRISK_REF_RUN(in[0].pow(scalar(p, "s")))}};
   t["rpow_scalar"] = {{"pow(s, a)", BRISK_REF_RUN(brisk::pow(scalar(p, "s"), in[0]))}};
+  t["remainder"] = {{"remainder(a, b)", BRISK_REF_RUN(remainder(in[0], in[1]))},
+                    {"a.remainder(b)", BRISK_REF_RUN(in[0].remainder(in[1]))},
+                    {"a % b", BRISK_REF_RUN(in[0] % in[1])}};
+  t["remainder_scalar"] = {{"remainder(a, s)", BRISK_REF_RUN(remainder(in[0], scalar(p, "s")))},
+                           {"a.remainder(s)", BRISK_REF_RUN(in[0].remainder(scalar(p, "s")))},
+                           {"a % s", BRISK_REF_RUN(in[0] % scalar(p, "s"))}};
+  t["rremainder_scalar"] = {{"remainder(s, b)", BRISK_REF_RUN(remainder(scalar(p, "s"), in[0]))}};
+  t["fmod"] = {{"fmod(a, b)", BRISK_REF_RUN(brisk::fmod(in[0], in[1]))},
+               {"a.fmod(b)", BRISK_REF_RUN(in[0].fmod(in[1]))}};
+  t["fmod_scalar"] = {{"fmod(a, s)", BRISK_REF_RUN(brisk::fmod(in[0], scalar(p, "s")))},
+                      {"a.fmod(s)", BRISK_REF_RUN(in[0].fmod(scalar(p, "s")))}};
 }
 
 void add_math(RunnerTable& t) {

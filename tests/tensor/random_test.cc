@@ -154,6 +154,31 @@ TEST_CASE("randperm is a reproducible permutation", "[random]") {
   CHECK_THROWS_WITH(native::randperm(300, &g1, kUInt8), Contains("uint8"));
 }
 
+TEST_CASE("randint draws every integer of [low, high) about equally often, reproducibly", "[random]") {
+  Generator g1(21), g2(21);
+  Tensor t = native::randint(-3, 4, {70000}, kInt64, &g1);
+  CHECK(t.dtype() == kInt64);
+  CHECK(native::equal(native::randint(-3, 4, {70000}, kInt64, &g2), t));
+  std::vector<int64_t> counts(7, 0);
+  for (int64_t v : t.to_vector<int64_t>()) {
+    REQUIRE(v >= -3);
+    REQUIRE(v < 4);
+    ++counts[static_cast<size_t>(v + 3)];
+  }
+  for (int64_t c : counts) CHECK(std::fabs(static_cast<double>(c) / 10000.0 - 1.0) < 0.05);
+  // Other dtypes hold the same integers; a huge range stays in bounds.
+  Tensor floats = native::randint(0, 10, {2, 50}, kFloat32, &g1);
+  for (float v : floats.to_vector<float>()) CHECK((v == std::floor(v) && v >= 0 && v < 10));
+  int64_t big = int64_t{1} << 52;
+  for (int64_t v : native::randint(-big, big, {1000}, kInt64, &g1).to_vector<int64_t>()) CHECK((v >= -big && v < big));
+  CHECK(native::randint(5, 6, {3}, kUInt8, &g1).to_vector<uint8_t>() == std::vector<uint8_t>{5, 5, 5});
+
+  CHECK_THROWS_WITH(native::randint(3, 3, {2}, kInt64, &g1),
+                    Contains("randint: expected low < high, got low=3 high=3"));
+  CHECK_THROWS_WITH(native::randint(0, 300, {2}, kUInt8, &g1), Contains("randint") && Contains("uint8"));
+  CHECK_THROWS_WITH(native::randint(0, 2, {2}, kBool, &g1), Contains("randint: the dtype must be numeric"));
+}
+
 TEST_CASE("random ops check their arguments", "[random]") {
   Tensor ints = native::zeros({2}, kInt64);
   CHECK_THROWS_WITH(native::uniform_(ints, 0, 1, nullptr), Contains("uniform_") && Contains("int64"));
