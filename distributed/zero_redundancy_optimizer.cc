@@ -96,8 +96,26 @@ void ZeroRedundancyOptimizer::check_same_parameters_on_every_rank() {
 }
 
 void ZeroRedundancyOptimizer::step() {
+  Join::notify_join_context(*this);
   local_->step();
   broadcast_parameters();
+}
+
+namespace {
+
+class ZeroJoinHook final : public JoinHook {
+ public:
+  explicit ZeroJoinHook(ZeroRedundancyOptimizer& zero) : zero_(zero) {}
+  void main_hook() override { zero_.step(); }
+
+ private:
+  ZeroRedundancyOptimizer& zero_;
+};
+
+}  // namespace
+
+std::unique_ptr<JoinHook> ZeroRedundancyOptimizer::join_hook(const JoinOptions&) {
+  return std::make_unique<ZeroJoinHook>(*this);
 }
 
 void ZeroRedundancyOptimizer::broadcast_parameters() {

@@ -34,12 +34,19 @@
 //                               optimizer's, or a consolidated one); each keeps its shard.
 // Ranks are the process group's ranks. Collective calls (constructor, step,
 // consolidate_state_dict) must be made by every rank in the same order.
+//
+// Uneven inputs: the optimizer is a Joinable (join.h). In a dist::Join({*ddp, opt}), a rank
+// out of inputs runs step() once per training iteration of the others, so that its shard is
+// updated and broadcast; DDP's join hook has left the gradients the training ranks averaged
+// in .grad, so the shard is updated as if this rank still trained. Every training iteration
+// must then end with one step() (no accumulation under no_sync inside the Join).
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "distributed/join.h"
 #include "distributed/process_group.h"
 #include "optim/optimizer.h"
 
@@ -53,7 +60,7 @@ using OptimizerFactory = std::function<std::unique_ptr<optim::Optimizer>(std::ve
 // the lowest rank), as PyTorch's ZeroRedundancyOptimizer does.
 std::vector<std::vector<size_t>> partition_parameters(const std::vector<int64_t>& numels, int world_size);
 
-class ZeroRedundancyOptimizer {
+class ZeroRedundancyOptimizer : public Joinable {
  public:
   // `group` null: the default group. Collective: checks that every rank passes as many
   // parameters with as many elements (the error names the first rank that differs), since
@@ -67,6 +74,10 @@ class ZeroRedundancyOptimizer {
   void step();
   // Clears the gradients of all parameters, not only the shard (as optim::Optimizer::zero_grad).
   void zero_grad(bool set_to_none = true);
+
+  // Joinable: a joined rank's hook runs step() (see join.h).
+  std::unique_ptr<JoinHook> join_hook(const JoinOptions& options) override;
+  std::shared_ptr<ProcessGroup> join_process_group() const override { return group_; }
 
   // The optimizer over this rank's shard: attach LR schedulers here.
   optim::Optimizer& local_optimizer() { return *local_; }

@@ -79,15 +79,21 @@ class WorkFuture final : public CommFuture {
   Tensor result_;
 };
 
-// The default: all_reduce of the bucket with ReduceOp::AVG, in place.
+// The default: all_reduce of the bucket with ReduceOp::AVG, in place. Under a Join (join.h)
+// DistributedDataParallel sets a divisor per iteration instead: the bucket is summed and
+// divided by it, so that joined ranks (which contribute zeros) count towards the average or
+// not, as JoinOptions::divide_by_initial_world_size says.
 class AllReduceHook final : public CommHook {
  public:
   explicit AllReduceHook(std::shared_ptr<ProcessGroup> group) : group_(std::move(group)) {}
   std::string name() const override { return "allreduce"; }
   std::shared_ptr<CommFuture> run(GradBucket& bucket) override;
+  // 0: ReduceOp::AVG over the group; else sum, then divide by `divisor`.
+  void set_divisor(int divisor) { divisor_ = divisor; }
 
  private:
   std::shared_ptr<ProcessGroup> group_;
+  int divisor_ = 0;
 };
 
 }  // namespace brisk::dist

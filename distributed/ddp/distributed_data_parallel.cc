@@ -4,6 +4,7 @@
 #include "distributed/ddp/module_sync.h"
 #include "distributed/distributed.h"
 #include "distributed/host_value_collectives.h"
+#include "distributed/join.h"
 #include "tensor/error.h"
 
 namespace brisk::dist {
@@ -54,14 +55,26 @@ DistributedDataParallelBase::DistributedDataParallelBase(std::shared_ptr<nn::Mod
 }
 
 void DistributedDataParallelBase::pre_forward() {
-  bool grad_sync = autograd::GradMode::is_enabled() && require_backward_grad_sync_;
-  if (options_.check_uneven_inputs() && group_->size() > 1 && autograd::GradMode::is_enabled() && is_training()) {
+  const bool grad_sync = autograd::GradMode::is_enabled() && require_backward_grad_sync_;
+  const bool training_forward = group_->size() > 1 && autograd::GradMode::is_enabled() && is_training();
+  int buffer_root = 0;
+  int divisor = 0;
+  if (training_forward && join_config().enable) {
+    Join::notify_join_context(*this);
+    const JoinIteration iteration =
+        exchange_join_iteration(require_backward_grad_sync_ ? JoinRole::kTrainingWithSync : JoinRole::kTraining);
+    buffer_root = iteration.authoritative_rank;
+    divisor = join_divisor(iteration);
+  } else if (training_forward && options_.check_uneven_inputs()) {
     exchange_join_state(true);
   }
+  reducer_->set_divisor(divisor);
   if (grad_sync) reducer_->rebuild_buckets();
-  if (options_.broadcast_buffers() && require_forward_param_sync_ && !buffers_.empty() && group_->size() > 1) {
-    broadcast_coalesced(*group_, buffers_, 0);
-  }
+  if (will_sync_buffers()) broadcast_coalesced(*group_, buffers_, buffer_root);
+}
+
+bool DistributedDataParallelBase::will_sync_buffers() const {
+  return options_.broadcast_buffers() && require_forward_param_sync_ && !buffers_.empty() && group_->size() > 1;
 }
 
 void DistributedDataParallelBase::post_forward(const std::vector<Tensor>& outputs) {
@@ -74,6 +87,10 @@ void DistributedDataParallelBase::post_forward(const std::vector<Tensor>& output
 }
 
 void DistributedDataParallelBase::join() {
+  BRISK_CHECK(!join_config().enable,
+              "DistributedDataParallel::join() on rank {} inside an enabled dist::Join: call the Join's finish() "
+              "instead",
+              group_->rank());
   if (options_.check_uneven_inputs() && group_->size() > 1) exchange_join_state(false);
 }
 
@@ -97,6 +114,66 @@ void DistributedDataParallelBase::exchange_join_state(bool training) {
       "{}); every rank must run the same number of iterations (shard with DistributedSampler, drop the last "
       "incomplete batch)",
       fmt::join(done, ", "), fmt::join(busy, ", "), rank);
+}
+
+// ---- Join ----
+
+namespace detail {
+
+class DDPJoinHook final : public JoinHook {
+ public:
+  explicit DDPJoinHook(DistributedDataParallelBase& ddp) : ddp_(ddp) {}
+  void main_hook() override { ddp_.shadow_iteration(); }
+  void post_hook(bool is_last_joiner) override { ddp_.sync_final_model(is_last_joiner); }
+
+ private:
+  DistributedDataParallelBase& ddp_;
+};
+
+}  // namespace detail
+
+std::unique_ptr<JoinHook> DistributedDataParallelBase::join_hook(const JoinOptions& options) {
+  divide_by_initial_world_size_ = options.divide_by_initial_world_size();
+  return std::make_unique<detail::DDPJoinHook>(*this);
+}
+
+DistributedDataParallelBase::JoinIteration DistributedDataParallelBase::exchange_join_iteration(JoinRole role) {
+  std::vector<int64_t> roles(static_cast<size_t>(group_->size()), 0);
+  roles[group_->rank()] = static_cast<int64_t>(role);
+  roles = all_reduce_values(*group_, roles, ReduceOp::SUM);
+  JoinIteration iteration;
+  for (int r = 0; r < group_->size(); ++r) {
+    if (roles[r] == static_cast<int64_t>(JoinRole::kJoined)) continue;
+    ++iteration.training;
+    iteration.authoritative_rank = r;
+    iteration.sync = iteration.sync || roles[r] == static_cast<int64_t>(JoinRole::kTrainingWithSync);
+  }
+  return iteration;
+}
+
+int DistributedDataParallelBase::join_divisor(const JoinIteration& iteration) const {
+  return divide_by_initial_world_size_ ? group_->size() : iteration.training;
+}
+
+void DistributedDataParallelBase::shadow_iteration() {
+  // The collectives of a training rank's pre_forward and backward, in the same order.
+  const JoinIteration iteration = exchange_join_iteration(JoinRole::kJoined);
+  if (iteration.sync) reducer_->rebuild_buckets();
+  if (will_sync_buffers()) broadcast_coalesced(*group_, buffers_, iteration.authoritative_rank);
+  // As post_forward sets it on the training ranks.
+  require_forward_param_sync_ = iteration.sync;
+  if (!iteration.sync) return;
+  reducer_->set_divisor(join_divisor(iteration));
+  reducer_->shadow_backward();
+}
+
+void DistributedDataParallelBase::sync_final_model(bool is_last_joiner) {
+  if (group_->size() == 1) return;
+  const int64_t root =
+      all_reduce_values(*group_, {is_last_joiner ? group_->rank() : int64_t{-1}}, ReduceOp::MAX).front();
+  std::vector<Tensor> state = parameters();
+  if (options_.broadcast_buffers()) state.insert(state.end(), buffers_.begin(), buffers_.end());
+  broadcast_coalesced(*group_, state, static_cast<int>(root));
 }
 
 }  // namespace brisk::dist

@@ -31,7 +31,12 @@
 //
 // Uneven inputs: with check_uneven_inputs (the default) each training forward exchanges one
 // small flag vector; a rank that runs out of inputs calls join(), and every rank then fails
-// with an error naming the rank(s) that ran out, instead of waiting in a collective.
+// with an error naming the rank(s) that ran out, instead of waiting in a collective. To let
+// the others finish their inputs instead, train inside a dist::Join (join.h): DDP is a
+// Joinable whose joined ranks shadow the training ranks' forward and backward collectives;
+// their gradients are averaged over the ranks still training (JoinOptions::
+// divide_by_initial_world_size), and when all have joined every rank takes the model of the
+// last rank to join.
 //
 // The example above is compiled and run by tests/distributed/ddp/header_example_test.cc.
 #include <memory>
@@ -43,6 +48,7 @@
 #include "distributed/ddp/comm_hook.h"
 #include "distributed/ddp/options.h"
 #include "distributed/ddp/reducer.h"
+#include "distributed/join.h"
 #include "distributed/process_group.h"
 #include "nn/module.h"
 #include "nn/module_holder.h"
@@ -50,6 +56,9 @@
 namespace brisk::dist {
 
 class DistributedDataParallelBase;
+namespace detail {
+class DDPJoinHook;
+}
 
 // Turns gradient synchronization off for its scope (see no_sync()).
 class [[nodiscard]] NoSyncGuard {
@@ -66,7 +75,7 @@ class [[nodiscard]] NoSyncGuard {
 
 // Everything but the typed forward: the wrapped module is the child "module" (so
 // state_dict keys start with "module.", as in PyTorch).
-class DistributedDataParallelBase : public nn::Module {
+class DistributedDataParallelBase : public nn::Module, public Joinable {
  public:
   DistributedDataParallelBase(std::shared_ptr<nn::Module> module, std::shared_ptr<ProcessGroup> group,
                               const DistributedDataParallelOptions& options);
@@ -83,8 +92,12 @@ class DistributedDataParallelBase : public nn::Module {
 
   // Called by a rank that has run out of inputs, and by every rank at the end of training.
   // Returns when every rank has joined; throws, naming the ranks, when some rank still runs
-  // training forwards (those ranks throw too).
+  // training forwards (those ranks throw too). Inside a dist::Join, call Join::finish instead.
   void join();
+
+  // Joinable: the hook a dist::Join runs on a rank out of inputs (see join.h).
+  std::unique_ptr<JoinHook> join_hook(const JoinOptions& options) override;
+  std::shared_ptr<ProcessGroup> join_process_group() const override { return group_; }
 
   const std::shared_ptr<ProcessGroup>& process_group() const { return group_; }
   const Reducer& reducer() const { return *reducer_; }
@@ -95,9 +108,29 @@ class DistributedDataParallelBase : public nn::Module {
   void post_forward(const std::vector<Tensor>& outputs);
 
  private:
+  friend class detail::DDPJoinHook;
+
   // One all-reduce of (still training?, iterations so far) per rank; throws when a rank has
   // joined while another has not.
   void exchange_join_state(bool training);
+
+  // Under a Join, once per training iteration on every rank: which ranks still train and
+  // whether their backward synchronizes.
+  struct JoinIteration {
+    int training = 0;             // ranks still training
+    int authoritative_rank = -1;  // the highest of them: buffers are broadcast from it
+    bool sync = false;            // their backward all-reduces gradients (not no_sync)
+  };
+  enum class JoinRole : int64_t { kJoined = 0, kTraining = 1, kTrainingWithSync = 2 };
+  JoinIteration exchange_join_iteration(JoinRole role);
+  // The divisor of the averaged gradients under a Join (Reducer::set_divisor).
+  int join_divisor(const JoinIteration& iteration) const;
+  bool will_sync_buffers() const;
+  // A joined rank's share of one training iteration of the others (DDPJoinHook::main_hook).
+  void shadow_iteration();
+  // When every rank has joined: every rank takes the parameters and buffers of the highest
+  // rank among the last to join (DDPJoinHook::post_hook).
+  void sync_final_model(bool is_last_joiner);
 
   std::shared_ptr<ProcessGroup> group_;
   DistributedDataParallelOptions options_;
@@ -106,6 +139,7 @@ class DistributedDataParallelBase : public nn::Module {
   bool require_backward_grad_sync_ = true;
   bool require_forward_param_sync_ = true;
   int64_t training_iterations_ = 0;
+  bool divide_by_initial_world_size_ = true;
 };
 
 namespace detail {

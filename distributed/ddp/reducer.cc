@@ -23,7 +23,8 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
       names_(std::move(names)),
       group_(std::move(group)),
       options_(options),
-      comm_hook_(std::make_shared<AllReduceHook>(group_)) {
+      default_hook_(std::make_shared<AllReduceHook>(group_)),
+      comm_hook_(default_hook_) {
   BRISK_CHECK(names_.size() == parameters_.size(), "Reducer: {} names for {} parameters", names_.size(),
               parameters_.size());
   std::vector<size_t> reverse(parameters_.size());
@@ -108,7 +109,7 @@ void Reducer::autograd_hook(size_t index) {
   mark_ready(index);
 }
 
-void Reducer::mark_ready(size_t index) {
+void Reducer::mark_ready(size_t index, bool contribute) {
   BRISK_CHECK(!ready_[index],
               "DistributedDataParallel: parameter {} ({}) was marked ready twice in one backward; with "
               "find_unused_parameters the graph walked after forward must contain every parameter backward reaches",
@@ -119,7 +120,7 @@ void Reducer::mark_ready(size_t index) {
   Bucket& bucket = buckets_[at.bucket];
   Tensor& view = bucket.views[at.slot];
   const Tensor& grad = parameters_[index].grad();
-  if (grad.defined()) {
+  if (grad.defined() && contribute) {
     BRISK_CHECK(grad.sizes() == view.sizes(),
                 "DistributedDataParallel: gradient of {} has shape {} but the parameter {}", names_[index],
                 grad.sizes(), view.sizes());
@@ -131,6 +132,8 @@ void Reducer::mark_ready(size_t index) {
       native::copy_(view, grad);
     }
   } else {
+    // A kept bucket view must not see these zeros.
+    if (grad.defined() && grad.is_same(view)) parameters_[index].mutable_grad() = native::clone(view);
     native::fill_(view, 0);
   }
   if (--bucket.pending == 0) launch_ready_buckets();
@@ -178,6 +181,18 @@ void Reducer::finalize_backward() {
                "DistributedDataParallelOptions().find_unused_parameters(true)",
                rank, fmt::join(missing, ", "));
   }
+  copy_back_reduced();
+}
+
+void Reducer::shadow_backward() {
+  local_used_.assign(parameters_.size(), 0);
+  for (const Bucket& bucket : buckets_) {
+    for (size_t index : bucket.variables) mark_ready(index, false);
+  }
+  copy_back_reduced();
+}
+
+void Reducer::copy_back_reduced() {
   std::vector<bool> globally_used(parameters_.size(), true);
   if (options_.find_unused_parameters()) {
     local_used_work_->wait();

@@ -47,10 +47,20 @@ class Reducer {
 
   // Replaces the default AllReduceHook; only before the first backward.
   void register_comm_hook(std::shared_ptr<CommHook> hook);
+  // What the default hook divides the summed gradients by (AllReduceHook::set_divisor; 0:
+  // the group's size); set per iteration under a Join. A registered hook ignores it.
+  void set_divisor(int divisor) { default_hook_->set_divisor(divisor); }
 
   // Arms the hooks for the next backward. With find_unused_parameters, `outputs` are the
   // forward's outputs, from which the autograd graph is walked to find unused parameters.
   void prepare_for_backward(const std::vector<Tensor>& outputs);
+
+  // On a rank that has joined (join.h), in place of a synchronizing backward: hands every
+  // bucket, filled with zeros, to the comm hook in bucket order (and with
+  // find_unused_parameters all-reduces an empty used-parameter mask), as the ranks still
+  // training do in their backward; then writes the reduced gradients into .grad as they do,
+  // so an optimizer stepping here (ZeroRedundancyOptimizer's join hook) sees their gradients.
+  void shadow_backward();
 
   // Once, before the forward that follows the first synchronizing backward: rebuilds the
   // buckets in the order rank 0's gradients became ready (a broadcast, so every rank must
@@ -82,9 +92,12 @@ class Reducer {
   void initialize_buckets(const std::vector<std::vector<size_t>>& assignment);
   std::vector<std::vector<size_t>> assign(const std::vector<size_t>& order) const;
   void autograd_hook(size_t index);
-  void mark_ready(size_t index);
+  // `contribute` false: the bucket slot gets zeros instead of the parameter's .grad.
+  void mark_ready(size_t index, bool contribute = true);
   void launch_ready_buckets();
   void finalize_backward();
+  // Waits for every bucket and writes the reduced gradients into .grad.
+  void copy_back_reduced();
   void reset_iteration();
 
   std::vector<Tensor> parameters_;
@@ -92,6 +105,7 @@ class Reducer {
   std::vector<size_t> hook_handles_;
   std::shared_ptr<ProcessGroup> group_;
   DistributedDataParallelOptions options_;
+  std::shared_ptr<AllReduceHook> default_hook_;
   std::shared_ptr<CommHook> comm_hook_;
 
   std::vector<Bucket> buckets_;
