@@ -56,8 +56,8 @@ void Join::finish() {
     const std::vector<int> training = vote(*group_, false).training;
     if (training.empty()) break;
     BRISK_CHECK(!options_.throw_on_early_termination(),
-                "Join: rank {} exhausted all inputs (throw_on_early_termination; ranks {} still train)",
-                group_->rank(), fmt::join(training, ", "));
+                "Join: rank {} exhausted all inputs (throw_on_early_termination; ranks {} still train)", group_->rank(),
+                fmt::join(training, ", "));
     for (auto& hook : hooks_) hook->main_hook();
     is_last_joiner = false;
   }

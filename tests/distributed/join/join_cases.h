@@ -1,0 +1,39 @@
+#pragma once
+// The cases of tests/fixtures/join.json (tools/fixtures/gen_join_fixtures.py: PyTorch's DDP
+// inside torch.distributed.algorithms.Join over Gloo, ranks with different batch counts),
+// replayed through dist::Join on any ProcessGroup, so that the same code runs on thread ranks
+// (join_threads_test) and on processes started by the launcher (join_worker).
+//
+// Each rank trains Linear(4, 5) -> Tanh -> Linear(5, 3) (float64, on the group's device)
+// under DistributedDataParallel on its own batches inside a Join, then calls finish(), and
+// compares with PyTorch:
+//   - after each backward, the averaged gradients with the fixture's for that iteration;
+//   - after the Join, the parameters with the fixture's final ones (the last joiner's model);
+//   - after the Join, .grad with the last iteration's averaged gradients (a joined rank's
+//     shadowed all-reduce writes them there; PyTorch's joined ranks keep their own).
+// Optimizer "sgd": SGD(lr 0.1, momentum 0.9) on every rank, as the fixture; "zero": a
+// ZeroRedundancyOptimizer over the same SGD, also a Joinable of the Join, which must give
+// the same parameters (joined ranks keep stepping their shard with the averaged gradients).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/process_group.h"
+
+namespace brisk::dist::testing {
+
+// The names of the fixture's cases with `world_size` ranks.
+std::vector<std::string> join_case_names(int world_size);
+
+struct JoinCaseOutcome {
+  double max_grad_diff = 0;   // per-iteration gradients against PyTorch's
+  double max_param_diff = 0;  // final parameters against PyTorch's
+  double max_final_grad_diff = 0;
+  int iterations = 0;         // this rank's training iterations
+};
+
+// Runs case `name` on this rank of `group` (whose size must be the case's world size).
+JoinCaseOutcome run_join_case(const std::string& name, const std::string& optimizer,
+                              const std::shared_ptr<ProcessGroup>& group);
+
+}  // namespace brisk::dist::testing
