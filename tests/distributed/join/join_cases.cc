@@ -36,7 +36,8 @@ const json& find_case(const std::string& name) {
 }
 
 Tensor from_json(const json& t, Device device) {
-  return native::from_vector<double>(t["data"].get<std::vector<double>>(), Shape(t["shape"].get<std::vector<int64_t>>()),
+  return native::from_vector<double>(t["data"].get<std::vector<double>>(),
+                                     Shape(t["shape"].get<std::vector<int64_t>>()),
                                      TensorOptions(kFloat64).device(device));
 }
 
@@ -125,6 +126,22 @@ JoinCaseOutcome run_join_case(const std::string& name, const std::string& optimi
   outcome.max_param_diff = max_diff(params, c["final"][rank], false);
   outcome.max_final_grad_diff = max_diff(params, c["grads"].back(), true);
   return outcome;
+}
+
+void train_in_join(const std::shared_ptr<ProcessGroup>& group, int steps, const JoinOptions& options,
+                   bool call_ddp_join) {
+  nn::Sequential model(nn::Linear(3, 2));
+  model->to(group->device());
+  auto ddp = DistributedDataParallel(model, group);
+  optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
+  Join join({*ddp}, options);
+  for (int i = 0; i < steps; ++i) {
+    opt.zero_grad();
+    ddp->forward(native::ones({2, 3}, TensorOptions(kFloat32).device(group->device()))).sum().backward();
+    opt.step();
+  }
+  if (call_ddp_join) ddp->join();
+  join.finish();
 }
 
 }  // namespace brisk::dist::testing

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/join.h"
 #include "distributed/process_group.h"
 
 namespace brisk::dist::testing {
@@ -29,11 +30,17 @@ struct JoinCaseOutcome {
   double max_grad_diff = 0;   // per-iteration gradients against PyTorch's
   double max_param_diff = 0;  // final parameters against PyTorch's
   double max_final_grad_diff = 0;
-  int iterations = 0;         // this rank's training iterations
+  int iterations = 0;  // this rank's training iterations
 };
 
 // Runs case `name` on this rank of `group` (whose size must be the case's world size).
 JoinCaseOutcome run_join_case(const std::string& name, const std::string& optimizer,
                               const std::shared_ptr<ProcessGroup>& group);
+
+// A small DDP model (float32, Linear(3, 2)) with SGD that runs `steps` training steps inside
+// a Join with `options` and then finish() (with `call_ddp_join`, calls
+// DistributedDataParallel::join() before). Throws what the Join or DDP throws.
+void train_in_join(const std::shared_ptr<ProcessGroup>& group, int steps, const JoinOptions& options,
+                   bool call_ddp_join = false);
 
 }  // namespace brisk::dist::testing

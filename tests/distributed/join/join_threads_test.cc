@@ -5,14 +5,10 @@
 // options and the errors.
 #include <catch2/catch.hpp>
 
-#include <atomic>
-#include <mutex>
-
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/join.h"
 #include "nn/nn.h"
 #include "optim/sgd.h"
-#include "tensor/native/ops.h"
 #include "tests/distributed/ddp/thread_process_group.h"
 #include "tests/distributed/join/join_cases.h"
 
@@ -53,29 +49,16 @@ TEST_CASE("Join: DDP with ZeroRedundancyOptimizer ends like DDP with SGD under P
   check_fixture_cases(3, "zero");
 }
 
-// A small DDP model over thread rank `rank` with its own data; batches(rank) training steps
-// inside `join_options`, then finish(). Returns what each rank threw ("" when nothing).
-std::vector<std::string> train_uneven(int world, const std::vector<int>& batches, const JoinOptions& join_options,
+// train_in_join on `world` thread ranks, rank r taking steps[r] steps; what each rank threw
+// ("" when nothing).
+std::vector<std::string> train_uneven(int world, const std::vector<int>& steps, const JoinOptions& options,
                                       bool call_ddp_join = false) {
   auto threads = std::make_shared<ThreadWorld>(world, std::chrono::seconds(5));
   std::vector<std::string> errors(world);
-  std::mutex mutex;
   run_ranks(world, [&](int rank) {
     try {
-      auto group = std::make_shared<ThreadProcessGroup>(threads, rank);
-      nn::Sequential model(nn::Linear(3, 2));
-      auto ddp = DistributedDataParallel(model, group);
-      optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
-      Join join({*ddp}, join_options);
-      for (int i = 0; i < batches[rank]; ++i) {
-        opt.zero_grad();
-        ddp->forward(native::ones({2, 3}, TensorOptions(kFloat32))).sum().backward();
-        opt.step();
-      }
-      if (call_ddp_join) ddp->join();
-      join.finish();
+      train_in_join(std::make_shared<ThreadProcessGroup>(threads, rank), steps[rank], options, call_ddp_join);
     } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> lock(mutex);
       errors[rank] = e.what();
     }
   });
