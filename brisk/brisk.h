@@ -2,7 +2,7 @@
 // Everything a training program uses, in one include (as torch/torch.h): tensors and their
 // differentiable ops, nn, optim, data, checkpoints, distributed training (init_distributed,
 // process groups, DistributedDataParallel, metrics reduced over ranks,
-// ZeroRedundancyOptimizer) and the CUDA device queries.
+// ZeroRedundancyOptimizer, Join for uneven inputs) and the CUDA device queries.
 // Bazel: deps = ["@brisk//:brisk"]; CMake: target_link_libraries(app Brisk::brisk)
 // (docs/install.md). Brisk's own sources include the headers they use, never this one, so
 // that a change in one layer recompiles only what depends on it.
@@ -15,6 +15,7 @@
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "distributed/init_distributed.h"
+#include "distributed/join.h"
 #include "distributed/zero_redundancy_optimizer.h"
 #include "nn/modules/sync_batchnorm.h"
 #include "nn/nn.h"

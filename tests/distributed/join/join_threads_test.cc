@@ -11,6 +11,7 @@
 #include "optim/sgd.h"
 #include "tests/distributed/ddp/thread_process_group.h"
 #include "tests/distributed/join/join_cases.h"
+#include "tests/distributed/join/join_scenarios.h"
 
 namespace {
 
@@ -47,6 +48,23 @@ TEST_CASE("Join: DDP with SGD matches PyTorch's Join on 2 and 3 ranks with uneve
 TEST_CASE("Join: DDP with ZeroRedundancyOptimizer ends like DDP with SGD under PyTorch's Join", "[join]") {
   check_fixture_cases(2, "zero");
   check_fixture_cases(3, "zero");
+}
+
+TEST_CASE("Join: find_unused_parameters, bucket rebuild, bucket views and no_sync under a Join match one process",
+          "[join]") {
+  for (int world : {2, 3}) {
+    for (const std::string& name : join_scenario_names()) {
+      auto threads = std::make_shared<ThreadWorld>(world);
+      std::vector<double> diffs(world);
+      run_ranks(world, [&](int rank) {
+        diffs[rank] = run_join_scenario(name, std::make_shared<ThreadProcessGroup>(threads, rank));
+      });
+      for (int rank = 0; rank < world; ++rank) {
+        INFO(name << " on " << world << " ranks, rank " << rank);
+        CHECK(diffs[rank] < 1e-5);
+      }
+    }
+  }
 }
 
 // train_in_join on `world` thread ranks, rank r taking steps[r] steps; what each rank threw
