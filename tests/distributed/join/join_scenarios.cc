@@ -24,15 +24,17 @@ Batch batch_of(int rank, int iteration, int micro_batch) {
 void initialize(nn::Module& module) {
   Generator gen(7);
   NoGradGuard no_grad;
-  for (Tensor p : module.parameters()) native::copy_(p, native::mul(randn(p.sizes(), {}, &gen), Scalar(0.5)));
+  for (Tensor p : module.parameters()) native::copy_(p, randn(p.sizes(), {}, &gen) * 0.5);
 }
 
-optim::SGD make_sgd(const std::vector<Tensor>& params) { return optim::SGD(params, optim::SGDOptions(0.05).momentum(0.9)); }
+optim::SGD make_sgd(const std::vector<Tensor>& params) {
+  return optim::SGD(params, optim::SGDOptions(0.05).momentum(0.9));
+}
 
 // `forward(net, x, rank, iteration)` runs the model (a holder or DistributedDataParallel).
 template <typename Net, typename Forward>
-double run(const std::shared_ptr<ProcessGroup>& group, const DistributedDataParallelOptions& options,
-           int micro_batches, const Forward& forward) {
+double run(const std::shared_ptr<ProcessGroup>& group, const DistributedDataParallelOptions& options, int micro_batches,
+           const Forward& forward) {
   const int rank = group->rank();
   const int world = group->size();
   Net model;

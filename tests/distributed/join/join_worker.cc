@@ -5,7 +5,8 @@
 // `all` runs every case of tests/fixtures/join.json for this world size (join_cases.h), with
 // SGD and with ZeRO, and prints "<case>/<optimizer> ok ..." for each that matches PyTorch
 // within 1e-12, "<case>/<optimizer> FAILED ..." otherwise; the exit status is 0 only when all
-// passed. `throw`: rank 1 takes one step, the others three, under throw_on_early_termination;
+// passed; then the scenarios of join_scenarios.h against one process ("<scenario> ok ...",
+// within 1e-5). `throw`: rank 1 takes one step, the others three, under throw_on_early_termination;
 // every rank ends with its error.
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +14,7 @@
 
 #include "distributed/distributed.h"
 #include "tests/distributed/join/join_cases.h"
+#include "tests/distributed/join/join_scenarios.h"
 #include "tests/distributed/testing/worker_group.h"
 
 namespace {
@@ -37,6 +39,13 @@ int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
       std::fflush(stdout);
       failures += ok ? 0 : 1;
     }
+  }
+  for (const std::string& name : brisk::dist::testing::join_scenario_names()) {
+    const double diff = brisk::dist::testing::run_join_scenario(name, group);
+    const bool ok = diff < 1e-5;
+    std::printf("%s %s max_diff=%.3g\n", name.c_str(), ok ? "ok" : "FAILED", diff);
+    std::fflush(stdout);
+    failures += ok ? 0 : 1;
   }
   destroy_process_group();
   return failures == 0 ? 0 : 1;
