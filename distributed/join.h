@@ -36,8 +36,9 @@
 //
 // Every rank of the group must create the Join over the same Joinables (with the same
 // options) and call finish() once it has no inputs left. The Joinables must share one process
-// group. A Join that goes out of scope without finish() (an exception in the loop) only
-// detaches from its Joinables, as PyTorch's __exit__ does when an exception is raised.
+// group, and the first must be the one whose collectives come first in an iteration (DDP
+// before ZeRO, as in PyTorch): its announcement opens each iteration. A Join that goes out of scope without finish()
+// (an exception in the loop) only detaches from its Joinables, as PyTorch's __exit__ does when an exception is raised.
 #include <functional>
 #include <memory>
 #include <string>

@@ -97,25 +97,29 @@ void ZeroRedundancyOptimizer::check_same_parameters_on_every_rank() {
 
 void ZeroRedundancyOptimizer::step() {
   Join::notify_join_context(*this);
+  update_and_broadcast();
+}
+
+void ZeroRedundancyOptimizer::update_and_broadcast() {
   local_->step();
   broadcast_parameters();
 }
 
-namespace {
+namespace detail {
 
 class ZeroJoinHook final : public JoinHook {
  public:
   explicit ZeroJoinHook(ZeroRedundancyOptimizer& zero) : zero_(zero) {}
-  void main_hook() override { zero_.step(); }
+  void main_hook() override { zero_.update_and_broadcast(); }
 
  private:
   ZeroRedundancyOptimizer& zero_;
 };
 
-}  // namespace
+}  // namespace detail
 
 std::unique_ptr<JoinHook> ZeroRedundancyOptimizer::join_hook(const JoinOptions&) {
-  return std::make_unique<ZeroJoinHook>(*this);
+  return std::make_unique<detail::ZeroJoinHook>(*this);
 }
 
 void ZeroRedundancyOptimizer::broadcast_parameters() {

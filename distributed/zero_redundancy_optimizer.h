@@ -60,6 +60,10 @@ using OptimizerFactory = std::function<std::unique_ptr<optim::Optimizer>(std::ve
 // the lowest rank), as PyTorch's ZeroRedundancyOptimizer does.
 std::vector<std::vector<size_t>> partition_parameters(const std::vector<int64_t>& numels, int world_size);
 
+namespace detail {
+class ZeroJoinHook;
+}
+
 class ZeroRedundancyOptimizer : public Joinable {
  public:
   // `group` null: the default group. Collective: checks that every rank passes as many
@@ -99,7 +103,11 @@ class ZeroRedundancyOptimizer : public Joinable {
   void load_state_dict(const optim::OptimizerState& state);
 
  private:
+  friend class detail::ZeroJoinHook;
+
   void check_same_parameters_on_every_rank();
+  // step() without announcing the iteration to a Join: what a joined rank runs.
+  void update_and_broadcast();
   void broadcast_parameters();
 
   std::vector<Tensor> params_;

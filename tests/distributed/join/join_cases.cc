@@ -79,12 +79,14 @@ JoinCaseOutcome run_join_case(const std::string& name, const std::string& optimi
   const int rank = group->rank();
   const Device device = group->device();
 
-  nn::Sequential model(nn::Linear(4, 5), nn::Tanh(), nn::Linear(5, 3));
+  nn::Sequential model = c["model"] == "mlp"
+                             ? nn::Sequential(nn::Linear(4, 5), nn::Tanh(), nn::Linear(5, 3))
+                             : nn::Sequential(nn::Linear(4, 5), nn::BatchNorm1d(5), nn::Tanh(), nn::Linear(5, 3));
   model->to(device, kFloat64);
   {
     NoGradGuard no_grad;
-    for (auto& [param_name, param] : model->named_parameters()) {
-      native::copy_(param, from_json(fixture()["model"].at(param_name), device));
+    for (auto& [state_name, tensor] : model->state_dict()) {
+      native::copy_(tensor, from_json(fixture()["models"][c["model"].get<std::string>()].at(state_name), device));
     }
   }
   auto ddp = DistributedDataParallel(model, group);
@@ -123,7 +125,7 @@ JoinCaseOutcome run_join_case(const std::string& name, const std::string& optimi
     }
     join.finish();
   }
-  outcome.max_param_diff = max_diff(params, c["final"][rank], false);
+  outcome.max_param_diff = max_diff(model->state_dict(), c["final"][rank], false);
   outcome.max_final_grad_diff = max_diff(params, c["grads"].back(), true);
   return outcome;
 }

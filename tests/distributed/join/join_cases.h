@@ -4,11 +4,14 @@
 // replayed through dist::Join on any ProcessGroup, so that the same code runs on thread ranks
 // (join_threads_test) and on processes started by the launcher (join_worker).
 //
-// Each rank trains Linear(4, 5) -> Tanh -> Linear(5, 3) (float64, on the group's device)
-// under DistributedDataParallel on its own batches inside a Join, then calls finish(), and
-// compares with PyTorch:
+// Each rank trains the case's model (float64, on the group's device: Linear(4, 5) -> Tanh ->
+// Linear(5, 3), or with BatchNorm1d(5) after the first layer, whose running statistics DDP
+// broadcasts under the Join from the highest rank still training) under
+// DistributedDataParallel on its own batches inside a Join, then calls finish(), and compares
+// with PyTorch:
 //   - after each backward, the averaged gradients with the fixture's for that iteration;
-//   - after the Join, the parameters with the fixture's final ones (the last joiner's model);
+//   - after the Join, the parameters and buffers with the fixture's final ones (the model of
+//     the last rank to join);
 //   - after the Join, .grad with the last iteration's averaged gradients (a joined rank's
 //     shadowed all-reduce writes them there; PyTorch's joined ranks keep their own).
 // Optimizer "sgd": SGD(lr 0.1, momentum 0.9) on every rank, as the fixture; "zero": a
@@ -28,7 +31,7 @@ std::vector<std::string> join_case_names(int world_size);
 
 struct JoinCaseOutcome {
   double max_grad_diff = 0;   // per-iteration gradients against PyTorch's
-  double max_param_diff = 0;  // final parameters against PyTorch's
+  double max_param_diff = 0;  // final parameters and buffers against PyTorch's
   double max_final_grad_diff = 0;
   int iterations = 0;  // this rank's training iterations
 };
