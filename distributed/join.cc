@@ -1,5 +1,8 @@
 #include "distributed/join.h"
 
+#include <cstdio>
+#include <exception>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -44,6 +47,13 @@ Join::Join(std::vector<std::reference_wrapper<Joinable>> joinables, const JoinOp
 }
 
 Join::~Join() {
+  if (options_.enable() && !finished_ && std::uncaught_exceptions() == 0) {
+    // Not an exception (a destructor must not throw), but the likely cause of a hang elsewhere.
+    std::fprintf(stderr,
+                 "Join on rank %d went out of scope without finish(): ranks still training will wait in their next "
+                 "collective until it times out\n",
+                 group_->rank());
+  }
   for (Joinable& joinable : joinables_) joinable.join_config_ = JoinConfig{};
 }
 

@@ -37,8 +37,10 @@
 // Every rank of the group must create the Join over the same Joinables (with the same
 // options) and call finish() once it has no inputs left. The Joinables must share one process
 // group, and the first must be the one whose collectives come first in an iteration (DDP
-// before ZeRO, as in PyTorch): its announcement opens each iteration. A Join that goes out of scope without finish()
-// (an exception in the loop) only detaches from its Joinables, as PyTorch's __exit__ does when an exception is raised.
+// before ZeRO, as in PyTorch): its announcement opens each iteration. A Join that goes out of
+// scope without finish() only detaches from its Joinables: after an exception in the loop,
+// as PyTorch's __exit__ does when one is raised; without one, it also warns on stderr (the
+// ranks still training would wait until their collective timeout).
 #include <functional>
 #include <memory>
 #include <string>

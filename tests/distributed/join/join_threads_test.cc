@@ -129,6 +129,7 @@ TEST_CASE("Join: the configuration lasts as long as the Join", "[join]") {
     CHECK(ddp->join_config().enable);
     CHECK(ddp->join_config().throw_on_early_termination);
     CHECK(ddp->join_config().is_first_joinable);
+    join.finish();
   }
   CHECK_FALSE(ddp->join_config().enable);
 }
