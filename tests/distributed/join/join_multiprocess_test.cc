@@ -1,8 +1,9 @@
 // dist::Join across real processes over Gloo, started by the launcher: the PyTorch cases of
 // tests/fixtures/join.json on 2 and 3 ranks with DDP and SGD or ZeRO (join_worker.cc), the
-// scenarios of join_scenarios.h, and
-// throw_on_early_termination ending every rank, well within the timeout, with its error. The
-// _sim_test twin runs each rank on its own simulated device.
+// scenarios of join_scenarios.h, and throw_on_early_termination ending every rank, well
+// within the timeout, with its error. The
+// _sim_test twin runs each rank on its own simulated device, the gpu-tagged twins on CUDA
+// over Gloo and over NCCL (test_worker_device()).
 #include <catch2/catch.hpp>
 
 #include "tests/distributed/join/join_cases.h"
@@ -19,7 +20,9 @@ const std::string kWorker = "tests/distributed/join/join_worker";
 TEST_CASE("Join across processes: DDP with SGD and with ZeRO match PyTorch's Join on uneven inputs, and DDP's "
           "features under a Join match one process",
           "[join]") {
-  for (int world : test_worlds({2, 3})) {
+  const std::vector<int> worlds = test_worlds({2, 3});
+  REQUIRE_FALSE(worlds.empty());
+  for (int world : worlds) {
     std::vector<std::string> names;
     for (const std::string& name : brisk::dist::testing::join_case_names(world)) {
       names.push_back(name + "/sgd");
