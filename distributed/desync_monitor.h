@@ -17,6 +17,10 @@
 //   off), reads what the ranks published and says why: the desync (each call, the odd ranks)
 //   or the ranks that never entered it. It takes at most a few seconds, even when the store
 //   is gone.
+// - The flight recorder: finished(seq) (memory only) counts the collectives this rank
+//   completed; the thread publishes that count with the progress, and flight_record(), which
+//   every failure message carries, lists the last collectives each rank started and how many it
+//   finished, so a reader sees where the ranks diverged.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -55,6 +59,18 @@ class DesyncMonitor {
   // entered all_reduce #seq: [2]" (or "none (...)"), or why that is unknown.
   std::string diagnose(int64_t seq);
 
+  // This rank completed collectives [0, seq]. Memory only.
+  void finished(int64_t seq);
+
+  // The flight recorder: per rank, how many collectives it started and finished and the last
+  // kFlightRecords it started, one line each:
+  //   "flight recorder (the last collectives each rank started):
+  //      rank 0: started 13, finished 12; last: all_reduce #9(numel 4, float32, SUM), ...
+  //      rank 1: started 12, finished 12; last: ..."
+  // This rank's line comes from memory; the others' from the store, asked for at most 3 s.
+  std::string flight_record();
+  static constexpr int64_t kFlightRecords = 4;
+
   // What the ranks published about one collective.
   struct Snapshot {
     std::vector<std::optional<CollectiveSignature>> calls;  // per rank; unset: not published
@@ -73,6 +89,8 @@ class DesyncMonitor {
   void publish();
   // Compares the peers' published signatures with this rank's, as far as all have published.
   void verify_step();
+  // This rank's flight-recorder line, from memory.
+  std::string own_flight_line();
   // What every rank published about #seq, waiting up to kSettleTime for all of them.
   Snapshot settled_snapshot(int64_t seq, const CollectiveSignature& mine);
   static constexpr std::chrono::seconds kSettleTime{1};
@@ -87,13 +105,15 @@ class DesyncMonitor {
   std::mutex mutex_;  // batches_, recorded_, stop_; never held during store I/O
   std::map<int64_t, std::vector<CollectiveSignature>> batches_;
   int64_t recorded_ = 0;  // collectives recorded (the next seq)
+  int64_t finished_ = 0;  // collectives completed
   bool stop_ = false;
   std::condition_variable wake_;
 
   std::mutex publish_mutex_;  // publishing runs on the thread and in diagnose()
   int64_t published_ = 0;     // collectives published
-  int64_t verified_ = 0;      // seqs below this were compared with every peer (thread only)
-  bool reported_ = false;     // on_mismatch was called (thread only)
+  int64_t published_finished_ = 0;
+  int64_t verified_ = 0;   // seqs below this were compared with every peer (thread only)
+  bool reported_ = false;  // on_mismatch was called (thread only)
   // A store call failed: the store is not used again (but by diagnose()'s bounded reads).
   std::atomic<bool> store_failed_{false};
   std::thread thread_;

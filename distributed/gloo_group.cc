@@ -31,6 +31,7 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
                              const std::string& host, std::string name_)
     : store(std::move(store_)), rank(rank_), size(size_), options(options_), name(std::move(name_)) {
   check_group_arguments(fmt::format("ProcessGroupGloo '{}'", name), store.get(), rank, size, options);
+  const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
   ignore_default_sigpipe();
   try {
     gloo::transport::tcp::attr attr;
@@ -45,9 +46,10 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   } catch (const std::exception& e) {
     BRISK_FAIL("{}: cannot connect the ranks on {} within {} ms: {}", where(), host, options.timeout.count(), e.what());
   }
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync, [this](const std::string& m) {
-    break_group(fmt::format("{}: {}", where(), m));
-  });
+  auto in_background = [this](const std::string& m) { break_group_in_background(m); };
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync, in_background);
+  if (beat_timeout.count() > 0)
+    heartbeat_ = std::make_unique<Heartbeat>(store, rank, size, beat_timeout, in_background);
   p2p_waiter_ = std::make_unique<GlooWorker>();
   worker_ = std::make_unique<GlooWorker>();
 }
@@ -55,6 +57,7 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
 ProcessGroupGloo::Impl::~Impl() {
   worker_.reset();
   p2p_waiter_.reset();
+  heartbeat_.reset();
   monitor_.reset();
 }
 
@@ -86,6 +89,10 @@ void ProcessGroupGloo::Impl::break_group(const std::string& message) {
   auto error = std::make_exception_ptr(Error(message));
   for (auto& w : failing)
     if (auto work = w.lock()) work->finish(error);
+}
+
+void ProcessGroupGloo::Impl::break_group_in_background(const std::string& cause) {
+  break_group(fmt::format("{}: {}\n{}", where(), cause, monitor_->flight_record()));
 }
 
 std::string ProcessGroupGloo::Impl::broken_reason() {
@@ -120,6 +127,7 @@ void ProcessGroupGloo::Impl::run(const CollectiveSignature& sig, const std::func
   } catch (const std::exception& e) {
     fail(sig, start, e.what());
   }
+  monitor_->finished(sig.seq);
 }
 
 void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_point start, const std::string& cause) {
@@ -127,8 +135,9 @@ void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_po
   if (!earlier.empty()) BRISK_FAIL("{}", earlier);  // the monitor failed it already, saying why
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   std::string op = fmt::format("{} #{}", collective_name(sig.kind), sig.seq);
-  std::string message = fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}", where(), op, elapsed,
-                                    options.timeout.count(), cause, monitor_->diagnose(sig.seq));
+  std::string message =
+      fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}\n{}", where(), op, elapsed,
+                  options.timeout.count(), cause, monitor_->diagnose(sig.seq), monitor_->flight_record());
   break_group(message);
   // The other ranks fail at about the same moment and ask the store too; rank 0 hosts it, so
   // give them time to read it before this failure ends the process.

@@ -15,6 +15,7 @@
 
 #include "distributed/collective_signature.h"
 #include "distributed/desync_monitor.h"
+#include "distributed/heartbeat.h"
 #include "distributed/nccl_work.h"
 #include "distributed/process_group_nccl.h"
 
@@ -80,6 +81,7 @@ struct ProcessGroupNCCL::Impl {
   bool stop_ = false;
 
   std::unique_ptr<DesyncMonitor> monitor_;
+  std::unique_ptr<Heartbeat> heartbeat_;  // null when heartbeats are off
   std::thread watchdog_;
 };
 
