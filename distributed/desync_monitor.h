@@ -67,8 +67,9 @@ class DesyncMonitor {
   //   "flight recorder (the last collectives each rank started):
   //      rank 0: started 13, finished 12; last: all_reduce #9(numel 4, float32, SUM), ...
   //      rank 1: started 12, finished 12; last: ..."
-  // This rank's line comes from memory; the others' from the store, asked for at most 3 s.
-  std::string flight_record();
+  // This rank's line comes from memory; the others' from the store, asked for at most 3 s
+  // (not at all without ask_store: a caller that knows the store hangs).
+  std::string flight_record(bool ask_store = true);
   static constexpr int64_t kFlightRecords = 4;
 
   // What the ranks published about one collective.

@@ -46,10 +46,13 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   } catch (const std::exception& e) {
     BRISK_FAIL("{}: cannot connect the ranks on {} within {} ms: {}", where(), host, options.timeout.count(), e.what());
   }
-  auto in_background = [this](const std::string& m) { break_group_in_background(m); };
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync, in_background);
-  if (beat_timeout.count() > 0)
-    heartbeat_ = std::make_unique<Heartbeat>(store, rank, size, beat_timeout, in_background);
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync,
+                                             [this](const std::string& m) { break_group_in_background(m, true); });
+  if (beat_timeout.count() > 0) {
+    heartbeat_ = std::make_unique<Heartbeat>(
+        store, rank, size, beat_timeout,
+        [this](const std::string& m, bool store_answers) { break_group_in_background(m, store_answers); });
+  }
   p2p_waiter_ = std::make_unique<GlooWorker>();
   worker_ = std::make_unique<GlooWorker>();
 }
@@ -91,8 +94,8 @@ void ProcessGroupGloo::Impl::break_group(const std::string& message) {
     if (auto work = w.lock()) work->finish(error);
 }
 
-void ProcessGroupGloo::Impl::break_group_in_background(const std::string& cause) {
-  break_group(fmt::format("{}: {}\n{}", where(), cause, monitor_->flight_record()));
+void ProcessGroupGloo::Impl::break_group_in_background(const std::string& cause, bool store_answers) {
+  break_group(fmt::format("{}: {}\n{}", where(), cause, monitor_->flight_record(store_answers)));
 }
 
 std::string ProcessGroupGloo::Impl::broken_reason() {

@@ -59,8 +59,9 @@ struct ProcessGroupGloo::Impl {
   // (its operation, possibly stuck in Gloo until the timeout, can no longer succeed).
   void break_group(const std::string& message);
   // break_group for a failure found in the background (a desync, a silent rank): the message
-  // names the group and carries the flight recorder.
-  void break_group_in_background(const std::string& cause);
+  // names the group and carries the flight recorder (the peers' part read from the store when
+  // it answers).
+  void break_group_in_background(const std::string& cause, bool store_answers);
   std::string broken_reason();
   void run(const CollectiveSignature& sig, const std::function<void(uint32_t)>& body);
   [[noreturn]] void fail(const CollectiveSignature& sig, Clock::time_point start, const std::string& cause);

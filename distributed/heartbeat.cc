@@ -87,10 +87,10 @@ struct Heartbeat::State {
   std::condition_variable wake;
   bool stop = false;
   bool store_failed = false;
-  Clock::time_point answered;               // the end of the last round that read the store
-  std::vector<int64_t> seen;                // per rank: its last count read
-  std::vector<Clock::time_point> changed;   // per rank: when that count was first read
-  std::vector<bool> left;                   // per rank: it destroyed its group
+  Clock::time_point answered;              // the end of the last round that read the store
+  std::vector<int64_t> seen;               // per rank: its last count read
+  std::vector<Clock::time_point> changed;  // per rank: when that count was first read
+  std::vector<bool> left;                  // per rank: it destroyed its group
 };
 
 std::chrono::milliseconds Heartbeat::interval_for(std::chrono::milliseconds timeout) {
@@ -129,7 +129,8 @@ void Heartbeat::watch() {
     if (s.stop || s.store_failed) return;
     auto now = Clock::now();
     std::string message;
-    if (now - s.answered > s.timeout) {
+    const bool store_answers = now - s.answered <= s.timeout;
+    if (!store_answers) {
       message = fmt::format(
           "rank 0 (the store's host) is unresponsive: the store has not answered for {:.1f} s (heartbeat timeout "
           "{:g} s)",
@@ -143,7 +144,7 @@ void Heartbeat::watch() {
     }
     if (message.empty()) continue;
     lock.unlock();
-    on_failure_(message);
+    on_failure_(message, store_answers);
     return;
   }
 }

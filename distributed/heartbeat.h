@@ -14,7 +14,8 @@
 //   "rank 0 (the store's host) is unresponsive: the store has not answered for 3.1 s
 //    (heartbeat timeout 3 s)"
 // A second thread, which never touches the store, does the timing, so a store that hangs
-// cannot hang the detection. on_failure is called once, on that thread.
+// cannot hang the detection. on_failure is called once, on that thread, with the message and
+// whether the store still answers (so that the caller does not wait on a hung one).
 //
 // A store that fails (its host exited: the transport and the launcher report that death) or a
 // peer that destroyed its group (it writes a "left" mark) is not reported.
@@ -32,7 +33,7 @@ namespace brisk::dist {
 
 class Heartbeat {
  public:
-  using FailureHandler = std::function<void(const std::string& message)>;
+  using FailureHandler = std::function<void(const std::string& message, bool store_answers)>;
 
   // `store` is the group's own (a PrefixStore); timeout > 0.
   Heartbeat(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout,

@@ -166,7 +166,8 @@ void ProcessGroupNCCL::Impl::ensure_communicator() {
   const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
   if (beat_timeout.count() > 0)
     heartbeat_ =
-        std::make_unique<Heartbeat>(store, rank, size, beat_timeout, [this](const std::string& m) { fail(m, -1); });
+        std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
+                                    [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
   comm_ = comm;
   watchdog_ = std::thread([this] { watch(); });
 }
@@ -248,10 +249,10 @@ void ProcessGroupNCCL::Impl::watch() {
   }
 }
 
-void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq) {
+void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq, bool store_answers) {
   std::string message = fmt::format("ProcessGroupNCCL: rank {}: {}", rank, reason);
   if (seq >= 0 && monitor_) message += ". " + monitor_->diagnose(seq);
-  if (monitor_) message += "\n" + monitor_->flight_record();
+  if (monitor_) message += "\n" + monitor_->flight_record(store_answers);
   std::fprintf(stderr, "%s; aborting the communicator and exiting\n", message.c_str());
   std::fflush(stderr);
   ncclCommAbort(comm_);

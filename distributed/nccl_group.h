@@ -57,10 +57,11 @@ struct ProcessGroupNCCL::Impl {
   // Every rank writes `key_prefix`/<rank>; throws naming the ranks missing after the timeout.
   void wait_for_all(const std::string& key_prefix, const std::string& what);
   void watch();
-  // Prints `reason` with the desync monitor's diagnosis of collective #seq (seq < 0: none),
-  // aborts the communicator and ends the process with status 1: a rank stuck in a collective
-  // on the GPU cannot be woken otherwise.
-  [[noreturn]] void fail(const std::string& reason, int64_t seq);
+  // Prints `reason` with the desync monitor's diagnosis of collective #seq (seq < 0: none) and
+  // its flight recorder (the peers' part only when the store answers), aborts the communicator
+  // and ends the process with status 1: a rank stuck in a collective on the GPU cannot be
+  // woken otherwise.
+  [[noreturn]] void fail(const std::string& reason, int64_t seq, bool store_answers = true);
 
   const int device_;  // the CUDA ordinal of the group's device
 

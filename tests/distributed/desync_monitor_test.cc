@@ -185,4 +185,7 @@ TEST_CASE("DesyncMonitor: the flight recorder of a rank whose peers published no
   CHECK(monitor.flight_record() ==
         "flight recorder (the last collectives each rank started):\n  rank 0: nothing published\n  rank 1: started 0, "
         "finished 0; last: none");
+  CHECK(monitor.flight_record(false) ==
+        "flight recorder (the last collectives each rank started):\n  rank 1: started 0, finished 0; last: none\n  "
+        "other ranks: unknown: the store does not answer");
 }

@@ -1,6 +1,8 @@
 // Faults in a real multi-process job started by the launcher: a worker killed with SIGKILL
 // in the middle of training takes the job down, within the timeout, with the dead rank
-// named; and training resumed from the last checkpoint ends where the uninterrupted run does.
+// named; a SIGSTOPped worker (or the store's host) is named by the others within the heartbeat
+// timeout, each failure listing the flight recorder; and training resumed from the last
+// checkpoint ends where the uninterrupted run does. The detection times are printed.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
@@ -14,13 +16,32 @@ using namespace brisk::testing;
 
 const std::string kWorker = "tests/distributed/launch_worker";
 
-RunResult train(int nproc, const std::vector<std::string>& extra, const std::string& dir, double grace = 10) {
+RunResult train(int nproc, const std::vector<std::string>& extra, const std::string& dir, double grace = 10,
+                std::vector<std::pair<std::string, std::string>> env = {{"BRISK_TEST_TIMEOUT_MS", "5000"}}) {
   std::vector<std::string> args{
       "--nproc-per-node", std::to_string(nproc), "--grace-period", std::to_string(grace), kWorker, "train", dir, "20"};
   args.insert(args.end(), extra.begin(), extra.end());
   RunOptions options;
-  options.env = {{"BRISK_TEST_TIMEOUT_MS", "5000"}};
+  options.env = std::move(env);
   return run_launcher(args, options);
+}
+
+// The "(monotonic T ms)" of the one line of `text` that contains `marker`.
+int64_t monotonic_of(const std::string& text, const std::string& marker) {
+  std::vector<std::string> lines = lines_starting_with(text, marker);
+  REQUIRE(lines.size() == 1);
+  size_t at = lines[0].find("monotonic ");
+  REQUIRE(at != std::string::npos);
+  return std::stoll(lines[0].substr(at + 10));
+}
+
+// Seconds from the fault (rank `faulty`'s "<verb> myself at step") to rank `rank`'s failure.
+double detection_seconds(const RunResult& r, const std::string& verb, int faulty, int rank) {
+  int64_t fault = monotonic_of(r.out, "[rank " + std::to_string(faulty) + "] " + verb + " myself");
+  int64_t failure = monotonic_of(r.err, "[rank " + std::to_string(rank) + "] failed at monotonic ");
+  double seconds = static_cast<double>(failure - fault) / 1000;
+  std::printf("detection time: rank %d noticed rank %d's fault after %.2f s\n", rank, faulty, seconds);
+  return seconds;
 }
 
 std::string final_line(const RunResult& r) {
@@ -66,7 +87,54 @@ TEST_CASE("fault: survivors find the dead peer themselves and exit non-zero nami
     REQUIRE(errors.size() == 1);
     CHECK(count(errors[0], "all_reduce #12 failed after") == 1);
     CHECK(count(errors[0], "never entered all_reduce #12: [1]") == 1);
+    // The dead peer closed its sockets: noticed at once, not at the 5 s timeout.
+    CHECK(detection_seconds(r, "killing", 1, rank) < 3);
   }
+}
+
+// The heartbeat alone can find these: the collectives' timeout is 2 minutes.
+const std::vector<std::pair<std::string, std::string>> kHeartbeatEnv{{"BRISK_TEST_TIMEOUT_MS", "120000"},
+                                                                     {"BRISK_HEARTBEAT_TIMEOUT", "2"}};
+
+TEST_CASE("fault: a SIGSTOPped rank is named by the others within the heartbeat timeout", "[distributed][fault]") {
+  std::string dir = scratch_dir("fault_stop");
+  RunResult r = train(3, {"--stop", "1", "12"}, dir, 1, kHeartbeatEnv);
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(count(r.out, "[rank 1] stopping myself at step 12") == 1);
+  CHECK(r.seconds < 20);
+  for (int rank : {0, 2}) {
+    std::string who = "[rank " + std::to_string(rank) + "] ";
+    std::vector<std::string> errors = lines_starting_with(r.err, who + "rank ");
+    REQUIRE(errors.size() == 1);
+    CHECK(count(errors[0], "rank 1 is unresponsive: no heartbeat for ") == 1);
+    CHECK(count(errors[0], " s (heartbeat timeout 2 s); it is stopped, hung or dead") == 1);
+    // The flight recorder: rank 1 finished #11 and never entered #12, where the others wait.
+    CHECK(count(r.err, who + "flight recorder (the last collectives each rank started):") == 1);
+    CHECK(count(r.err, who + "  rank 1: started 12, finished 12; last: all_reduce #8(numel 8, float32, AVG), ") == 1);
+    CHECK(count(r.err, who + "  rank " + std::to_string(rank) + ": started 13, finished 12; last: ") == 1);
+    double seconds = detection_seconds(r, "stopping", 1, rank);
+    CHECK(seconds > 1.7);  // the timeout, less the beat interval (0.2 s) it may have been read late
+    CHECK(seconds < 4);
+  }
+}
+
+TEST_CASE("fault: a SIGSTOPped store host is named by the others within the heartbeat timeout",
+          "[distributed][fault]") {
+  std::string dir = scratch_dir("fault_stop_host");
+  RunResult r = train(2, {"--stop", "0", "12"}, dir, 1, kHeartbeatEnv);
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(count(r.out, "[rank 0] stopping myself at step 12") == 1);
+  CHECK(r.seconds < 20);
+  std::vector<std::string> errors = lines_starting_with(r.err, "[rank 1] rank ");
+  REQUIRE(errors.size() == 1);
+  CHECK(count(errors[0], "rank 0 (the store's host) is unresponsive: the store has not answered for ") == 1);
+  CHECK(count(r.err, "[rank 1]   rank 1: started 13, finished 12; last: ") == 1);
+  CHECK(count(r.err, "[rank 1]   other ranks: unknown: the store does not answer") == 1);
+  double seconds = detection_seconds(r, "stopping", 0, 1);
+  CHECK(seconds > 1.7);
+  CHECK(seconds < 4);
 }
 
 TEST_CASE("fault: resuming from the last checkpoint reproduces the uninterrupted run", "[distributed][fault]") {

@@ -72,6 +72,7 @@ class FreezableStore : public Store {
 struct Report {
   int rank;
   std::string message;
+  bool store_answers;
   Clock::duration after;  // since the freeze
 };
 
@@ -81,10 +82,11 @@ struct Ranks {
     auto store = fresh_store(name);
     for (int r = 0; r < 3; ++r) stores.push_back(std::make_shared<FreezableStore>(store));
     for (int r = 0; r < 3; ++r) {
-      beats.push_back(std::make_unique<Heartbeat>(stores[r], r, 3, timeout, [this, r](const std::string& m) {
-        std::lock_guard<std::mutex> lock(mutex);
-        reports.push_back({r, m, Clock::now() - frozen_at});
-      }));
+      beats.push_back(
+          std::make_unique<Heartbeat>(stores[r], r, 3, timeout, [this, r](const std::string& m, bool store_answers) {
+            std::lock_guard<std::mutex> lock(mutex);
+            reports.push_back({r, m, store_answers, Clock::now() - frozen_at});
+          }));
     }
   }
   ~Ranks() {
@@ -150,9 +152,11 @@ TEST_CASE("Heartbeat: a rank that stops is named by the others within the timeou
       CHECK_THAT(r.message, Catch::StartsWith("rank 0 (the store's host) is unresponsive: the store has not answered "
                                               "for "));
       CHECK_THAT(r.message, Catch::EndsWith(" s (heartbeat timeout 0.5 s)"));
+      CHECK_FALSE(r.store_answers);
     } else {
       CHECK_THAT(r.message, Catch::StartsWith("rank 1 is unresponsive: no heartbeat for "));
       CHECK_THAT(r.message, Catch::EndsWith(" s (heartbeat timeout 0.5 s); it is stopped, hung or dead"));
+      CHECK(r.store_answers);
     }
   }
   // Each rank reports once.
@@ -185,8 +189,8 @@ TEST_CASE("Heartbeat: the timeout comes from the options, else BRISK_HEARTBEAT_T
   options.heartbeat_timeout.reset();
   for (const char* bad : {"ten", "-3", "5s", "inf"}) {
     ::setenv("BRISK_HEARTBEAT_TIMEOUT", bad, 1);
-    CHECK_THROWS_WITH(heartbeat_timeout(options),
-                      Catch::StartsWith(std::string("BRISK_HEARTBEAT_TIMEOUT='") + bad + "' is not a number of seconds"));
+    CHECK_THROWS_WITH(heartbeat_timeout(options), Catch::StartsWith(std::string("BRISK_HEARTBEAT_TIMEOUT='") + bad +
+                                                                    "' is not a number of seconds"));
   }
   ::unsetenv("BRISK_HEARTBEAT_TIMEOUT");
 }
