@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <optional>
 
@@ -128,6 +129,7 @@ void DesyncMonitor::record(const CollectiveSignature& sig) {
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t batch = sig.seq / kBatch;
   batches_[batch].push_back(sig);
+  if (recorded_ == finished_) waiting_since_ = std::chrono::steady_clock::now();
   recorded_ = sig.seq + 1;
   while (!batches_.empty() && batches_.begin()->first <= batch - kKeptBatches) batches_.erase(batches_.begin());
 }
@@ -139,9 +141,10 @@ void DesyncMonitor::loop() {
     if (stop_) break;
     lock.unlock();
     publish();
-    if (verify_ && !reported_ && !store_failed_) {
+    if (!store_failed_) {
       try {
-        verify_step();
+        if (verify_ && !reported_) verify_step();
+        check_stall();
       } catch (const std::exception&) {
         // The store is gone (its host exited or died): a collective will fail if it matters,
         // and diagnose() will say so.
@@ -267,7 +270,52 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
 
 void DesyncMonitor::finished(int64_t seq) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (seq + 1 > finished_) waiting_since_ = std::chrono::steady_clock::now();
   finished_ = std::max(finished_, seq + 1);
+}
+
+void DesyncMonitor::warn_on_stall(std::chrono::milliseconds after,
+                                  std::function<void(const std::string& message)> warn) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stall_after_ = after;
+  warn_stall_ = std::move(warn);
+}
+
+std::function<void(const std::string&)> DesyncMonitor::print_stall_warning(std::string group,
+                                                                           std::chrono::milliseconds timeout) {
+  return [group = std::move(group), timeout](const std::string& message) {
+    std::fprintf(stderr, "%s: warning: %s; the collective fails at its timeout (%lld ms)\n", group.c_str(),
+                 message.c_str(), static_cast<long long>(timeout.count()));
+    std::fflush(stderr);
+  };
+}
+
+void DesyncMonitor::check_stall() {
+  int64_t seq;
+  std::chrono::steady_clock::duration waited;
+  std::optional<CollectiveSignature> waiting_on;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seq = finished_;
+    waited = std::chrono::steady_clock::now() - waiting_since_;
+    if (!warn_stall_ || seq >= recorded_ || seq == warned_seq_ || waited < stall_after_) return;
+    warned_seq_ = seq;
+    auto it = batches_.find(seq / kBatch);
+    if (it != batches_.end())
+      for (const CollectiveSignature& sig : it->second)
+        if (sig.seq == seq) waiting_on = sig;
+  }
+  if (!waiting_on) return;
+  std::vector<int> absent;
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_ && (!store_->check({progress_key(r)}) || std::stoll(store_->get_string(progress_key(r))) <= seq))
+      absent.push_back(r);
+  if (absent.empty()) return;  // all entered it: a stopped or dead peer is the heartbeat's to name
+  std::string who = absent.size() == 1 ? fmt::format("rank {}, which has", absent[0])
+                                       : fmt::format("ranks [{}], which have", fmt::join(absent, ", "));
+  warn_stall_(fmt::format("waiting {:.1f} s in {} for {} not entered it (an infinite loop, a deadlock, or long work "
+                          "outside collectives)",
+                          std::chrono::duration<double>(waited).count(), waiting_on->str(), who));
 }
 
 std::string DesyncMonitor::own_flight_line() {

@@ -21,6 +21,11 @@
 //   completed; the thread publishes that count with the progress, and flight_record(), which
 //   every failure message carries, lists the last collectives each rank started and how many it
 //   finished, so a reader sees where the ranks diverged.
+// - warn_on_stall: while this rank waits in a collective longer than a given time, the thread
+//   names, once per collective, the peers that have not entered it: alive (their heartbeats
+//   say so) but elsewhere, in an infinite loop, a deadlock or long work of their own. Only a
+//   warning: that cannot be told from legitimate work on one rank (rank 0 evaluating while the
+//   others wait at a barrier); the collective still fails at its timeout.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -62,6 +67,17 @@ class DesyncMonitor {
   // This rank completed collectives [0, seq]. Memory only.
   void finished(int64_t seq);
 
+  // Calls `warn` (on the monitor's thread) when this rank has waited `after` in a collective
+  // that some peers have not entered, naming them:
+  //   "waiting 2.0 s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered
+  //    it (an infinite loop, a deadlock, or long work outside collectives)"
+  // Call it before the first record().
+  void warn_on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> warn);
+  // A `warn` that prints "<group>: warning: <message>; the collective fails at its timeout
+  // (<timeout> ms)" on stderr.
+  static std::function<void(const std::string&)> print_stall_warning(std::string group,
+                                                                     std::chrono::milliseconds timeout);
+
   // The flight recorder: per rank, how many collectives it started and finished and the last
   // kFlightRecords it started, one line each:
   //   "flight recorder (the last collectives each rank started):
@@ -85,6 +101,8 @@ class DesyncMonitor {
 
  private:
   void loop();
+  // warn_on_stall's check, on the thread; reads the peers' progress from the store.
+  void check_stall();
   // Writes the batches recorded since the last publish and the progress. Store errors are
   // swallowed (the store may be gone at shutdown; publishing only serves diagnosis).
   void publish();
@@ -107,6 +125,12 @@ class DesyncMonitor {
   std::map<int64_t, std::vector<CollectiveSignature>> batches_;
   int64_t recorded_ = 0;  // collectives recorded (the next seq)
   int64_t finished_ = 0;  // collectives completed
+  // Since when collective #finished_ has been waited for (the last record() or finished()
+  // that changed what this rank waits on).
+  std::chrono::steady_clock::time_point waiting_since_;
+  std::chrono::milliseconds stall_after_{0};
+  std::function<void(const std::string&)> warn_stall_;
+  int64_t warned_seq_ = -1;  // the collective last warned about
   bool stop_ = false;
   std::condition_variable wake_;
 

@@ -164,10 +164,13 @@ void ProcessGroupNCCL::Impl::ensure_communicator() {
                                              [this](const std::string& m) { fail(m, -1); });
   // Started once every rank arrived (wait_for_all above), so no rank is silent yet.
   const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
-  if (beat_timeout.count() > 0)
+  if (beat_timeout.count() > 0) {
+    monitor_->warn_on_stall(beat_timeout, DesyncMonitor::print_stall_warning(
+                                              fmt::format("ProcessGroupNCCL: rank {}", rank), options.timeout));
     heartbeat_ =
         std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
                                     [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
+  }
   comm_ = comm;
   watchdog_ = std::thread([this] { watch(); });
 }

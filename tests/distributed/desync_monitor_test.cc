@@ -189,3 +189,34 @@ TEST_CASE("DesyncMonitor: the flight recorder of a rank whose peers published no
         "flight recorder (the last collectives each rank started):\n  rank 1: started 0, finished 0; last: none\n  "
         "other ranks: unknown: the store does not answer");
 }
+
+TEST_CASE("DesyncMonitor: a rank waiting in a collective names, once, the peers that have not entered it") {
+  auto store = fresh_store("monitor_stall");
+  std::vector<std::pair<int, std::string>> warnings;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<DesyncMonitor>> monitors;
+  for (int r = 0; r < 3; ++r) {
+    monitors.push_back(std::make_unique<DesyncMonitor>(store, r, 3, true, [](const std::string&) {}));
+    monitors[r]->warn_on_stall(300ms, [&, r](const std::string& m) {
+      std::lock_guard<std::mutex> lock(mutex);
+      warnings.emplace_back(r, m);
+    });
+  }
+  // #0 completes everywhere; ranks 0 and 2 then wait in #1, which rank 1 never enters.
+  for (int r = 0; r < 3; ++r) {
+    monitors[r]->record(all_reduce(0, 4));
+    monitors[r]->finished(0);
+  }
+  for (int r : {0, 2}) monitors[r]->record(all_reduce(1, 4));
+  std::this_thread::sleep_for(1s);
+  std::lock_guard<std::mutex> lock(mutex);
+  REQUIRE(warnings.size() == 2);  // ranks 0 and 2, once each; rank 1 waits on nothing
+  for (const auto& [rank, message] : warnings) {
+    INFO(message);
+    CHECK(rank != 1);
+    CHECK_THAT(message, Catch::StartsWith("waiting 0."));
+    CHECK_THAT(message,
+               Catch::EndsWith(" s in all_reduce #1(numel 4, float32, SUM) for rank 1, which has not entered it (an "
+                               "infinite loop, a deadlock, or long work outside collectives)"));
+  }
+}

@@ -151,3 +151,31 @@ TEST_CASE("fault: resuming from the last checkpoint reproduces the uninterrupted
   CHECK(count(resumed.out, "[rank 0] starting at step 10 of 20") == 1);
   CHECK(final_line(resumed) == final_line(uninterrupted));
 }
+
+TEST_CASE("fault: a rank looping outside collectives is named within the heartbeat timeout, failed at the timeout",
+          "[distributed][fault]") {
+  std::string dir = scratch_dir("fault_spin");
+  RunResult r =
+      train(3, {"--spin", "1", "12"}, dir, 1, {{"BRISK_TEST_TIMEOUT_MS", "6000"}, {"BRISK_HEARTBEAT_TIMEOUT", "2"}});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(count(r.out, "[rank 1] spinning myself at step 12") == 1);
+  CHECK(r.seconds < 20);
+  for (int rank : {0, 2}) {
+    std::string who = "[rank " + std::to_string(rank) + "] ";
+    // Named at the heartbeat timeout (a warning: it could be long work of its own)...
+    std::vector<std::string> warnings = lines_starting_with(
+        r.err, who + "ProcessGroupGloo 'default' rank " + std::to_string(rank) + "/3: warning: waiting ");
+    REQUIRE(warnings.size() == 1);
+    CHECK(count(warnings[0], " s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered it") == 1);
+    CHECK(count(warnings[0], "the collective fails at its timeout (6000 ms)") == 1);
+    double waited = std::stod(warnings[0].substr(warnings[0].find("waiting ") + 8));
+    std::printf("stall warning: rank %d named the looping rank 1 after waiting %.1f s\n", rank, waited);
+    CHECK(waited >= 2);
+    CHECK(waited < 3);
+    // ... and failed at the collective's timeout, naming it again.
+    std::vector<std::string> errors = lines_starting_with(r.err, who + "rank ");
+    REQUIRE(errors.size() == 1);
+    CHECK(count(errors[0], "never entered all_reduce #12: [1]") == 1);
+  }
+}

@@ -4,12 +4,14 @@
 //
 //   allreduce
 //       all_reduce(SUM) of [rank + 1] * 4; prints "rank R of W: sum S".
-//   train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--resume] [--ignore-sigterm]
+//   train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--spin RANK STEP] [--resume]
+//         [--ignore-sigterm]
 //       A deterministic data-parallel "training": each step all-reduces (AVG) a gradient that
 //       depends on the parameters, the rank and the step, and takes an SGD step. Rank 0 saves
 //       a checkpoint (next step and parameters, exactly, as hex floats) to <dir>/checkpoint
 //       every 5 steps; --resume starts from it. With --kill, rank RANK sends itself SIGKILL
-//       at the start of step STEP; with --stop, SIGSTOP (it hangs until the launcher's SIGKILL).
+//       at the start of step STEP; with --stop, SIGSTOP (it hangs until the launcher's SIGKILL);
+//       with --spin, it loops forever there, outside any collective.
 //       Both print "... at step STEP (monotonic T ms)", CLOCK_MONOTONIC being one clock for
 //       every process of the machine, so a test can time how long the others took to notice.
 //       At the end rank 0 prints "final: <parameters>".
@@ -105,14 +107,14 @@ int train(int argc, char** argv) {
               "usage: train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--resume] [--ignore-sigterm]");
   std::string dir = argv[2];
   int steps = std::atoi(argv[3]);
-  int kill_rank = -1, kill_step = -1, kill_signal = SIGKILL;
+  int kill_rank = -1, kill_step = -1, kill_signal = SIGKILL;  // kill_signal 0: spin
   bool resume = false;
   for (int i = 4; i < argc; ++i) {
     std::string arg = argv[i];
-    if ((arg == "--kill" || arg == "--stop") && i + 2 < argc) {
+    if ((arg == "--kill" || arg == "--stop" || arg == "--spin") && i + 2 < argc) {
       kill_rank = std::atoi(argv[++i]);
       kill_step = std::atoi(argv[++i]);
-      kill_signal = arg == "--kill" ? SIGKILL : SIGSTOP;
+      kill_signal = arg == "--kill" ? SIGKILL : arg == "--stop" ? SIGSTOP : 0;
     } else if (arg == "--resume") {
       resume = true;
     } else if (arg == "--ignore-sigterm") {
@@ -132,10 +134,12 @@ int train(int argc, char** argv) {
     if (rank == kill_rank && step == kill_step) {
       // Let the others enter this step's all_reduce first.
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      std::printf("%s myself at step %d (monotonic %lld ms)\n", kill_signal == SIGKILL ? "killing" : "stopping", step,
-                  static_cast<long long>(monotonic_ms()));
+      const char* what = kill_signal == SIGKILL ? "killing" : kill_signal == SIGSTOP ? "stopping" : "spinning";
+      std::printf("%s myself at step %d (monotonic %lld ms)\n", what, step, static_cast<long long>(monotonic_ms()));
       std::fflush(stdout);
-      raise(kill_signal);
+      if (kill_signal != 0) raise(kill_signal);
+      for (volatile uint64_t spins = 0;; spins = spins + 1) {
+      }
     }
     std::vector<float> grad(kParams);
     for (int64_t i = 0; i < kParams; ++i)
