@@ -328,7 +328,7 @@ std::string DesyncMonitor::own_flight_line() {
 }
 
 std::string DesyncMonitor::flight_record(bool ask_store) {
-  std::string header = "flight recorder (the last collectives each rank started):";
+  std::string header = "flight recorder (the last collectives each rank started; a peer's as it last published them):";
   std::string own = own_flight_line();
   if (!ask_store) return fmt::format("{}\n  {}\n  other ranks: unknown: the store does not answer", header, own);
   std::optional<std::string> lines = answer_within([store = store_, size = size_, rank = rank_, own] {

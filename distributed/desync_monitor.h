@@ -80,11 +80,12 @@ class DesyncMonitor {
 
   // The flight recorder: per rank, how many collectives it started and finished and the last
   // kFlightRecords it started, one line each:
-  //   "flight recorder (the last collectives each rank started):
+  //   "flight recorder (the last collectives each rank started; a peer's as it last published them):
   //      rank 0: started 13, finished 12; last: all_reduce #9(numel 4, float32, SUM), ...
   //      rank 1: started 12, finished 12; last: ..."
-  // This rank's line comes from memory; the others' from the store, asked for at most 3 s
-  // (not at all without ask_store: a caller that knows the store hangs).
+  // This rank's line comes from memory; the others' from the store (published every interval,
+  // so up to one interval behind), asked for at most 3 s (not at all without ask_store: a
+  // caller that knows the store hangs).
   std::string flight_record(bool ask_store = true);
   static constexpr int64_t kFlightRecords = 4;
 

@@ -170,7 +170,8 @@ TEST_CASE("DesyncMonitor: the flight recorder lists what each rank started and f
     for (int64_t seq : seqs) out += (out.empty() ? "" : ", ") + all_reduce(seq, seq + 1).str();
     return out;
   };
-  const std::string expected = "flight recorder (the last collectives each rank started):\n  rank 0: started 10, "
+  const std::string expected = "flight recorder (the last collectives each rank started; a peer's as it last published "
+                               "them):\n  rank 0: started 10, "
                                "finished 9; last: " +
                                last({6, 7, 8, 9}) + "\n  rank 1: started 10, finished 9; last: " + last({6, 7, 8, 9}) +
                                "\n  rank 2: started 8, finished 8; last: " + last({4, 5, 6, 7});
@@ -182,12 +183,12 @@ TEST_CASE("DesyncMonitor: the flight recorder lists what each rank started and f
 TEST_CASE("DesyncMonitor: the flight recorder of a rank whose peers published nothing") {
   auto store = fresh_store("monitor_flight_alone");
   DesyncMonitor monitor(store, 1, 2, true, [](const std::string&) {});
-  CHECK(monitor.flight_record() ==
-        "flight recorder (the last collectives each rank started):\n  rank 0: nothing published\n  rank 1: started 0, "
-        "finished 0; last: none");
-  CHECK(monitor.flight_record(false) ==
-        "flight recorder (the last collectives each rank started):\n  rank 1: started 0, finished 0; last: none\n  "
-        "other ranks: unknown: the store does not answer");
+  CHECK(monitor.flight_record() == "flight recorder (the last collectives each rank started; a peer's as it last "
+                                   "published them):\n  rank 0: nothing published\n  rank 1: started 0, "
+                                   "finished 0; last: none");
+  CHECK(monitor.flight_record(false) == "flight recorder (the last collectives each rank started; a peer's as it last "
+                                        "published them):\n  rank 1: started 0, finished 0; last: none\n  "
+                                        "other ranks: unknown: the store does not answer");
 }
 
 TEST_CASE("DesyncMonitor: a rank waiting in a collective names, once, the peers that have not entered it") {

@@ -110,7 +110,10 @@ TEST_CASE("fault: a SIGSTOPped rank is named by the others within the heartbeat 
     CHECK(count(errors[0], "rank 1 is unresponsive: no heartbeat for ") == 1);
     CHECK(count(errors[0], " s (heartbeat timeout 2 s); it is stopped, hung or dead") == 1);
     // The flight recorder: rank 1 finished #11 and never entered #12, where the others wait.
-    CHECK(count(r.err, who + "flight recorder (the last collectives each rank started):") == 1);
+    CHECK(
+        count(r.err,
+              who + "flight recorder (the last collectives each rank started; a peer's as it last published them):") ==
+        1);
     CHECK(count(r.err, who + "  rank 1: started 12, finished 12; last: all_reduce #8(numel 8, float32, AVG), ") == 1);
     CHECK(count(r.err, who + "  rank " + std::to_string(rank) + ": started 13, finished 12; last: ") == 1);
     double seconds = detection_seconds(r, "stopping", 1, rank);
