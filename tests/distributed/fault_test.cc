@@ -180,5 +180,6 @@ TEST_CASE("fault: a rank looping outside collectives is named within the heartbe
     std::vector<std::string> errors = lines_starting_with(r.err, who + "rank ");
     REQUIRE(errors.size() == 1);
     CHECK(count(errors[0], "never entered all_reduce #12: [1]") == 1);
+    CHECK(detection_seconds(r, "spinning", 1, rank) < 9);
   }
 }
