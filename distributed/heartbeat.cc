@@ -41,17 +41,20 @@ struct Heartbeat::State {
 
   // One round: this rank's beat, then every peer's count. Returns false once the store failed.
   bool round(int64_t delta) {
+    // The counts are as of the round's start: a round this process was stopped in the middle
+    // of must not date its reads after the stop.
+    const Clock::time_point began = Clock::now();
     try {
       store->add(beat_key(rank), delta);
       std::vector<int64_t> counts(static_cast<size_t>(size), -1);
       for (int r = 0; r < size; ++r)
         if (r != rank) counts[r] = store->add(beat_key(r), 0);
       std::lock_guard<std::mutex> lock(mutex);
-      answered = Clock::now();
+      answered = began;
       for (int r = 0; r < size; ++r) {
         if (r == rank || counts[r] == seen[r]) continue;
         seen[r] = counts[r];
-        changed[r] = answered;
+        changed[r] = began;
         left[r] = counts[r] >= kLeft;
       }
       return true;
@@ -124,12 +127,18 @@ Heartbeat::~Heartbeat() {
 void Heartbeat::watch() {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mutex);
+  Clock::time_point woke = Clock::now();
+  // When this process itself was stopped (SIGSTOP, then SIGCONT) or starved, nobody answered
+  // it meanwhile: the store's silence is counted from its return, not from before.
+  Clock::time_point resumed = woke;
   while (!s.stop) {
     s.wake.wait_for(lock, s.interval, [&] { return s.stop; });
     if (s.stop || s.store_failed) return;
     auto now = Clock::now();
+    if (now - woke > s.timeout / 2) resumed = now;
+    woke = now;
     std::string message;
-    const bool store_answers = now - s.answered <= s.timeout;
+    const bool store_answers = now - std::max(s.answered, resumed) <= s.timeout;
     if (!store_answers) {
       message = fmt::format(
           "rank 0 (the store's host) is unresponsive: the store has not answered for {:.1f} s (heartbeat timeout "

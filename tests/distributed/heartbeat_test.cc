@@ -1,13 +1,17 @@
 // Heartbeat with three ranks in one process over one FileStore: no false alarm while every
 // rank beats or after one left; a rank whose store calls freeze (as a SIGSTOPped process's
 // would) is named by the others within the timeout, and the frozen rank itself names the
-// store's host; the timeout's resolution from the options and BRISK_HEARTBEAT_TIMEOUT.
+// store's host; a process stopped and continued blames nobody itself; the timeout's resolution
+// from the options and BRISK_HEARTBEAT_TIMEOUT.
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -34,9 +38,11 @@ std::shared_ptr<Store> fresh_store(const std::string& name) {
 
 // A store whose every call blocks while it is frozen: what the peers of a stopped process see
 // of it (its calls stop), and what a stopped store host looks like to that process's client.
+// Each call takes at least `delay` (a distant store).
 class FreezableStore : public Store {
  public:
-  explicit FreezableStore(std::shared_ptr<Store> inner) : inner_(std::move(inner)) {}
+  explicit FreezableStore(std::shared_ptr<Store> inner, std::chrono::milliseconds delay = 0ms)
+      : inner_(std::move(inner)), delay_(delay) {}
   void freeze(bool frozen) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -59,11 +65,13 @@ class FreezableStore : public Store {
 
  private:
   Store* gate() {
+    std::this_thread::sleep_for(delay_);
     std::unique_lock<std::mutex> lock(mutex_);
     thawed_.wait(lock, [&] { return !frozen_; });
     return inner_.get();
   }
   std::shared_ptr<Store> inner_;
+  const std::chrono::milliseconds delay_;
   std::mutex mutex_;
   std::condition_variable thawed_;
   bool frozen_ = false;
@@ -171,6 +179,50 @@ TEST_CASE("Heartbeat: a Heartbeat whose store hangs is destroyed within about a 
   auto start = Clock::now();
   ranks.beats[0].reset();
   CHECK(Clock::now() - start < 1500ms);
+}
+
+TEST_CASE("Heartbeat: a process stopped (SIGSTOP) and continued does not blame the store or its peers") {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/heartbeat_resumed_" + std::to_string(::getpid());
+  ::unlink(path.c_str());
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Rank 1: exits 1 if its heartbeat reported anything in the 2 s after it was continued. Its
+    // store answers in 100 ms, so its first round after SIGCONT ends well after its watcher
+    // looked: the watcher must not count the stop as the store's silence.
+    bool reported = false;
+    {
+      auto slow = std::make_shared<FreezableStore>(std::make_shared<FileStore>(path, 5s), 100ms);
+      Heartbeat beat(slow, 1, 2, 500ms, [&](const std::string& m, bool) {
+        std::fprintf(stderr, "rank 1 reported: %s\n", m.c_str());
+        reported = true;
+      });
+      std::this_thread::sleep_for(4s);
+    }
+    ::_exit(reported ? 1 : 0);
+  }
+  std::vector<std::string> reports;
+  std::mutex mutex;
+  {
+    Heartbeat beat(std::make_shared<FileStore>(path, 5s), 0, 2, 500ms, [&](const std::string& m, bool) {
+      std::lock_guard<std::mutex> lock(mutex);
+      reports.push_back(m);
+    });
+    std::this_thread::sleep_for(500ms);
+    ::kill(child, SIGSTOP);
+    std::this_thread::sleep_for(1500ms);  // three timeouts
+    ::kill(child, SIGCONT);
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  // Rank 0 named the stopped rank (or, had it stopped holding the FileStore's lock, the store).
+  REQUIRE(reports.size() == 1);
+  CHECK_THAT(reports[0], Catch::Contains(" is unresponsive: "));
+  ::unlink(path.c_str());
 }
 
 TEST_CASE("Heartbeat: the timeout comes from the options, else BRISK_HEARTBEAT_TIMEOUT, else the default") {
