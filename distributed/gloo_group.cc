@@ -49,7 +49,11 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync,
                                              [this](const std::string& m) { break_group_in_background(m, true); });
   if (beat_timeout.count() > 0) {
-    monitor_->warn_on_stall(beat_timeout, DesyncMonitor::print_stall_warning(where(), options.timeout));
+    // Once the group failed, its unfinished collective is no one's to wait for.
+    monitor_->warn_on_stall(beat_timeout, [this, print = DesyncMonitor::print_stall_warning(where(), options.timeout)](
+                                              const std::string& m) {
+      if (broken_reason().empty()) print(m);
+    });
     heartbeat_ = std::make_unique<Heartbeat>(
         store, rank, size, beat_timeout,
         [this](const std::string& m, bool store_answers) { break_group_in_background(m, store_answers); });

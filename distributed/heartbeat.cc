@@ -90,7 +90,7 @@ struct Heartbeat::State {
   std::condition_variable wake;
   bool stop = false;
   bool store_failed = false;
-  Clock::time_point answered;              // the end of the last round that read the store
+  Clock::time_point answered;              // the start of the last round that read the store
   std::vector<int64_t> seen;               // per rank: its last count read
   std::vector<Clock::time_point> changed;  // per rank: when that count was first read
   std::vector<bool> left;                  // per rank: it destroyed its group

@@ -1,7 +1,9 @@
 #pragma once
-// Heartbeat: finds a rank of a group that stopped responding (SIGSTOP, an infinite loop, a
-// deadlock, a death the transport did not report) within a timeout, whether or not a
-// collective is running, and names it. Shared by ProcessGroupGloo and ProcessGroupNCCL.
+// Heartbeat: finds a rank of a group whose process stopped responding as a whole (SIGSTOP, a
+// process hung or swapped out, a death the transport did not report) within a timeout, whether
+// or not a collective is running, and names it. Shared by ProcessGroupGloo and ProcessGroupNCCL.
+// (A rank whose process lives but never arrives, in an infinite loop or a deadlock of its
+// training thread, still beats: DesyncMonitor::warn_on_stall names it.)
 //
 // Each rank counts its heartbeats into the group's store (key "heartbeat/<rank>", one store
 // add per interval, from a background thread: never on a collective's path) and reads its
@@ -17,8 +19,9 @@
 // cannot hang the detection. on_failure is called once, on that thread, with the message and
 // whether the store still answers (so that the caller does not wait on a hung one).
 //
-// A store that fails (its host exited: the transport and the launcher report that death) or a
-// peer that destroyed its group (it writes a "left" mark) is not reported.
+// Not reported: a store that fails (its host exited: the transport and the launcher report
+// that death), a peer that destroyed its group (it writes a "left" mark), and the time this
+// process itself was stopped or starved (a watcher that wakes late counts from its return).
 #include <chrono>
 #include <functional>
 #include <future>
