@@ -19,7 +19,6 @@
 
 #include "distributed/file_store.h"
 #include "distributed/heartbeat.h"
-#include "tensor/error.h"
 
 using namespace brisk;
 using namespace brisk::dist;
