@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <future>
 #include <optional>
 
@@ -15,6 +16,46 @@ namespace {
 std::string batch_key(int rank, int64_t batch) { return fmt::format("desync/{}/{}", rank, batch); }
 // The number of collectives the rank entered, as decimal text.
 std::string progress_key(int rank) { return fmt::format("desync/{}/progress", rank); }
+// The number of collectives the rank completed, as decimal text.
+std::string finished_key(int rank) { return fmt::format("desync/{}/finished", rank); }
+
+// The store's host (rank 0 for a TCPStore) may be the rank that died or stopped: questions
+// to the store from a failure path wait this long at most.
+constexpr std::chrono::seconds kStoreAnswerTime{3};
+
+// Runs `ask` (store reads that catch their own errors) on a thread of its own and returns its
+// answer, or nothing when it did not come within kStoreAnswerTime (the thread is left to finish).
+std::optional<std::string> answer_within(std::function<std::string()> ask) {
+  auto result = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> future = result->get_future();
+  std::thread([ask = std::move(ask), result] { result->set_value(ask()); }).detach();
+  if (future.wait_for(kStoreAnswerTime) != std::future_status::ready) return std::nullopt;
+  return future.get();
+}
+
+// "rank 1: started 13, finished 12; last: all_reduce #12(...), ..." (`last` in seq order).
+std::string flight_line(int rank, int64_t started, int64_t finished, const std::vector<CollectiveSignature>& last) {
+  std::vector<std::string> calls;
+  for (const CollectiveSignature& sig : last) calls.push_back(sig.str());
+  return fmt::format("rank {}: started {}, finished {}; last: {}", rank, started, finished,
+                     calls.empty() ? std::string("none") : fmt::format("{}", fmt::join(calls, ", ")));
+}
+
+// A peer's flight-recorder line, from what it published.
+std::string peer_flight_line(Store& store, int rank) {
+  if (!store.check({progress_key(rank)})) return fmt::format("rank {}: nothing published", rank);
+  int64_t started = std::stoll(store.get_string(progress_key(rank)));
+  int64_t finished = store.check({finished_key(rank)}) ? std::stoll(store.get_string(finished_key(rank))) : 0;
+  int64_t first = std::max<int64_t>(0, started - DesyncMonitor::kFlightRecords);
+  std::vector<CollectiveSignature> last;
+  for (int64_t batch = first / DesyncMonitor::kBatch; started > 0 && batch <= (started - 1) / DesyncMonitor::kBatch;
+       ++batch) {
+    if (!store.check({batch_key(rank, batch)})) continue;
+    for (const CollectiveSignature& sig : decode_signatures(store.get(batch_key(rank, batch))))
+      if (sig.seq >= first && sig.seq < started) last.push_back(sig);
+  }
+  return flight_line(rank, started, finished, last);
+}
 
 using Snapshot = DesyncMonitor::Snapshot;
 
@@ -88,6 +129,7 @@ void DesyncMonitor::record(const CollectiveSignature& sig) {
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t batch = sig.seq / kBatch;
   batches_[batch].push_back(sig);
+  if (recorded_ == finished_) waiting_since_ = std::chrono::steady_clock::now();
   recorded_ = sig.seq + 1;
   while (!batches_.empty() && batches_.begin()->first <= batch - kKeptBatches) batches_.erase(batches_.begin());
 }
@@ -99,9 +141,10 @@ void DesyncMonitor::loop() {
     if (stop_) break;
     lock.unlock();
     publish();
-    if (verify_ && !reported_ && !store_failed_) {
+    if (!store_failed_) {
       try {
-        verify_step();
+        if (verify_ && !reported_) verify_step();
+        check_stall();
       } catch (const std::exception&) {
         // The store is gone (its host exited or died): a collective will fail if it matters,
         // and diagnose() will say so.
@@ -116,12 +159,14 @@ void DesyncMonitor::publish() {
   std::lock_guard<std::mutex> publishing(publish_mutex_);
   if (store_failed_) return;
   std::vector<std::pair<int64_t, std::vector<CollectiveSignature>>> changed;
-  int64_t recorded;
+  int64_t recorded, finished;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     recorded = recorded_;
-    if (recorded == published_) return;
-    for (auto it = batches_.lower_bound(published_ / kBatch); it != batches_.end(); ++it) changed.emplace_back(*it);
+    finished = finished_;
+    if (recorded == published_ && finished == published_finished_) return;
+    if (recorded != published_)
+      for (auto it = batches_.lower_bound(published_ / kBatch); it != batches_.end(); ++it) changed.emplace_back(*it);
   }
   try {
     for (const auto& [batch, sigs] : changed) {
@@ -132,7 +177,9 @@ void DesyncMonitor::publish() {
       if (new_batch && batch >= kKeptBatches) store_->delete_key(batch_key(rank_, batch - kKeptBatches));
     }
     store_->set(progress_key(rank_), std::to_string(recorded));
+    if (finished != published_finished_) store_->set(finished_key(rank_), std::to_string(finished));
     published_ = recorded;
+    published_finished_ = finished;
   } catch (const std::exception&) {
     // The store is gone (at shutdown its host may exit first). Publishing only serves
     // diagnosis, and a later attempt could wait out the store's timeout reconnecting, which
@@ -193,7 +240,6 @@ void DesyncMonitor::verify_step() {
 }
 
 std::string DesyncMonitor::diagnose(int64_t seq) {
-  publish();
   std::optional<CollectiveSignature> mine;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -205,23 +251,105 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
   if (!mine) return fmt::format("which ranks called what at collective #{} is unknown (no longer recorded)", seq);
   // The peers publish every interval: give a peer that just entered #seq time to say so.
   std::this_thread::sleep_for(3 * interval_);
-  // The store's host (rank 0 for a TCPStore) may be the rank that died: ask for at most 3 s.
-  auto result = std::make_shared<std::promise<std::string>>();
-  std::future<std::string> future = result->get_future();
-  std::thread([store = store_, size = size_, rank = rank_, seq, mine = *mine, result] {
+  std::optional<std::string> answer = answer_within([store = store_, size = size_, rank = rank_, seq, mine = *mine] {
     try {
       Snapshot snap = collect(*store, size, seq);
       snap.calls[rank] = mine;
-      result->set_value(describe(snap, seq, mine));
+      return describe(snap, seq, mine);
     } catch (const std::exception& e) {
-      result->set_value(fmt::format("which ranks called what at {} is unknown: the store does not answer ({}); "
-                                    "rank 0 hosts it and may have died",
-                                    mine.str(), e.what()));
+      return fmt::format("which ranks called what at {} is unknown: the store does not answer ({}); "
+                         "rank 0 hosts it and may have died",
+                         mine.str(), e.what());
     }
-  }).detach();
-  if (future.wait_for(std::chrono::seconds(3)) != std::future_status::ready)
-    return fmt::format("which ranks called what at {} is unknown: the store did not answer within 3 s", mine->str());
-  return future.get();
+  });
+  if (!answer)
+    return fmt::format("which ranks called what at {} is unknown: the store did not answer within {} s", mine->str(),
+                       kStoreAnswerTime.count());
+  return *answer;
+}
+
+void DesyncMonitor::finished(int64_t seq) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (seq + 1 > finished_) waiting_since_ = std::chrono::steady_clock::now();
+  finished_ = std::max(finished_, seq + 1);
+}
+
+void DesyncMonitor::warn_on_stall(std::chrono::milliseconds after,
+                                  std::function<void(const std::string& message)> warn) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stall_after_ = after;
+  warn_stall_ = std::move(warn);
+}
+
+std::function<void(const std::string&)> DesyncMonitor::print_stall_warning(std::string group,
+                                                                           std::chrono::milliseconds timeout) {
+  return [group = std::move(group), timeout](const std::string& message) {
+    std::fprintf(stderr, "%s: warning: %s; the collective fails at its timeout (%lld ms)\n", group.c_str(),
+                 message.c_str(), static_cast<long long>(timeout.count()));
+    std::fflush(stderr);
+  };
+}
+
+void DesyncMonitor::check_stall() {
+  int64_t seq;
+  std::chrono::steady_clock::duration waited;
+  std::optional<CollectiveSignature> waiting_on;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seq = finished_;
+    waited = std::chrono::steady_clock::now() - waiting_since_;
+    if (!warn_stall_ || seq >= recorded_ || seq == warned_seq_ || waited < stall_after_) return;
+    warned_seq_ = seq;
+    auto it = batches_.find(seq / kBatch);
+    if (it != batches_.end())
+      for (const CollectiveSignature& sig : it->second)
+        if (sig.seq == seq) waiting_on = sig;
+  }
+  if (!waiting_on) return;
+  std::vector<int> absent;
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_ && (!store_->check({progress_key(r)}) || std::stoll(store_->get_string(progress_key(r))) <= seq))
+      absent.push_back(r);
+  if (absent.empty()) return;  // all entered it: a stopped or dead peer is the heartbeat's to name
+  std::string who = absent.size() == 1 ? fmt::format("rank {}, which has", absent[0])
+                                       : fmt::format("ranks [{}], which have", fmt::join(absent, ", "));
+  warn_stall_(fmt::format("waiting {:.1f} s in {} for {} not entered it (an infinite loop, a deadlock, or long work "
+                          "outside collectives)",
+                          std::chrono::duration<double>(waited).count(), waiting_on->str(), who));
+}
+
+std::string DesyncMonitor::own_flight_line() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<CollectiveSignature> last;
+  for (const auto& [batch, sigs] : batches_)
+    for (const CollectiveSignature& sig : sigs)
+      if (sig.seq >= recorded_ - kFlightRecords) last.push_back(sig);
+  return flight_line(rank_, recorded_, finished_, last);
+}
+
+std::string DesyncMonitor::flight_record(bool ask_store) {
+  std::string header = "flight recorder (the last collectives each rank started; a peer's as it last published them):";
+  std::string own = own_flight_line();
+  if (!ask_store) return fmt::format("{}\n  {}\n  other ranks: unknown: the store does not answer", header, own);
+  std::optional<std::string> lines = answer_within([store = store_, size = size_, rank = rank_, own] {
+    std::string out;
+    for (int r = 0; r < size; ++r) {
+      std::string line = own;
+      if (r != rank) {
+        try {
+          line = peer_flight_line(*store, r);
+        } catch (const std::exception& e) {
+          line = fmt::format("rank {}: unknown: the store does not answer ({})", r, e.what());
+        }
+      }
+      out += "\n  " + line;
+    }
+    return out;
+  });
+  if (!lines)
+    return fmt::format("{}\n  {}\n  other ranks: unknown: the store did not answer within {} s", header, own,
+                       kStoreAnswerTime.count());
+  return header + *lines;
 }
 
 }  // namespace brisk::dist

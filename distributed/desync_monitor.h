@@ -17,6 +17,15 @@
 //   off), reads what the ranks published and says why: the desync (each call, the odd ranks)
 //   or the ranks that never entered it. It takes at most a few seconds, even when the store
 //   is gone.
+// - The flight recorder: finished(seq) (memory only) counts the collectives this rank
+//   completed; the thread publishes that count with the progress, and flight_record(), which
+//   every failure message carries, lists the last collectives each rank started and how many it
+//   finished, so a reader sees where the ranks diverged.
+// - warn_on_stall: while this rank waits in a collective longer than a given time, the thread
+//   names, once per collective, the peers that have not entered it: alive (their heartbeats
+//   say so) but elsewhere, in an infinite loop, a deadlock or long work of their own. Only a
+//   warning: that cannot be told from legitimate work on one rank (rank 0 evaluating while the
+//   others wait at a barrier); the collective still fails at its timeout.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -55,6 +64,31 @@ class DesyncMonitor {
   // entered all_reduce #seq: [2]" (or "none (...)"), or why that is unknown.
   std::string diagnose(int64_t seq);
 
+  // This rank completed collectives [0, seq]. Memory only.
+  void finished(int64_t seq);
+
+  // Calls `warn` (on the monitor's thread) when this rank has waited `after` in a collective
+  // that some peers have not entered, naming them:
+  //   "waiting 2.0 s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered
+  //    it (an infinite loop, a deadlock, or long work outside collectives)"
+  // Call it before the first record().
+  void warn_on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> warn);
+  // A `warn` that prints "<group>: warning: <message>; the collective fails at its timeout
+  // (<timeout> ms)" on stderr.
+  static std::function<void(const std::string&)> print_stall_warning(std::string group,
+                                                                     std::chrono::milliseconds timeout);
+
+  // The flight recorder: per rank, how many collectives it started and finished and the last
+  // kFlightRecords it started, one line each:
+  //   "flight recorder (the last collectives each rank started; a peer's as it last published them):
+  //      rank 0: started 13, finished 12; last: all_reduce #9(numel 4, float32, SUM), ...
+  //      rank 1: started 12, finished 12; last: ..."
+  // This rank's line comes from memory; the others' from the store (published every interval,
+  // so up to one interval behind), asked for at most 3 s (not at all without ask_store: a
+  // caller that knows the store hangs).
+  std::string flight_record(bool ask_store = true);
+  static constexpr int64_t kFlightRecords = 4;
+
   // What the ranks published about one collective.
   struct Snapshot {
     std::vector<std::optional<CollectiveSignature>> calls;  // per rank; unset: not published
@@ -68,11 +102,15 @@ class DesyncMonitor {
 
  private:
   void loop();
+  // warn_on_stall's check, on the thread; reads the peers' progress from the store.
+  void check_stall();
   // Writes the batches recorded since the last publish and the progress. Store errors are
   // swallowed (the store may be gone at shutdown; publishing only serves diagnosis).
   void publish();
   // Compares the peers' published signatures with this rank's, as far as all have published.
   void verify_step();
+  // This rank's flight-recorder line, from memory.
+  std::string own_flight_line();
   // What every rank published about #seq, waiting up to kSettleTime for all of them.
   Snapshot settled_snapshot(int64_t seq, const CollectiveSignature& mine);
   static constexpr std::chrono::seconds kSettleTime{1};
@@ -87,13 +125,21 @@ class DesyncMonitor {
   std::mutex mutex_;  // batches_, recorded_, stop_; never held during store I/O
   std::map<int64_t, std::vector<CollectiveSignature>> batches_;
   int64_t recorded_ = 0;  // collectives recorded (the next seq)
+  int64_t finished_ = 0;  // collectives completed
+  // Since when collective #finished_ has been waited for (the last record() or finished()
+  // that changed what this rank waits on).
+  std::chrono::steady_clock::time_point waiting_since_;
+  std::chrono::milliseconds stall_after_{0};
+  std::function<void(const std::string&)> warn_stall_;
+  int64_t warned_seq_ = -1;  // the collective last warned about
   bool stop_ = false;
   std::condition_variable wake_;
 
   std::mutex publish_mutex_;  // publishing runs on the thread and in diagnose()
   int64_t published_ = 0;     // collectives published
-  int64_t verified_ = 0;      // seqs below this were compared with every peer (thread only)
-  bool reported_ = false;     // on_mismatch was called (thread only)
+  int64_t published_finished_ = 0;
+  int64_t verified_ = 0;   // seqs below this were compared with every peer (thread only)
+  bool reported_ = false;  // on_mismatch was called (thread only)
   // A store call failed: the store is not used again (but by diagnose()'s bounded reads).
   std::atomic<bool> store_failed_{false};
   std::thread thread_;

@@ -31,6 +31,7 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
                              const std::string& host, std::string name_)
     : store(std::move(store_)), rank(rank_), size(size_), options(options_), name(std::move(name_)) {
   check_group_arguments(fmt::format("ProcessGroupGloo '{}'", name), store.get(), rank, size, options);
+  const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
   ignore_default_sigpipe();
   try {
     gloo::transport::tcp::attr attr;
@@ -45,9 +46,18 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   } catch (const std::exception& e) {
     BRISK_FAIL("{}: cannot connect the ranks on {} within {} ms: {}", where(), host, options.timeout.count(), e.what());
   }
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync, [this](const std::string& m) {
-    break_group(fmt::format("{}: {}", where(), m));
-  });
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync,
+                                             [this](const std::string& m) { break_group_in_background(m, true); });
+  if (beat_timeout.count() > 0) {
+    // Once the group failed, its unfinished collective is no one's to wait for.
+    monitor_->warn_on_stall(beat_timeout, [this, print = DesyncMonitor::print_stall_warning(where(), options.timeout)](
+                                              const std::string& m) {
+      if (broken_reason().empty()) print(m);
+    });
+    heartbeat_ = std::make_unique<Heartbeat>(
+        store, rank, size, beat_timeout,
+        [this](const std::string& m, bool store_answers) { break_group_in_background(m, store_answers); });
+  }
   p2p_waiter_ = std::make_unique<GlooWorker>();
   worker_ = std::make_unique<GlooWorker>();
 }
@@ -55,6 +65,7 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
 ProcessGroupGloo::Impl::~Impl() {
   worker_.reset();
   p2p_waiter_.reset();
+  heartbeat_.reset();
   monitor_.reset();
 }
 
@@ -86,6 +97,10 @@ void ProcessGroupGloo::Impl::break_group(const std::string& message) {
   auto error = std::make_exception_ptr(Error(message));
   for (auto& w : failing)
     if (auto work = w.lock()) work->finish(error);
+}
+
+void ProcessGroupGloo::Impl::break_group_in_background(const std::string& cause, bool store_answers) {
+  break_group(fmt::format("{}: {}\n{}", where(), cause, monitor_->flight_record(store_answers)));
 }
 
 std::string ProcessGroupGloo::Impl::broken_reason() {
@@ -120,6 +135,7 @@ void ProcessGroupGloo::Impl::run(const CollectiveSignature& sig, const std::func
   } catch (const std::exception& e) {
     fail(sig, start, e.what());
   }
+  monitor_->finished(sig.seq);
 }
 
 void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_point start, const std::string& cause) {
@@ -127,8 +143,9 @@ void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_po
   if (!earlier.empty()) BRISK_FAIL("{}", earlier);  // the monitor failed it already, saying why
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   std::string op = fmt::format("{} #{}", collective_name(sig.kind), sig.seq);
-  std::string message = fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}", where(), op, elapsed,
-                                    options.timeout.count(), cause, monitor_->diagnose(sig.seq));
+  std::string message =
+      fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}\n{}", where(), op, elapsed,
+                  options.timeout.count(), cause, monitor_->diagnose(sig.seq), monitor_->flight_record());
   break_group(message);
   // The other ranks fail at about the same moment and ask the store too; rank 0 hosts it, so
   // give them time to read it before this failure ends the process.

@@ -16,6 +16,7 @@
 #include "distributed/collective_signature.h"
 #include "distributed/desync_monitor.h"
 #include "distributed/gloo_work.h"
+#include "distributed/heartbeat.h"
 #include "distributed/host_staging.h"
 #include "distributed/process_group_gloo.h"
 
@@ -57,6 +58,10 @@ struct ProcessGroupGloo::Impl {
   // The group is unusable from now on: every unfinished Work fails with `message` at once
   // (its operation, possibly stuck in Gloo until the timeout, can no longer succeed).
   void break_group(const std::string& message);
+  // break_group for a failure found in the background (a desync, a silent rank): the message
+  // names the group and carries the flight recorder (the peers' part read from the store when
+  // it answers).
+  void break_group_in_background(const std::string& cause, bool store_answers);
   std::string broken_reason();
   void run(const CollectiveSignature& sig, const std::function<void(uint32_t)>& body);
   [[noreturn]] void fail(const CollectiveSignature& sig, Clock::time_point start, const std::string& cause);
@@ -68,6 +73,8 @@ struct ProcessGroupGloo::Impl {
 
   // Destroyed after the workers (declared before them), before the state its handler uses.
   std::unique_ptr<DesyncMonitor> monitor_;
+  // Null when heartbeats are off; its handler uses monitor_, so it is destroyed first.
+  std::unique_ptr<Heartbeat> heartbeat_;
   // Destroyed first (declared last): their threads finish before the context goes.
   std::unique_ptr<GlooWorker> p2p_waiter_;
   std::unique_ptr<GlooWorker> worker_;

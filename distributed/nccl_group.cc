@@ -86,17 +86,19 @@ ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   BRISK_CHECK(device.is_cuda(), "ProcessGroupNCCL: rank {}: the group's device must be a CUDA device, got {}", rank_,
               device);
   check_group_arguments("ProcessGroupNCCL", store.get(), rank, size, options);
+  heartbeat_timeout(options);  // a malformed setting fails here, not at the first collective
 }
 
 ProcessGroupNCCL::Impl::~Impl() {
-  // The watchdog (which diagnoses through the monitor) and the monitor (whose handler aborts
-  // the communicator) stop first, in that order.
+  // The watchdog (which diagnoses through the monitor), the heartbeat and the monitor (whose
+  // handlers abort the communicator) stop first, in that order.
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
   }
   wake_.notify_all();
   if (watchdog_.joinable()) watchdog_.join();
+  heartbeat_.reset();
   monitor_.reset();
   if (comm_ == nullptr) return;
   // After a peer died mid-collective the queued work never finishes (nccl_teardown.h).
@@ -160,6 +162,15 @@ void ProcessGroupNCCL::Impl::ensure_communicator() {
   // comparison runs in the background at no cost to the collectives.
   monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true,
                                              [this](const std::string& m) { fail(m, -1); });
+  // Started once every rank arrived (wait_for_all above), so no rank is silent yet.
+  const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
+  if (beat_timeout.count() > 0) {
+    monitor_->warn_on_stall(beat_timeout, DesyncMonitor::print_stall_warning(
+                                              fmt::format("ProcessGroupNCCL: rank {}", rank), options.timeout));
+    heartbeat_ =
+        std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
+                                    [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
+  }
   comm_ = comm;
   watchdog_ = std::thread([this] { watch(); });
 }
@@ -208,7 +219,11 @@ void ProcessGroupNCCL::Impl::watch() {
     int64_t failed_seq = -1;
     try {
       pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
-                                    [](const std::shared_ptr<WorkNCCL>& w) { return w->is_completed(); }),
+                                    [this](const std::shared_ptr<WorkNCCL>& w) {
+                                      if (!w->is_completed()) return false;
+                                      if (w->seq() >= 0) monitor_->finished(w->seq());
+                                      return true;
+                                    }),
                      pending_.end());
     } catch (const std::exception& e) {
       // A sticky CUDA error (e.g. a faulting kernel): no later work on this device can finish.
@@ -237,9 +252,10 @@ void ProcessGroupNCCL::Impl::watch() {
   }
 }
 
-void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq) {
+void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq, bool store_answers) {
   std::string message = fmt::format("ProcessGroupNCCL: rank {}: {}", rank, reason);
   if (seq >= 0 && monitor_) message += ". " + monitor_->diagnose(seq);
+  if (monitor_) message += "\n" + monitor_->flight_record(store_answers);
   std::fprintf(stderr, "%s; aborting the communicator and exiting\n", message.c_str());
   std::fflush(stderr);
   ncclCommAbort(comm_);

@@ -15,6 +15,7 @@
 
 #include "distributed/collective_signature.h"
 #include "distributed/desync_monitor.h"
+#include "distributed/heartbeat.h"
 #include "distributed/nccl_work.h"
 #include "distributed/process_group_nccl.h"
 
@@ -56,10 +57,11 @@ struct ProcessGroupNCCL::Impl {
   // Every rank writes `key_prefix`/<rank>; throws naming the ranks missing after the timeout.
   void wait_for_all(const std::string& key_prefix, const std::string& what);
   void watch();
-  // Prints `reason` with the desync monitor's diagnosis of collective #seq (seq < 0: none),
-  // aborts the communicator and ends the process with status 1: a rank stuck in a collective
-  // on the GPU cannot be woken otherwise.
-  [[noreturn]] void fail(const std::string& reason, int64_t seq);
+  // Prints `reason` with the desync monitor's diagnosis of collective #seq (seq < 0: none) and
+  // its flight recorder (the peers' part only when the store answers), aborts the communicator
+  // and ends the process with status 1: a rank stuck in a collective on the GPU cannot be
+  // woken otherwise.
+  [[noreturn]] void fail(const std::string& reason, int64_t seq, bool store_answers = true);
 
   const int device_;  // the CUDA ordinal of the group's device
 
@@ -80,6 +82,7 @@ struct ProcessGroupNCCL::Impl {
   bool stop_ = false;
 
   std::unique_ptr<DesyncMonitor> monitor_;
+  std::unique_ptr<Heartbeat> heartbeat_;  // null when heartbeats are off
   std::thread watchdog_;
 };
 

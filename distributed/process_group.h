@@ -36,7 +36,13 @@ struct ProcessGroupOptions {
   // group is created. Code that issues its own collectives (DDP, ZeRO, metrics) creates its
   // tensors on ProcessGroup::device().
   std::optional<Device> device;
+  // A rank whose heartbeats stop (stopped, hung, dead) for this long fails the group on the
+  // others, naming it, collective running or not (distributed/heartbeat.h). Unset: the
+  // environment's BRISK_HEARTBEAT_TIMEOUT (seconds), else kDefaultHeartbeatTimeout; zero: off.
+  std::optional<std::chrono::milliseconds> heartbeat_timeout;
 };
+
+constexpr std::chrono::milliseconds kDefaultHeartbeatTimeout{std::chrono::seconds(30)};
 
 class ProcessGroup {
  public:

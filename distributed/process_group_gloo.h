@@ -33,7 +33,10 @@
 // fails the pending Work promptly on a mismatch, naming each rank's call and the odd rank. A
 // collective that does not finish within `timeout`, or a peer that died, fails the Work with
 // the op, its number and what the published signatures tell: the mismatch (check on or off) or
-// the ranks that never entered it. The group is then unusable: every later Work fails at once
+// the ranks that never entered it. A rank that stops responding (stopped, hung, dead) is named
+// within ProcessGroupOptions::heartbeat_timeout, collective running or not, and fails the group
+// the same way (distributed/heartbeat.h); every such message ends with the flight recorder,
+// each rank's last collectives. The group is then unusable: every later Work fails at once
 // with the first error. wait() throws that brisk::Error; left uncaught it terminates the
 // program (std::terminate prints it on stderr, exit status non-zero), which is how a job stops
 // instead of hanging. A failed collective whose Gloo call is still waiting keeps the worker

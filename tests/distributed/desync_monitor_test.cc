@@ -155,3 +155,69 @@ TEST_CASE("DesyncMonitor: a store that went away does not hold up the monitor's 
   monitor.reset();
   CHECK(std::chrono::steady_clock::now() - start < 2s);
 }
+
+TEST_CASE("DesyncMonitor: the flight recorder lists what each rank started and finished") {
+  Ranks ranks(fresh_store("monitor_flight"), true);
+  // Ranks 0 and 1 start #0..#9 and finish #0..#8; rank 2 starts and finishes #0..#7 only.
+  for (int r = 0; r < 3; ++r) {
+    int64_t started = r == 2 ? 8 : 10;
+    for (int64_t seq = 0; seq < started; ++seq) ranks.monitors[r]->record(all_reduce(seq, seq + 1));
+    ranks.monitors[r]->finished(r == 2 ? 7 : 8);
+  }
+  std::this_thread::sleep_for(300ms);  // published by the monitors' threads
+  auto last = [](std::initializer_list<int64_t> seqs) {
+    std::string out;
+    for (int64_t seq : seqs) out += (out.empty() ? "" : ", ") + all_reduce(seq, seq + 1).str();
+    return out;
+  };
+  const std::string expected = "flight recorder (the last collectives each rank started; a peer's as it last published "
+                               "them):\n  rank 0: started 10, "
+                               "finished 9; last: " +
+                               last({6, 7, 8, 9}) + "\n  rank 1: started 10, finished 9; last: " + last({6, 7, 8, 9}) +
+                               "\n  rank 2: started 8, finished 8; last: " + last({4, 5, 6, 7});
+  CHECK(ranks.monitors[0]->flight_record() == expected);
+  CHECK(ranks.monitors[2]->flight_record() == expected);
+  CHECK(ranks.wait_for_reports(1, 0s).empty());
+}
+
+TEST_CASE("DesyncMonitor: the flight recorder of a rank whose peers published nothing") {
+  auto store = fresh_store("monitor_flight_alone");
+  DesyncMonitor monitor(store, 1, 2, true, [](const std::string&) {});
+  CHECK(monitor.flight_record() == "flight recorder (the last collectives each rank started; a peer's as it last "
+                                   "published them):\n  rank 0: nothing published\n  rank 1: started 0, "
+                                   "finished 0; last: none");
+  CHECK(monitor.flight_record(false) == "flight recorder (the last collectives each rank started; a peer's as it last "
+                                        "published them):\n  rank 1: started 0, finished 0; last: none\n  "
+                                        "other ranks: unknown: the store does not answer");
+}
+
+TEST_CASE("DesyncMonitor: a rank waiting in a collective names, once, the peers that have not entered it") {
+  auto store = fresh_store("monitor_stall");
+  std::vector<std::pair<int, std::string>> warnings;
+  std::mutex mutex;
+  std::vector<std::unique_ptr<DesyncMonitor>> monitors;
+  for (int r = 0; r < 3; ++r) {
+    monitors.push_back(std::make_unique<DesyncMonitor>(store, r, 3, true, [](const std::string&) {}));
+    monitors[r]->warn_on_stall(300ms, [&, r](const std::string& m) {
+      std::lock_guard<std::mutex> lock(mutex);
+      warnings.emplace_back(r, m);
+    });
+  }
+  // #0 completes everywhere; ranks 0 and 2 then wait in #1, which rank 1 never enters.
+  for (int r = 0; r < 3; ++r) {
+    monitors[r]->record(all_reduce(0, 4));
+    monitors[r]->finished(0);
+  }
+  for (int r : {0, 2}) monitors[r]->record(all_reduce(1, 4));
+  std::this_thread::sleep_for(1s);
+  std::lock_guard<std::mutex> lock(mutex);
+  REQUIRE(warnings.size() == 2);  // ranks 0 and 2, once each; rank 1 waits on nothing
+  for (const auto& [rank, message] : warnings) {
+    INFO(message);
+    CHECK(rank != 1);
+    CHECK_THAT(message, Catch::StartsWith("waiting 0."));
+    CHECK_THAT(message,
+               Catch::EndsWith(" s in all_reduce #1(numel 4, float32, SUM) for rank 1, which has not entered it (an "
+                               "infinite loop, a deadlock, or long work outside collectives)"));
+  }
+}

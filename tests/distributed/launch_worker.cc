@@ -4,18 +4,25 @@
 //
 //   allreduce
 //       all_reduce(SUM) of [rank + 1] * 4; prints "rank R of W: sum S".
-//   train <dir> <steps> [--kill RANK STEP] [--resume] [--ignore-sigterm]
+//   train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--spin RANK STEP] [--resume]
+//         [--ignore-sigterm]
 //       A deterministic data-parallel "training": each step all-reduces (AVG) a gradient that
 //       depends on the parameters, the rank and the step, and takes an SGD step. Rank 0 saves
 //       a checkpoint (next step and parameters, exactly, as hex floats) to <dir>/checkpoint
 //       every 5 steps; --resume starts from it. With --kill, rank RANK sends itself SIGKILL
-//       at the start of step STEP. At the end rank 0 prints "final: <parameters>".
+//       at the start of step STEP; with --stop, SIGSTOP (it hangs until the launcher's SIGKILL);
+//       with --spin, it loops forever there, outside any collective.
+//       Both print "... at step STEP (monotonic T ms)", CLOCK_MONOTONIC being one clock for
+//       every process of the machine, so a test can time how long the others took to notice.
+//       At the end rank 0 prints "final: <parameters>".
 //       --ignore-sigterm: survive the launcher's SIGTERM, so that a failure has to be found
 //       by the process group itself.
 //
 // Collectives time out after BRISK_TEST_TIMEOUT_MS (default 5000). An error is printed with
-// the rank and the worker exits 1 (rank 0 a second later: it hosts the store).
+// the rank, then "failed at monotonic T ms", and the worker exits 1 (rank 0 a second later: it
+// hosts the store).
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -44,6 +51,13 @@ Tensor filled(const std::vector<float>& values) {
   Tensor t = native::empty({static_cast<int64_t>(values.size())}, TensorOptions().dtype(kFloat32));
   std::copy(values.begin(), values.end(), t.data_ptr<float>());
   return t;
+}
+
+// CLOCK_MONOTONIC in milliseconds: comparable between the processes of one machine.
+int64_t monotonic_ms() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
 }
 
 int allreduce() {
@@ -89,16 +103,18 @@ int load_checkpoint(const std::string& dir, std::vector<float>& w) {
 }
 
 int train(int argc, char** argv) {
-  BRISK_CHECK(argc >= 4, "usage: train <dir> <steps> [--kill RANK STEP] [--resume] [--ignore-sigterm]");
+  BRISK_CHECK(argc >= 4,
+              "usage: train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--resume] [--ignore-sigterm]");
   std::string dir = argv[2];
   int steps = std::atoi(argv[3]);
-  int kill_rank = -1, kill_step = -1;
+  int kill_rank = -1, kill_step = -1, kill_signal = SIGKILL;  // kill_signal 0: spin
   bool resume = false;
   for (int i = 4; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "--kill" && i + 2 < argc) {
+    if ((arg == "--kill" || arg == "--stop" || arg == "--spin") && i + 2 < argc) {
       kill_rank = std::atoi(argv[++i]);
       kill_step = std::atoi(argv[++i]);
+      kill_signal = arg == "--kill" ? SIGKILL : arg == "--stop" ? SIGSTOP : 0;
     } else if (arg == "--resume") {
       resume = true;
     } else if (arg == "--ignore-sigterm") {
@@ -118,9 +134,12 @@ int train(int argc, char** argv) {
     if (rank == kill_rank && step == kill_step) {
       // Let the others enter this step's all_reduce first.
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      std::printf("killing myself at step %d\n", step);
+      const char* what = kill_signal == SIGKILL ? "killing" : kill_signal == SIGSTOP ? "stopping" : "spinning";
+      std::printf("%s myself at step %d (monotonic %lld ms)\n", what, step, static_cast<long long>(monotonic_ms()));
       std::fflush(stdout);
-      raise(SIGKILL);
+      if (kill_signal != 0) raise(kill_signal);
+      for (volatile uint64_t spins = 0;; spins = spins + 1) {
+      }
     }
     std::vector<float> grad(kParams);
     for (int64_t i = 0; i < kParams; ++i)
@@ -154,7 +173,8 @@ int main(int argc, char** argv) {
     return status;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    std::fprintf(stderr, "rank %s failed: %s\n", rank_env ? rank_env : "?", e.what());
+    std::fprintf(stderr, "rank %s failed: %s\nfailed at monotonic %lld ms\n", rank_env ? rank_env : "?", e.what(),
+                 static_cast<long long>(monotonic_ms()));
     // Rank 0 hosts the store: it stays up a moment so that the other ranks can still ask it
     // which ranks were missing when they fail too.
     if (rank_env != nullptr && std::string(rank_env) == "0") std::this_thread::sleep_for(std::chrono::seconds(1));

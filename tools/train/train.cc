@@ -23,6 +23,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -138,8 +139,11 @@ data::DataLoader make_train_loader(const TrainOptions& options, const TrainingDa
 
 int run_training(const TrainOptions& options) {
   if (options.threads > 0) set_num_threads(options.threads);
-  const dist::DistributedContext run =
-      dist::init_distributed(dist::InitDistributedOptions().device(options.device).backend(options.dist_backend));
+  dist::ProcessGroupOptions group_options;
+  if (options.heartbeat_timeout >= 0)
+    group_options.heartbeat_timeout = std::chrono::milliseconds(std::llround(options.heartbeat_timeout * 1000));
+  const dist::DistributedContext run = dist::init_distributed(
+      dist::InitDistributedOptions().device(options.device).backend(options.dist_backend).group_options(group_options));
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
   const Device device = run.device;
   manual_seed(options.seed);

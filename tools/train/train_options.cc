@@ -112,6 +112,10 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "train distributed (DDP) over this backend; auto: nccl for CUDA devices, gloo otherwise "
                  "(default: distributed when started by the launcher with WORLD_SIZE > 1)")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.add_option("--heartbeat-timeout", o.heartbeat_timeout,
+                 "seconds without a rank's heartbeat (stopped, hung, dead) before the others name it and fail "
+                 "(0: off; default: BRISK_HEARTBEAT_TIMEOUT, else 30)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(CLI::NonNegativeNumber);
 }
 

@@ -38,6 +38,9 @@ struct TrainOptions {
   // "": distributed when the launcher started several processes (WORLD_SIZE > 1); "auto",
   // "gloo", "nccl": distributed whatever WORLD_SIZE (auto: nccl on CUDA, gloo on the CPU).
   std::string dist_backend;
+  // Seconds without a peer's heartbeat before it is named and the job fails (distributed runs:
+  // ProcessGroupOptions::heartbeat_timeout); negative: BRISK_HEARTBEAT_TIMEOUT, else 30 s; 0: off.
+  double heartbeat_timeout = -1;
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice

@@ -86,7 +86,12 @@ TEST_CASE("train flags: the CIFAR recipe's flags parse into TrainOptions; a flag
   CHECK(sgd.data_dir.empty());
   CHECK(sgd.lr_schedule == "cosine");
   CHECK(sgd.accumulate == 1);
+  CHECK(sgd.heartbeat_timeout < 0);  // BRISK_HEARTBEAT_TIMEOUT, else the process group's default
   CHECK_NOTHROW(check_train_options(sgd));
+
+  TrainOptions beats;
+  REQUIRE(parse({"--heartbeat-timeout", "2.5"}, beats) == "");
+  CHECK(beats.heartbeat_timeout == 2.5);
 }
 
 TEST_CASE("train flags: values out of range are refused by name") {
@@ -100,6 +105,7 @@ TEST_CASE("train flags: values out of range are refused by name") {
   CHECK_THAT(parse({"--warmup-epochs", "-0.5"}, o), Contains("--warmup-epochs"));
   CHECK_THAT(parse({"--weight-decay", "-1"}, o), Contains("--weight-decay"));
   CHECK_THAT(parse({"--label-smoothing", "1.5"}, o), Contains("--label-smoothing"));
+  CHECK_THAT(parse({"--heartbeat-timeout", "-2"}, o), Contains("--heartbeat-timeout"));
 }
 
 TEST_CASE("check_train_options: flags that do not go together, named") {
