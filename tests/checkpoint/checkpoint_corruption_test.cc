@@ -128,12 +128,13 @@ TEST_CASE("checkpoint corruption: every truncation is refused; in the data, nami
   REQUIRE(accepted.empty());
   // Cut in the middle of the last tensor (a momentum buffer of the last layer's bias).
   write_bytes(path, std::vector<uint8_t>(good.begin(), good.end() - 3));
-  REQUIRE_THROWS_WITH(load_checkpoint(path), Contains(path) && Contains("tensor \"optimizer/state.3.momentum_buffer\"") &&
+  REQUIRE_THROWS_WITH(load_checkpoint(path), Contains(path) &&
+                                                 Contains("tensor \"optimizer/state.3.momentum_buffer\"") &&
                                                  Contains("ends at file byte " + std::to_string(good.size())) &&
                                                  Contains("the file ends at byte " + std::to_string(good.size() - 3)));
   write_bytes(path, std::vector<uint8_t>(good.begin(), good.begin() + start - 1));
-  REQUIRE_THROWS_WITH(load_checkpoint(path), Contains(path) && Contains("the header ends at byte " +
-                                                                        std::to_string(start)));
+  REQUIRE_THROWS_WITH(load_checkpoint(path),
+                      Contains(path) && Contains("the header ends at byte " + std::to_string(start)));
 }
 
 TEST_CASE("checkpoint corruption: random overwrites of 1 to 16 bytes anywhere are refused") {

@@ -77,16 +77,17 @@ TEST_CASE("checksums: a corruption is named: the tensor and its bytes, the heade
     bytes[bytes.size() - 3] ^= 0x10;  // in fc.bias, the last tensor (8 bytes)
     write_bytes(path, bytes);
     const std::string begin = std::to_string(bytes.size() - 8), end = std::to_string(bytes.size());
-    REQUIRE_THROWS_WITH(load_safetensors(path), Contains(path) && Contains("tensor \"fc.bias\" (file bytes " + begin +
-                                                                           " to " + end + ") does not match its "
-                                                                                          "checksum"));
+    REQUIRE_THROWS_WITH(load_safetensors(path),
+                        Contains(path) && Contains("tensor \"fc.bias\" (file bytes " + begin + " to " + end +
+                                                   ") does not match its "
+                                                   "checksum"));
   }
   SECTION("a tensor's dtype or shape changed, its size kept") {
     fresh();
     replace_in_file(path, "\"dtype\":\"F32\",\"shape\":[2,3]", "\"dtype\":\"I32\",\"shape\":[3,2]");
-    REQUIRE_THROWS_WITH(load_safetensors(path),
-                        Contains(path) && Contains("the header entry of tensor \"fc.weight\"") &&
-                            Contains("does not match its checksum"));
+    REQUIRE_THROWS_WITH(load_safetensors(path), Contains(path) &&
+                                                    Contains("the header entry of tensor \"fc.weight\"") &&
+                                                    Contains("does not match its checksum"));
   }
   SECTION("a tensor renamed") {
     fresh();
