@@ -58,11 +58,12 @@ TEST_CASE("train --checkpoint-every: checkpoints within epochs, the newest M kep
   REQUIRE_FALSE(exists(stale));
   REQUIRE(exists(other));
   for (int step : {3, 6, 8, 9, 12, 15, 16}) {
-    REQUIRE_THAT(full.output, Contains(fmt::format("saved {}/ckpt-{:08d}.ckpt (step {},", dir, step, step)));
+    REQUIRE_THAT(full.output, Contains(fmt::format("saved {}/ckpt-{:08d}.ckpt (step {}: copied in ", dir, step, step)));
   }
   REQUIRE_THAT(full.output, Contains("removed " + dir + "/ckpt-00000009.ckpt, an older checkpoint than the last 3"));
-  REQUIRE(checkpoint::list_checkpoints(pattern) ==
-          std::vector<std::string>{dir + "/ckpt-00000012.ckpt", dir + "/ckpt-00000015.ckpt", dir + "/ckpt-00000016.ckpt"});
+  REQUIRE(checkpoint::list_checkpoints(pattern) == std::vector<std::string>{dir + "/ckpt-00000012.ckpt",
+                                                                            dir + "/ckpt-00000015.ckpt",
+                                                                            dir + "/ckpt-00000016.ckpt"});
   REQUIRE(checkpoint::newest_checkpoint(pattern) == dir + "/ckpt-00000016.ckpt");
 
   checkpoint::Checkpoint mid = checkpoint::load_checkpoint(dir + "/ckpt-00000012.ckpt");
