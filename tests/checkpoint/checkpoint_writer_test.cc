@@ -137,3 +137,19 @@ TEST_CASE("CheckpointWriter: options that cannot work are errors") {
                       Contains("keep_last must be 0 (all) or more, got -1"));
   REQUIRE_THROWS_WITH(CheckpointWriter("a/ckpt-{stepp}"), Contains("unknown placeholder {stepp}"));
 }
+
+TEST_CASE("CheckpointWriter: a model on another device (the simulated one) is copied to the host and written") {
+  manual_seed(4);
+  const std::string dir = scratch_dir("writer_sim");
+  Training run;
+  run.step();
+  const std::vector<float> weight = run.model->weight.to_vector<float>();
+  run.model->to(sim_device(0));
+  REQUIRE(run.model->weight.device() == sim_device(0));
+  CheckpointWriter writer(dir + "/ckpt-{step}.safetensors");
+  const std::string path = writer.save(capture(*run.model, run.optimizer, run.progress, 5));
+  writer.wait();
+  Checkpoint loaded = load_checkpoint(path);
+  REQUIRE(loaded.model["weight"].is_cpu());
+  REQUIRE(loaded.model["weight"].to_vector<float>() == weight);
+}
