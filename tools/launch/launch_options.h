@@ -16,6 +16,8 @@ struct LaunchOptions {
   // After the first worker fails (or the launcher is signalled), how long the others get
   // between SIGTERM and SIGKILL.
   std::chrono::milliseconds grace_period{std::chrono::seconds(10)};
+  // How often the whole group is started again after a failure (supervisor.h); 0: never.
+  int max_restarts = 0;
   std::vector<std::string> command;  // the worker program and its arguments
 
   int world_size() const { return nnodes * nproc_per_node; }

@@ -104,13 +104,6 @@ void set_deadline(std::optional<std::chrono::steady_clock::time_point>& deadline
 Supervisor::Supervisor(LaunchOptions options) : options_(std::move(options)) {
   BRISK_CHECK(!options_.command.empty(), "launch: no worker program given");
   env_base_ = current_environment();
-  workers_.reserve(options_.nproc_per_node);
-  for (int local = 0; local < options_.nproc_per_node; ++local) {
-    int rank = options_.global_rank(local);
-    std::string prefix = fmt::format("[rank {}] ", rank);
-    workers_.push_back(
-        Worker{local, rank, -1, -1, -1, LinePrefixer(prefix, STDOUT_FILENO), LinePrefixer(prefix, STDERR_FILENO)});
-  }
 }
 
 Supervisor::~Supervisor() {
@@ -124,24 +117,55 @@ Supervisor::~Supervisor() {
 
 int Supervisor::run() {
   install_handlers();
+  for (int round = 0;; ++round) {
+    std::optional<RoundFailure> failure = run_round(round);
+    if (received_signal_) return 128 + *received_signal_;
+    if (!failure) return 0;
+    if (interrupted_) return failure->status;
+    if (round == options_.max_restarts) {
+      if (round > 0) {
+        fmt::print(stderr, "launch: round {} failed and all {} restarts are used; exiting with status {}\n", round,
+                   options_.max_restarts, failure->status);
+      }
+      return failure->status;
+    }
+    fmt::print(stderr, "launch: restart {} of {} (round {}) after {}\n", round + 1, options_.max_restarts, round + 1,
+               failure->cause);
+    std::fflush(stderr);
+  }
+}
+
+std::optional<Supervisor::RoundFailure> Supervisor::run_round(int round) {
+  workers_.clear();
+  failures_.clear();
+  failure_.reset();
+  settle_deadline_.reset();
+  kill_deadline_.reset();
+  drain_deadline_.reset();
+  workers_.reserve(options_.nproc_per_node);
+  for (int local = 0; local < options_.nproc_per_node; ++local) {
+    int rank = options_.global_rank(local);
+    std::string prefix = fmt::format("[rank {}] ", rank);
+    workers_.push_back(
+        Worker{local, rank, -1, -1, -1, LinePrefixer(prefix, STDOUT_FILENO), LinePrefixer(prefix, STDERR_FILENO)});
+  }
+  read_signals();  // one that came between rounds
   for (Worker& worker : workers_) {
     if (!failures_.empty() || received_signal_) break;
-    start(worker);
+    start(worker, round);
     reap();
   }
   loop();
-  if (!failures_.empty() && !failed_status_) settle_failures();
-  if (received_signal_) return 128 + *received_signal_;
-  if (failed_status_) return shell_status(*failed_status_);
-  return 0;
+  if (!failures_.empty() && !failure_) settle_failures();
+  return failure_;
 }
 
-void Supervisor::start(Worker& worker) {
+void Supervisor::start(Worker& worker, int round) {
   int out[2], err[2], error[2];
   BRISK_CHECK(pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0 && pipe2(error, O_CLOEXEC) == 0,
               "launch: pipe2(): {}", std::strerror(errno));
   std::vector<std::string> args = options_.command;
-  std::vector<std::string> env = worker_env(options_, worker.local_rank, env_base_);
+  std::vector<std::string> env = worker_env(options_, worker.local_rank, round, env_base_);
   std::vector<char*> argv = c_strings(args);
   std::vector<char*> envp = c_strings(env);
 
@@ -203,11 +227,7 @@ void Supervisor::loop() {
     int ready = poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno != EINTR) BRISK_FAIL("launch: poll(): {}", std::strerror(errno));
 
-    unsigned char signals[64];
-    ssize_t n;
-    while ((n = ::read(signal_pipe[0], signals, sizeof(signals))) > 0)
-      for (ssize_t i = 0; i < n; ++i)
-        if (signals[i] != SIGCHLD) on_signal(signals[i]);
+    read_signals();
     for (Worker& worker : workers_) {
       drain(worker, worker.out_fd, worker.out);
       drain(worker, worker.err_fd, worker.err);
@@ -218,6 +238,14 @@ void Supervisor::loop() {
     if (worker.out_fd >= 0) worker.out.finish();
     if (worker.err_fd >= 0) worker.err.finish();
   }
+}
+
+void Supervisor::read_signals() {
+  unsigned char signals[64];
+  ssize_t n;
+  while ((n = ::read(signal_pipe[0], signals, sizeof(signals))) > 0)
+    for (ssize_t i = 0; i < n; ++i)
+      if (signals[i] != SIGCHLD) on_signal(signals[i]);
 }
 
 void Supervisor::drain(Worker& worker, int& fd, LinePrefixer& prefixer) {
@@ -252,7 +280,7 @@ void Supervisor::reap() {
 
 void Supervisor::on_worker_exit(Worker& worker, int wait_status) {
   bool failed = !(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
-  if (!failed || failed_status_ || received_signal_) return;
+  if (!failed || failure_ || received_signal_) return;
   failures_.push_back({&worker, wait_status});
   set_deadline(settle_deadline_, kSettleTime);
 }
@@ -262,7 +290,6 @@ void Supervisor::settle_failures() {
   auto cause =
       std::find_if(failures_.begin(), failures_.end(), [](const Failure& f) { return WIFSIGNALED(f.wait_status); });
   if (cause == failures_.end()) cause = failures_.begin();
-  failed_status_ = cause->wait_status;
   auto describe = [](const Failure& f) {
     return fmt::format("rank {} (local rank {}, pid {}) {}", f.worker->rank, f.worker->local_rank, f.worker->pid,
                        describe_wait_status(f.wait_status));
@@ -270,15 +297,17 @@ void Supervisor::settle_failures() {
   std::string reason = describe(*cause);
   for (const Failure& f : failures_)
     if (&f != &*cause) reason += fmt::format("; also {}", describe(f));
+  failure_ = RoundFailure{shell_status(cause->wait_status), reason};
   stop_all(SIGTERM, reason);
 }
 
 void Supervisor::on_signal(int signal) {
-  if (!failures_.empty() && !failed_status_) {
+  interrupted_ = true;
+  if (!failures_.empty() && !failure_) {
     settle_failures();
     return;
   }
-  if (received_signal_ || failed_status_) {
+  if (received_signal_ || failure_) {
     // Asked again while stopping: no more grace.
     kill_deadline_ = Clock::now();
     return;
@@ -297,8 +326,11 @@ void Supervisor::stop_all(int signal, const std::string& reason) {
     fmt::print(stderr, "launch: {}\n", reason);
   }
   std::fflush(stderr);
-  for (const Worker& worker : workers_)
-    if (worker.running) killpg(worker.pid, signal);
+  for (const Worker& worker : workers_) {
+    if (!worker.running) continue;
+    killpg(worker.pid, signal);
+    killpg(worker.pid, SIGCONT);
+  }
   set_deadline(kill_deadline_, options_.grace_period);
 }
 
