@@ -30,6 +30,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/compatibility.h"
+#include "checkpoint/save_pattern.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/random.h"
@@ -106,13 +107,6 @@ checkpoint::Checkpoint load_resumed(const TrainOptions& options, const dist::Dis
                               {"max_grad_norm", "0"},
                               {"sync_bn", "off"}});
   return ckpt;
-}
-
-// --save's path for the checkpoint after epoch `epoch` (counted from 1).
-std::string checkpoint_path(const std::string& save, int64_t epoch) {
-  std::string path = resolve_path(save);
-  size_t at = path.find("{epoch}");
-  return at == std::string::npos ? path : path.replace(at, 7, std::to_string(epoch));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -236,7 +230,7 @@ int run_training(const TrainOptions& options) {
       checkpoint::Checkpoint ckpt =
           checkpoint::capture(*model.module, *optimizer, progress, data_seed, scheduler.get());
       ckpt.metadata = run_metadata(options, run);
-      const std::string path = checkpoint_path(options.save, row.epoch);
+      const std::string path = checkpoint::checkpoint_path(resolve_path(options.save), progress);
       checkpoint::save_checkpoint(path, ckpt);
       spdlog::info("saved {}", path);
     }
