@@ -49,8 +49,9 @@ ParsedPattern parse(const std::string& pattern) {
     if (open > i) out.parts.push_back({Field::kNone, name.substr(i, open - i)});
     const std::string placeholder = name.substr(open, close - open + 1);
     Field field = placeholder == "{epoch}" ? Field::kEpoch : placeholder == "{step}" ? Field::kStep : Field::kNone;
-    BRISK_CHECK(field != Field::kNone, "save pattern '{}': unknown placeholder {}; the known ones are {{epoch}} and {{step}}",
-                pattern, placeholder);
+    BRISK_CHECK(field != Field::kNone,
+                "save pattern '{}': unknown placeholder {}; the known ones are {{epoch}} and {{step}}", pattern,
+                placeholder);
     bool& seen = field == Field::kEpoch ? seen_epoch : seen_step;
     BRISK_CHECK(!seen, "save pattern '{}': {} appears twice", pattern, placeholder);
     seen = true;
@@ -110,15 +111,9 @@ std::string checkpoint_path(const std::string& pattern, const Progress& progress
   std::string out = parsed.directory;
   for (const Part& part : parsed.parts) {
     switch (part.field) {
-      case Field::kNone:
-        out += part.text;
-        break;
-      case Field::kEpoch:
-        out += std::to_string(progress.epoch);
-        break;
-      case Field::kStep:
-        out += fmt::format("{:08d}", progress.step);
-        break;
+      case Field::kNone: out += part.text; break;
+      case Field::kEpoch: out += std::to_string(progress.epoch); break;
+      case Field::kStep: out += fmt::format("{:08d}", progress.step); break;
     }
   }
   return out;

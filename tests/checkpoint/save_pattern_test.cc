@@ -41,8 +41,8 @@ TEST_CASE("checkpoint_path: {epoch} is the epochs completed, {step} the steps, z
 
 TEST_CASE("check_save_pattern refuses patterns whose numbers could not be read back, naming the problem") {
   REQUIRE_NOTHROW(check_save_pattern("runs/{x/ckpt-{step}.st"));  // braces in the directory are just characters
-  REQUIRE_THROWS_WITH(check_save_pattern("runs/{epoch}/ckpt.st"), Contains("runs/{epoch}/ckpt.st") &&
-                                                                       Contains("not in the directory 'runs/{epoch}/'"));
+  REQUIRE_THROWS_WITH(check_save_pattern("runs/{epoch}/ckpt.st"),
+                      Contains("runs/{epoch}/ckpt.st") && Contains("not in the directory 'runs/{epoch}/'"));
   REQUIRE_THROWS_WITH(check_save_pattern("ckpt-{steps}.st"), Contains("unknown placeholder {steps}"));
   REQUIRE_THROWS_WITH(check_save_pattern("ckpt-{step}-{step}.st"), Contains("{step} appears twice"));
   REQUIRE_THROWS_WITH(check_save_pattern("ckpt-{epoch}{step}.st"), Contains("{epoch} must be followed"));
@@ -60,16 +60,15 @@ TEST_CASE("newest_checkpoint: the largest step, then epoch, by number; other fil
 
   touch(checkpoint_path(pattern, at(0, 500)));
   touch(checkpoint_path(pattern, at(1, 938)));
-  touch(dir + "/ckpt-e1-s9999.safetensors");   // written unpadded by hand: still read as a number
+  touch(dir + "/ckpt-e1-s9999.safetensors");  // written unpadded by hand: still read as a number
   touch(dir + "/ckpt-e2-s1000.safetensors");
-  touch(dir + "/ckpt-e2-sX.safetensors");      // not a number
+  touch(dir + "/ckpt-e2-sX.safetensors");  // not a number
   touch(dir + "/ckpt-e2-s2000.safetensors.bak");
   touch(dir + "/other-e2-s3000.safetensors");
   touch(dir + "/.ckpt-e3-s00090000.safetensors.tmp-node1-123-0");  // a write in progress or killed
-  REQUIRE(list_checkpoints(pattern) == std::vector<std::string>{dir + "/ckpt-e0-s00000500.safetensors",
-                                                                dir + "/ckpt-e1-s00000938.safetensors",
-                                                                dir + "/ckpt-e2-s1000.safetensors",
-                                                                dir + "/ckpt-e1-s9999.safetensors"});
+  REQUIRE(list_checkpoints(pattern) ==
+          std::vector<std::string>{dir + "/ckpt-e0-s00000500.safetensors", dir + "/ckpt-e1-s00000938.safetensors",
+                                   dir + "/ckpt-e2-s1000.safetensors", dir + "/ckpt-e1-s9999.safetensors"});
   REQUIRE(newest_checkpoint(pattern) == dir + "/ckpt-e1-s9999.safetensors");
 
   // Only {epoch}: ordered by epoch as numbers (10 after 9).
