@@ -40,6 +40,11 @@ void complete(LaunchOptions& options) {
                 options.nnodes);
     options.master_port = brisk::launch::free_port(options.master_addr);
   }
+  if (options.control_port == 0) {
+    BRISK_CHECK(options.master_port < 65535, "launch: --master-port 65535 leaves no port for the control store's "
+                                             "default (--master-port + 1); give --control-port");
+    options.control_port = options.master_port + 1;
+  }
   if (const char* token = std::getenv("BRISK_STORE_TOKEN"); token != nullptr && *token != '\0') {
     BRISK_CHECK(brisk::launch::is_valid_store_token(token), "launch: BRISK_STORE_TOKEN must be hex digits, got '{}'",
                 token);
@@ -78,6 +83,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--master-port,--master_port", options.master_port,
                  "port of the store (default: a free port, single node only)")
+      ->check(integer_in(0, 65535));
+  app.add_option("--control-port,--control_port", options.control_port,
+                 "port on --master-addr of the launchers' control store, through which the nodes of a job with "
+                 "--max-restarts and --nnodes > 1 restart together (default: --master-port + 1)")
       ->check(integer_in(0, 65535));
   app.add_option("--grace-period,--grace_period", grace_seconds,
                  "seconds between SIGTERM and SIGKILL when stopping workers")

@@ -27,6 +27,8 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr auto kDrainTime = std::chrono::seconds(1);
 // How long the first failure waits for others before the job is stopped (see supervisor.h).
 constexpr auto kSettleTime = std::chrono::milliseconds(250);
+// How often a launcher of several nodes asks the control store whether another node failed.
+constexpr auto kOtherNodesPoll = std::chrono::milliseconds(100);
 
 // Signal handlers only write the signal number here; the poll loop does the work.
 int signal_pipe[2] = {-1, -1};
@@ -104,6 +106,7 @@ void set_deadline(std::optional<std::chrono::steady_clock::time_point>& deadline
 Supervisor::Supervisor(LaunchOptions options) : options_(std::move(options)) {
   BRISK_CHECK(!options_.command.empty(), "launch: no worker program given");
   env_base_ = current_environment();
+  if (options_.nnodes > 1 && options_.max_restarts > 0) coordinator_ = std::make_unique<RoundCoordinator>(options_);
 }
 
 Supervisor::~Supervisor() {
@@ -121,7 +124,7 @@ int Supervisor::run() {
     std::optional<RoundFailure> failure = run_round(round);
     if (received_signal_) return 128 + *received_signal_;
     if (!failure) return 0;
-    if (interrupted_) return failure->status;
+    if (interrupted_ || failure->final) return failure->status;
     if (round == options_.max_restarts) {
       if (round > 0) {
         fmt::print(stderr, "launch: round {} failed and all {} restarts are used; exiting with status {}\n", round,
@@ -135,7 +138,9 @@ int Supervisor::run() {
   }
 }
 
-std::optional<Supervisor::RoundFailure> Supervisor::run_round(int round) {
+std::optional<RoundFailure> Supervisor::run_round(int round) {
+  round_ = round;
+  if (coordinator_) coordinator_->join(round);
   workers_.clear();
   failures_.clear();
   failure_.reset();
@@ -157,6 +162,7 @@ std::optional<Supervisor::RoundFailure> Supervisor::run_round(int round) {
   }
   loop();
   if (!failures_.empty() && !failure_) settle_failures();
+  if (coordinator_) return coordinator_->end(round);
   return failure_;
 }
 
@@ -209,10 +215,12 @@ void Supervisor::loop() {
     if (drain_deadline_ && now >= *drain_deadline_) break;
     if (settle_deadline_ && (now >= *settle_deadline_ || !any_running())) settle_failures();
     if (kill_deadline_ && now >= *kill_deadline_) kill_stragglers();
+    check_other_nodes();
 
     std::optional<Clock::time_point> wake;
     for (const auto& deadline : {settle_deadline_, kill_deadline_, drain_deadline_})
       if (deadline && (!wake || *deadline < *wake)) wake = deadline;
+    if (coordinator_ && (!wake || now + kOtherNodesPoll < *wake)) wake = now + kOtherNodesPoll;
     int timeout_ms = -1;
     if (wake) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*wake - now).count();
@@ -238,6 +246,17 @@ void Supervisor::loop() {
     if (worker.out_fd >= 0) worker.out.finish();
     if (worker.err_fd >= 0) worker.err.finish();
   }
+}
+
+void Supervisor::check_other_nodes() {
+  if (!coordinator_ || failure_ || received_signal_ || !failures_.empty()) return;
+  auto now = Clock::now();
+  if (now < last_check_ + kOtherNodesPoll) return;
+  last_check_ = now;
+  std::optional<RoundFailure> elsewhere = coordinator_->failure(round_);
+  if (!elsewhere) return;
+  failure_ = elsewhere;
+  stop_all(SIGTERM, elsewhere->cause);
 }
 
 void Supervisor::read_signals() {
@@ -297,7 +316,9 @@ void Supervisor::settle_failures() {
   std::string reason = describe(*cause);
   for (const Failure& f : failures_)
     if (&f != &*cause) reason += fmt::format("; also {}", describe(f));
-  failure_ = RoundFailure{shell_status(cause->wait_status), reason};
+  // A signal to the launcher while the failure settled: no restart.
+  failure_ = RoundFailure{shell_status(cause->wait_status), reason, interrupted_};
+  if (coordinator_) coordinator_->report(round_, *failure_);
   stop_all(SIGTERM, reason);
 }
 
@@ -313,7 +334,9 @@ void Supervisor::on_signal(int signal) {
     return;
   }
   received_signal_ = signal;
-  stop_all(signal, fmt::format("received {}", signal_name(signal)));
+  std::string reason = fmt::format("received {}", signal_name(signal));
+  if (coordinator_) coordinator_->report(round_, RoundFailure{128 + signal, "its launcher " + reason, true});
+  stop_all(signal, reason);
 }
 
 void Supervisor::stop_all(int signal, const std::string& reason) {

@@ -19,16 +19,20 @@
 //   cause ("launch: restart 1 of 2 (round 1) after rank 1 (local rank 1, pid 4242) was killed
 //   by signal SIGKILL (9)"). Each round's workers see its number and present their own store
 //   token (worker_env.h), so a worker of an earlier round cannot join a later one. A job
-//   stopped by a signal to the launcher is not restarted.
+//   stopped by a signal to the launcher is not restarted. With several nodes, every node's
+//   launcher takes part in every round through a RoundCoordinator (round_coordinator.h): a
+//   failure on one node stops the workers of all, and they all start the next round together.
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tools/launch/launch_options.h"
 #include "tools/launch/line_prefixer.h"
+#include "tools/launch/round_coordinator.h"
 
 namespace brisk::launch {
 
@@ -59,16 +63,11 @@ class Supervisor {
     bool running = false;
   };
 
-  // Why a round failed: the launcher's status if it is the last, and what to log.
-  struct RoundFailure {
-    int status;
-    std::string cause;
-  };
-
   // One round: starts every worker and returns once all ended; the failure, if any.
   std::optional<RoundFailure> run_round(int round);
   void start(Worker& worker, int round);
   void loop();
+  void check_other_nodes();
   void reap();
   void on_worker_exit(Worker& worker, int wait_status);
   void settle_failures();
@@ -81,6 +80,9 @@ class Supervisor {
   bool any_pipe_open() const;
 
   LaunchOptions options_;
+  std::unique_ptr<RoundCoordinator> coordinator_;  // several nodes with restarts only
+  int round_ = 0;
+  Clock::time_point last_check_;  // of the other nodes' failures
   std::vector<Worker> workers_;
   std::vector<std::string> env_base_;
   struct Failure {

@@ -110,12 +110,9 @@ void FaultInjector::before_checkpoint(const checkpoint::Progress& progress) {
 
 std::string FaultInjector::describe() const {
   switch (point_) {
-    case Point::kStep:
-      return fmt::format("rank {} dies after step {}", rank_, step_);
-    case Point::kBackward:
-      return fmt::format("rank {} dies in the backward of step {}", rank_, step_ + 1);
-    case Point::kCheckpoint:
-      break;
+    case Point::kStep: return fmt::format("rank {} dies after step {}", rank_, step_);
+    case Point::kBackward: return fmt::format("rank {} dies in the backward of step {}", rank_, step_ + 1);
+    case Point::kCheckpoint: break;
   }
   return fmt::format("rank {} dies writing the first checkpoint after step {}", rank_, step_);
 }

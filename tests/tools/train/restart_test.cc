@@ -28,8 +28,7 @@ constexpr int kStepsPerEpoch = 6;
 constexpr int kSteps = kEpochs * kStepsPerEpoch;
 
 std::vector<std::string> train_args(const std::string& save, const std::string& csv) {
-  return {"--epochs", std::to_string(kEpochs), "--batch-size", "48", "--save", save, "--metrics-csv", csv,
-          "--no-plot"};
+  return {"--epochs", std::to_string(kEpochs), "--batch-size", "48", "--save", save, "--metrics-csv", csv, "--no-plot"};
 }
 
 // The final checkpoint of the uninterrupted run on `nproc` ranks, computed once per size.
@@ -75,7 +74,8 @@ TEST_CASE("train under launch --max-restarts: a rank killed at a random point, t
   RunResult r = launch_train(nproc, args, {"--max-restarts", "2", "--grace-period", "2"}, options);
   INFO(output_of(r));
   REQUIRE(r.status == 0);
-  CHECK(count(r.out, "[rank " + std::to_string(rank) + "] fault injection: rank " + std::to_string(rank) + " dies") >= 1);
+  CHECK(count(r.out, "[rank " + std::to_string(rank) + "] fault injection: rank " + std::to_string(rank) + " dies") >=
+        1);
   CHECK(count(r.out, "launch: restart 1 of 2 (round 1) after rank " + std::to_string(rank) + " (local rank ") == 1);
   CHECK(count(r.out, point == "checkpoint" ? "was killed by signal SIGXFSZ" : "was killed by signal SIGKILL") >= 1);
   CHECK(count(r.out, "restart 2 of 2") == 0);
