@@ -66,8 +66,8 @@ void RoundCoordinator::barrier(const std::string& prefix, const char* what, int 
     for (int node = 0; node < options_.nnodes; ++node) {
       if (!store_->check({keys[node]})) missing += fmt::format("{}{}", missing.empty() ? "" : ", ", node);
     }
-    BRISK_FAIL("launch: the launchers of nodes [{}] did not {} round {} within {} s (are they running?)", missing,
-               what, round, kBarrierTimeout.count());
+    BRISK_FAIL("launch: the launchers of nodes [{}] did not {} round {} within {} s (are they running?)", missing, what,
+               round, kBarrierTimeout.count());
   }
 }
 

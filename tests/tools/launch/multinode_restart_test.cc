@@ -25,9 +25,9 @@ std::vector<RunResult> two_nodes(const std::vector<std::string>& launcher, const
   options.timeout = std::chrono::seconds(60);
   std::vector<std::future<RunResult>> nodes;
   for (int node = 0; node < 2; ++node) {
-    std::vector<std::string> argv{launcher_path(),  "--nnodes",       "2", "--node-rank",    std::to_string(node),
-                                  "--nproc-per-node", "2",            "--master-port", master_port,
-                                  "--control-port", control_port};
+    std::vector<std::string> argv{launcher_path(),      "--nnodes",         "2",         "--node-rank",
+                                  std::to_string(node), "--nproc-per-node", "2",         "--master-port",
+                                  master_port,          "--control-port",   control_port};
     argv.insert(argv.end(), launcher.begin(), launcher.end());
     argv.push_back("tests/tools/launch/test_worker");
     argv.insert(argv.end(), scenario.begin(), scenario.end());

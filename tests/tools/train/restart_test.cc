@@ -2,9 +2,11 @@
 // rank, drawn at random, is killed at a random step (between steps, in a backward, in the
 // middle of a checkpoint write: BRISK_TRAIN_FAULT, tools/train/fault_injection.h) is restarted
 // by the launcher, resumes with `--resume auto` from the newest complete checkpoint, and ends
-// with a final checkpoint equal, byte for byte, to the uninterrupted run's; on 2 and 3 ranks.
+// with a final checkpoint equal, byte for byte, to the uninterrupted run's; on 2 and 3 ranks,
+// and on two nodes (two launchers on this machine, one rank each).
 #include <catch2/catch.hpp>
 
+#include <future>
 #include <map>
 #include <random>
 #include <set>
@@ -16,6 +18,7 @@
 #include "tests/scratch_files.h"
 #include "tests/tools/train/launch_train.h"
 #include "tests/tools/train/run_train.h"
+#include "tools/launch/free_port.h"
 
 using namespace brisk;
 using namespace brisk::testing;
@@ -43,6 +46,17 @@ std::string reference_checkpoint(int nproc) {
   REQUIRE(last);
   REQUIRE(checkpoint::load_checkpoint(*last).progress.step == kSteps);
   return computed[nproc] = *last;
+}
+
+// The newest checkpoint of `pattern` is the run's last, equal to `reference` byte for byte.
+void require_final_checkpoint(const std::string& pattern, const std::string& reference) {
+  std::optional<std::string> last = checkpoint::newest_checkpoint(pattern);
+  REQUIRE(last);
+  checkpoint::Checkpoint got = checkpoint::load_checkpoint(*last);
+  checkpoint::Checkpoint want = checkpoint::load_checkpoint(reference);
+  REQUIRE(got.progress.step == kSteps);
+  require_same_state(got, want);
+  CHECK(read_bytes(*last) == read_bytes(reference));
 }
 
 int draw(std::mt19937& random, int low, int high) { return std::uniform_int_distribution<int>(low, high)(random); }
@@ -96,11 +110,53 @@ TEST_CASE("train under launch --max-restarts: a rank killed at a random point, t
   CHECK(newest.count(resumed) == 1);
   CHECK(afresh == (resumed == 0 ? 2 : 1));
 
-  std::optional<std::string> last = checkpoint::newest_checkpoint(pattern);
-  REQUIRE(last);
-  checkpoint::Checkpoint got = checkpoint::load_checkpoint(*last);
-  checkpoint::Checkpoint want = checkpoint::load_checkpoint(reference);
-  REQUIRE(got.progress.step == kSteps);
-  require_same_state(got, want);
-  CHECK(read_bytes(*last) == read_bytes(reference));
+  require_final_checkpoint(pattern, reference);
+}
+
+TEST_CASE("train under launch --max-restarts on two nodes: node 1's rank killed, both nodes restart, bitwise",
+          "[distributed][train][restart]") {
+  const std::string reference = reference_checkpoint(2);
+  std::random_device seed;
+  std::mt19937 random(seed());
+  const std::string fault = "rank=1,step=" + std::to_string(draw(random, 1, kSteps - 1)) +
+                            (draw(random, 0, 1) == 0 ? ",at=step" : ",at=backward");
+  INFO("BRISK_TRAIN_FAULT=" << fault << " on 2 nodes of 1 rank");
+
+  std::string dir = scratch_dir("restart_two_nodes");
+  const std::string pattern = dir + "/ckpt-{step}.safetensors";
+  std::vector<std::string> args = train_args(pattern, dir + "/metrics.csv");
+  args.insert(args.end(), {"--resume", "auto"});
+  const std::string master_port = std::to_string(launch::free_port("127.0.0.1"));
+  const std::string control_port = std::to_string(launch::free_port("127.0.0.1"));
+  RunOptions options;
+  options.env = {{"BRISK_TRAIN_FAULT", fault}, {"BRISK_STORE_TOKEN", "5eed"}};
+  options.timeout = std::chrono::seconds(240);
+  std::vector<std::future<RunResult>> nodes;
+  for (int node = 0; node < 2; ++node) {
+    std::vector<std::string> argv{launcher_path(),
+                                  "--nnodes",
+                                  "2",
+                                  "--node-rank",
+                                  std::to_string(node),
+                                  "--master-port",
+                                  master_port,
+                                  "--control-port",
+                                  control_port,
+                                  "--max-restarts",
+                                  "2",
+                                  "--grace-period",
+                                  "2"};
+    std::vector<std::string> command = train_command(args);
+    argv.insert(argv.end(), command.begin(), command.end());
+    nodes.push_back(std::async(std::launch::async, [argv, options] { return run_process(argv, options); }));
+  }
+  std::vector<RunResult> results;
+  for (auto& node : nodes) results.push_back(node.get());
+  for (int node = 0; node < 2; ++node) {
+    INFO("node " << node << "\n" << output_of(results[node]));
+    REQUIRE(results[node].status == 0);
+    CHECK(count(results[node].err, "launch: restart 1 of 2 (round 1) after node 1: rank 1 (local rank 0, pid ") == 1);
+    CHECK(count(results[node].err, "restart 2 of 2") == 0);
+  }
+  require_final_checkpoint(pattern, reference);
 }
