@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "checkpoint/checksums.h"
 #include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"
 #include "tensor/error.h"
@@ -12,7 +13,10 @@ namespace brisk::checkpoint {
 namespace {
 
 constexpr const char* kOptimizerPrefix = "optimizer/";
-constexpr const char* kVersion = "1";
+// Version 2 has checksums (checkpoint/checksums.h); version 1, written before them, loads
+// unverified.
+constexpr const char* kVersion = "2";
+constexpr const char* kVersionWithoutChecksums = "1";
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
@@ -107,7 +111,7 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
       nlohmann::json{{"seed", checkpoint.generator.seed}, {"offset", checkpoint.generator.offset}}.dump();
   metadata["brisk.data_seed"] = std::to_string(checkpoint.data_seed);
   if (!checkpoint.scheduler.is_null()) metadata["brisk.scheduler"] = checkpoint.scheduler.dump();
-  save_safetensors(path, tensors, metadata);
+  save_safetensors(path, tensors, metadata, Checksums::kWrite);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
@@ -117,12 +121,19 @@ Checkpoint load_checkpoint(const std::string& path) {
               "checkpoint '{}': no \"brisk.checkpoint\" in the safetensors metadata: a safetensors file, but not a "
               "Brisk checkpoint (read its weights with load_safetensors)",
               path);
-  BRISK_CHECK(metadata.at("brisk.checkpoint") == kVersion,
-              "checkpoint '{}': layout version \"{}\", this build reads version {}", path,
-              metadata.at("brisk.checkpoint"), kVersion);
+  const std::string& version = metadata.at("brisk.checkpoint");
+  BRISK_CHECK(version == kVersion || version == kVersionWithoutChecksums,
+              "checkpoint '{}': layout version \"{}\", this build reads versions {} and {}", path, version,
+              kVersionWithoutChecksums, kVersion);
+  // A checksums entry whose key a corruption changed reads as none: only version 1 may lack it.
+  BRISK_CHECK(file.checksums_verified || version == kVersionWithoutChecksums,
+              "checkpoint '{}': no \"{}\" in the safetensors metadata, which checkpoints of version {} have: the "
+              "header is corrupt",
+              path, kChecksumsKey, kVersion);
 
   Checkpoint out;
   out.path = path;
+  out.checksums_verified = file.checksums_verified;
   for (const auto& [name, tensor] : file.tensors) {
     if (starts_with(name, kOptimizerPrefix)) {
       out.optimizer.tensors[name.substr(std::string(kOptimizerPrefix).size())] = tensor;

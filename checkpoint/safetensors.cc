@@ -6,11 +6,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "checkpoint/atomic_file.h"
+#include "checkpoint/checksums.h"
 #include "tensor/error.h"
 
 namespace brisk::checkpoint {
@@ -82,8 +85,11 @@ void check_bools(const Tensor& t, const TensorEntry& entry, uint64_t data_start,
 
 }  // namespace
 
-void save_safetensors(const std::string& path, const nn::StateDict& tensors, const Metadata& metadata) {
+void save_safetensors(const std::string& path, const nn::StateDict& tensors, const Metadata& metadata,
+                      Checksums checksums) {
   autograd::NoGradGuard no_grad;
+  BRISK_CHECK(metadata.count(kChecksumsKey) == 0, "save_safetensors '{}': metadata key \"{}\" is reserved", path,
+              kChecksumsKey);
   SafetensorsHeader header;
   header.metadata = metadata;
   std::vector<Tensor> host;
@@ -95,6 +101,12 @@ void save_safetensors(const std::string& path, const nn::StateDict& tensors, con
     host.push_back(tensor.detach().to(kCPU).contiguous());
     header.tensors.push_back({name, tensor.dtype(), tensor.sizes(), offset, offset + host.back().nbytes()});
     offset = header.tensors.back().end;
+  }
+  if (checksums == Checksums::kWrite) {
+    std::vector<uint64_t> data_checksums;
+    for (const Tensor& t : host) data_checksums.push_back(checksum(t.raw_data(), t.nbytes()));
+    std::string entry = encode_checksums(header, data_checksums);
+    header.metadata[kChecksumsKey] = std::move(entry);
   }
   std::string text = encode_header(header);
   uint8_t length[kHeaderLengthBytes];
@@ -114,15 +126,21 @@ Safetensors load_safetensors(const std::string& path) {
   file.read(text.data(), length, kHeaderLengthBytes, "the header");
   const uint64_t data_start = kHeaderLengthBytes + length;
   SafetensorsHeader header = parse_header(text, file.size() - data_start, path);
+  std::optional<ChecksumVerifier> verifier;
+  auto checksums = header.metadata.find(kChecksumsKey);
+  if (checksums != header.metadata.end()) verifier.emplace(header, checksums->second, path);
 
   Safetensors out;
-  out.metadata = std::move(header.metadata);
   for (const TensorEntry& entry : header.tensors) {
     Tensor t = empty(entry.shape, entry.dtype);
     file.read(t.raw_data(), entry.end - entry.begin, data_start + entry.begin, "tensor data");
+    if (verifier) verifier->check_data(entry, t.raw_data(), data_start + entry.begin);
     if (entry.dtype == kBool) check_bools(t, entry, data_start, path);
     out.tensors.insert(entry.name, t);
   }
+  header.metadata.erase(kChecksumsKey);
+  out.metadata = std::move(header.metadata);
+  out.checksums_verified = verifier.has_value();
   return out;
 }
 

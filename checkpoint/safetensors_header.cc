@@ -25,6 +25,10 @@ constexpr DTypeName kDTypeNames[] = {
     {kUInt8, "U8"},    {kBool, "BOOL"},   {kBFloat16, "BF16"}, {kFloat16, "F16"},
 };
 
+ordered_json entry_json(const TensorEntry& t) {
+  return {{"dtype", safetensors_dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {t.begin, t.end}}};
+}
+
 // Where `name`'s entry starts in the file, for error messages: the first place its key
 // appears in the header (the header starts at byte 8).
 uint64_t entry_offset(const std::string& json, const std::string& name) {
@@ -167,12 +171,12 @@ const char* safetensors_dtype_name(DType dtype) {
   BRISK_FAIL("safetensors: no name for dtype {}", dtype);
 }
 
+std::string encode_entry(const TensorEntry& entry) { return entry_json(entry).dump(); }
+
 std::string encode_header(const SafetensorsHeader& header) {
   ordered_json json = ordered_json::object();
   if (!header.metadata.empty()) json[kMetadataKey] = header.metadata;
-  for (const TensorEntry& t : header.tensors) {
-    json[t.name] = {{"dtype", safetensors_dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {t.begin, t.end}}};
-  }
+  for (const TensorEntry& t : header.tensors) json[t.name] = entry_json(t);
   std::string text = json.dump();
   text.append((8 - (kHeaderLengthBytes + text.size()) % 8) % 8, ' ');
   return text;

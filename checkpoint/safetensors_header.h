@@ -46,6 +46,10 @@ constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 // "F32", "F64", "I64", "I32", "U8", "BOOL", "BF16", "F16".
 const char* safetensors_dtype_name(DType dtype);
 
+// The JSON of one tensor's header entry, as the header holds it:
+// {"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}.
+std::string encode_entry(const TensorEntry& entry);
+
 // The header text for `header`'s tensors (in their order) and metadata, padded with spaces to
 // a multiple of 8 bytes so that the data starts 8-byte aligned. The offsets must be the
 // contiguous layout the entries describe.

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "checkpoint/atomic_file.h"
 #include "tensor/error.h"
 
 namespace brisk::checkpoint {
@@ -100,6 +101,12 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
+// The directory to list for `pattern`'s files.
+std::string listed_directory(const ParsedPattern& pattern) {
+  if (pattern.directory.empty()) return ".";
+  return pattern.directory == "/" ? "/" : pattern.directory.substr(0, pattern.directory.size() - 1);
+}
+
 }  // namespace
 
 void check_save_pattern(const std::string& pattern) { parse(pattern); }
@@ -125,7 +132,7 @@ std::vector<std::string> list_checkpoints(const std::string& pattern) {
     if (is_regular_file(pattern)) return {pattern};
     return {};
   }
-  const std::string directory = parsed.directory.empty() ? "." : parsed.directory;
+  const std::string directory = listed_directory(parsed);
   DIR* dir = ::opendir(directory.c_str());
   if (dir == nullptr && errno == ENOENT) return {};
   BRISK_CHECK(dir != nullptr, "checkpoints of '{}': cannot list the directory '{}': {}", pattern, directory,
@@ -147,6 +154,14 @@ std::optional<std::string> newest_checkpoint(const std::string& pattern) {
   std::vector<std::string> all = list_checkpoints(pattern);
   if (all.empty()) return std::nullopt;
   return all.back();
+}
+
+std::vector<std::string> remove_stale_checkpoint_temporaries(const std::string& pattern) {
+  ParsedPattern parsed = parse(pattern);
+  return remove_stale_temporaries(listed_directory(parsed), [&](const std::string& target) {
+    Key key;
+    return match(parsed, target, key);
+  });
 }
 
 }  // namespace brisk::checkpoint

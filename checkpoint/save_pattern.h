@@ -42,4 +42,8 @@ std::vector<std::string> list_checkpoints(const std::string& pattern);
 // The newest of list_checkpoints(pattern); nullopt when there is none.
 std::optional<std::string> newest_checkpoint(const std::string& pattern);
 
+// Removes the temporary files of `pattern`'s checkpoints that killed writes left behind
+// (checkpoint/atomic_file.h: remove_stale_temporaries); returns their paths.
+std::vector<std::string> remove_stale_checkpoint_temporaries(const std::string& pattern);
+
 }  // namespace brisk::checkpoint

@@ -17,6 +17,7 @@ packages=(
   libcli11-dev           # @cli11
   nlohmann-json3-dev     # @nlohmann_json
   libdnnl-dev            # @onednn (oneDNN 2.6: the CPU backend's float32 convolution)
+  libxxhash-dev          # @xxhash (checkpoints' checksums; header-only use)
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
   clang-format           # clang-format 14, for tools/format.sh
   cmake                  # examples/cmake_project against tools/install.sh's prefix (tools/test.sh)

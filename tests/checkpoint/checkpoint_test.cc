@@ -241,7 +241,7 @@ TEST_CASE("checkpoint: misuse is an error naming what is wrong") {
     save_checkpoint(dir + "/c.safetensors", saved);
     checkpoint::Safetensors file = load_safetensors(dir + "/c.safetensors");
     file.metadata["brisk.progress"] = R"({"epoch": 1, "batch": "two", "step": 3})";
-    save_safetensors(dir + "/c.safetensors", file.tensors, file.metadata);
+    save_safetensors(dir + "/c.safetensors", file.tensors, file.metadata, Checksums::kWrite);
     REQUIRE_THROWS_WITH(load_checkpoint(dir + "/c.safetensors"),
                         Contains("metadata \"brisk.progress\": field \"batch\" has the wrong type"));
   }

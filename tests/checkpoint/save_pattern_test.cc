@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -97,4 +98,23 @@ TEST_CASE("newest_checkpoint: a bare file name looks in the working directory; d
   touch("c-00000007.st");
   REQUIRE(::mkdir("c-00000009.st", 0755) == 0);
   REQUIRE(newest_checkpoint("c-{step}.st") == std::string("c-00000007.st"));
+}
+
+TEST_CASE("remove_stale_checkpoint_temporaries: the stale temporaries of every checkpoint of the pattern") {
+  std::string dir = scratch_dir("save_pattern_stale");
+  char host[256] = {};
+  REQUIRE(::gethostname(host, sizeof(host) - 1) == 0);
+  auto temporary = [&](const std::string& target) {
+    // This process's ID, but no live write of it: left by an earlier process with the same ID.
+    std::string path = dir + "/." + target + ".tmp-" + host + "-" + std::to_string(::getpid()) + "-0";
+    touch(path);
+    return path;
+  };
+  const std::string a = temporary("ckpt-00000010.st"), b = temporary("ckpt-00000020.st");
+  temporary("other-00000010.st");
+  std::vector<std::string> removed = remove_stale_checkpoint_temporaries(dir + "/ckpt-{step}.st");
+  std::sort(removed.begin(), removed.end());
+  REQUIRE(removed == std::vector<std::string>{a, b});
+  REQUIRE(list_dir(dir) == std::vector<std::string>{".other-00000010.st.tmp-" + std::string(host) + "-" +
+                                                    std::to_string(::getpid()) + "-0"});
 }
