@@ -84,11 +84,13 @@ void RoundCoordinator::report(int round, const RoundFailure& failure) {
   named.cause = fmt::format("node {}: {}", options_.node_rank, failure.cause);
   const std::string text = encode(named);
   store_->compare_set(round_key(round, "failure"), {}, dist::Bytes(text.begin(), text.end()));
+  if (failure.final) store_->set(round_key(round, "final"), named.cause);
 }
 
 std::optional<RoundFailure> RoundCoordinator::end(int round) {
   barrier(round_key(round, "ended"), "end", round, true);
   std::optional<RoundFailure> outcome = failure(round);
+  if (outcome && store_->check({round_key(round, "final")})) outcome->final = true;
   // Node 0 hosts the store: it waits until every node has read the outcome before it may exit.
   barrier(round_key(round, "read"), "read the outcome of", round, options_.node_rank == 0);
   return outcome;

@@ -10,6 +10,8 @@
 //   round/<r>/failure      the first failure of round r: "<status> <final> <cause>", where
 //                          cause names the node ("node 1: rank 3 (...) was killed by ..."); every
 //                          launcher polls it while its workers run and stops them when it appears
+//   round/<r>/final        set when a launcher of round r was signalled, even after another
+//                          failure came first: the job ends without a restart
 //   round/<r>/ended/<n>    node n's workers of round r have all ended
 //   round/<r>/read/<n>     node n has read round r's outcome (node 0, the host, waits for all
 //                          before it may exit)
@@ -54,7 +56,7 @@ class RoundCoordinator {
   // Round `round`'s failure, if a node reported one; does not wait.
   std::optional<RoundFailure> failure(int round);
   // Reports this node's failure of round `round` (the cause without the node: it is added);
-  // the first report of a round wins.
+  // the first report of a round wins, but a final one always makes the round's outcome final.
   void report(int round, const RoundFailure& failure);
   // This node's workers of round `round` have all ended: returns once every node's have, with
   // the round's failure (none when every worker of every node succeeded).

@@ -329,8 +329,12 @@ void Supervisor::on_signal(int signal) {
     return;
   }
   if (received_signal_ || failure_) {
-    // Asked again while stopping: no more grace.
+    // Asked again while stopping: no more grace, and no restart.
     kill_deadline_ = Clock::now();
+    if (coordinator_ && !received_signal_) {
+      coordinator_->report(round_,
+                           RoundFailure{failure_->status, "its launcher received " + signal_name(signal), true});
+    }
     return;
   }
   received_signal_ = signal;
