@@ -195,7 +195,7 @@ int run_training(const TrainOptions& options) {
   const Classifier trained = run.enabled ? wrap_ddp(model, run) : model;
   const std::string csv_path = resolve_path(options.metrics_csv);
   std::optional<MetricsCsv> csv;
-  if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value());
+  if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value(), progress.epoch);
   spdlog::info("{} {} ({} schedule{}), batch {}{}, {} steps an epoch, epochs {} to {}", optimizer->name(),
                optimizer->param_groups()[0].options().to_json().dump(), options.lr_schedule,
                options.warmup_epochs > 0 ? fmt::format(", {} warm-up epochs", options.warmup_epochs) : "",

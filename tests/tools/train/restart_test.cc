@@ -16,6 +16,7 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/save_pattern.h"
 #include "tests/scratch_files.h"
+#include "tests/tools/train/csv_lines.h"
 #include "tests/tools/train/launch_train.h"
 #include "tests/tools/train/run_train.h"
 #include "tools/launch/free_port.h"
@@ -111,6 +112,10 @@ TEST_CASE("train under launch --max-restarts: a rank killed at a random point, t
   CHECK(afresh == (resumed == 0 ? 2 : 1));
 
   require_final_checkpoint(pattern, reference);
+  // One row per epoch: those of epochs trained again replaced, not repeated.
+  std::vector<std::string> rows = lines(dir + "/metrics.csv");
+  REQUIRE(rows.size() == kEpochs + 1);
+  for (int epoch = 1; epoch <= kEpochs; ++epoch) CHECK(split(rows[epoch])[0] == std::to_string(epoch));
 }
 
 TEST_CASE("train under launch --max-restarts on two nodes: node 1's rank killed, both nodes restart, bitwise",
