@@ -68,8 +68,12 @@ ParsedPattern parse(const std::string& pattern) {
   return out;
 }
 
+bool has_field(const ParsedPattern& pattern, Field field) {
+  return std::any_of(pattern.parts.begin(), pattern.parts.end(), [&](const Part& p) { return p.field == field; });
+}
+
 bool has_placeholder(const ParsedPattern& pattern) {
-  return std::any_of(pattern.parts.begin(), pattern.parts.end(), [](const Part& p) { return p.field != Field::kNone; });
+  return has_field(pattern, Field::kEpoch) || has_field(pattern, Field::kStep);
 }
 
 // A checkpoint file's numbers: ordered by step, then epoch (0 for a placeholder the pattern lacks).
@@ -110,6 +114,12 @@ std::string listed_directory(const ParsedPattern& pattern) {
 }  // namespace
 
 void check_save_pattern(const std::string& pattern) { parse(pattern); }
+
+bool has_placeholder(const std::string& pattern, const std::string& placeholder) {
+  BRISK_CHECK(placeholder == "{epoch}" || placeholder == "{step}", "has_placeholder: {} is not a placeholder",
+              placeholder);
+  return has_field(parse(pattern), placeholder == "{epoch}" ? Field::kEpoch : Field::kStep);
+}
 
 bool names_several_checkpoints(const std::string& pattern) { return has_placeholder(parse(pattern)); }
 

@@ -29,6 +29,9 @@ namespace brisk::checkpoint {
 // that is not a digit (the numbers could not be told apart).
 void check_save_pattern(const std::string& pattern);
 
+// Whether `pattern`'s file name has `placeholder` ("{epoch}" or "{step}").
+bool has_placeholder(const std::string& pattern, const std::string& placeholder);
+
 // Whether `pattern` names more than one file ({epoch} or {step} in it).
 bool names_several_checkpoints(const std::string& pattern);
 

@@ -76,7 +76,7 @@ TEST_CASE("CheckpointWriter: writes what the state was at save(), however traini
     paths.push_back(writer.save(run.capture_now()));  // the live tensors
     REQUIRE(paths.back() == checkpoint_path(pattern, run.progress));
     if (i > 0) REQUIRE(exists(paths[i - 1]));  // one write in flight: save() waited for the last one
-    run.step();                                 // changes them while the write may still go on
+    run.step();                                // changes them while the write may still go on
   }
   writer.wait();
   REQUIRE(list_checkpoints(pattern) == std::vector<std::string>{paths[3], paths[4]});

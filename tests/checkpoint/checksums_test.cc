@@ -42,6 +42,12 @@ nn::StateDict two_tensors() {
 
 }  // namespace
 
+TEST_CASE("checksums: XXH3-64, as the xxHash reference computes it") {
+  REQUIRE(checksum("", 0) == 0x2d06800538d394c2ULL);  // XXH3_64bits of no bytes (xxHash's test vector)
+  const std::string text = "brisk";
+  REQUIRE(checksum(text.data(), text.size()) != checksum(text.data(), text.size() - 1));
+}
+
 TEST_CASE("checksums: a file with them round-trips every dtype, and they are not part of the metadata read") {
   std::string path = scratch_dir("checksums_roundtrip") + "/t.safetensors";
   nn::StateDict tensors = dtype_samples();

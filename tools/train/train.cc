@@ -29,6 +29,7 @@
 #include <string>
 
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_writer.h"
 #include "checkpoint/compatibility.h"
 #include "checkpoint/save_pattern.h"
 #include "data/data_loader.h"
@@ -106,6 +107,9 @@ std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
 checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
                                     const dist::DistributedContext& run) {
   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
+  if (!ckpt.checksums_verified) {
+    spdlog::warn("{}: written before checkpoints had checksums, so loaded without checking its data", path);
+  }
   checkpoint::Metadata compared = run_metadata(options, run);
   compared.erase("seed");  // the checkpoint's generator state replaces the seed
   // What a checkpoint written before an entry existed implies for it (the program then had
@@ -120,6 +124,20 @@ checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions&
                               {"max_grad_norm", "0"},
                               {"sync_bn", "off"}});
   return ckpt;
+}
+
+// Rank 0's writer of --save's checkpoints, after removing the temporary files that killed
+// writes of them left behind.
+std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const TrainOptions& options) {
+  const std::string pattern = resolve_path(options.save);
+  for (const std::string& removed : checkpoint::remove_stale_checkpoint_temporaries(pattern)) {
+    spdlog::info("removed {}, a temporary file that a killed checkpoint write left behind", removed);
+  }
+  return std::make_unique<checkpoint::CheckpointWriter>(
+      pattern,
+      checkpoint::CheckpointWriterOptions().keep_last(options.keep_checkpoints).log([](const std::string& line) {
+        spdlog::info("{}", line);
+      }));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -203,6 +221,15 @@ int run_training(const TrainOptions& options) {
                options.accumulate > 1 ? fmt::format(" in {} micro-batches", options.accumulate) : "", steps,
                progress.epoch + 1, options.epochs);
   const StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
+  // Rank 0 writes the checkpoints, in the background, from copies taken between steps.
+  std::unique_ptr<checkpoint::CheckpointWriter> writer;
+  if (run.is_main() && !options.save.empty()) writer = make_checkpoint_writer(options);
+  auto checkpoint_now = [&](const checkpoint::Progress& at) {
+    checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, *optimizer, at, data_seed, scheduler.get());
+    ckpt.metadata = run_metadata(options, run);
+    fault.before_checkpoint(at);
+    writer->save(ckpt);
+  };
 
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
@@ -226,6 +253,11 @@ int run_training(const TrainOptions& options) {
           } else if (p.batch % options.log_interval == 0) {
             nn::functional::check_deferred_targets();
           }
+          // Within the epoch: its last step's checkpoint is the one after evaluation.
+          if (writer && options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0 &&
+              p.batch < train_loader.size()) {
+            checkpoint_now(p);
+          }
         },
         step_options);
     row.train = all_reduce_metrics(local, run);
@@ -244,16 +276,9 @@ int run_training(const TrainOptions& options) {
     csv->write(row);
     // Drawn from the file, so that a resumed run's plot shows the epochs before it too.
     if (options.plot) write_metrics_plot(csv_path, metrics_png_path(csv_path));
-    if (!options.save.empty()) {
-      checkpoint::Checkpoint ckpt =
-          checkpoint::capture(*model.module, *optimizer, progress, data_seed, scheduler.get());
-      ckpt.metadata = run_metadata(options, run);
-      const std::string path = checkpoint::checkpoint_path(resolve_path(options.save), progress);
-      fault.before_checkpoint(progress);
-      checkpoint::save_checkpoint(path, ckpt);
-      spdlog::info("saved {}", path);
-    }
+    if (writer) checkpoint_now(progress);
   }
+  if (writer) writer->wait();  // the last checkpoint is complete before the program ends
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
   dist::finish_distributed(run);
   return 0;

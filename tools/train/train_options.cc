@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "checkpoint/save_pattern.h"
 #include "tensor/device.h"
 #include "tensor/error.h"
 #include "tools/train/classifier.h"
@@ -93,7 +94,19 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(CLI::Validator(check_device_flag, "DEVICE"))
       ->capture_default_str();
   app.add_option("--save", o.save,
-                 "checkpoint file to write (atomically) after every epoch; {epoch} in the name keeps one per epoch");
+                 "checkpoint file to write (atomically, with checksums) after every epoch and every "
+                 "--checkpoint-every steps; {epoch} (epochs done) or {step} (steps done) in the name keeps one "
+                 "per epoch or step");
+  app.add_option("--checkpoint-every", o.checkpoint_every,
+                 "also checkpoint every N optimizer steps within epochs, written in the background (0: after "
+                 "each epoch only); needs --save with {step}, or without placeholders (one file, replaced)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--keep-checkpoints", o.keep_checkpoints,
+                 "keep only the newest N checkpoints of --save, removing older ones (0: all); needs {step} or "
+                 "{epoch} in --save")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--resume", o.resume,
                  "checkpoint file to continue training from; auto: the newest complete checkpoint of --save's "
                  "pattern if there is one, else start afresh (for jobs restarted by launch --max-restarts)");
@@ -126,6 +139,20 @@ void check_train_options(const TrainOptions& o) {
               "--batch-size {} does not split into --accumulate {} equal micro-batches", o.batch_size, o.accumulate);
   BRISK_CHECK(o.resume != kResumeAuto || !o.save.empty(),
               "--resume auto resumes from the newest checkpoint of --save's pattern, but no --save is given");
+  BRISK_CHECK((o.checkpoint_every == 0 && o.keep_checkpoints == 0) || !o.save.empty(),
+              "--checkpoint-every and --keep-checkpoints need --save, the checkpoints' file name");
+  if (o.save.empty()) return;
+  checkpoint::check_save_pattern(o.save);
+  const bool has_step = checkpoint::has_placeholder(o.save, "{step}");
+  const bool has_epoch = checkpoint::has_placeholder(o.save, "{epoch}");
+  BRISK_CHECK(o.checkpoint_every == 0 || has_step || !has_epoch,
+              "--checkpoint-every {}: --save '{}' names checkpoints by epoch only, so the ones within an epoch would "
+              "replace the last epoch's; put {{step}} in it (e.g. ckpt-{{step}}.safetensors)",
+              o.checkpoint_every, o.save);
+  BRISK_CHECK(o.keep_checkpoints == 0 || has_step || has_epoch,
+              "--keep-checkpoints {}: --save '{}' names one file, which each checkpoint replaces; put {{step}} or "
+              "{{epoch}} in it",
+              o.keep_checkpoints, o.save);
 }
 
 }  // namespace brisk::train

@@ -29,8 +29,12 @@ struct TrainOptions {
   bool sync_bn = false;                // distributed: BatchNorm statistics over all ranks (SyncBatchNorm)
   uint64_t seed = 0;
   std::string device = "auto";  // see dist::InitDistributedOptions::device
-  std::string save;             // checkpoint written after every epoch ("{epoch}" in it: its number); empty: none
-  std::string resume;           // checkpoint to continue from, or kResumeAuto; empty: start afresh
+  // Checkpoints written after every epoch and every checkpoint_every steps, a save pattern
+  // ("{epoch}", "{step}" in it: checkpoint/save_pattern.h); empty: none.
+  std::string save;
+  int64_t checkpoint_every = 0;  // steps between checkpoints within epochs; 0: after each epoch only
+  int64_t keep_checkpoints = 0;  // the newest N of --save's checkpoints kept; 0: all
+  std::string resume;            // checkpoint to continue from, or kResumeAuto; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
   bool plot = true;         // the CSV drawn as a PNG next to it (metrics.png), rewritten every epoch
@@ -50,7 +54,8 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 
 // Raises brisk::Error naming the flags for settings that do not go together: --nesterov
 // without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
-// --accumulate does not divide, --resume auto without --save.
+// --accumulate does not divide, --checkpoint-every or --keep-checkpoints without a --save
+// pattern that names their files apart, --resume auto without --save.
 void check_train_options(const TrainOptions& options);
 
 }  // namespace brisk::train

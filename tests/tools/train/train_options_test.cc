@@ -113,4 +113,13 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
   refuses({"--epochs", "2", "--warmup-epochs", "2"}, "--warmup-epochs 2 must be below --epochs 2");
   refuses({"--batch-size", "100", "--accumulate", "3"}, "--batch-size 100 does not split into --accumulate 3");
   refuses({"--resume", "auto"}, "--resume auto resumes from the newest checkpoint of --save's pattern, but no --save");
+  refuses({"--keep-checkpoints", "2"}, "--checkpoint-every and --keep-checkpoints need --save");
+  refuses({"--save", "c-{epoch}", "--checkpoint-every", "5"}, "--checkpoint-every 5: --save 'c-{epoch}' names");
+  refuses({"--save", "c", "--keep-checkpoints", "3"}, "--keep-checkpoints 3: --save 'c' names one file");
+  refuses({"--save", "c-{stp}"}, "save pattern 'c-{stp}': unknown placeholder {stp}");
+  TrainOptions fine;
+  REQUIRE(parse({"--save", "c-e{epoch}-s{step}", "--checkpoint-every", "5", "--keep-checkpoints", "3"}, fine) == "");
+  REQUIRE(fine.checkpoint_every == 5);
+  REQUIRE(fine.keep_checkpoints == 3);
+  REQUIRE_NOTHROW(check_train_options(fine));
 }
