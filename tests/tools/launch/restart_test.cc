@@ -7,20 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/tools/launch/run_launcher.h"
-
-namespace {
+#include "tests/tools/launch/test_worker_job.h"
 
 using namespace brisk::testing;
-
-const std::string kWorker = "tests/tools/launch/test_worker";
-
-RunResult launch(const std::vector<std::string>& args, RunOptions options = {}) {
-  options.timeout = std::chrono::seconds(30);
-  return run_launcher(args, options);
-}
-
-}  // namespace
 
 TEST_CASE("launch --max-restarts: a failed round starts every worker again, in a new round", "[launch]") {
   RunOptions options;
