@@ -114,7 +114,7 @@ std::string FaultInjector::describe() const {
     case Point::kBackward: return fmt::format("rank {} dies in the backward of step {}", rank_, step_ + 1);
     case Point::kCheckpoint: break;
   }
-  return fmt::format("rank {} dies writing the first checkpoint after step {}", rank_, step_);
+  return fmt::format("rank {} dies writing the first checkpoint of a step >= {}", rank_, step_);
 }
 
 }  // namespace brisk::train

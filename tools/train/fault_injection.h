@@ -11,7 +11,7 @@
 //   at=P      step        SIGKILL between step S and step S + 1 (mid-epoch unless S ends one)
 //             backward    SIGKILL in the backward of step S + 1, as the model's first parameter's
 //                         gradient is computed (the last of the backward pass)
-//             checkpoint  in the first checkpoint write after step S, part-way: the file size
+//             checkpoint  in the first checkpoint write of a step >= S, part-way: the file size
 //                         limit (RLIMIT_FSIZE) is set to 4096 bytes, so the write that passes it
 //                         ends the process with SIGXFSZ, leaving a partial temporary file
 //                         (only rank 0 writes checkpoints: needs rank=0)

@@ -86,8 +86,8 @@ TEST_CASE("train under launch --max-restarts: a rank killed at a random point, t
 
   std::random_device seed;
   std::mt19937 random(seed());
-  // at=checkpoint: rank 0 (the writer) dies in the first checkpoint written after the step; the
-  // others any rank at any step but the last.
+  // at=checkpoint: rank 0 (the writer) dies in the first checkpoint written at or after the
+  // step; the others any rank at any step but the last.
   const int rank = point == "checkpoint" ? 0 : draw(random, 0, nproc - 1);
   const int step = draw(random, 1, kSteps - 1);
   const std::string fault = "rank=" + std::to_string(rank) + ",step=" + std::to_string(step) + ",at=" + point;
