@@ -13,6 +13,9 @@
 //   data::DataLoader loader(dataset, data::DataLoaderOptions()...seed(ckpt.data_seed));
 //   then train from epoch ckpt.progress.epoch, skipping its first ckpt.progress.batch batches
 //
+// Checkpoints every few steps, written in the background: checkpoint/checkpoint_writer.h; their
+// file names, and the newest of them: checkpoint/save_pattern.h.
+//
 // The file is one safetensors file (checkpoint/safetensors.h), written atomically:
 //
 //   tensors        the model's state_dict under its own names ("conv1.weight", ...), and the

@@ -55,7 +55,8 @@ class CheckpointWriter {
   const std::string& pattern() const { return pattern_; }
 
  private:
-  void write(const Checkpoint& snapshot, const std::string& path);
+  // `copy_seconds`: how long save() took to copy it, for the log.
+  void write(const Checkpoint& snapshot, const std::string& path, double copy_seconds);
   void log(const std::string& line) const;
 
   std::string pattern_;

@@ -2,7 +2,6 @@
 // file is left behind either way.
 #include <catch2/catch.hpp>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include "checkpoint/atomic_file.h"
 #include "tensor/error.h"
 #include "tests/checkpoint/file_util.h"
+#include "tests/checkpoint/temporary_files.h"
 
 using namespace brisk::checkpoint;
 using namespace brisk::checkpoint::testing;
@@ -78,25 +78,6 @@ TEST_CASE("AtomicFile: errors name the target and the temporary file") {
   REQUIRE_THROWS_WITH(file.write("x", 1), Contains("write after commit"));
 }
 
-namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  REQUIRE(::gethostname(name, sizeof(name) - 1) == 0);
-  return name;
-}
-
-// The ID of a process that has exited (and been reaped).
-pid_t dead_pid() {
-  pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  REQUIRE(child > 0);
-  REQUIRE(::waitpid(child, nullptr, 0) == child);
-  return child;
-}
-
-}  // namespace
-
 TEST_CASE("AtomicFile: temporary names say the target, the machine, the process and a counter") {
   std::optional<TemporaryFileName> name = parse_temporary_name(".ckpt-3.safetensors.tmp-node-1.lan-4242-7");
   REQUIRE(name.has_value());
@@ -121,9 +102,9 @@ TEST_CASE("AtomicFile: temporary names say the target, the machine, the process 
 TEST_CASE("remove_stale_temporaries: removes what dead writers of the path left, keeps live writers' and others'") {
   std::string dir = scratch_dir("atomic_stale");
   const std::string host = host_name();
-  const pid_t gone = dead_pid();
+  const pid_t gone = exited_pid();
   auto temporary = [&](const std::string& target, const std::string& on, int64_t pid, int n) {
-    std::string path = dir + "/." + target + ".tmp-" + on + "-" + std::to_string(pid) + "-" + std::to_string(n);
+    std::string path = temporary_path(dir, target, on, pid, n);
     write_bytes(path, {1, 2});
     return path;
   };

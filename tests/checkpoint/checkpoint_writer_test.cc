@@ -14,6 +14,7 @@
 #include "optim/sgd.h"
 #include "tensor/error.h"
 #include "tests/checkpoint/file_util.h"
+#include "tests/checkpoint/temporary_files.h"
 
 using namespace brisk;
 using namespace brisk::checkpoint;
@@ -116,10 +117,7 @@ TEST_CASE("CheckpointWriter: a failed write raises its error from the next save(
 TEST_CASE("CheckpointWriter: removes the pattern's stale temporary files before writing, and says so") {
   manual_seed(3);
   const std::string dir = scratch_dir("writer_stale");
-  char host[256] = {};
-  REQUIRE(::gethostname(host, sizeof(host) - 1) == 0);
-  const std::string stale =
-      dir + "/.ckpt-00000007.safetensors.tmp-" + host + "-" + std::to_string(::getpid()) + "-12345";
+  const std::string stale = temporary_path(dir, "ckpt-00000007.safetensors", host_name(), ::getpid(), 12345);
   write_bytes(stale, {1, 2, 3});
   LogLines log;
   CheckpointWriter writer(dir + "/ckpt-{step}.safetensors", CheckpointWriterOptions().log(log.sink()));

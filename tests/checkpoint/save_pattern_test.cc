@@ -11,6 +11,7 @@
 #include "checkpoint/save_pattern.h"
 #include "tensor/error.h"
 #include "tests/checkpoint/file_util.h"
+#include "tests/checkpoint/temporary_files.h"
 
 using namespace brisk::checkpoint;
 using namespace brisk::checkpoint::testing;
@@ -102,11 +103,9 @@ TEST_CASE("newest_checkpoint: a bare file name looks in the working directory; d
 
 TEST_CASE("remove_stale_checkpoint_temporaries: the stale temporaries of every checkpoint of the pattern") {
   std::string dir = scratch_dir("save_pattern_stale");
-  char host[256] = {};
-  REQUIRE(::gethostname(host, sizeof(host) - 1) == 0);
   auto temporary = [&](const std::string& target) {
     // This process's ID, but no live write of it: left by an earlier process with the same ID.
-    std::string path = dir + "/." + target + ".tmp-" + host + "-" + std::to_string(::getpid()) + "-0";
+    std::string path = temporary_path(dir, target, host_name(), ::getpid());
     touch(path);
     return path;
   };
@@ -115,6 +114,7 @@ TEST_CASE("remove_stale_checkpoint_temporaries: the stale temporaries of every c
   std::vector<std::string> removed = remove_stale_checkpoint_temporaries(dir + "/ckpt-{step}.st");
   std::sort(removed.begin(), removed.end());
   REQUIRE(removed == std::vector<std::string>{a, b});
-  REQUIRE(list_dir(dir) == std::vector<std::string>{".other-00000010.st.tmp-" + std::string(host) + "-" +
-                                                    std::to_string(::getpid()) + "-0"});
+  REQUIRE(list_dir(dir) ==
+          std::vector<std::string>{
+              temporary_path(dir, "other-00000010.st", host_name(), ::getpid()).substr(dir.size() + 1)});
 }

@@ -3,7 +3,6 @@
 // in the middle of an epoch ends bitwise where the uninterrupted run did, and temporary files
 // that killed writes left behind are removed at the start.
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -12,6 +11,7 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/save_pattern.h"
 #include "tests/checkpoint/file_util.h"
+#include "tests/checkpoint/temporary_files.h"
 #include "tests/tools/train/run_train.h"
 
 using namespace brisk;
@@ -19,23 +19,10 @@ using brisk::testing::require_same_state;
 using brisk::testing::Result;
 using brisk::testing::run_train;
 using brisk::testing::scratch_dir;
+using namespace brisk::checkpoint::testing;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  REQUIRE(::gethostname(name, sizeof(name) - 1) == 0);
-  return name;
-}
-
-// The ID of a process that has exited.
-pid_t dead_pid() {
-  pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  REQUIRE(::waitpid(child, nullptr, 0) == child);
-  return child;
-}
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
@@ -45,8 +32,8 @@ TEST_CASE("train --checkpoint-every: checkpoints within epochs, the newest M kep
   const std::string dir = scratch_dir("train_every");
   const std::string pattern = dir + "/ckpt-{step}.ckpt";
   // Left by a killed write of this pattern, and one of another file, which stays.
-  const std::string stale = dir + "/.ckpt-00000005.ckpt.tmp-" + host_name() + "-" + std::to_string(dead_pid()) + "-0";
-  const std::string other = dir + "/.notes.txt.tmp-" + host_name() + "-" + std::to_string(dead_pid()) + "-0";
+  const std::string stale = temporary_path(dir, "ckpt-00000005.ckpt", host_name(), exited_pid());
+  const std::string other = temporary_path(dir, "notes.txt", host_name(), exited_pid());
   brisk::testing::write_bytes(stale, {1});
   brisk::testing::write_bytes(other, {1});
 
@@ -58,7 +45,7 @@ TEST_CASE("train --checkpoint-every: checkpoints within epochs, the newest M kep
   REQUIRE_FALSE(exists(stale));
   REQUIRE(exists(other));
   for (int step : {3, 6, 8, 9, 12, 15, 16}) {
-    REQUIRE_THAT(full.output, Contains(fmt::format("saved {}/ckpt-{:08d}.ckpt (step {},", dir, step, step)));
+    REQUIRE_THAT(full.output, Contains(fmt::format("saved {}/ckpt-{:08d}.ckpt (step {}: copied in ", dir, step, step)));
   }
   REQUIRE_THAT(full.output, Contains("removed " + dir + "/ckpt-00000009.ckpt, an older checkpoint than the last 3"));
   REQUIRE(checkpoint::list_checkpoints(pattern) == std::vector<std::string>{dir + "/ckpt-00000012.ckpt",
