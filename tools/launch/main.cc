@@ -3,6 +3,8 @@
 //   launch --nproc-per-node 2 bazel-bin/tools/train --epochs 1
 //   # two nodes: on each, with i = 0, 1 and the same secret in BRISK_STORE_TOKEN
 //   launch --nnodes 2 --node-rank i --nproc-per-node 4 --master-addr 10.0.0.1 --master-port 29500 train
+//   # a failed job started again, up to 3 times (the program resumes from its checkpoint)
+//   launch --nproc-per-node 2 --max-restarts 3 train --save ckpt.safetensors --resume auto
 //
 // Options end at the worker program; everything after it is the worker's own arguments (a
 // program whose name starts with '-' goes after --). torchrun's spellings with underscores
@@ -38,6 +40,11 @@ void complete(LaunchOptions& options) {
                 options.nnodes);
     options.master_port = brisk::launch::free_port(options.master_addr);
   }
+  if (options.control_port == 0) {
+    BRISK_CHECK(options.master_port < 65535, "launch: --master-port 65535 leaves no port for the control store's "
+                                             "default (--master-port + 1); give --control-port");
+    options.control_port = options.master_port + 1;
+  }
   if (const char* token = std::getenv("BRISK_STORE_TOKEN"); token != nullptr && *token != '\0') {
     BRISK_CHECK(brisk::launch::is_valid_store_token(token), "launch: BRISK_STORE_TOKEN must be hex digits, got '{}'",
                 token);
@@ -56,14 +63,16 @@ void complete(LaunchOptions& options) {
 int main(int argc, char** argv) {
   LaunchOptions options;
   double grace_seconds = 10;
-  CLI::App app{"Starts nproc-per-node copies of a worker program with RANK, WORLD_SIZE, LOCAL_RANK, "
-               "LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT and BRISK_STORE_TOKEN set (and "
-               "OMP_NUM_THREADS=1 when several share the node and it is not set), prefixes their output "
-               "lines with [rank N], forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to them, and when one fails stops the "
-               "others and exits with its status (128 + signal for a signal). BRISK_STORE_TOKEN is taken from "
-               "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
-               "random.",
-               "launch"};
+  CLI::App app{
+      "Starts nproc-per-node copies of a worker program with RANK, WORLD_SIZE, LOCAL_RANK, "
+      "LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT and BRISK_STORE_TOKEN set (and "
+      "OMP_NUM_THREADS=1 when several share the node and it is not set), prefixes their output "
+      "lines with [rank N], forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to them, and when one fails stops the "
+      "others and exits with its status (128 + signal for a signal), or with --max-restarts starts them all again. "
+      "BRISK_STORE_TOKEN is taken from "
+      "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
+      "random.",
+      "launch"};
   using brisk::launch::integer_in;
   app.add_option("--nproc-per-node,--nproc_per_node", options.nproc_per_node, "workers on this node")
       ->check(integer_in(1, INT_MAX));
@@ -75,9 +84,18 @@ int main(int argc, char** argv) {
   app.add_option("--master-port,--master_port", options.master_port,
                  "port of the store (default: a free port, single node only)")
       ->check(integer_in(0, 65535));
+  app.add_option("--control-port,--control_port", options.control_port,
+                 "port on --master-addr of the launchers' control store, through which the nodes of a job with "
+                 "--max-restarts and --nnodes > 1 restart together (default: --master-port + 1)")
+      ->check(integer_in(0, 65535));
   app.add_option("--grace-period,--grace_period", grace_seconds,
                  "seconds between SIGTERM and SIGKILL when stopping workers")
       ->check(brisk::launch::non_negative_seconds())
+      ->capture_default_str();
+  app.add_option("--max-restarts,--max_restarts", options.max_restarts,
+                 "times the whole group of workers is started again after a worker fails (each restart a new "
+                 "round: TORCHELASTIC_RESTART_COUNT and BRISK_RESTART_ROUND tell the workers which)")
+      ->check(integer_in(0, INT_MAX))
       ->capture_default_str();
   // The first word that is not an option starts the worker's command line.
   app.prefix_command();

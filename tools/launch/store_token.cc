@@ -23,6 +23,10 @@ std::string random_store_token() {
   return token;
 }
 
+std::string round_store_token(const std::string& token, int round) {
+  return round == 0 ? token : fmt::format("{}{:08x}", token, round);
+}
+
 bool is_valid_store_token(const std::string& token) {
   return !token.empty() &&
          std::all_of(token.begin(), token.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });

@@ -27,6 +27,8 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 constexpr auto kDrainTime = std::chrono::seconds(1);
 // How long the first failure waits for others before the job is stopped (see supervisor.h).
 constexpr auto kSettleTime = std::chrono::milliseconds(250);
+// How often a launcher of several nodes asks the control store whether another node failed.
+constexpr auto kOtherNodesPoll = std::chrono::milliseconds(100);
 
 // Signal handlers only write the signal number here; the poll loop does the work.
 int signal_pipe[2] = {-1, -1};
@@ -104,13 +106,7 @@ void set_deadline(std::optional<std::chrono::steady_clock::time_point>& deadline
 Supervisor::Supervisor(LaunchOptions options) : options_(std::move(options)) {
   BRISK_CHECK(!options_.command.empty(), "launch: no worker program given");
   env_base_ = current_environment();
-  workers_.reserve(options_.nproc_per_node);
-  for (int local = 0; local < options_.nproc_per_node; ++local) {
-    int rank = options_.global_rank(local);
-    std::string prefix = fmt::format("[rank {}] ", rank);
-    workers_.push_back(
-        Worker{local, rank, -1, -1, -1, LinePrefixer(prefix, STDOUT_FILENO), LinePrefixer(prefix, STDERR_FILENO)});
-  }
+  if (options_.nnodes > 1 && options_.max_restarts > 0) coordinator_ = std::make_unique<RoundCoordinator>(options_);
 }
 
 Supervisor::~Supervisor() {
@@ -124,24 +120,58 @@ Supervisor::~Supervisor() {
 
 int Supervisor::run() {
   install_handlers();
+  for (int round = 0;; ++round) {
+    std::optional<RoundFailure> failure = run_round(round);
+    if (received_signal_) return 128 + *received_signal_;
+    if (!failure) return 0;
+    if (interrupted_ || failure->final) return failure->status;
+    if (round == options_.max_restarts) {
+      if (round > 0) {
+        fmt::print(stderr, "launch: round {} failed and all {} restarts are used; exiting with status {}\n", round,
+                   options_.max_restarts, failure->status);
+      }
+      return failure->status;
+    }
+    fmt::print(stderr, "launch: restart {} of {} (round {}) after {}\n", round + 1, options_.max_restarts, round + 1,
+               failure->cause);
+    std::fflush(stderr);
+  }
+}
+
+std::optional<RoundFailure> Supervisor::run_round(int round) {
+  round_ = round;
+  if (coordinator_) coordinator_->join(round);
+  workers_.clear();
+  failures_.clear();
+  failure_.reset();
+  settle_deadline_.reset();
+  kill_deadline_.reset();
+  drain_deadline_.reset();
+  workers_.reserve(options_.nproc_per_node);
+  for (int local = 0; local < options_.nproc_per_node; ++local) {
+    int rank = options_.global_rank(local);
+    std::string prefix = fmt::format("[rank {}] ", rank);
+    workers_.push_back(
+        Worker{local, rank, -1, -1, -1, LinePrefixer(prefix, STDOUT_FILENO), LinePrefixer(prefix, STDERR_FILENO)});
+  }
+  read_signals();  // one that came between rounds
   for (Worker& worker : workers_) {
     if (!failures_.empty() || received_signal_) break;
-    start(worker);
+    start(worker, round);
     reap();
   }
   loop();
-  if (!failures_.empty() && !failed_status_) settle_failures();
-  if (received_signal_) return 128 + *received_signal_;
-  if (failed_status_) return shell_status(*failed_status_);
-  return 0;
+  if (!failures_.empty() && !failure_) settle_failures();
+  if (coordinator_) return coordinator_->end(round);
+  return failure_;
 }
 
-void Supervisor::start(Worker& worker) {
+void Supervisor::start(Worker& worker, int round) {
   int out[2], err[2], error[2];
   BRISK_CHECK(pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0 && pipe2(error, O_CLOEXEC) == 0,
               "launch: pipe2(): {}", std::strerror(errno));
   std::vector<std::string> args = options_.command;
-  std::vector<std::string> env = worker_env(options_, worker.local_rank, env_base_);
+  std::vector<std::string> env = worker_env(options_, worker.local_rank, round, env_base_);
   std::vector<char*> argv = c_strings(args);
   std::vector<char*> envp = c_strings(env);
 
@@ -185,10 +215,12 @@ void Supervisor::loop() {
     if (drain_deadline_ && now >= *drain_deadline_) break;
     if (settle_deadline_ && (now >= *settle_deadline_ || !any_running())) settle_failures();
     if (kill_deadline_ && now >= *kill_deadline_) kill_stragglers();
+    check_other_nodes();
 
     std::optional<Clock::time_point> wake;
     for (const auto& deadline : {settle_deadline_, kill_deadline_, drain_deadline_})
       if (deadline && (!wake || *deadline < *wake)) wake = deadline;
+    if (coordinator_ && (!wake || now + kOtherNodesPoll < *wake)) wake = now + kOtherNodesPoll;
     int timeout_ms = -1;
     if (wake) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*wake - now).count();
@@ -203,11 +235,7 @@ void Supervisor::loop() {
     int ready = poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno != EINTR) BRISK_FAIL("launch: poll(): {}", std::strerror(errno));
 
-    unsigned char signals[64];
-    ssize_t n;
-    while ((n = ::read(signal_pipe[0], signals, sizeof(signals))) > 0)
-      for (ssize_t i = 0; i < n; ++i)
-        if (signals[i] != SIGCHLD) on_signal(signals[i]);
+    read_signals();
     for (Worker& worker : workers_) {
       drain(worker, worker.out_fd, worker.out);
       drain(worker, worker.err_fd, worker.err);
@@ -218,6 +246,25 @@ void Supervisor::loop() {
     if (worker.out_fd >= 0) worker.out.finish();
     if (worker.err_fd >= 0) worker.err.finish();
   }
+}
+
+void Supervisor::check_other_nodes() {
+  if (!coordinator_ || failure_ || received_signal_ || !failures_.empty()) return;
+  auto now = Clock::now();
+  if (now < last_check_ + kOtherNodesPoll) return;
+  last_check_ = now;
+  std::optional<RoundFailure> elsewhere = coordinator_->failure(round_);
+  if (!elsewhere) return;
+  failure_ = elsewhere;
+  stop_all(SIGTERM, elsewhere->cause);
+}
+
+void Supervisor::read_signals() {
+  unsigned char signals[64];
+  ssize_t n;
+  while ((n = ::read(signal_pipe[0], signals, sizeof(signals))) > 0)
+    for (ssize_t i = 0; i < n; ++i)
+      if (signals[i] != SIGCHLD) on_signal(signals[i]);
 }
 
 void Supervisor::drain(Worker& worker, int& fd, LinePrefixer& prefixer) {
@@ -252,7 +299,7 @@ void Supervisor::reap() {
 
 void Supervisor::on_worker_exit(Worker& worker, int wait_status) {
   bool failed = !(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
-  if (!failed || failed_status_ || received_signal_) return;
+  if (!failed || failure_ || received_signal_) return;
   failures_.push_back({&worker, wait_status});
   set_deadline(settle_deadline_, kSettleTime);
 }
@@ -262,7 +309,6 @@ void Supervisor::settle_failures() {
   auto cause =
       std::find_if(failures_.begin(), failures_.end(), [](const Failure& f) { return WIFSIGNALED(f.wait_status); });
   if (cause == failures_.end()) cause = failures_.begin();
-  failed_status_ = cause->wait_status;
   auto describe = [](const Failure& f) {
     return fmt::format("rank {} (local rank {}, pid {}) {}", f.worker->rank, f.worker->local_rank, f.worker->pid,
                        describe_wait_status(f.wait_status));
@@ -270,21 +316,31 @@ void Supervisor::settle_failures() {
   std::string reason = describe(*cause);
   for (const Failure& f : failures_)
     if (&f != &*cause) reason += fmt::format("; also {}", describe(f));
+  // A signal to the launcher while the failure settled: no restart.
+  failure_ = RoundFailure{shell_status(cause->wait_status), reason, interrupted_};
+  if (coordinator_) coordinator_->report(round_, *failure_);
   stop_all(SIGTERM, reason);
 }
 
 void Supervisor::on_signal(int signal) {
-  if (!failures_.empty() && !failed_status_) {
+  interrupted_ = true;
+  if (!failures_.empty() && !failure_) {
     settle_failures();
     return;
   }
-  if (received_signal_ || failed_status_) {
-    // Asked again while stopping: no more grace.
+  if (received_signal_ || failure_) {
+    // Asked again while stopping: no more grace, and no restart.
     kill_deadline_ = Clock::now();
+    if (coordinator_ && !received_signal_) {
+      coordinator_->report(round_,
+                           RoundFailure{failure_->status, "its launcher received " + signal_name(signal), true});
+    }
     return;
   }
   received_signal_ = signal;
-  stop_all(signal, fmt::format("received {}", signal_name(signal)));
+  std::string reason = fmt::format("received {}", signal_name(signal));
+  if (coordinator_) coordinator_->report(round_, RoundFailure{128 + signal, "its launcher " + reason, true});
+  stop_all(signal, reason);
 }
 
 void Supervisor::stop_all(int signal, const std::string& reason) {
@@ -297,8 +353,11 @@ void Supervisor::stop_all(int signal, const std::string& reason) {
     fmt::print(stderr, "launch: {}\n", reason);
   }
   std::fflush(stderr);
-  for (const Worker& worker : workers_)
-    if (worker.running) killpg(worker.pid, signal);
+  for (const Worker& worker : workers_) {
+    if (!worker.running) continue;
+    killpg(worker.pid, signal);
+    killpg(worker.pid, SIGCONT);
+  }
   set_deadline(kill_deadline_, options_.grace_period);
 }
 

@@ -13,15 +13,26 @@
 //   peers can notice its closed sockets and exit before its own death is reported. Of the
 //   failures seen by then, the first one killed by a signal is taken as the cause (a peer
 //   exiting with an error is more likely a consequence), else the first one; all are named.
+//   SIGTERM is followed by SIGCONT, so that a stopped worker (SIGSTOP) gets it at once.
+// - Restarts (options.max_restarts = N > 0): once every worker of a failed round has ended,
+//   the whole group starts again as round r + 1, up to N times, each restart logged with its
+//   cause ("launch: restart 1 of 2 (round 1) after rank 1 (local rank 1, pid 4242) was killed
+//   by signal SIGKILL (9)"). Each round's workers see its number and present their own store
+//   token (worker_env.h), so a worker of an earlier round cannot join a later one. A job
+//   stopped by a signal to the launcher is not restarted. With several nodes, every node's
+//   launcher takes part in every round through a RoundCoordinator (round_coordinator.h): a
+//   failure on one node stops the workers of all, and they all start the next round together.
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "tools/launch/launch_options.h"
 #include "tools/launch/line_prefixer.h"
+#include "tools/launch/round_coordinator.h"
 
 namespace brisk::launch {
 
@@ -32,10 +43,10 @@ class Supervisor {
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;
 
-  // Starts the workers and returns once all of them ended, with the launcher's exit status:
-  // 0 when every worker exited with 0; else the first failed worker's status as a shell
-  // reports it (its exit code, or 128 + its signal); 128 + the signal when the launcher was
-  // interrupted first.
+  // Starts the workers and returns once all of them ended in a round that is not restarted,
+  // with the launcher's exit status: 0 when every worker of the last round exited with 0;
+  // else its failed worker's status as a shell reports it (its exit code, or 128 + its
+  // signal); 128 + the signal when the launcher was interrupted.
   int run();
 
  private:
@@ -52,11 +63,15 @@ class Supervisor {
     bool running = false;
   };
 
-  void start(Worker& worker);
+  // One round: starts every worker and returns once all ended; the failure, if any.
+  std::optional<RoundFailure> run_round(int round);
+  void start(Worker& worker, int round);
   void loop();
+  void check_other_nodes();
   void reap();
   void on_worker_exit(Worker& worker, int wait_status);
   void settle_failures();
+  void read_signals();
   void on_signal(int signal);
   void stop_all(int signal, const std::string& reason);
   void kill_stragglers();
@@ -65,6 +80,9 @@ class Supervisor {
   bool any_pipe_open() const;
 
   LaunchOptions options_;
+  std::unique_ptr<RoundCoordinator> coordinator_;  // several nodes with restarts only
+  int round_ = 0;
+  Clock::time_point last_check_;  // of the other nodes' failures
   std::vector<Worker> workers_;
   std::vector<std::string> env_base_;
   struct Failure {
@@ -73,8 +91,9 @@ class Supervisor {
   };
   std::vector<Failure> failures_;  // seen before the job was stopped, in order
   std::optional<Clock::time_point> settle_deadline_;
-  std::optional<int> failed_status_;    // wait status of the failure taken as the cause
-  std::optional<int> received_signal_;  // the first signal that stopped the job
+  std::optional<RoundFailure> failure_;  // of the current round, once settled
+  std::optional<int> received_signal_;   // the first signal that stopped the job
+  bool interrupted_ = false;             // a signal came: no more restarts
   std::optional<Clock::time_point> kill_deadline_;
   std::optional<Clock::time_point> drain_deadline_;
 };

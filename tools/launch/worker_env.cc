@@ -4,9 +4,11 @@
 
 #include <map>
 
+#include "tools/launch/store_token.h"
+
 namespace brisk::launch {
 
-std::vector<std::string> worker_env(const LaunchOptions& options, int local_rank,
+std::vector<std::string> worker_env(const LaunchOptions& options, int local_rank, int round,
                                     const std::vector<std::string>& base) {
   std::map<std::string, std::string> vars;
   for (const std::string& entry : base) {
@@ -20,7 +22,10 @@ std::vector<std::string> worker_env(const LaunchOptions& options, int local_rank
   vars["GROUP_RANK"] = std::to_string(options.node_rank);
   vars["MASTER_ADDR"] = options.master_addr;
   vars["MASTER_PORT"] = std::to_string(options.master_port);
-  vars["BRISK_STORE_TOKEN"] = options.store_token;
+  vars["BRISK_STORE_TOKEN"] = round_store_token(options.store_token, round);
+  vars["TORCHELASTIC_RESTART_COUNT"] = std::to_string(round);
+  vars["BRISK_RESTART_ROUND"] = std::to_string(round);
+  vars["TORCHELASTIC_MAX_RESTARTS"] = std::to_string(options.max_restarts);
   if (options.nproc_per_node > 1 && vars.count("OMP_NUM_THREADS") == 0) vars["OMP_NUM_THREADS"] = "1";
 
   std::vector<std::string> env;

@@ -7,7 +7,11 @@
 //   LOCAL_WORLD_SIZE   nproc_per_node
 //   GROUP_RANK         node_rank
 //   MASTER_ADDR, MASTER_PORT   where rank 0 hosts the TCP store
-//   BRISK_STORE_TOKEN  the job's secret (hex)
+//   BRISK_STORE_TOKEN  the job's secret (hex) for this round: round_store_token(), so that a
+//                      worker left over from an earlier round cannot join this round's store
+//   TORCHELASTIC_RESTART_COUNT, BRISK_RESTART_ROUND   the round: 0, then 1 after the first
+//                      restart, ... (torchrun's name and Brisk's own)
+//   TORCHELASTIC_MAX_RESTARTS   --max-restarts
 //   OMP_NUM_THREADS    1 when several workers share the node and it was not set, as torchrun
 //                      does, so that N workers do not each start one thread per core
 #include <string>
@@ -17,8 +21,10 @@
 
 namespace brisk::launch {
 
+// The environment of local rank `local_rank` in round `round` (0 until the first restart).
 // `base` holds "NAME=value" entries (e.g. from environ); entries for the variables above
 // are replaced.
-std::vector<std::string> worker_env(const LaunchOptions& options, int local_rank, const std::vector<std::string>& base);
+std::vector<std::string> worker_env(const LaunchOptions& options, int local_rank, int round,
+                                    const std::vector<std::string>& base);
 
 }  // namespace brisk::launch

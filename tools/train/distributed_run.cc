@@ -7,6 +7,7 @@
 #include "distributed/all_reduce_metrics.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/ddp/module_sync.h"
+#include "distributed/host_value_collectives.h"
 #include "tensor/error.h"
 
 namespace brisk::train {
@@ -53,6 +54,21 @@ void broadcast_buffers(const Classifier& local, const dist::DistributedContext& 
 Metrics all_reduce_metrics(const MetricSums& metrics, const dist::DistributedContext& run) {
   if (!run.enabled) return metrics.read();
   return read_metrics(dist::all_reduce_metrics(metrics.packed(), dist::ReduceOp::SUM, run.group));
+}
+
+void check_same_resume_step(int64_t step, const dist::DistributedContext& run) {
+  if (!run.enabled) return;
+  std::vector<int64_t> steps = dist::all_gather_values(*run.group, {step});
+  if (std::all_of(steps.begin(), steps.end(), [&](int64_t s) { return s == steps[0]; })) return;
+  std::string found;
+  for (size_t rank = 0; rank < steps.size(); ++rank) {
+    found += fmt::format("{}rank {} {}", rank == 0 ? "" : ", ", rank,
+                         steps[rank] < 0 ? "found none" : fmt::format("resumes at step {}", steps[rank]));
+  }
+  BRISK_FAIL(
+      "--resume auto: the ranks found different newest checkpoints ({}); every rank must see rank 0's checkpoint "
+      "files (one directory, shared by every node)",
+      found);
 }
 
 std::shared_ptr<const data::Dataset> evaluation_shard(const std::shared_ptr<const data::Dataset>& dataset,

@@ -45,6 +45,12 @@ void broadcast_buffers(const Classifier& local, const dist::DistributedContext& 
 // one read: MetricSums::read); `metrics`' own when not distributed.
 Metrics all_reduce_metrics(const MetricSums& metrics, const dist::DistributedContext& run);
 
+// Raises brisk::Error naming every rank and its step when the ranks do not all resume from the
+// same point (`step`: this rank's resumed checkpoint's Progress::step, -1 for a fresh start),
+// as when --resume auto finds different newest checkpoints on different ranks. Nothing when
+// not distributed.
+void check_same_resume_step(int64_t step, const dist::DistributedContext& run);
+
 // Rank `rank`'s contiguous share of `dataset` for evaluation: the first size % world_size
 // ranks hold one example more, so that the shares cover every example exactly once (no
 // padding to count twice). `dataset` itself when not distributed.

@@ -3,6 +3,7 @@
 //
 //   epoch,train_loss,train_acc,test_loss,test_acc,images_per_s,seconds
 //   1,0.612345,0.775117,0.452101,0.8361,3512.4,18.21
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -22,9 +23,11 @@ struct EpochRow {
 class MetricsCsv {
  public:
   // Creates `path` with the header line, or with `append` (a resumed run) adds to the rows
-  // already there (writing the header only when the file is new or empty). Raises
+  // already there (writing the header only when the file is new or empty), after removing
+  // those of epochs after `completed_epochs`: a run stopped between writing an epoch's row and
+  // its checkpoint, resumed from the checkpoint before, writes that epoch's row again. Raises
   // brisk::Error naming the path when it cannot be opened.
-  MetricsCsv(const std::string& path, bool append);
+  MetricsCsv(const std::string& path, bool append, int64_t completed_epochs = INT64_MAX);
 
   void write(const EpochRow& row);
 

@@ -44,6 +44,7 @@
 #include "tensor/parallel.h"
 #include "tools/train/classifier.h"
 #include "tools/train/distributed_run.h"
+#include "tools/train/fault_injection.h"
 #include "tools/train/metrics_csv.h"
 #include "tools/train/metrics_plot.h"
 #include "tools/train/optimization.h"
@@ -91,12 +92,24 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::Distr
           {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
 }
 
-// The checkpoint of --resume, after checking that it comes from a run like this one. Every
+// The checkpoint file --resume names: its path, or with "auto" the newest complete checkpoint
+// of --save's pattern, none when there is none yet (a job restarted by the launcher before
+// its first checkpoint starts afresh).
+std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
+  if (options.resume.empty()) return std::nullopt;
+  if (options.resume != kResumeAuto) return resolve_path(options.resume);
+  std::optional<std::string> newest = checkpoint::newest_checkpoint(resolve_path(options.save));
+  if (!newest) spdlog::info("--resume auto: no checkpoint of {} yet; starting afresh", options.save);
+  return newest;
+}
+
+// The checkpoint at `path`, after checking that it comes from a run like this one. Every
 // rank of a distributed run loads the same file.
-checkpoint::Checkpoint load_resumed(const TrainOptions& options, const dist::DistributedContext& run) {
-  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(resolve_path(options.resume));
+checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
+                                    const dist::DistributedContext& run) {
+  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
   if (!ckpt.checksums_verified) {
-    spdlog::warn("{}: written before checkpoints had checksums, so loaded without checking its data", options.resume);
+    spdlog::warn("{}: written before checkpoints had checksums, so loaded without checking its data", path);
   }
   checkpoint::Metadata compared = run_metadata(options, run);
   compared.erase("seed");  // the checkpoint's generator state replaces the seed
@@ -159,8 +172,11 @@ int run_training(const TrainOptions& options) {
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
   const Device device = run.device;
   manual_seed(options.seed);
+  FaultInjector fault = FaultInjector::from_env(run.rank);
   std::optional<checkpoint::Checkpoint> resumed;
-  if (!options.resume.empty()) resumed = load_resumed(options, run);
+  if (std::optional<std::string> path = checkpoint_to_resume(options)) resumed = load_resumed(*path, options, run);
+  // Each rank looked for the newest checkpoint itself.
+  if (options.resume == kResumeAuto) check_same_resume_step(resumed ? resumed->progress.step : -1, run);
 
   const std::string data_dir =
       resolve_path(options.data_dir.empty() ? default_data_dir(options.dataset) : options.data_dir);
@@ -192,15 +208,16 @@ int run_training(const TrainOptions& options) {
   if (resumed) {
     checkpoint::restore(*resumed, *model.module, *optimizer, scheduler.get());
     progress = resumed->progress;
-    spdlog::info("resumed from {}: epoch {}, batch {}, step {}", options.resume, progress.epoch + 1, progress.batch,
+    spdlog::info("resumed from {}: epoch {}, batch {}, step {}", resumed->path, progress.epoch + 1, progress.batch,
                  progress.step);
   }
+  fault.start(progress, model.module->parameters().front());
   // Trained through DDP when distributed; evaluated and saved as the plain model, whose
   // parameters DDP shares.
   const Classifier trained = run.enabled ? wrap_ddp(model, run) : model;
   const std::string csv_path = resolve_path(options.metrics_csv);
   std::optional<MetricsCsv> csv;
-  if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value());
+  if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value(), progress.epoch);
   spdlog::info("{} {} ({} schedule{}), batch {}{}, {} steps an epoch, epochs {} to {}", optimizer->name(),
                optimizer->param_groups()[0].options().to_json().dump(), options.lr_schedule,
                options.warmup_epochs > 0 ? fmt::format(", {} warm-up epochs", options.warmup_epochs) : "",
@@ -214,6 +231,7 @@ int run_training(const TrainOptions& options) {
   auto checkpoint_now = [&](const checkpoint::Progress& at) {
     checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, *optimizer, at, data_seed, scheduler.get());
     ckpt.metadata = run_metadata(options, run);
+    fault.before_checkpoint(at);
     writer->save(ckpt);
   };
 
@@ -233,6 +251,7 @@ int run_training(const TrainOptions& options) {
     MetricSums local = train_epoch(
         trained, *optimizer, scheduler.get(), train_loader, device, progress,
         [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+          fault.after_step(p);
           if (reporter) {
             reporter->update(p.batch, epoch);
           } else if (p.batch % options.log_interval == 0) {

@@ -107,7 +107,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "{epoch} in --save")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--resume", o.resume, "checkpoint file to continue training from");
+  app.add_option("--resume", o.resume,
+                 "checkpoint file to continue training from; auto: the newest complete checkpoint of --save's "
+                 "pattern if there is one, else start afresh (for jobs restarted by launch --max-restarts)");
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -139,6 +141,8 @@ void check_train_options(const TrainOptions& o) {
   BRISK_CHECK(o.warmup_epochs < o.epochs, "--warmup-epochs {} must be below --epochs {}", o.warmup_epochs, o.epochs);
   BRISK_CHECK(o.batch_size % o.accumulate == 0,
               "--batch-size {} does not split into --accumulate {} equal micro-batches", o.batch_size, o.accumulate);
+  BRISK_CHECK(o.resume != kResumeAuto || !o.save.empty(),
+              "--resume auto resumes from the newest checkpoint of --save's pattern, but no --save is given");
   BRISK_CHECK((o.checkpoint_every == 0 && o.keep_checkpoints == 0) || !o.save.empty(),
               "--checkpoint-every and --keep-checkpoints need --save, the checkpoints' file name");
   if (o.save.empty()) return;

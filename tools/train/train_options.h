@@ -7,6 +7,9 @@
 
 namespace brisk::train {
 
+// --resume auto: the newest complete checkpoint of --save's pattern, else a fresh start.
+inline constexpr const char* kResumeAuto = "auto";
+
 struct TrainOptions {
   std::string dataset = "fashion-mnist";  // mnist, fashion-mnist or cifar10 (tools/train/training_data.h)
   std::string data_dir;                   // empty: the dataset's default (default_data_dir)
@@ -31,7 +34,7 @@ struct TrainOptions {
   std::string save;
   int64_t checkpoint_every = 0;  // steps between checkpoints within epochs; 0: after each epoch only
   int64_t keep_checkpoints = 0;  // the newest N of --save's checkpoints kept; 0: all
-  std::string resume;            // checkpoint to continue from; empty: start afresh
+  std::string resume;            // checkpoint to continue from, or kResumeAuto; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
   bool plot = true;         // the CSV drawn as a PNG next to it (metrics.png), rewritten every epoch
@@ -55,7 +58,7 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 // Raises brisk::Error naming the flags for settings that do not go together: --nesterov
 // without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
 // --accumulate does not divide, --checkpoint-every or --keep-checkpoints without a --save
-// pattern that names their files apart.
+// pattern that names their files apart, --resume auto without --save.
 void check_train_options(const TrainOptions& options);
 
 }  // namespace brisk::train

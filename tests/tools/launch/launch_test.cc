@@ -10,19 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "tests/tools/launch/run_launcher.h"
+#include "tests/tools/launch/test_worker_job.h"
 
 namespace {
 
 using namespace brisk::testing;
-
-const std::string kWorker = "tests/tools/launch/test_worker";
-
-// A hung job fails well within this small test's time.
-RunResult launch(const std::vector<std::string>& args, RunOptions options = {}) {
-  options.timeout = std::chrono::seconds(30);
-  return run_launcher(args, options);
-}
 
 // The value of NAME in rank r's output of the env scenario.
 std::string env_of(const RunResult& result, int rank, const std::string& name) {

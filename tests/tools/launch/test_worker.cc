@@ -10,6 +10,11 @@
 //                        after 300 ms; the others wait 30 s
 //   trap                 prints "ready", then on SIGTERM or SIGINT prints "caught <name>" and
 //                        exits 0
+//   fail_rounds <rank> <n>  in rounds (TORCHELASTIC_RESTART_COUNT) below n, rank <rank> sends
+//                        itself SIGKILL after 200 ms and the others wait 30 s; from round n on
+//                        every rank prints "round R (BRISK_RESTART_ROUND R) of max M, token T"
+//                        and exits 0
+//   stop <rank>          rank <rank> stops itself (SIGSTOP); the others exit with 1 after 300 ms
 //   stubborn <rank> <dir>  the others ignore SIGTERM, create <dir>/ready.<rank> and wait 30 s;
 //                        rank <rank> exits with 1 once all those files exist
 #include <signal.h>
@@ -46,11 +51,31 @@ void on_stop_signal(int signal) {
   _exit(0);
 }
 
+std::string env_or_unset(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "<unset>";
+}
+
+int fail_rounds(int target, int rounds) {
+  int round = std::atoi(env_or_unset("TORCHELASTIC_RESTART_COUNT").c_str());
+  if (round < rounds) {
+    if (rank() != target) {
+      wait_then_finish();
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    raise(SIGKILL);
+  }
+  say("round " + std::to_string(round) + " (BRISK_RESTART_ROUND " + env_or_unset("BRISK_RESTART_ROUND") + ") of max " +
+      env_or_unset("TORCHELASTIC_MAX_RESTARTS") + ", token " + env_or_unset("BRISK_STORE_TOKEN"));
+  return 0;
+}
+
 int print_env() {
   for (const char* name : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR",
-                           "MASTER_PORT", "BRISK_STORE_TOKEN", "OMP_NUM_THREADS"}) {
-    const char* value = std::getenv(name);
-    say(std::string(name) + "=" + (value ? value : "<unset>"));
+                           "MASTER_PORT", "BRISK_STORE_TOKEN", "OMP_NUM_THREADS", "TORCHELASTIC_RESTART_COUNT",
+                           "BRISK_RESTART_ROUND", "TORCHELASTIC_MAX_RESTARTS"}) {
+    say(std::string(name) + "=" + env_or_unset(name));
   }
   return 0;
 }
@@ -91,6 +116,12 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(rank() == target ? 200 : 300));
     if (rank() == killer) raise(SIGKILL);
+    return 1;
+  }
+  if (scenario == "fail_rounds") return fail_rounds(target, argc > 3 ? std::atoi(argv[3]) : 0);
+  if (scenario == "stop") {
+    if (rank() == target) raise(SIGSTOP);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
     return 1;
   }
   if (scenario == "trap") {

@@ -2,7 +2,8 @@
 // train under the launcher, for the distributed train tests: LeNet-5 on the first
 // 256 training and 200 test Fashion-MNIST images on the CPU, global batches of 32, one kernel
 // thread per process (the same reduction order whatever the world size), then `args` (a flag
-// given again wins, e.g. --device sim).
+// given again wins, e.g. --device sim). `launcher` holds more of the launcher's own options
+// (e.g. --max-restarts 2); `options` the run's environment and timeout.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,28 +16,36 @@
 
 namespace brisk::testing {
 
-inline RunResult launch_train(int nproc, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{"--nproc-per-node",
-                                std::to_string(nproc),
-                                "tools/train/train",
-                                "--data-dir",
-                                "external/fashion_mnist",
-                                "--train-limit",
-                                "256",
-                                "--test-limit",
-                                "200",
-                                "--device",
-                                "cpu",
-                                "--batch-size",
-                                "32",
-                                "--threads",
-                                "1",
-                                "--log-interval",
-                                "4",
-                                "--model",
-                                "lenet"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunResult r = run_launcher(argv);
+// The worker's command line: the training program, the settings above, then `args`.
+inline std::vector<std::string> train_command(const std::vector<std::string>& args) {
+  std::vector<std::string> command{"tools/train/train",
+                                   "--data-dir",
+                                   "external/fashion_mnist",
+                                   "--train-limit",
+                                   "256",
+                                   "--test-limit",
+                                   "200",
+                                   "--device",
+                                   "cpu",
+                                   "--batch-size",
+                                   "32",
+                                   "--threads",
+                                   "1",
+                                   "--log-interval",
+                                   "4",
+                                   "--model",
+                                   "lenet"};
+  command.insert(command.end(), args.begin(), args.end());
+  return command;
+}
+
+inline RunResult launch_train(int nproc, const std::vector<std::string>& args,
+                              const std::vector<std::string>& launcher = {}, const RunOptions& options = {}) {
+  std::vector<std::string> argv{"--nproc-per-node", std::to_string(nproc)};
+  argv.insert(argv.end(), launcher.begin(), launcher.end());
+  std::vector<std::string> command = train_command(args);
+  argv.insert(argv.end(), command.begin(), command.end());
+  RunResult r = run_launcher(argv, options);
   r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both
   return r;
 }

@@ -362,3 +362,25 @@ TEST_CASE("MetricsCsv: a header, one row per epoch; appending keeps the rows") {
                                  "\n2,1.500000,0.750000,0.200000,0.900000,1234.6,7.89\n");
   REQUIRE_THROWS_WITH(MetricsCsv("/nonexistent-dir/m.csv", false), Catch::Contains("/nonexistent-dir/m.csv"));
 }
+
+TEST_CASE("MetricsCsv: appending after a checkpoint of epoch E drops the rows of later epochs") {
+  std::string path = scratch("metrics_resumed.csv");
+  EpochRow row{1, Metrics{6.0, 3, 4}, Metrics{2.0, 9, 10}, 1234.56, 7.891};
+  {
+    MetricsCsv csv(path, /*append=*/false);
+    for (int64_t epoch : {1, 2, 3}) {
+      row.epoch = epoch;
+      csv.write(row);
+    }
+  }
+  {
+    // Resumed from the checkpoint after epoch 1: epochs 2 and 3 are trained, and written, again.
+    MetricsCsv csv(path, /*append=*/true, /*completed_epochs=*/1);
+    row.epoch = 2;
+    row.seconds = 1.5;
+    csv.write(row);
+  }
+  REQUIRE(read_text(path) == std::string(MetricsCsv::kHeader) +
+                                 "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89"
+                                 "\n2,1.500000,0.750000,0.200000,0.900000,1234.6,1.50\n");
+}

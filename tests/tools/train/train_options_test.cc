@@ -118,6 +118,7 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
   refuses({"--nesterov", "--momentum", "0"}, "--nesterov needs --momentum above 0");
   refuses({"--epochs", "2", "--warmup-epochs", "2"}, "--warmup-epochs 2 must be below --epochs 2");
   refuses({"--batch-size", "100", "--accumulate", "3"}, "--batch-size 100 does not split into --accumulate 3");
+  refuses({"--resume", "auto"}, "--resume auto resumes from the newest checkpoint of --save's pattern, but no --save");
   refuses({"--keep-checkpoints", "2"}, "--checkpoint-every and --keep-checkpoints need --save");
   refuses({"--save", "c-{epoch}", "--checkpoint-every", "5"}, "--checkpoint-every 5: --save 'c-{epoch}' names");
   refuses({"--save", "c", "--keep-checkpoints", "3"}, "--keep-checkpoints 3: --save 'c' names one file");
