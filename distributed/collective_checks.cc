@@ -163,6 +163,8 @@ void check_group_arguments(const std::string& backend, const Store* store, int r
   BRISK_CHECK(store != nullptr, "{}: no store", backend);
   BRISK_CHECK(size >= 1 && rank >= 0 && rank < size, "{}: rank {} is not in [0, {})", backend, rank, size);
   BRISK_CHECK(options.timeout.count() > 0, "{}: timeout must be positive, got {} ms", backend, options.timeout.count());
+  BRISK_CHECK(!options.stall_timeout || options.stall_timeout->count() > 0,
+              "{}: stall_timeout must be positive when set, got {} ms", backend, options.stall_timeout->count());
 }
 
 }  // namespace brisk::dist

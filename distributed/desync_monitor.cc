@@ -274,32 +274,42 @@ void DesyncMonitor::finished(int64_t seq) {
   finished_ = std::max(finished_, seq + 1);
 }
 
-void DesyncMonitor::warn_on_stall(std::chrono::milliseconds after,
-                                  std::function<void(const std::string& message)> warn) {
+void DesyncMonitor::on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> handler) {
   std::lock_guard<std::mutex> lock(mutex_);
-  stall_after_ = after;
-  warn_stall_ = std::move(warn);
+  stall_handlers_.push_back({after, std::move(handler)});
 }
 
-std::function<void(const std::string&)> DesyncMonitor::print_stall_warning(std::string group,
-                                                                           std::chrono::milliseconds timeout) {
-  return [group = std::move(group), timeout](const std::string& message) {
-    std::fprintf(stderr, "%s: warning: %s; the collective fails at its timeout (%lld ms)\n", group.c_str(),
-                 message.c_str(), static_cast<long long>(timeout.count()));
+std::function<void(const std::string&)> DesyncMonitor::print_stall_warning(
+    std::string group, std::chrono::milliseconds timeout, std::optional<std::chrono::milliseconds> stall_timeout) {
+  std::string consequence = stall_timeout
+                                ? fmt::format("the group fails at its stall timeout ({} ms)", stall_timeout->count())
+                                : fmt::format("the collective fails at its timeout ({} ms)", timeout.count());
+  return [group = std::move(group), consequence = std::move(consequence)](const std::string& message) {
+    std::fprintf(stderr, "%s: warning: %s; %s\n", group.c_str(), message.c_str(), consequence.c_str());
     std::fflush(stderr);
   };
+}
+
+std::string DesyncMonitor::stall_failure(const std::string& message, std::chrono::milliseconds stall_timeout) {
+  return fmt::format("stall timeout ({} ms): {}", stall_timeout.count(), message);
 }
 
 void DesyncMonitor::check_stall() {
   int64_t seq;
   std::chrono::steady_clock::duration waited;
+  std::vector<std::function<void(const std::string&)>> due;
   std::optional<CollectiveSignature> waiting_on;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     seq = finished_;
+    if (seq >= recorded_) return;
     waited = std::chrono::steady_clock::now() - waiting_since_;
-    if (!warn_stall_ || seq >= recorded_ || seq == warned_seq_ || waited < stall_after_) return;
-    warned_seq_ = seq;
+    for (StallHandler& h : stall_handlers_)
+      if (h.called_seq != seq && waited >= h.after) {
+        h.called_seq = seq;
+        due.push_back(h.handler);
+      }
+    if (due.empty()) return;
     auto it = batches_.find(seq / kBatch);
     if (it != batches_.end())
       for (const CollectiveSignature& sig : it->second)
@@ -313,9 +323,11 @@ void DesyncMonitor::check_stall() {
   if (absent.empty()) return;  // all entered it: a stopped or dead peer is the heartbeat's to name
   std::string who = absent.size() == 1 ? fmt::format("rank {}, which has", absent[0])
                                        : fmt::format("ranks [{}], which have", fmt::join(absent, ", "));
-  warn_stall_(fmt::format("waiting {:.1f} s in {} for {} not entered it (an infinite loop, a deadlock, or long work "
-                          "outside collectives)",
-                          std::chrono::duration<double>(waited).count(), waiting_on->str(), who));
+  const std::string message =
+      fmt::format("waiting {:.1f} s in {} for {} not entered it (an infinite loop, a deadlock, or long work "
+                  "outside collectives)",
+                  std::chrono::duration<double>(waited).count(), waiting_on->str(), who);
+  for (const auto& handler : due) handler(message);
 }
 
 std::string DesyncMonitor::own_flight_line() {

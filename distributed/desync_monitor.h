@@ -21,11 +21,13 @@
 //   completed; the thread publishes that count with the progress, and flight_record(), which
 //   every failure message carries, lists the last collectives each rank started and how many it
 //   finished, so a reader sees where the ranks diverged.
-// - warn_on_stall: while this rank waits in a collective longer than a given time, the thread
+// - on_stall: while this rank waits in a collective longer than a given time, the thread
 //   names, once per collective, the peers that have not entered it: alive (their heartbeats
-//   say so) but elsewhere, in an infinite loop, a deadlock or long work of their own. Only a
-//   warning: that cannot be told from legitimate work on one rank (rank 0 evaluating while the
-//   others wait at a barrier); the collective still fails at its timeout.
+//   say so) but elsewhere, in an infinite loop, a deadlock or long work of their own. The
+//   groups warn at the heartbeat timeout (that cannot be told from legitimate work on one
+//   rank, such as rank 0 evaluating while the others wait at a barrier) and fail at
+//   ProcessGroupOptions::stall_timeout when the program sets one, as a lock-step training
+//   loop can.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -67,16 +69,19 @@ class DesyncMonitor {
   // This rank completed collectives [0, seq]. Memory only.
   void finished(int64_t seq);
 
-  // Calls `warn` (on the monitor's thread) when this rank has waited `after` in a collective
-  // that some peers have not entered, naming them:
+  // Calls `handler` (on the monitor's thread, once per collective) when this rank has waited
+  // `after` in a collective that some peers have not entered, naming them:
   //   "waiting 2.0 s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered
   //    it (an infinite loop, a deadlock, or long work outside collectives)"
-  // Call it before the first record().
-  void warn_on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> warn);
-  // A `warn` that prints "<group>: warning: <message>; the collective fails at its timeout
-  // (<timeout> ms)" on stderr.
-  static std::function<void(const std::string&)> print_stall_warning(std::string group,
-                                                                     std::chrono::milliseconds timeout);
+  // Several handlers may wait for different times (a warning, then a failure). Call it before
+  // the first record().
+  void on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> handler);
+  // A handler that prints "<group>: warning: <message>; the collective fails at its timeout
+  // (<timeout> ms)" on stderr, or "...; the group fails at its stall timeout (<ms> ms)".
+  static std::function<void(const std::string&)> print_stall_warning(
+      std::string group, std::chrono::milliseconds timeout, std::optional<std::chrono::milliseconds> stall_timeout);
+  // What a group that fails at its stall timeout says: "stall timeout (<ms> ms): <message>".
+  static std::string stall_failure(const std::string& message, std::chrono::milliseconds stall_timeout);
 
   // The flight recorder: per rank, how many collectives it started and finished and the last
   // kFlightRecords it started, one line each:
@@ -102,7 +107,7 @@ class DesyncMonitor {
 
  private:
   void loop();
-  // warn_on_stall's check, on the thread; reads the peers' progress from the store.
+  // on_stall's check, on the thread; reads the peers' progress from the store.
   void check_stall();
   // Writes the batches recorded since the last publish and the progress. Store errors are
   // swallowed (the store may be gone at shutdown; publishing only serves diagnosis).
@@ -129,9 +134,12 @@ class DesyncMonitor {
   // Since when collective #finished_ has been waited for (the last record() or finished()
   // that changed what this rank waits on).
   std::chrono::steady_clock::time_point waiting_since_;
-  std::chrono::milliseconds stall_after_{0};
-  std::function<void(const std::string&)> warn_stall_;
-  int64_t warned_seq_ = -1;  // the collective last warned about
+  struct StallHandler {
+    std::chrono::milliseconds after;
+    std::function<void(const std::string&)> handler;
+    int64_t called_seq = -1;  // the collective it was last called for
+  };
+  std::vector<StallHandler> stall_handlers_;
   bool stop_ = false;
   std::condition_variable wake_;
 

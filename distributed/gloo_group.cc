@@ -50,14 +50,19 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
                                              [this](const std::string& m) { break_group_in_background(m, true); });
   if (beat_timeout.count() > 0) {
     // Once the group failed, its unfinished collective is no one's to wait for.
-    monitor_->warn_on_stall(beat_timeout, [this, print = DesyncMonitor::print_stall_warning(where(), options.timeout)](
-                                              const std::string& m) {
-      if (broken_reason().empty()) print(m);
-    });
+    monitor_->on_stall(beat_timeout,
+                       [this, print = DesyncMonitor::print_stall_warning(where(), options.timeout,
+                                                                         options.stall_timeout)](const std::string& m) {
+                         if (broken_reason().empty()) print(m);
+                       });
     heartbeat_ = std::make_unique<Heartbeat>(
         store, rank, size, beat_timeout,
         [this](const std::string& m, bool store_answers) { break_group_in_background(m, store_answers); });
   }
+  if (options.stall_timeout)
+    monitor_->on_stall(*options.stall_timeout, [this, after = *options.stall_timeout](const std::string& m) {
+      break_group_in_background(DesyncMonitor::stall_failure(m, after), true);
+    });
   p2p_waiter_ = std::make_unique<GlooWorker>();
   worker_ = std::make_unique<GlooWorker>();
 }

@@ -3,7 +3,7 @@
 // process hung or swapped out, a death the transport did not report) within a timeout, whether
 // or not a collective is running, and names it. Shared by ProcessGroupGloo and ProcessGroupNCCL.
 // (A rank whose process lives but never arrives, in an infinite loop or a deadlock of its
-// training thread, still beats: DesyncMonitor::warn_on_stall names it.)
+// training thread, still beats: DesyncMonitor::on_stall names it.)
 //
 // Each rank counts its heartbeats into the group's store (key "heartbeat/<rank>", one store
 // add per interval, from a background thread: never on a collective's path) and reads its

@@ -165,12 +165,16 @@ void ProcessGroupNCCL::Impl::ensure_communicator() {
   // Started once every rank arrived (wait_for_all above), so no rank is silent yet.
   const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
   if (beat_timeout.count() > 0) {
-    monitor_->warn_on_stall(beat_timeout, DesyncMonitor::print_stall_warning(
-                                              fmt::format("ProcessGroupNCCL: rank {}", rank), options.timeout));
+    monitor_->on_stall(beat_timeout, DesyncMonitor::print_stall_warning(fmt::format("ProcessGroupNCCL: rank {}", rank),
+                                                                        options.timeout, options.stall_timeout));
     heartbeat_ =
         std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
                                     [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
   }
+  if (options.stall_timeout)
+    monitor_->on_stall(*options.stall_timeout, [this, after = *options.stall_timeout](const std::string& m) {
+      fail(DesyncMonitor::stall_failure(m, after), -1);
+    });
   comm_ = comm;
   watchdog_ = std::thread([this] { watch(); });
 }

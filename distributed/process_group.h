@@ -40,6 +40,11 @@ struct ProcessGroupOptions {
   // others, naming it, collective running or not (distributed/heartbeat.h). Unset: the
   // environment's BRISK_HEARTBEAT_TIMEOUT (seconds), else kDefaultHeartbeatTimeout; zero: off.
   std::optional<std::chrono::milliseconds> heartbeat_timeout;
+  // A rank that has waited this long in a collective that a live peer has not entered (an
+  // infinite loop, a deadlock or long work of its own) fails the group, naming that peer.
+  // Unset: it is only named, in a warning at the heartbeat timeout, and the collective fails at
+  // `timeout`; set it where ranks work in lock step, as a training loop does.
+  std::optional<std::chrono::milliseconds> stall_timeout;
 };
 
 constexpr std::chrono::milliseconds kDefaultHeartbeatTimeout{std::chrono::seconds(30)};

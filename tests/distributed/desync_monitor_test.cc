@@ -198,7 +198,7 @@ TEST_CASE("DesyncMonitor: a rank waiting in a collective names, once, the peers 
   std::vector<std::unique_ptr<DesyncMonitor>> monitors;
   for (int r = 0; r < 3; ++r) {
     monitors.push_back(std::make_unique<DesyncMonitor>(store, r, 3, true, [](const std::string&) {}));
-    monitors[r]->warn_on_stall(300ms, [&, r](const std::string& m) {
+    monitors[r]->on_stall(300ms, [&, r](const std::string& m) {
       std::lock_guard<std::mutex> lock(mutex);
       warnings.emplace_back(r, m);
     });

@@ -167,3 +167,28 @@ TEST_CASE("fault: a rank looping outside collectives is named within the heartbe
     CHECK(detection_seconds(r, "spinning", 1, rank) < 9);
   }
 }
+
+TEST_CASE("fault: with a stall timeout, a rank looping outside collectives fails the job at that timeout",
+          "[distributed][fault]") {
+  std::string dir = scratch_dir("fault_spin_stall");
+  RunResult r = train(
+      3, {"--spin", "1", "12"}, dir, 1,
+      {{"BRISK_TEST_TIMEOUT_MS", "60000"}, {"BRISK_HEARTBEAT_TIMEOUT", "2"}, {"BRISK_TEST_STALL_TIMEOUT_MS", "4000"}});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(r.seconds < 30);  // not the 60 s collective timeout
+  for (int rank : {0, 2}) {
+    std::string who = "[rank " + std::to_string(rank) + "] ";
+    std::vector<std::string> warnings = lines_starting_with(
+        r.err, who + "ProcessGroupGloo 'default' rank " + std::to_string(rank) + "/3: warning: waiting ");
+    REQUIRE(warnings.size() == 1);
+    CHECK(count(warnings[0], "the group fails at its stall timeout (4000 ms)") == 1);
+    std::vector<std::string> errors = lines_starting_with(r.err, who + "rank ");
+    REQUIRE(errors.size() == 1);
+    CHECK(count(errors[0], "stall timeout (4000 ms): waiting ") == 1);
+    CHECK(count(errors[0], " s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered it") == 1);
+    double seconds = detection_seconds(r, "spinning", 1, rank);
+    CHECK(seconds >= 4);
+    CHECK(seconds < 8);
+  }
+}

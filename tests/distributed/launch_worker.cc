@@ -18,7 +18,8 @@
 //       --ignore-sigterm: survive the launcher's SIGTERM, so that a failure has to be found
 //       by the process group itself.
 //
-// Collectives time out after BRISK_TEST_TIMEOUT_MS (default 5000). An error is printed with
+// Collectives time out after BRISK_TEST_TIMEOUT_MS (default 5000); BRISK_TEST_STALL_TIMEOUT_MS
+// sets ProcessGroupOptions::stall_timeout (default unset). An error is printed with
 // the rank, then "failed at monotonic T ms", and the worker exits 1 (rank 0 a second later: it
 // hosts the store).
 #include <signal.h>
@@ -163,6 +164,8 @@ int main(int argc, char** argv) {
     dist::ProcessGroupOptions options;
     const char* timeout = std::getenv("BRISK_TEST_TIMEOUT_MS");
     options.timeout = std::chrono::milliseconds(timeout ? std::atoi(timeout) : 5000);
+    if (const char* stall = std::getenv("BRISK_TEST_STALL_TIMEOUT_MS"))
+      options.stall_timeout = std::chrono::milliseconds(std::atoi(stall));
     dist::init_process_group("gloo", "env://", -1, -1, options);
     int status = 64;
     if (scenario == "allreduce") status = allreduce();

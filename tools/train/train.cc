@@ -167,6 +167,8 @@ int run_training(const TrainOptions& options) {
   dist::ProcessGroupOptions group_options;
   if (options.heartbeat_timeout >= 0)
     group_options.heartbeat_timeout = std::chrono::milliseconds(std::llround(options.heartbeat_timeout * 1000));
+  if (options.stall_timeout > 0)
+    group_options.stall_timeout = std::chrono::milliseconds(std::llround(options.stall_timeout * 1000));
   const dist::DistributedContext run = dist::init_distributed(
       dist::InitDistributedOptions().device(options.device).backend(options.dist_backend).group_options(group_options));
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job

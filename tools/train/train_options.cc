@@ -131,6 +131,11 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "seconds without a rank's heartbeat (stopped, hung, dead) before the others name it and fail "
                  "(0: off; default: BRISK_HEARTBEAT_TIMEOUT, else 30)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--stall-timeout", o.stall_timeout,
+                 "seconds a rank may wait in a collective for a live peer that has not entered it (an infinite "
+                 "loop, a deadlock) before the job fails naming that peer (0: only a warning)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(CLI::NonNegativeNumber);
 }
 

@@ -48,6 +48,10 @@ struct TrainOptions {
   // Seconds without a peer's heartbeat before it is named and the job fails (distributed runs:
   // ProcessGroupOptions::heartbeat_timeout); negative: BRISK_HEARTBEAT_TIMEOUT, else 30 s; 0: off.
   double heartbeat_timeout = -1;
+  // Seconds a rank may wait in a collective for a live peer that never enters it before the
+  // job fails naming that peer (ProcessGroupOptions::stall_timeout: the ranks of this program
+  // work in lock step, so a long wait is a bug or a hang); 0: only the heartbeat's warning.
+  double stall_timeout = 60;
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice
