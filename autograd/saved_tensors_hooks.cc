@@ -13,7 +13,8 @@ thread_local std::shared_ptr<const SavedTensorsHookPair> current_hooks;
 
 SavedTensorsHooks::SavedTensorsHooks(PackHook pack, UnpackHook unpack) : previous_(current_hooks) {
   BRISK_CHECK(pack && unpack, "SavedTensorsHooks: both the pack and the unpack hook are needed");
-  current_hooks = std::make_shared<const SavedTensorsHookPair>(SavedTensorsHookPair{std::move(pack), std::move(unpack)});
+  current_hooks =
+      std::make_shared<const SavedTensorsHookPair>(SavedTensorsHookPair{std::move(pack), std::move(unpack)});
 }
 
 SavedTensorsHooks::~SavedTensorsHooks() { current_hooks = std::move(previous_); }

@@ -143,8 +143,8 @@ Tensor checkpoint_sequential(const SequentialImpl& modules, int segments, const 
                              bool preserve_rng_state) {
   const size_t n = modules.size();
   BRISK_CHECK(segments >= 1 && static_cast<size_t>(segments) <= n,
-              "checkpoint_sequential: {} segments asked of a Sequential of {} modules (1 to {} possible)", segments,
-              n, n);
+              "checkpoint_sequential: {} segments asked of a Sequential of {} modules (1 to {} possible)", segments, n,
+              n);
   const size_t segment_size = n / static_cast<size_t>(segments);
   Tensor x = input;
   size_t begin = 0;

@@ -66,9 +66,8 @@ TEST_CASE("checkpoint gives the plain run's gradients, bitwise") {
   Sequential net = make_mlp(4, 16, 0.0, 1);
   Tensor x = randn({8, 16}, TensorOptions().dtype(kFloat64));
   auto plain = gradients(net, x, 7, [&](const Tensor& in) { return net(in); });
-  auto checkpointed = gradients(net, x, 7, [&](const Tensor& in) {
-    return utils::checkpoint([&](const Tensor& t) { return net(t); }, in);
-  });
+  auto checkpointed = gradients(
+      net, x, 7, [&](const Tensor& in) { return utils::checkpoint([&](const Tensor& t) { return net(t); }, in); });
   check_equal(plain, checkpointed);
 }
 
@@ -176,8 +175,7 @@ TEST_CASE("what the recomputation cannot reproduce is an error, not a wrong grad
           return ++calls == 1 ? tanh(h) : h;
         },
         x);
-    CHECK_THROWS_WITH(out.sum().backward(),
-                      Contains("the recomputation saved 2 tensors for backward, the forward 3"));
+    CHECK_THROWS_WITH(out.sum().backward(), Contains("the recomputation saved 2 tensors for backward, the forward 3"));
   }
 }
 
