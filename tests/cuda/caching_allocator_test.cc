@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tensor/error.h"
+#include "tensor/memory_stats.h"
 #include "tests/cuda/fake_memory_api.h"
 
 using namespace brisk::cuda;
@@ -237,10 +238,7 @@ TEST_CASE("out of memory after the retry raises an error with the numbers and ad
     CHECK_THAT(message, Contains("12.00 MiB free of 40.00 MiB total"));
     CHECK_THAT(message, Contains("26.00 MiB allocated to tensors (peak 26.00 MiB)"));
     CHECK_THAT(message, Contains("28.00 MiB reserved"));
-    CHECK_THAT(message, Contains("a smaller --batch-size"));
-    CHECK_THAT(message, Contains("--accumulate N"));
-    CHECK_THAT(message, Contains("activation checkpointing"));
-    CHECK_THAT(message, Contains("mixed precision"));
+    CHECK_THAT(message, Contains(brisk::out_of_memory_advice()));
   }
   CHECK(f.allocator->stats().num_ooms == 2);
   // The failure leaves the allocator usable.
