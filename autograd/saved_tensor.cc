@@ -1,6 +1,7 @@
 #include "autograd/saved_tensor.h"
 
 #include "autograd/node.h"
+#include "autograd/saved_tensors_hooks.h"
 #include "tensor/autograd_meta.h"
 #include "tensor/native/ops.h"
 
@@ -10,7 +11,13 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
     : output_nr_(output_nr), is_output_(is_output), was_defined_(t.defined()) {
   if (!was_defined_) return;
   saved_version_ = t.version();
-  data_ = is_output ? native::alias(t) : t;
+  Tensor kept = is_output ? native::alias(t) : t;
+  hooks_ = current_saved_tensors_hooks();
+  if (hooks_) {
+    packed_ = hooks_->pack(kept);
+  } else {
+    data_ = std::move(kept);
+  }
 }
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& saved_for) const {
@@ -20,16 +27,18 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& saved_for) const {
               "backward() or autograd::grad(). Specify retain_graph=true if you need to backward through the "
               "graph a second time or if you need to access saved tensors after calling backward.");
   if (!was_defined_) return Tensor();
-  BRISK_CHECK(data_.version() == saved_version_,
+  const Tensor data = hooks_ ? hooks_->unpack(packed_) : data_;
+  BRISK_CHECK(data.defined(), "a saved-tensors unpack hook returned an undefined tensor");
+  BRISK_CHECK(hooks_ || data.version() == saved_version_,
               "one of the variables needed for gradient computation has been modified by an inplace operation: "
               "[{} {}]{} is at version {}; expected version {} instead. Hint: clone() the tensor before "
               "modifying it in place, or modify a copy.",
-              data_.dtype(), data_.sizes(),
+              data.dtype(), data.sizes(),
               is_output_ && saved_for ? fmt::format(", which is output {} of {},", output_nr_, saved_for->name())
                                       : std::string(),
-              data_.version(), saved_version_);
-  if (!is_output_ || !saved_for) return data_;
-  Tensor out = native::alias(data_);
+              data.version(), saved_version_);
+  if (!is_output_ || !saved_for) return data;
+  Tensor out = native::alias(data);
   AutogradMeta& meta = out.autograd_meta();
   meta.requires_grad = true;
   meta.grad_fn = saved_for;
@@ -39,6 +48,8 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& saved_for) const {
 
 void SavedTensor::release() {
   data_ = Tensor();
+  packed_.reset();
+  hooks_.reset();
   released_ = true;
 }
 

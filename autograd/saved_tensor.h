@@ -5,6 +5,11 @@
 // wrong gradient, so that is an error, as in PyTorch. A node's own output is saved as an
 // alias without autograd state (the output refers to the node, so keeping the output itself
 // would make a reference cycle) and gets the node back as its grad_fn when unpacked.
+//
+// Under saved-tensor hooks (autograd/saved_tensors_hooks.h) the hooks' packed value is kept
+// instead of the tensor, unpacking asks the hooks for the tensor back, and the version is not
+// checked (the hooks may have let the memory, and its version counter, go).
+#include <any>
 #include <cstdint>
 #include <memory>
 
@@ -13,6 +18,7 @@
 namespace brisk::autograd {
 
 class Node;
+struct SavedTensorsHookPair;
 
 class SavedTensor {
  public:
@@ -28,6 +34,9 @@ class SavedTensor {
 
  private:
   Tensor data_;
+  // Under hooks: what pack returned, and the hooks that unpack it.
+  std::any packed_;
+  std::shared_ptr<const SavedTensorsHookPair> hooks_;
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;

@@ -21,4 +21,5 @@
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "tensor/generator.h"
+#include "tensor/memory.h"
 #include "tensor/tensor.h"

@@ -265,11 +265,12 @@ void DeviceCachingAllocator::raise_out_of_memory(size_t requested, size_t segmen
   api_->mem_get_info(&free, &total);
   BRISK_FAIL(
       "CUDA out of memory on cuda:{}: tried to allocate {} (a new {} segment). The device has {} free of {} total; "
-      "Brisk has {} allocated to tensors and {} reserved by its caching allocator ({} of that reserved but unused, "
-      "in pieces of partly used segments). Lower the batch size, or free tensors that are no longer needed.",
+      "Brisk has {} allocated to tensors (peak {}) and {} reserved by its caching allocator ({} of that reserved but "
+      "unused, in pieces of partly used segments). {}",
       device_, format_bytes(requested), format_bytes(segment), format_bytes(free), format_bytes(total),
-      format_bytes(stats_.allocated_bytes), format_bytes(stats_.reserved_bytes),
-      format_bytes(stats_.reserved_bytes - stats_.allocated_bytes));
+      format_bytes(stats_.allocated_bytes), format_bytes(stats_.peak_allocated_bytes),
+      format_bytes(stats_.reserved_bytes), format_bytes(stats_.reserved_bytes - stats_.allocated_bytes),
+      out_of_memory_advice());
 }
 
 }  // namespace brisk::cuda

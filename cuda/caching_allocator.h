@@ -36,7 +36,7 @@
 #include <unordered_map>
 
 #include "cuda/device_memory_api.h"
-#include "cuda/memory_stats.h"
+#include "tensor/memory_stats.h"
 
 namespace brisk::cuda {
 

@@ -44,6 +44,8 @@ class CudaAllocator final : public Allocator {
     return DataPtr(ptr,
                    [allocator](void* p) { run_reporting_failure("freeing CUDA memory", [&] { allocator->free(p); }); });
   }
+  MemoryStats memory_stats(Device device) override { return allocator_of(device.index).stats(); }
+  void reset_peak_memory_stats(Device device) override { allocator_of(device.index).reset_peak_stats(); }
 };
 
 [[maybe_unused]] const bool registered = [] {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cuda/device_memory_api.h"
-#include "cuda/memory_stats.h"
+#include "tensor/memory_stats.h"
 
 namespace brisk::cuda {
 

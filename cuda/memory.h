@@ -4,7 +4,7 @@
 // linked in; these functions inspect and steer it, like torch.cuda's memory functions.
 #include <cuda_runtime.h>
 
-#include "cuda/memory_stats.h"
+#include "tensor/memory_stats.h"
 #include "tensor/tensor.h"
 
 namespace brisk::cuda {

@@ -4,8 +4,8 @@
 // while the host goes on. Served by a HostCachingAllocator (cuda/host_caching_allocator.h).
 #include <cuda_runtime.h>
 
-#include "cuda/memory_stats.h"
 #include "tensor/allocator.h"
+#include "tensor/memory_stats.h"
 #include "tensor/tensor.h"
 
 namespace brisk::cuda {

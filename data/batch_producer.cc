@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "tensor/error.h"
+#include "tensor/parallel.h"
 
 namespace brisk::data {
 
@@ -41,6 +42,10 @@ BatchProducer::Result BatchProducer::load(int64_t index, int worker) const {
 }
 
 void BatchProducer::work(int worker) {
+  // Ops in a worker run on its thread alone, as in PyTorch's DataLoader workers: the training
+  // thread's kernels own the cores, and an OpenMP team started from a worker (a new thread
+  // starts with OpenMP's default thread count) would spin against them.
+  set_num_threads(1);
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     claimable_.wait(lock, [&] { return stop_ || next_claim_ >= num_batches_ || next_claim_ < next_ + max_ahead_; });

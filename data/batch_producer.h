@@ -2,7 +2,8 @@
 // Produces the batches of one epoch in order, loading them ahead on worker threads.
 //
 // With num_workers = 0 each batch is loaded on the consumer's thread when asked for. With
-// more, the workers claim batch indices in order and load them concurrently; at most
+// more, the workers claim batch indices in order and load them concurrently (each running
+// its ops single-threaded: set_num_threads(1) on its thread); at most
 // `max_ahead` batches are claimed beyond the one the consumer waits for, which bounds the
 // memory held by finished batches. Batches are handed out in index order whatever order
 // they finish in.

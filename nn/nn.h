@@ -1,7 +1,8 @@
 #pragma once
 // Everything of brisk::nn in one include: modules and containers, the layers, the
-// functional forms and losses, and parameter initialization, plus the tensor ops
-// (autograd/ops.h) and grad mode that model code uses with them.
+// functional forms and losses, parameter initialization and activation checkpointing
+// (nn/utils/checkpoint.h), plus the tensor ops (autograd/ops.h) and grad mode that model
+// code uses with them.
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
@@ -24,3 +25,4 @@
 #include "nn/modules/pooling.h"
 #include "nn/modules/upsampling.h"
 #include "nn/sequential.h"
+#include "nn/utils/checkpoint.h"

@@ -2,9 +2,13 @@
 
 namespace brisk::nn {
 
-Tensor SequentialImpl::forward(const Tensor& input) const {
+Tensor SequentialImpl::forward(const Tensor& input) const { return forward_range(0, entries_.size(), input); }
+
+Tensor SequentialImpl::forward_range(size_t begin, size_t end, const Tensor& input) const {
+  BRISK_CHECK(begin <= end && end <= entries_.size(),
+              "Sequential::forward_range: [{}, {}) is not a range of the {} modules", begin, end, entries_.size());
   Tensor x = input;
-  for (const Entry& entry : entries_) x = entry.forward(x);
+  for (size_t i = begin; i < end; ++i) x = entries_[i].forward(x);
   return x;
 }
 

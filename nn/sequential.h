@@ -45,6 +45,8 @@ class SequentialImpl : public Module {
 
   // Applies the modules in order; an empty Sequential is the identity.
   Tensor forward(const Tensor& input) const;
+  // Applies the modules at [begin, end) in order (what checkpoint_sequential runs per segment).
+  Tensor forward_range(size_t begin, size_t end, const Tensor& input) const;
 
   size_t size() const { return entries_.size(); }
   bool is_empty() const { return entries_.empty(); }

@@ -11,6 +11,14 @@ Allocator* sim_allocator_slot = nullptr;
 
 }  // namespace
 
+MemoryStats Allocator::memory_stats(Device device) {
+  BRISK_FAIL("memory_stats: the allocator of {} keeps no memory statistics", device);
+}
+
+void Allocator::reset_peak_memory_stats(Device device) {
+  BRISK_FAIL("reset_peak_memory_stats: the allocator of {} keeps no memory statistics", device);
+}
+
 void register_allocator(DeviceType type, Allocator* allocator) {
   BRISK_CHECK(type != DeviceType::CPU, "register_allocator: the CPU allocator is built in");
   (type == DeviceType::CUDA ? cuda_allocator_slot : sim_allocator_slot) = allocator;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "tensor/device.h"
+#include "tensor/memory_stats.h"
 
 namespace brisk {
 
@@ -17,6 +18,10 @@ class Allocator {
  public:
   virtual ~Allocator() = default;
   virtual DataPtr allocate(size_t nbytes, Device device) = 0;
+  // The counters of `device`'s memory and the reset of their peaks (tensor/memory.h). An
+  // allocator that keeps none raises an error naming the device.
+  virtual MemoryStats memory_stats(Device device);
+  virtual void reset_peak_memory_stats(Device device);
 };
 
 // 64-byte aligned host memory.

@@ -47,22 +47,7 @@ size_t CpuCachingAllocator::size_class(size_t nbytes) {
 
 DataPtr CpuCachingAllocator::allocate(size_t nbytes, Device) {
   const size_t size = size_class(nbytes);
-  void* ptr = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++stats_.num_allocs;
-    stats_.allocated_bytes += size;
-    stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
-    auto it = free_blocks_.find(size);
-    if (it != free_blocks_.end() && !it->second.empty()) {
-      ptr = it->second.back();
-      it->second.pop_back();
-      stats_.cached_bytes -= size;
-      ++stats_.num_cache_hits;
-    } else {
-      ++stats_.num_system_allocs;
-    }
-  }
+  void* ptr = take_cached_block(size);
   if (ptr == nullptr) {
     ptr = std::aligned_alloc(kAlignment, size);
     if (ptr == nullptr) {
@@ -70,21 +55,52 @@ DataPtr CpuCachingAllocator::allocate(size_t nbytes, Device) {
       empty_cache();
       ptr = std::aligned_alloc(kAlignment, size);
     }
-    if (ptr == nullptr) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stats_.allocated_bytes -= size;
-      --stats_.num_allocs;
-      --stats_.num_system_allocs;
-    }
-    BRISK_CHECK(ptr != nullptr, "out of host memory: failed to allocate {} bytes", nbytes);
+    if (ptr == nullptr) raise_out_of_memory(nbytes, size);
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.num_system_allocs;
+    count_allocation(size);
   }
   return DataPtr(ptr, [this, size](void* p) { release(p, size); });
+}
+
+void* CpuCachingAllocator::take_cached_block(size_t size) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = free_blocks_.find(size);
+  if (it == free_blocks_.end() || it->second.empty()) return nullptr;
+  void* ptr = it->second.back();
+  it->second.pop_back();
+  stats_.cached_bytes -= size;
+  ++stats_.num_cache_hits;
+  count_allocation(size);
+  return ptr;
+}
+
+void CpuCachingAllocator::count_allocation(size_t size) {
+  ++stats_.num_allocs;
+  stats_.allocated_bytes += size;
+  stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+  stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.allocated_bytes + stats_.cached_bytes);
+}
+
+void CpuCachingAllocator::raise_out_of_memory(size_t nbytes, size_t size) {
+  CpuMemoryStats stats;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.num_ooms;
+    stats = stats_;
+  }
+  BRISK_FAIL(
+      "CPU out of memory: tried to allocate {} (a {} block); the system refused it even after Brisk gave back its "
+      "cache. Brisk has {} allocated to CPU tensors (peak {}). {}",
+      format_bytes(nbytes), format_bytes(size), format_bytes(stats.allocated_bytes),
+      format_bytes(stats.peak_allocated_bytes), out_of_memory_advice());
 }
 
 void CpuCachingAllocator::release(void* ptr, size_t size) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stats_.allocated_bytes -= size;
+    ++stats_.num_frees;
     if (caching_ && stats_.cached_bytes + size <= max_cached_bytes_) {
       free_blocks_[size].push_back(ptr);
       stats_.cached_bytes += size;
@@ -103,6 +119,25 @@ CpuMemoryStats CpuCachingAllocator::stats() const {
 void CpuCachingAllocator::reset_peak() {
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.peak_allocated_bytes = stats_.allocated_bytes;
+  stats_.peak_reserved_bytes = stats_.allocated_bytes + stats_.cached_bytes;
+}
+
+MemoryStats CpuCachingAllocator::memory_stats(Device) { return to_memory_stats(stats()); }
+
+void CpuCachingAllocator::reset_peak_memory_stats(Device) { reset_peak(); }
+
+MemoryStats to_memory_stats(const CpuMemoryStats& stats) {
+  MemoryStats out;
+  out.allocated_bytes = stats.allocated_bytes;
+  out.reserved_bytes = stats.allocated_bytes + stats.cached_bytes;
+  out.peak_allocated_bytes = stats.peak_allocated_bytes;
+  out.peak_reserved_bytes = stats.peak_reserved_bytes;
+  out.num_allocs = stats.num_allocs;
+  out.num_frees = stats.num_frees;
+  out.num_device_mallocs = stats.num_system_allocs;
+  out.num_device_frees = stats.num_system_frees;
+  out.num_ooms = stats.num_ooms;
+  return out;
 }
 
 void CpuCachingAllocator::empty_cache() {

@@ -11,6 +11,8 @@
 //
 //   CpuMemoryStats s = cpu_memory_stats();  // s.cached_bytes, s.num_cache_hits, ...
 //   cpu_empty_cache();                       // give every cached block back to the system
+//
+// The device-neutral view of the same counters is memory_stats(kCPU) (tensor/memory.h).
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -26,11 +28,18 @@ struct CpuMemoryStats {
   size_t allocated_bytes = 0;       // in blocks handed out and not yet freed
   size_t cached_bytes = 0;          // in free blocks kept for reuse
   size_t peak_allocated_bytes = 0;  // since start or reset_peak()
+  size_t peak_reserved_bytes = 0;   // of allocated plus cached, since start or reset_peak()
   uint64_t num_allocs = 0;          // blocks handed out
+  uint64_t num_frees = 0;           // blocks given back by their tensors
   uint64_t num_cache_hits = 0;      // of those, reused from the cache
   uint64_t num_system_allocs = 0;   // aligned_alloc calls
   uint64_t num_system_frees = 0;    // blocks given back to the system
+  uint64_t num_ooms = 0;            // requests the system refused even after emptying the cache
 };
+
+// The same counters as every device's: reserved = allocated + cached, device mallocs and frees
+// = the system's.
+MemoryStats to_memory_stats(const CpuMemoryStats& stats);
 
 class CpuCachingAllocator final : public Allocator {
  public:
@@ -41,7 +50,11 @@ class CpuCachingAllocator final : public Allocator {
   CpuCachingAllocator(const CpuCachingAllocator&) = delete;
   CpuCachingAllocator& operator=(const CpuCachingAllocator&) = delete;
 
+  // Raises brisk::Error when the system refuses the memory even after the cache is emptied:
+  // the message gives the request, the counters and what to try.
   DataPtr allocate(size_t nbytes, Device device) override;
+  MemoryStats memory_stats(Device device) override;
+  void reset_peak_memory_stats(Device device) override;
 
   bool caching() const { return caching_; }
   CpuMemoryStats stats() const;
@@ -55,6 +68,11 @@ class CpuCachingAllocator final : public Allocator {
 
  private:
   void release(void* ptr, size_t size);
+  // A cached block of `size` bytes, counted as handed out; nullptr when none is cached.
+  void* take_cached_block(size_t size);
+  // Counts a block of `size` bytes handed out; call with mutex_ held.
+  void count_allocation(size_t size);
+  [[noreturn]] void raise_out_of_memory(size_t nbytes, size_t size);
 
   const bool caching_;
   const size_t max_cached_bytes_;

@@ -25,14 +25,14 @@ Tensor cuda_bytes(int64_t n) { return native::empty({n}, TensorOptions(kUInt8).d
 
 TEST_CASE("CUDA tensors get device memory from the caching allocator") {
   cuda::empty_cache();
-  cuda::MemoryStats before = cuda::memory_stats(0);
+  MemoryStats before = cuda::memory_stats(0);
   Tensor t = cuda_bytes(1000);
   cudaPointerAttributes attributes;
   BRISK_CUDA_CHECK(cudaPointerGetAttributes(&attributes, t.raw_data()));
   CHECK(attributes.type == cudaMemoryTypeDevice);
   CHECK(attributes.device == 0);
 
-  cuda::MemoryStats after = cuda::memory_stats(0);
+  MemoryStats after = cuda::memory_stats(0);
   CHECK(after.allocated_bytes == before.allocated_bytes + 1024);
   CHECK(after.reserved_bytes >= before.reserved_bytes);
   CHECK(after.num_allocs == before.num_allocs + 1);
@@ -51,7 +51,7 @@ TEST_CASE("freed tensor memory is cached and reused without cudaMalloc") {
     Tensor t = cuda_bytes(3 * kMiB);
     first = t.raw_data();
   }
-  cuda::MemoryStats cached = cuda::memory_stats(0);
+  MemoryStats cached = cuda::memory_stats(0);
   Tensor again = cuda_bytes(3 * kMiB);
   CHECK(again.raw_data() == first);
   CHECK(cuda::memory_stats(0).num_device_mallocs == cached.num_device_mallocs);
@@ -62,9 +62,9 @@ TEST_CASE("empty_cache returns unused segments and keeps used ones") {
   { Tensor dropped = cuda_bytes(256 * kMiB); }
   size_t free_before = 0, free_after = 0, total = 0;
   BRISK_CUDA_CHECK(cudaMemGetInfo(&free_before, &total));
-  cuda::MemoryStats before = cuda::memory_stats(0);
+  MemoryStats before = cuda::memory_stats(0);
   cuda::empty_cache();
-  cuda::MemoryStats after = cuda::memory_stats(0);
+  MemoryStats after = cuda::memory_stats(0);
   BRISK_CUDA_CHECK(cudaMemGetInfo(&free_after, &total));
   CHECK(after.reserved_bytes <= before.reserved_bytes - 256 * kMiB);
   CHECK(after.reserved_bytes >= 64 * kMiB);
@@ -76,7 +76,7 @@ TEST_CASE("peak statistics and their reset") {
   cuda::reset_peak_memory_stats(0);
   size_t base = cuda::memory_stats(0).allocated_bytes;
   { Tensor t = cuda_bytes(100 * kMiB); }
-  cuda::MemoryStats stats = cuda::memory_stats(0);
+  MemoryStats stats = cuda::memory_stats(0);
   CHECK(stats.peak_allocated_bytes >= base + 100 * kMiB);
   CHECK(stats.allocated_bytes == base);
   cuda::reset_peak_memory_stats();
@@ -153,7 +153,7 @@ TEST_CASE("record_stream needs a CUDA tensor") {
 }
 
 TEST_CASE("empty CUDA tensors allocate nothing") {
-  cuda::MemoryStats before = cuda::memory_stats(0);
+  MemoryStats before = cuda::memory_stats(0);
   Tensor t = cuda_bytes(0);
   CHECK(t.numel() == 0);
   CHECK(cuda::memory_stats(0).num_allocs == before.num_allocs);
@@ -170,7 +170,7 @@ TEST_CASE("out of memory raises an error with the request, the device's memory a
     std::string message = e.what();
     CHECK_THAT(message, Contains("CUDA out of memory on cuda:0: tried to allocate "));
     CHECK_THAT(message, Contains(" total; Brisk has "));
-    CHECK_THAT(message, Contains("Lower the batch size"));
+    CHECK_THAT(message, Contains(out_of_memory_advice()));
   }
   CHECK(cuda::memory_stats(0).num_ooms >= 1);
   // The device is still usable afterwards.

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "tensor/error.h"
+#include "tensor/memory_stats.h"
 #include "tests/cuda/fake_memory_api.h"
 
 using namespace brisk::cuda;
@@ -54,7 +55,7 @@ TEST_CASE("small blocks are carved out of one 2 MiB segment") {
   CHECK(f.device->live.at(a) == 2 * kMiB);
   CHECK(b == at(a, 1024));
   CHECK(c == at(a, 1024 + 512));
-  MemoryStats stats = f.allocator->stats();
+  brisk::MemoryStats stats = f.allocator->stats();
   CHECK(stats.allocated_bytes == 1024 + 512 + kMiB);
   CHECK(stats.reserved_bytes == 2 * kMiB);
   CHECK(stats.num_allocs == 3);
@@ -122,7 +123,7 @@ TEST_CASE("freed neighbours coalesce, and a fully free segment goes back on empt
   f.allocator->empty_cache();
   CHECK(f.device->frees == 1);
   CHECK(f.device->live.empty());
-  MemoryStats stats = f.allocator->stats();
+  brisk::MemoryStats stats = f.allocator->stats();
   CHECK(stats.reserved_bytes == 0);
   CHECK(stats.allocated_bytes == 0);
   CHECK(stats.num_device_frees == 1);
@@ -193,7 +194,7 @@ TEST_CASE("peak statistics follow allocations and reset to the current values") 
   void* a = f.allocator->malloc(10 * kKiB, f.s1);
   void* b = f.allocator->malloc(20 * kKiB, f.s1);
   f.allocator->free(b);
-  MemoryStats stats = f.allocator->stats();
+  brisk::MemoryStats stats = f.allocator->stats();
   CHECK(stats.allocated_bytes == 10 * kKiB);
   CHECK(stats.peak_allocated_bytes == 30 * kKiB);
   CHECK(stats.peak_reserved_bytes == 2 * kMiB);
@@ -235,9 +236,9 @@ TEST_CASE("out of memory after the retry raises an error with the numbers and ad
     CHECK_THAT(message, Contains("CUDA out of memory on cuda:0"));
     CHECK_THAT(message, Contains("tried to allocate 30.00 MiB"));
     CHECK_THAT(message, Contains("12.00 MiB free of 40.00 MiB total"));
-    CHECK_THAT(message, Contains("26.00 MiB allocated"));
+    CHECK_THAT(message, Contains("26.00 MiB allocated to tensors (peak 26.00 MiB)"));
     CHECK_THAT(message, Contains("28.00 MiB reserved"));
-    CHECK_THAT(message, Contains("Lower the batch size"));
+    CHECK_THAT(message, Contains(brisk::out_of_memory_advice()));
   }
   CHECK(f.allocator->stats().num_ooms == 2);
   // The failure leaves the allocator usable.

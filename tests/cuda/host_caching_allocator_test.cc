@@ -39,7 +39,7 @@ TEST_CASE("a freed pinned block is reused for any request of its size") {
   CHECK(f.allocator->malloc(600) == a);
   CHECK(f.allocator->malloc(600) != a);
   CHECK(f.host->mallocs == 2);
-  MemoryStats stats = f.allocator->stats();
+  brisk::MemoryStats stats = f.allocator->stats();
   CHECK(stats.allocated_bytes == 2048);
   CHECK(stats.reserved_bytes == 2048);
   CHECK(stats.num_allocs == 3);
@@ -105,7 +105,7 @@ TEST_CASE("empty_cache frees cached pinned blocks, waiting for pending copies") 
   CHECK(f.host->live.size() == 1);
   CHECK(f.host->live.count(live) == 1);
   CHECK(f.host->events.empty());
-  MemoryStats stats = f.allocator->stats();
+  brisk::MemoryStats stats = f.allocator->stats();
   CHECK(stats.reserved_bytes == 512);
   CHECK(stats.peak_reserved_bytes == 512 + 2048 + 8192);
   CHECK(stats.num_device_frees == 2);

@@ -62,7 +62,7 @@ TEST_CASE("pin_memory refuses CUDA tensors") {
 TEST_CASE("pinned memory is cached") {
   void* first = nullptr;
   { first = cuda::pinned_allocator()->allocate(5000, kCPU).get(); }
-  cuda::MemoryStats before = cuda::pinned_memory_stats();
+  MemoryStats before = cuda::pinned_memory_stats();
   {
     DataPtr again = cuda::pinned_allocator()->allocate(6000, kCPU);
     CHECK(again.get() == first);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
@@ -28,10 +29,11 @@ std::pair<double, double> pixel_statistics(const Tensor& images) {
   return {mean, std::sqrt(squares / (n - 1))};
 }
 
-std::shared_ptr<data::TensorDataset> standardized(const data::MNIST& set, int64_t limit, double mean, double std) {
+// The first `limit` examples of `set` (all for 0), images as uint8 [N, 1, 28, 28].
+std::shared_ptr<data::TensorDataset> first(const data::MNIST& set, int64_t limit) {
   int64_t n = limit > 0 ? std::min(limit, set.size()) : set.size();
-  Tensor images = set.images().narrow(0, 0, n).to(kFloat32).div(255.0).sub(mean).div(std).unsqueeze(1);
-  return std::make_shared<data::TensorDataset>(images.contiguous(), set.labels().narrow(0, 0, n).contiguous());
+  return std::make_shared<data::TensorDataset>(set.images().narrow(0, 0, n).unsqueeze(1).contiguous(),
+                                               set.labels().narrow(0, 0, n).contiguous());
 }
 
 }  // namespace
@@ -44,9 +46,22 @@ MnistData load_mnist(const std::string& dir, int64_t train_limit, int64_t test_l
   // same inputs as a full one.
   MnistData out;
   std::tie(out.mean, out.std) = pixel_statistics(train.images());
-  out.train = standardized(train, train_limit, out.mean, out.std);
-  out.test = standardized(test, test_limit, out.mean, out.std);
+  out.train = first(train, train_limit);
+  out.test = first(test, test_limit);
   return out;
+}
+
+Tensor standardize(const Tensor& images, double mean, double std) {
+  autograd::NoGradGuard no_grad;
+  return images.to(kFloat32).div(255.0).sub(mean).div(std);
+}
+
+data::Collate standardizing_collate(double mean, double std) {
+  return [mean, std](std::vector<data::Example> examples) {
+    data::Batch batch = data::default_collate(std::move(examples));
+    batch.data = standardize(batch.data, mean, std);
+    return batch;
+  };
 }
 
 }  // namespace brisk::train

@@ -41,6 +41,7 @@
 #include "nn/modules/sync_batchnorm.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
+#include "tensor/memory.h"
 #include "tensor/parallel.h"
 #include "tools/train/classifier.h"
 #include "tools/train/distributed_run.h"
@@ -155,12 +156,17 @@ data::DataLoader make_train_loader(const TrainOptions& options, const TrainingDa
                             .batch_size(per_rank_batch_size(options.batch_size, run.world_size, options.accumulate))
                             .seed(data_seed)
                             .num_workers(options.workers)
-                            .pin_memory(device.is_cuda());
+                            .pin_memory(device.is_cuda())
+                            .collate(data.collate);
   if (!run.enabled) return data::DataLoader(data.train, loader_options.shuffle(true));
   auto sampler = std::make_shared<data::DistributedSampler>(data.train->size(), run.world_size, run.rank,
                                                             data::DistributedSamplerOptions().seed(data_seed));
   return data::DataLoader(data.train, sampler, loader_options);
 }
+
+// Where the memory of `device`'s tensors is counted: the simulated device's blocks come from
+// the CPU allocator.
+Device memory_device(Device device) { return device.is_sim() ? kCPU : device; }
 
 int run_training(const TrainOptions& options) {
   if (options.threads > 0) set_num_threads(options.threads);
@@ -186,8 +192,9 @@ int run_training(const TrainOptions& options) {
   const uint64_t data_seed = resumed ? resumed->data_seed : data::derive_seed(options.seed, kDataSeedStream);
   data::DataLoader train_loader = make_train_loader(options, data, data_seed, device, run);
   // Distributed, each rank evaluates its own part of the test set and the sums are added.
-  data::DataLoader test_loader(evaluation_shard(data.test, run),
-                               data::DataLoaderOptions().batch_size(kTestBatchSize).num_workers(options.workers));
+  data::DataLoader test_loader(
+      evaluation_shard(data.test, run),
+      data::DataLoaderOptions().batch_size(kTestBatchSize).num_workers(options.workers).collate(data.collate));
 
   Classifier model = make_classifier(options.model, data.image, data.num_classes);
   if (options.sync_bn && run.enabled) {
@@ -240,6 +247,7 @@ int run_training(const TrainOptions& options) {
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
     const auto epoch_start = std::chrono::steady_clock::now();
+    reset_peak_memory_stats(memory_device(device));
     EpochRow row;
     row.epoch = progress.epoch + 1;
     // Rank 0's progress shows its own share of the epoch; the epoch's line and row, all ranks'.
@@ -276,9 +284,13 @@ int run_training(const TrainOptions& options) {
     row.seconds = seconds_since(epoch_start);
     if (!run.is_main()) continue;
 
-    spdlog::info("epoch {}/{}: train loss {:.4f} acc {:.2f}%, test loss {:.4f} acc {:.2f}%, {:.0f} images/s, {:.1f} s",
-                 row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
-                 100 * row.test.accuracy(), row.images_per_second, row.seconds);
+    const MemoryStats memory = memory_stats(memory_device(device));
+    spdlog::info(
+        "epoch {}/{}: train loss {:.4f} acc {:.2f}%, test loss {:.4f} acc {:.2f}%, {:.0f} images/s, {:.1f} s, peak "
+        "memory {} allocated, {} reserved ({})",
+        row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
+        100 * row.test.accuracy(), row.images_per_second, row.seconds, format_bytes(memory.peak_allocated_bytes),
+        format_bytes(memory.peak_reserved_bytes), memory_device(device).str());
     csv->write(row);
     // Drawn from the file, so that a resumed run's plot shows the epochs before it too.
     if (options.plot) write_metrics_plot(csv_path, metrics_png_path(csv_path));

@@ -34,8 +34,8 @@ TrainingData load_training_data(const std::string& dataset, const std::string& d
               "unknown dataset \"{}\" (expected mnist, fashion-mnist or cifar10)", dataset);
   MnistData mnist = load_mnist(dir, train_limit, test_limit);
   const Tensor& images = mnist.train->data();  // [N, 1, H, W]
-  return {mnist.train, mnist.test, ImageShape{images.size(1), images.size(2), images.size(3)},
-          data::MNIST::kNumClasses};
+  return {mnist.train, mnist.test, standardizing_collate(mnist.mean, mnist.std),
+          ImageShape{images.size(1), images.size(2), images.size(3)}, data::MNIST::kNumClasses};
 }
 
 }  // namespace brisk::train

@@ -1,10 +1,10 @@
 #pragma once
-// The datasets the training program trains on, behind one type: training and test examples
-// ready for a model (float32 images [C, H, W] and int64 labels), the images' shape and the
-// number of classes.
+// The datasets the training program trains on, behind one type: training and test examples,
+// how they become batches ready for a model (float32 images [B, C, H, W] and int64 labels),
+// the images' shape and the number of classes.
 //
-//   mnist, fashion-mnist  MNIST-format IDX files (tools/train/mnist_data.h): standardized once,
-//                         no augmentation
+//   mnist, fashion-mnist  MNIST-format IDX files (tools/train/mnist_data.h): uint8 in memory,
+//                         standardized per batch, no augmentation
 //   cifar10               the binary CIFAR-10 files (tools/train/cifar_data.h): uint8 in memory,
 //                         converted and normalized per example, training examples augmented
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "data/collate.h"
 #include "data/dataset.h"
 
 namespace brisk::train {
@@ -30,9 +31,12 @@ struct ImageShape {
 };
 
 struct TrainingData {
-  // Examples: data float32 [C, H, W] (`image`), target int64 [].
+  // Examples: data [C, H, W] (`image`; uint8 as stored, or float32), target int64 [].
   std::shared_ptr<const data::Dataset> train;
   std::shared_ptr<const data::Dataset> test;
+  // Turns the examples of either set into a batch of float32 images [B, C, H, W] and int64
+  // labels [B] (the data loaders' collate).
+  data::Collate collate = data::default_collate;
   ImageShape image;
   int64_t num_classes = 0;
 };

@@ -378,13 +378,31 @@ Outcome checkpoint_resume(const std::shared_ptr<ProcessGroup>& group) {
   return outcome;
 }
 
+// The replica's blocks under activation checkpointing, the reference's plain: every
+// parameter's hook fires once per backward (the reducer refuses a second), and the replicas
+// end where plain single-process training does.
+Outcome activation_checkpoint(const std::shared_ptr<ProcessGroup>& group) {
+  const int world = group->size();
+  CheckpointedNet reference;
+  reference->checkpointed = false;
+  init_weights(*reference, 180);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {8}, 4, 180 + s));
+  train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
+  return train(group, reference, init, small_buckets(), [&](auto& ddp, int s) {
+    Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
+    F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+  });
+}
+
 }  // namespace
 
 const std::vector<std::string>& scenario_names() {
   static const std::vector<std::string> names{
-      "equivalence",        "rebuild",           "no_sync",   "unused_per_step", "unused_per_rank",
-      "micro_batches",      "batchnorm",         "bf16",      "bucket_view",     "bucket_view_keep",
-      "bucket_view_unused", "clip_sgd_nesterov", "clip_adam", "adamw",           "checkpoint_resume"};
+      "equivalence", "rebuild", "no_sync",           "unused_per_step",      "unused_per_rank",    "micro_batches",
+      "batchnorm",   "bf16",    "bucket_view",       "bucket_view_keep",     "bucket_view_unused", "clip_sgd_nesterov",
+      "clip_adam",   "adamw",   "checkpoint_resume", "activation_checkpoint"};
   return names;
 }
 
@@ -421,6 +439,7 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
   if (name == "clip_adam") return plain(group, 160, small_buckets(), true, adam_clipped());
   if (name == "adamw") return plain(group, 170, small_buckets(), true, adamw());
   if (name == "checkpoint_resume") return checkpoint_resume(group);
+  if (name == "activation_checkpoint") return activation_checkpoint(group);
   BRISK_FAIL("unknown DDP scenario \"{}\"", name);
 }
 

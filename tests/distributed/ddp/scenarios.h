@@ -35,7 +35,8 @@ struct Outcome {
 // DDP: clip_sgd_nesterov, clip_adam (clip_grad_norm_ of the averaged gradients, then SGD
 // with Nesterov momentum and weight decay / Adam with amsgrad), adamw, and
 // checkpoint_resume (rank 0 saves after 2 steps, every rank restores a fresh replica and
-// optimizer from the file and trains on).
+// optimizer from the file and trains on), activation_checkpoint (the replica's blocks under
+// nn::utils::checkpoint, recomputed in backward).
 const std::vector<std::string>& scenario_names();
 Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
 // How far from the reference scenario `name` may end: 1e-2 for bf16 (gradients rounded to

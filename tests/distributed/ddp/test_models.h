@@ -8,6 +8,7 @@
 
 #include "distributed/process_group.h"
 #include "nn/nn.h"
+#include "nn/utils/checkpoint.h"
 #include "tensor/generator.h"
 #include "tensor/native/ops.h"
 
@@ -29,6 +30,26 @@ struct BranchNetImpl : nn::Module {
   nn::Linear fc1{nullptr}, fc2{nullptr}, branch{nullptr};
 };
 BRISK_MODULE(BranchNet);
+
+// fc1 -> relu -> fc2 -> relu -> fc3 with the first two blocks under activation checkpointing
+// (recomputed in backward), or run plainly when `checkpointed` is false (the reference).
+struct CheckpointedNetImpl : nn::Module {
+  CheckpointedNetImpl() {
+    fc1 = register_module("fc1", nn::Linear(8, 16));
+    fc2 = register_module("fc2", nn::Linear(16, 12));
+    fc3 = register_module("fc3", nn::Linear(12, 4));
+  }
+  Tensor forward(const Tensor& x) {
+    auto block = [this](nn::Linear fc, const Tensor& in) {
+      if (!checkpointed) return F::relu(fc(in));
+      return nn::utils::checkpoint([fc](const Tensor& t) mutable { return F::relu(fc(t)); }, in);
+    };
+    return fc3(block(fc2, block(fc1, x)));
+  }
+  nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+  bool checkpointed = true;
+};
+BRISK_MODULE(CheckpointedNet);
 
 // Registered in the reverse of the order forward uses the layers, so the gradients become
 // ready in registration order (the opposite of what the initial buckets assume).

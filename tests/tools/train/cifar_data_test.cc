@@ -14,6 +14,7 @@
 #include "tensor/error.h"
 #include "tests/scratch_files.h"
 #include "tools/data/synthetic_cifar10.h"
+#include "tools/train/mnist_data.h"
 #include "tools/train/training_data.h"
 
 using namespace brisk;
@@ -83,4 +84,38 @@ TEST_CASE("load_training_data: MNIST-format datasets, unknown names, default dir
   CHECK(fashion.image == ImageShape{1, 28, 28});
   CHECK(fashion.train->size() == 20);
   CHECK(fashion.train->get(0).data.sizes() == Shape{1, 28, 28});
+}
+
+TEST_CASE("MNIST-format images stay uint8 in memory and are standardized per batch, as the whole set would be") {
+  MnistData fashion = load_mnist("external/fashion_mnist", 300, 50);
+  const Tensor& images = fashion.train->data();
+  CHECK(images.dtype() == kUInt8);
+  CHECK(images.sizes() == Shape{300, 1, 28, 28});
+  CHECK(fashion.test->data().dtype() == kUInt8);
+  CHECK(fashion.mean > 0.2);  // Fashion-MNIST's training pixels: mean 0.2860, std 0.3530
+  CHECK(fashion.mean < 0.4);
+
+  // A batch of scattered examples, collated, against the whole set converted at once.
+  const Tensor whole = standardize(images, fashion.mean, fashion.std);
+  REQUIRE(whole.dtype() == kFloat32);
+  std::vector<data::Example> examples;
+  const std::vector<int64_t> indices{299, 0, 17, 150, 151, 42, 7};
+  for (int64_t i : indices) examples.push_back(fashion.train->get(i));
+  data::Batch batch = standardizing_collate(fashion.mean, fashion.std)(examples);
+  REQUIRE(batch.data.dtype() == kFloat32);
+  REQUIRE(batch.data.sizes() == Shape{7, 1, 28, 28});
+  CHECK(batch.target.dtype() == kInt64);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    INFO("example " << indices[k]);
+    CHECK(equal(batch.data[k], whole[indices[k]]));
+    CHECK(batch.target[k].item<int64_t>() == fashion.train->target()[indices[k]].item<int64_t>());
+  }
+  // Each value is float32 arithmetic on the pixel: (p / 255 - mean) / std.
+  const std::vector<uint8_t> pixels = images[150].flatten().to_vector<uint8_t>();
+  const std::vector<float> values = batch.data[3].flatten().to_vector<float>();
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    const float expected =
+        (static_cast<float>(pixels[i]) / 255.0f - static_cast<float>(fashion.mean)) / static_cast<float>(fashion.std);
+    REQUIRE(values[i] == expected);
+  }
 }

@@ -30,6 +30,8 @@ TEST_CASE("train: trains LeNet-5, writes per-epoch metrics and checkpoints; resu
   REQUIRE_THAT(full.output, Contains("lenet (61706 parameters) on cpu"));
   REQUIRE_THAT(full.output, Contains("epoch 1/2 batch 4/8"));
   REQUIRE_THAT(full.output, Contains("epoch 2/2: train loss"));
+  REQUIRE_THAT(full.output, Contains(" s, peak memory "));
+  REQUIRE_THAT(full.output, Contains(" reserved (cpu)"));
 
   std::vector<std::string> csv = lines(dir + "/full.csv");
   REQUIRE(csv.size() == 3);
