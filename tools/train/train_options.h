@@ -38,6 +38,8 @@ struct TrainOptions {
   // "": distributed when the launcher started several processes (WORLD_SIZE > 1); "auto",
   // "gloo", "nccl": distributed whatever WORLD_SIZE (auto: nccl on CUDA, gloo on the CPU).
   std::string dist_backend;
+  std::string profile_steps;                            // "A-B": profile optimizer steps A to B (step_profiler.h)
+  std::string profile_trace = "trace_rank{rank}.json";  // each rank's Chrome trace
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice
@@ -47,7 +49,7 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 
 // Raises brisk::Error naming the flags for settings that do not go together: --nesterov
 // without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
-// --accumulate does not divide.
+// --accumulate does not divide, a --profile-steps that is not A-B.
 void check_train_options(const TrainOptions& options);
 
 }  // namespace brisk::train
