@@ -31,7 +31,7 @@ std::vector<int64_t> self_times(const std::vector<Event>& events) {
   std::map<int64_t, std::vector<size_t>> by_thread;
   for (size_t i = 0; i < events.size(); ++i) {
     self[i] = events[i].duration_ns();
-    by_thread[events[i].thread_id].push_back(i);
+    if (!events[i].async) by_thread[events[i].thread_id].push_back(i);
   }
   for (auto& [thread, order] : by_thread) {
     // Parents before their children: earlier start first, and the longer of two equal starts.
@@ -42,8 +42,7 @@ std::vector<int64_t> self_times(const std::vector<Event>& events) {
     std::vector<size_t> open;
     for (size_t i : order) {
       while (!open.empty() && events[open.back()].end_ns <= events[i].start_ns) open.pop_back();
-      // Only an event that ends inside the open one is its child (record_interval may overlap).
-      if (!open.empty() && events[i].end_ns <= events[open.back()].end_ns) {
+      if (!open.empty()) {
         self[open.back()] -= events[i].duration_ns();
       }
       open.push_back(i);
@@ -91,8 +90,8 @@ std::string KeyAverages::table(const std::string& sort_by, size_t row_limit) con
   size_t name_width = 0;
   for (const auto& e : entries_) name_width = std::max(name_width, e.key.size() + 4);
   name_width = std::min(name_width, kMaxName);
-  const int64_t self_total =
-      std::accumulate(entries_.begin(), entries_.end(), int64_t{0}, [](int64_t s, const auto& e) { return s + e.self_ns; });
+  const int64_t self_total = std::accumulate(entries_.begin(), entries_.end(), int64_t{0},
+                                             [](int64_t s, const auto& e) { return s + e.self_ns; });
 
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out = fmt::format("{:>{}}  ", cells[0], name_width);
@@ -108,9 +107,9 @@ std::string KeyAverages::table(const std::string& sort_by, size_t row_limit) con
   out += separator;
   for (const KeyAverage& e : rows) {
     std::string name = e.key.size() >= kMaxName - 3 ? e.key.substr(0, kMaxName - 3) + "..." : e.key;
-    out += line({name, format_share(e.self_ns, self_total), format_time(e.self_ns), format_share(e.total_ns, self_total),
-                 format_time(e.total_ns), format_time(e.count == 0 ? 0 : e.total_ns / e.count),
-                 std::to_string(e.count)});
+    out +=
+        line({name, format_share(e.self_ns, self_total), format_time(e.self_ns), format_share(e.total_ns, self_total),
+              format_time(e.total_ns), format_time(e.count == 0 ? 0 : e.total_ns / e.count), std::to_string(e.count)});
   }
   out += separator;
   out += fmt::format("Self CPU time total: {}\n", format_time(self_total));

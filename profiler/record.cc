@@ -28,6 +28,11 @@ struct Registry {
   std::vector<std::shared_ptr<ThreadBuffer>> buffers;
 };
 
+std::vector<ScopeObserver*>& observers() {
+  static std::vector<ScopeObserver*> list;
+  return list;
+}
+
 Registry& registry() {
   static Registry* r = new Registry();  // never destroyed: threads may record during exit
   return *r;
@@ -63,6 +68,7 @@ const char* category_name(Category category) {
     case Category::Collective: return "collective";
     case Category::Ddp: return "ddp";
     case Category::User: return "user_annotation";
+    case Category::Kernel: return "kernel";
   }
   return "unknown";
 }
@@ -74,22 +80,26 @@ int64_t now_ns() {
 
 void record_interval(Category category, std::string name, int64_t start_ns, int64_t end_ns, Args args) {
   if (!is_enabled()) return;
-  append(Event{std::move(name), category, start_ns, end_ns, 0, std::move(args)});
+  append(Event{std::move(name), category, start_ns, end_ns, 0, std::move(args), /*async=*/true});
 }
 
 void RecordScope::begin(Category category, std::string name, Args args) {
-  active_ = true;
-  event_.name = std::move(name);
-  event_.category = category;
-  event_.args = std::move(args);
-  event_.start_ns = now_ns();
+  event_.emplace();
+  event_->name = std::move(name);
+  event_->category = category;
+  event_->args = std::move(args);
+  event_->start_ns = now_ns();
+  for (ScopeObserver* observer : observers()) observer->on_begin(*event_);
 }
 
 void RecordScope::end() {
-  event_.end_ns = now_ns();
+  for (ScopeObserver* observer : observers()) observer->on_end(*event_);
+  event_->end_ns = now_ns();
   // A scope that outlives the session (stop() ran inside it) is dropped: the session is over.
-  if (is_enabled()) append(std::move(event_));
+  if (is_enabled()) append(std::move(*event_));
 }
+
+void add_scope_observer(ScopeObserver* observer) { observers().push_back(observer); }
 
 void detail::start_recording() {
   stop_recording();  // drop what an earlier session left unread
@@ -109,6 +119,9 @@ std::vector<Event> detail::stop_recording() {
   // Buffers of threads that have ended (only the registry holds them) go.
   r.buffers.erase(std::remove_if(r.buffers.begin(), r.buffers.end(), [](const auto& b) { return b.use_count() == 1; }),
                   r.buffers.end());
+  for (ScopeObserver* observer : observers()) {
+    for (Event& e : observer->collect()) all.push_back(std::move(e));
+  }
   return all;
 }
 

@@ -11,6 +11,7 @@
 // and its thread, appended to a buffer of that thread.
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -28,6 +29,7 @@ enum class Category : uint8_t {
   Collective,   // a collective running on its process group (op, bytes, group)
   Ddp,          // DistributedDataParallel: a bucket from its launch to the end of its all-reduce
   User,         // a scope the program marks itself (profiler::RecordScope with Category::User)
+  Kernel,       // an op's time on a GPU, from CUDA events (cuda/profiler_ranges.cc)
 };
 
 const char* category_name(Category category);
@@ -42,6 +44,9 @@ struct Event {
   int64_t end_ns = 0;
   int64_t thread_id = 0;  // the kernel's thread id (gettid), as Perfetto shows it
   Args args;
+  // Recorded by record_interval: may overlap the thread's other events without nesting in
+  // them (a Chrome trace async event, on a track of its own).
+  bool async = false;
 
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -57,8 +62,8 @@ inline bool is_enabled() { return detail::recording.load(std::memory_order_relax
 int64_t now_ns();
 
 // Records an event whose start and end the caller measured (an interval that began on
-// another thread, e.g. a bucket launched by backward and reduced on the group's thread).
-// Recorded on the calling thread; nothing happens when no profiler records.
+// another thread, e.g. a bucket launched by backward and reduced on the group's thread), as
+// an async event of the calling thread; nothing happens when no profiler records.
 void record_interval(Category category, std::string name, int64_t start_ns, int64_t end_ns, Args args = {});
 
 namespace detail {
@@ -88,7 +93,7 @@ class RecordScope {
     if (is_enabled()) begin(category, detail::name_of(name), make_args());
   }
   ~RecordScope() {
-    if (active_) end();
+    if (event_) end();
   }
   RecordScope(const RecordScope&) = delete;
   RecordScope& operator=(const RecordScope&) = delete;
@@ -97,9 +102,24 @@ class RecordScope {
   void begin(Category category, std::string name, Args args);
   void end();
 
-  bool active_ = false;
-  Event event_;
+  std::optional<Event> event_;  // engaged while recording: off, a scope is this one flag
 };
+
+// Mirrors scopes outside the profiler: the CUDA build's NVTX ranges and CUDA events
+// (cuda/profiler_ranges.cc). Called on the scope's thread, only while recording, with the
+// scope's event (the same object from begin to end; its end_ns not yet set).
+class ScopeObserver {
+ public:
+  virtual ~ScopeObserver() = default;
+  virtual void on_begin(const Event& event) = 0;
+  virtual void on_end(const Event& event) = 0;
+  // At the end of a session: the events it made of its own (the ops' GPU times).
+  virtual std::vector<Event> collect() = 0;
+};
+
+// Installs an observer for the rest of the process; at static initialization only (the list
+// is read without a lock).
+void add_scope_observer(ScopeObserver* observer);
 
 namespace detail {
 // The profiler session's side (profiler/profiler.cc): start recording, and stop to take every

@@ -12,16 +12,19 @@
 namespace brisk {
 namespace {
 
-// "Input Dims" and "Input type" as PyTorch's trace names them; undefined tensors show as [].
+// "Input Dims" and "Input type" as PyTorch's trace names them (undefined tensors show as []),
+// and the device of the first (where a GPU time is taken: cuda/profiler_ranges.cc).
 profiler::Args describe(std::initializer_list<const Tensor*> inputs) {
   std::string dims;
   std::string types;
+  std::string device;
   for (const Tensor* t : inputs) {
     if (!dims.empty()) dims += ", ", types += ", ";
     dims += t->defined() ? fmt::format("{}", t->sizes()) : "[]";
     types += t->defined() ? dtype_name(t->dtype()) : "";
+    if (device.empty() && t->defined()) device = t->device().str();
   }
-  return {{"Input Dims", "[" + dims + "]"}, {"Input type", types}};
+  return {{"Input Dims", "[" + dims + "]"}, {"Input type", types}, {"device", device}};
 }
 
 // One op event around the call `body`, named `name`, over `inputs`.
@@ -82,9 +85,8 @@ class ProfiledBackend final : public Backend {
   void conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                        const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                        const Conv2dParams& params) override {
-    profiled("conv2d_backward", {&grad_out, &input, &weight}, [&] {
-      inner_.conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, params);
-    });
+    profiled("conv2d_backward", {&grad_out, &input, &weight},
+             [&] { inner_.conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, params); });
   }
   void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) override {
     profiled("max_pool2d", {&input}, [&] { inner_.max_pool2d(out, indices, input, params); });
@@ -111,8 +113,8 @@ class ProfiledBackend final : public Backend {
                   const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
                   bool training, double momentum, double eps) override {
     profiled("batch_norm", {&input, &weight, &bias}, [&] {
-      inner_.batch_norm(out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training,
-                        momentum, eps);
+      inner_.batch_norm(out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training, momentum,
+                        eps);
     });
   }
   void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,

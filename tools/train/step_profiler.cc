@@ -56,7 +56,8 @@ void StepProfiler::write() {
   written_ = true;
   profiler_.export_chrome_trace(trace_path_, fmt::format("rank {}", rank_));
   spdlog::info("profiled steps {} to {}: trace {}", range_.first, range_.last, trace_path_);
-  if (rank_ == 0) spdlog::info("top ops by self time:\n{}", profiler_.key_averages().table("self_cpu_time_total", kTableRows));
+  if (rank_ == 0)
+    spdlog::info("top ops by self time:\n{}", profiler_.key_averages().table("self_cpu_time_total", kTableRows));
 }
 
 }  // namespace brisk::train
