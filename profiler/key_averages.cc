@@ -30,8 +30,10 @@ std::vector<int64_t> self_times(const std::vector<Event>& events) {
   std::vector<int64_t> self(events.size());
   std::map<int64_t, std::vector<size_t>> by_thread;
   for (size_t i = 0; i < events.size(); ++i) {
-    self[i] = events[i].duration_ns();
-    if (!events[i].async) by_thread[events[i].thread_id].push_back(i);
+    // As PyTorch: an async span or a GPU time is no CPU work of its own.
+    bool on_cpu = !events[i].async && events[i].category != Category::Kernel;
+    self[i] = on_cpu ? events[i].duration_ns() : 0;
+    if (on_cpu) by_thread[events[i].thread_id].push_back(i);
   }
   for (auto& [thread, order] : by_thread) {
     // Parents before their children: earlier start first, and the longer of two equal starts.

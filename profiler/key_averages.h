@@ -6,7 +6,8 @@
 //
 // An event's total time is its duration; its self time is that minus the durations of the
 // events directly nested in it on the same thread (an op's kernels called from another op,
-// an autograd node's ops). Async events (record_interval) nest nothing: self = total.
+// an autograd node's ops). Async events (record_interval) and GPU times nest nothing and, as
+// in PyTorch, have no self (CPU) time.
 #include <cstdint>
 #include <string>
 #include <vector>
