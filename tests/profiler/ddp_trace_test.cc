@@ -18,8 +18,8 @@ TEST_CASE("profiler: a 2-rank DDP trace shows bucket all-reduces overlapping bac
   std::string dir = scratch_dir("ddp_trace");
   RunOptions options;
   options.timeout = std::chrono::seconds(240);
-  RunResult r = run_launcher({"--nproc-per-node", "2", "tests/profiler/ddp_trace_worker", dir + "/trace_rank{rank}.json"},
-                             options);
+  RunResult r = run_launcher(
+      {"--nproc-per-node", "2", "tests/profiler/ddp_trace_worker", dir + "/trace_rank{rank}.json"}, options);
   INFO(output_of(r));
   REQUIRE(r.status == 0);
   std::smatch m;

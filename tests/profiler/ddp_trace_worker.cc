@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <string>
 
+#include "autograd/ops.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "models/mlp.h"
 #include "nn/functional.h"
 #include "optim/sgd.h"
 #include "profiler/profiler.h"
-#include "autograd/ops.h"
 #include "tensor/native/ops.h"
 
 using namespace brisk;
@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
   const int rank = dist::get_rank();
   manual_seed(0);
   models::MLP mlp(models::MLPOptions(512, 10).hidden({512, 512, 512, 512}));
-  dist::DistributedDataParallel ddp(
-      mlp, dist::default_group(), dist::DistributedDataParallelOptions().bucket_cap_mb(0.5).first_bucket_cap_mb(0.5));
+  dist::DistributedDataParallel ddp(mlp, dist::default_group(),
+                                    dist::DistributedDataParallelOptions().bucket_cap_mb(0.5).first_bucket_cap_mb(0.5));
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.01));
   Generator gen(static_cast<uint64_t>(rank) + 1);
   Tensor x = randn({128, 512}, {}, &gen);

@@ -38,8 +38,7 @@ TEST_CASE("key_averages: the table PyTorch prints for the same events", "[profil
   }
 }
 
-TEST_CASE("key_averages: self time is total minus directly nested events of the same thread",
-          "[profiler]") {
+TEST_CASE("key_averages: self time is total minus directly nested events of the same thread", "[profiler]") {
   std::vector<Event> events = {event("parent", 1, 0, 100), event("child", 1, 10, 60), event("grandchild", 1, 20, 30),
                                event("child", 1, 70, 80), event("other thread", 2, 10, 90)};
   Event interval = event("async", 1, 5, 95);

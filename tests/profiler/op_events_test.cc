@@ -65,7 +65,8 @@ TEST_CASE("profiler: ops with shapes and dtypes, autograd nodes, optimizer steps
   CHECK(arg(*muls[0], "Input Dims") == "[[4, 3], [4, 3]]");
   CHECK(arg(*muls[0], "Input type") == "float32, float32");
   bool converted = false;
-  for (const Event* copy : named(events, "copy_")) converted = converted || arg(*copy, "Input type") == "float32, int64";
+  for (const Event* copy : named(events, "copy_"))
+    converted = converted || arg(*copy, "Input type") == "float32, int64";
   CHECK(converted);
   CHECK_FALSE(named(events, "sum").empty());
 

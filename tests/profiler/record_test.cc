@@ -84,9 +84,7 @@ TEST_CASE("profiler: one session at a time, stop only after start", "[profiler]"
   CHECK_THROWS_WITH(a.start(), Contains("already recording"));
   a.stop();
   b.start();  // free again
-  {
-    RecordScope scope(Category::User, "b's");
-  }
+  { RecordScope scope(Category::User, "b's"); }
   b.stop();
   REQUIRE(b.events().size() == 1);
   CHECK(a.events().empty());

@@ -34,8 +34,13 @@ inline std::vector<TraceEvent> read_trace(const std::string& path) {
   for (const nlohmann::json& e : trace.at("traceEvents")) {
     const std::string ph = e.at("ph");
     if (ph == "X" || ph == "b") {
-      TraceEvent event{e.at("name"), e.at("cat"), e.at("tid"), e.at("ts"), ph == "X" ? e.at("dur").get<double>() : 0.0,
-                       e.value("args", nlohmann::json::object()), ph == "b"};
+      TraceEvent event{e.at("name"),
+                       e.at("cat"),
+                       e.at("tid"),
+                       e.at("ts"),
+                       ph == "X" ? e.at("dur").get<double>() : 0.0,
+                       e.value("args", nlohmann::json::object()),
+                       ph == "b"};
       if (ph == "b") open_async[e.at("id")] = events.size();
       events.push_back(std::move(event));
     } else if (ph == "e") {

@@ -95,11 +95,12 @@ int main() {
   std::vector<double> on_times;
   for (int round = 0; round < 7; ++round) {
     off_times.push_back(median_cpu_seconds(1, steps) / kSteps);
-    on_times.push_back(median_cpu_seconds(1, [&] {
-                         prof.start();
-                         steps();
-                         prof.stop();
-                       }) /
+    on_times.push_back(median_cpu_seconds(1,
+                                          [&] {
+                                            prof.start();
+                                            steps();
+                                            prof.stop();
+                                          }) /
                        kSteps);
   }
   std::sort(off_times.begin(), off_times.end());
