@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "autograd/grad_mode.h"
+#include "profiler/record.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::autograd {
@@ -142,6 +143,7 @@ void run_node(GraphTask& task, const std::shared_ptr<Node>& node,
   }
   if (!task.runs(node.get())) return;
 
+  profiler::RecordScope scope(profiler::Category::Autograd, [&] { return node->name(); });
   TensorList outputs = validate_grads(*node, node->apply(std::move(inputs)));
   if (!task.keep_graph) node->release_saved();
   for (size_t i = 0; i < outputs.size(); ++i) {

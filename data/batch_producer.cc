@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "profiler/record.h"
 #include "tensor/error.h"
 #include "tensor/parallel.h"
 
@@ -61,6 +62,7 @@ void BatchProducer::work(int worker) {
 
 std::optional<Batch> BatchProducer::next() {
   if (next_ >= num_batches_) return std::nullopt;
+  profiler::RecordScope scope(profiler::Category::DataLoading, "DataLoader.next");
   Result result;
   if (num_workers_ == 0) {
     result = load(next_, -1);

@@ -9,6 +9,7 @@
 #include "data/random.h"
 #include "data/random_sampler.h"
 #include "data/sequential_sampler.h"
+#include "profiler/record.h"
 #include "tensor/error.h"
 
 namespace brisk::data {
@@ -26,6 +27,9 @@ struct EpochPlan {
 };
 
 Batch load_batch(const EpochPlan& plan, int64_t batch) {
+  profiler::RecordScope scope(profiler::Category::DataLoading, "DataLoader.load_batch", [&] {
+    return profiler::Args{{"batch", std::to_string(batch)}};
+  });
   int64_t begin = batch * plan.batch_size;
   int64_t end = std::min<int64_t>(begin + plan.batch_size, static_cast<int64_t>(plan.indices.size()));
   std::vector<Example> examples;

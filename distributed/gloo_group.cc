@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "distributed/collective_checks.h"
+#include "distributed/collective_event.h"
 #include "distributed/gloo_store.h"
 #include "tensor/error.h"
 
@@ -134,6 +135,9 @@ void ProcessGroupGloo::Impl::run(const CollectiveSignature& sig, const std::func
   monitor_->record(sig);
   std::string earlier = broken_reason();
   BRISK_CHECK(earlier.empty(), "{}: {} not run: the group failed earlier: {}", where(), sig.str(), earlier);
+  profiler::RecordScope scope(
+      profiler::Category::Collective, [&] { return collective_event_name("gloo", sig); },
+      [&] { return collective_event_args(sig, name, size); });
   auto start = Clock::now();
   try {
     body(sig.fingerprint());

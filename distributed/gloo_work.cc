@@ -18,10 +18,17 @@ void WorkGloo::wait() {
   if (error_) std::rethrow_exception(error_);
 }
 
+std::optional<std::chrono::steady_clock::time_point> WorkGloo::completed_at() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!done_) return std::nullopt;
+  return completed_at_;
+}
+
 void WorkGloo::finish(std::exception_ptr error) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return;
   done_ = true;
+  completed_at_ = std::chrono::steady_clock::now();
   error_ = std::move(error);
   cv_.notify_all();
 }

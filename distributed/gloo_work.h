@@ -20,12 +20,14 @@ class WorkGloo : public Work {
   bool is_completed() override;
   bool is_success() override;
   void wait() override;
+  std::optional<std::chrono::steady_clock::time_point> completed_at() override;
   void finish(std::exception_ptr error);
 
  private:
   std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;
+  std::chrono::steady_clock::time_point completed_at_;
   std::exception_ptr error_;
 };
 

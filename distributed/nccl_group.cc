@@ -15,6 +15,7 @@
 #include "cuda/memory.h"
 #include "cuda/stream.h"
 #include "distributed/collective_checks.h"
+#include "distributed/collective_event.h"
 #include "distributed/nccl_teardown.h"
 #include "tensor/error.h"
 
@@ -185,6 +186,9 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::collective(CollectiveSignature sig
   std::lock_guard<std::mutex> lock(launch_mutex_);
   sig.seq = seq_++;
   monitor_->record(sig);
+  profiler::RecordScope scope(
+      profiler::Category::Collective, [&] { return collective_event_name("nccl", sig); },
+      [&] { return collective_event_args(sig, "(unnamed)", size); });
   return enqueue(sig.str(), sig.seq, tensors, blocking, launch);
 }
 

@@ -11,6 +11,7 @@
 // than blocking the host, as PyTorch does.
 #include <chrono>
 #include <exception>
+#include <optional>
 
 namespace brisk::dist {
 
@@ -23,6 +24,9 @@ class Work {
   virtual bool is_success() = 0;
   // Blocks until completion (at most the group's timeout) and rethrows its error, if any.
   virtual void wait() = 0;
+  // When it completed (steady clock), once is_completed(); std::nullopt where the backend
+  // cannot tell without synchronizing with a device (NCCL: the GPU completes it).
+  virtual std::optional<std::chrono::steady_clock::time_point> completed_at() { return std::nullopt; }
 };
 
 }  // namespace brisk::dist

@@ -11,6 +11,7 @@
 #include "distributed/distributed.h"
 #include "distributed/host_value_collectives.h"
 #include "distributed/zero_state_wire.h"
+#include "profiler/record.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::dist {
@@ -96,6 +97,7 @@ void ZeroRedundancyOptimizer::check_same_parameters_on_every_rank() {
 }
 
 void ZeroRedundancyOptimizer::step() {
+  profiler::RecordScope scope(profiler::Category::Optimizer, "Optimizer.step#ZeroRedundancyOptimizer.step");
   Join::notify_join_context(*this);
   update_and_broadcast();
 }

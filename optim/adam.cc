@@ -5,6 +5,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "optim/json_fields.h"
+#include "profiler/record.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::optim {
@@ -57,6 +58,7 @@ void Adam::check_options(const OptimizerOptions& options) const {
 }
 
 void Adam::step() {
+  profiler::RecordScope scope(profiler::Category::Optimizer, [&] { return "Optimizer.step#" + name() + ".step"; });
   NoGradGuard no_grad;
   for (ParamGroup& group : param_groups()) {
     const auto& o = static_cast<const AdamOptions&>(group.options());

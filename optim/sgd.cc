@@ -2,6 +2,7 @@
 
 #include "autograd/grad_mode.h"
 #include "optim/json_fields.h"
+#include "profiler/record.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::optim {
@@ -43,6 +44,7 @@ void SGD::check_options(const OptimizerOptions& options) const {
 }
 
 void SGD::step() {
+  profiler::RecordScope scope(profiler::Category::Optimizer, "Optimizer.step#SGD.step");
   NoGradGuard no_grad;
   for (ParamGroup& group : param_groups()) {
     const auto& o = static_cast<const SGDOptions&>(group.options());

@@ -1,6 +1,8 @@
 #include "tensor/backend.h"
 
+#include "profiler/record.h"
 #include "tensor/missing_cuda_backend.h"
+#include "tensor/profiled_backend.h"
 
 namespace brisk {
 namespace {
@@ -12,14 +14,7 @@ Backend* sim_backend_slot = nullptr;
   BRISK_FAIL("{}: not implemented for device {} yet", op, t.device());
 }
 
-}  // namespace
-
-void register_backend(DeviceType type, Backend* backend) {
-  BRISK_CHECK(type != DeviceType::CPU, "register_backend: the CPU backend is built in");
-  (type == DeviceType::CUDA ? cuda_backend_slot : sim_backend_slot) = backend;
-}
-
-Backend& backend_for(Device device) {
+Backend& device_backend(Device device) {
   switch (device.type) {
     case DeviceType::CPU: return cpu_backend();
     case DeviceType::CUDA:
@@ -33,6 +28,18 @@ Backend& backend_for(Device device) {
       return *sim_backend_slot;
   }
   BRISK_FAIL("backend_for: unknown device type");
+}
+
+}  // namespace
+
+void register_backend(DeviceType type, Backend* backend) {
+  BRISK_CHECK(type != DeviceType::CPU, "register_backend: the CPU backend is built in");
+  (type == DeviceType::CUDA ? cuda_backend_slot : sim_backend_slot) = backend;
+}
+
+Backend& backend_for(Device device) {
+  Backend& backend = device_backend(device);
+  return profiler::is_enabled() ? profiled_backend(device.type, backend) : backend;
 }
 
 void Backend::conv2d(const Tensor& out, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {

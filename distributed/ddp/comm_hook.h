@@ -8,7 +8,9 @@
 // A hook runs on the autograd thread as soon as a bucket is ready, starts the reduction,
 // and returns at once with a CommFuture; DistributedDataParallel waits for every bucket's
 // future at the end of backward and copies the result into the parameters' .grad.
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,8 @@ class CommFuture {
   virtual bool is_completed() = 0;
   // Blocks until the result is there; rethrows the communication's error.
   virtual Tensor wait() = 0;
+  // When the communication completed, where known (Work::completed_at).
+  virtual std::optional<std::chrono::steady_clock::time_point> completed_at() { return std::nullopt; }
 };
 
 class CommHook {
@@ -72,6 +76,7 @@ class WorkFuture final : public CommFuture {
       : work_(std::move(work)), then_(std::move(then)) {}
   bool is_completed() override { return work_->is_completed(); }
   Tensor wait() override;
+  std::optional<std::chrono::steady_clock::time_point> completed_at() override { return work_->completed_at(); }
 
  private:
   std::shared_ptr<Work> work_;

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "distributed/ddp/comm_hook.h"
+#include "distributed/ddp/comm_overlap.h"
 #include "distributed/ddp/options.h"
 #include "distributed/ddp/reducer.h"
 #include "distributed/join.h"
@@ -101,6 +102,9 @@ class DistributedDataParallelBase : public nn::Module, public Joinable {
 
   const std::shared_ptr<ProcessGroup>& process_group() const { return group_; }
   const Reducer& reducer() const { return *reducer_; }
+  // How much of the last synchronizing backward's all-reduce time was hidden behind its
+  // computation (distributed/ddp/comm_overlap.h): a per-step metric for the training log.
+  CommOverlap comm_overlap() const { return dist::comm_overlap(reducer_->timeline()); }
   const DistributedDataParallelOptions& options() const { return options_; }
 
   // The steps around the wrapped forward; DistributedDataParallelImpl::forward calls them.

@@ -7,6 +7,7 @@
 #include "distributed/ddp/bucket_assignment.h"
 #include "distributed/ddp/used_parameters.h"
 #include "distributed/host_value_collectives.h"
+#include "profiler/record.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::dist {
@@ -161,8 +162,25 @@ void Reducer::launch_ready_buckets() {
   }
 }
 
+void Reducer::note_reduced(size_t index) {
+  const Bucket& bucket = buckets_[index];
+  auto reduced = bucket.future->completed_at().value_or(ReducerTimeline::Clock::now());
+  timeline_.bucket_reduced.push_back(reduced);
+  if (!profiler::is_enabled() || timeline_.bucket_launched.size() != buckets_.size()) return;
+  auto ns = [](ReducerTimeline::Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  };
+  profiler::record_interval(profiler::Category::Ddp, "DDP bucket all-reduce", ns(timeline_.bucket_launched[index]),
+                            ns(reduced),
+                            {{"bucket", std::to_string(index)},
+                             {"parameters", std::to_string(bucket.variables.size())},
+                             {"bytes", std::to_string(bucket.buffer.nbytes())},
+                             {"comm hook", comm_hook_->name()}});
+}
+
 void Reducer::finalize_backward() {
   timeline_.backward_end = ReducerTimeline::Clock::now();
+  timeline_.bucket_reduced.clear();
   if (options_.find_unused_parameters()) {
     // Reached by the graph walk but given no gradient (an output left out of the loss).
     for (size_t i = 0; i < parameters_.size(); ++i) {
@@ -201,6 +219,7 @@ void Reducer::copy_back_reduced() {
   }
   for (Bucket& bucket : buckets_) {
     Tensor result = bucket.future->wait();
+    note_reduced(timeline_.bucket_reduced.size());
     BRISK_CHECK(result.numel() == bucket.buffer.numel(),
                 "DistributedDataParallel: comm hook {} returned {} elements for a bucket of {}", comm_hook_->name(),
                 result.numel(), bucket.buffer.numel());

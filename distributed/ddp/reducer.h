@@ -27,13 +27,17 @@
 
 namespace brisk::dist {
 
-// When the last backward's reductions happened (steady clock), for benchmarks.
+// When the last backward's reductions happened (steady clock), for benchmarks and for
+// comm_overlap() (distributed/ddp/comm_overlap.h).
 struct ReducerTimeline {
   using Clock = std::chrono::steady_clock;
   Clock::time_point first_gradient;                // the first hook of the backward
   std::vector<Clock::time_point> bucket_launched;  // per bucket, when handed to the comm hook
-  Clock::time_point backward_end;                  // the final callback starts: autograd is done
-  Clock::time_point reduced;                       // every bucket waited for and copied back
+  // Per bucket, when its communication completed (CommFuture::completed_at), or, where the
+  // backend cannot tell, when the end of backward finished waiting for it.
+  std::vector<Clock::time_point> bucket_reduced;
+  Clock::time_point backward_end;  // the final callback starts: autograd is done
+  Clock::time_point reduced;       // every bucket waited for and copied back
 };
 
 class Reducer {
@@ -98,6 +102,9 @@ class Reducer {
   void finalize_backward();
   // Waits for every bucket and writes the reduced gradients into .grad.
   void copy_back_reduced();
+  // Notes when bucket `index`'s communication completed (after its wait()), in the timeline
+  // and, while profiling, as a bucket event from its launch.
+  void note_reduced(size_t index);
   void reset_iteration();
 
   std::vector<Tensor> parameters_;

@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -36,6 +37,7 @@
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/random.h"
+#include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/init_distributed.h"
 #include "nn/functional.h"
 #include "nn/modules/sync_batchnorm.h"
@@ -51,6 +53,7 @@
 #include "tools/train/optimization.h"
 #include "tools/train/progress_reporter.h"
 #include "tools/train/resolve_path.h"
+#include "tools/train/step_profiler.h"
 #include "tools/train/train_loop.h"
 #include "tools/train/train_options.h"
 #include "tools/train/training_data.h"
@@ -243,6 +246,12 @@ int run_training(const TrainOptions& options) {
     fault.before_checkpoint(at);
     writer->save(ckpt);
   };
+  std::optional<StepProfiler> step_profiler;
+  if (auto range = parse_step_range(options.profile_steps)) {
+    step_profiler.emplace(*range, resolve_path(options.profile_trace), run.rank);
+    step_profiler->at_step(progress.step);
+  }
+  const auto* ddp = dynamic_cast<const dist::DistributedDataParallelBase*>(trained.module.get());
 
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
@@ -258,10 +267,15 @@ int run_training(const TrainOptions& options) {
     }
     // The metrics stay on the device between log lines; the other ranks check their targets
     // as often as rank 0 reads its metrics.
+    dist::CommOverlap epoch_overlap;  // summed over this rank's steps
+    int64_t epoch_steps = 0;
     MetricSums local = train_epoch(
         trained, *optimizer, scheduler.get(), train_loader, device, progress,
         [&](const checkpoint::Progress& p, const MetricSums& epoch) {
           fault.after_step(p);
+          if (step_profiler) step_profiler->at_step(p.step);
+          if (ddp) epoch_overlap += ddp->comm_overlap();
+          ++epoch_steps;
           if (reporter) {
             reporter->update(p.batch, epoch);
           } else if (p.batch % options.log_interval == 0) {
@@ -291,12 +305,19 @@ int run_training(const TrainOptions& options) {
         row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
         100 * row.test.accuracy(), row.images_per_second, row.seconds, format_bytes(memory.peak_allocated_bytes),
         format_bytes(memory.peak_reserved_bytes), memory_device(device).str());
+    if (ddp) {
+      spdlog::info("epoch {}/{}: gradient all-reduce {:.2f} ms a step, {:.0f}% of it hidden behind backward (rank 0)",
+                   row.epoch, options.epochs,
+                   epoch_overlap.communication_ms / static_cast<double>(std::max<int64_t>(epoch_steps, 1)),
+                   100 * epoch_overlap.hidden_fraction());
+    }
     csv->write(row);
     // Drawn from the file, so that a resumed run's plot shows the epochs before it too.
     if (options.plot) write_metrics_plot(csv_path, metrics_png_path(csv_path));
     if (writer) checkpoint_now(progress);
   }
   if (writer) writer->wait();  // the last checkpoint is complete before the program ends
+  if (step_profiler) step_profiler->finish();
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
   dist::finish_distributed(run);
   return 0;

@@ -6,6 +6,7 @@
 #include "tensor/device.h"
 #include "tensor/error.h"
 #include "tools/train/classifier.h"
+#include "tools/train/step_profiler.h"
 #include "tools/train/training_data.h"
 
 namespace brisk::train {
@@ -137,6 +138,10 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(CLI::NonNegativeNumber);
+  app.add_option("--profile-steps", o.profile_steps,
+                 "A-B: profile optimizer steps A to B (from 0) and write a Chrome trace per rank (docs/profiler.md)");
+  app.add_option("--profile-trace", o.profile_trace, "trace file of --profile-steps; {rank} is replaced by the rank")
+      ->capture_default_str();
 }
 
 void check_train_options(const TrainOptions& o) {
@@ -146,6 +151,7 @@ void check_train_options(const TrainOptions& o) {
   BRISK_CHECK(o.warmup_epochs < o.epochs, "--warmup-epochs {} must be below --epochs {}", o.warmup_epochs, o.epochs);
   BRISK_CHECK(o.batch_size % o.accumulate == 0,
               "--batch-size {} does not split into --accumulate {} equal micro-batches", o.batch_size, o.accumulate);
+  parse_step_range(o.profile_steps);
   BRISK_CHECK(o.resume != kResumeAuto || !o.save.empty(),
               "--resume auto resumes from the newest checkpoint of --save's pattern, but no --save is given");
   BRISK_CHECK((o.checkpoint_every == 0 && o.keep_checkpoints == 0) || !o.save.empty(),

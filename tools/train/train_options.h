@@ -52,6 +52,8 @@ struct TrainOptions {
   // job fails naming that peer (ProcessGroupOptions::stall_timeout: the ranks of this program
   // work in lock step, so a long wait is a bug or a hang); 0: only the heartbeat's warning.
   double stall_timeout = 60;
+  std::string profile_steps;                            // "A-B": profile optimizer steps A to B (step_profiler.h)
+  std::string profile_trace = "trace_rank{rank}.json";  // each rank's Chrome trace
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice
@@ -61,8 +63,9 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 
 // Raises brisk::Error naming the flags for settings that do not go together: --nesterov
 // without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
-// --accumulate does not divide, --checkpoint-every or --keep-checkpoints without a --save
-// pattern that names their files apart, --resume auto without --save.
+// --accumulate does not divide, a --profile-steps that is not A-B, --checkpoint-every or
+// --keep-checkpoints without a --save pattern that names their files apart, --resume auto
+// without --save.
 void check_train_options(const TrainOptions& options);
 
 }  // namespace brisk::train
