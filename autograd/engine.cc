@@ -1,3 +1,4 @@
+#include "autograd/autocast.h"
 #include "autograd/engine.h"
 
 #include <limits>
@@ -173,6 +174,8 @@ TensorList Engine::execute(const std::vector<Edge>& roots, const TensorList& roo
   count_dependencies(root.get(), task);
 
   CurrentTaskGuard guard(&task);
+  // Each gradient runs in the dtypes its forward ran in, whatever autocast says now.
+  AutocastOff no_autocast;
   {
     AutoGradMode grad_mode(create_graph);
     std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, LaterFirst> ready;

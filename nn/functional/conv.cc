@@ -2,6 +2,7 @@
 // written with conv2d and conv2d_backward, so second derivatives (create_graph) work:
 // grad_input and grad_weight are bilinear in (grad_out, weight) and (grad_out, input), and
 // each adjoint is a forward convolution or one of those two gradients again.
+#include "autograd/autocast.h"
 #include <array>
 #include <vector>
 
@@ -57,8 +58,10 @@ std::array<Tensor, 3> conv2d_backward(const Tensor& grad_out, const Tensor& inpu
   return grads;
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
+Tensor conv2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, Size2 stride, Size2 padding,
               Size2 dilation, int64_t groups) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::conv2d, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   Conv2dParams p{stride, padding, dilation, groups};
   Tensor out = native::conv2d(input, weight, bias, p);
   return record("Conv2dBackward", out, {input, weight, bias}, {input, weight}, [p](const BackwardArgs& a) {

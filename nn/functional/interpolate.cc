@@ -3,6 +3,7 @@
 // computed on the host exactly as PyTorch's CPU kernels do (in the input's precision: float
 // for float32), then applied one spatial dim at a time; bilinear goes along W first, then H,
 // which is also PyTorch's order of the sums.
+#include "autograd/autocast.h"
 #include <algorithm>
 #include <cmath>
 
@@ -139,7 +140,9 @@ Tensor select_nearest(const Tensor& x, int64_t dim, const std::vector<int64_t>& 
 
 }  // namespace
 
-Tensor interpolate(const Tensor& input, const InterpolateOptions& options) {
+Tensor interpolate(const Tensor& input_in, const InterpolateOptions& options) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::interpolate, input_in);
+  const Tensor& input = autocast_inputs[0];
   const std::string& mode = options.mode();
   BRISK_CHECK(mode == "nearest" || mode == "bilinear",
               "interpolate: mode \"{}\" is not supported (supported: \"nearest\", \"bilinear\")", mode);

@@ -5,6 +5,7 @@
 // the full-size input is only read once more after the statistics. sync_batch_norm is that
 // composite with statistics combined over processes, so autograd derives its backward,
 // exchange included.
+#include "autograd/autocast.h"
 #include <array>
 
 #include "autograd/grad_mode.h"
@@ -171,8 +172,10 @@ Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Te
   return normalize(input, mean, rsqrt(var + eps), weight, bias);
 }
 
-Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+Tensor layer_norm(const Tensor& input_in, const Shape& normalized_shape, const Tensor& weight_in, const Tensor& bias_in,
                   double eps) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::layer_norm, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool matches = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == normalized_shape[i];
