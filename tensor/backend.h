@@ -55,9 +55,9 @@ class Backend {
   // contiguous `out` uses counter offset + i, so CPU and CUDA draw the same numbers.
   virtual void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) = 0;
 
-  // ---- Convolution and pooling over contiguous NCHW float32/float64 tensors, geometry
-  // checked by the native ops (tensor/native/conv.cc, pool.cc). A backend without them
-  // raises "<op>: not implemented for device <device> yet" (these defaults). ----
+  // ---- Convolution and pooling over contiguous NCHW floating point tensors (the CPU computes
+  // bfloat16/float16 in float32), geometry checked by the native ops (tensor/native/conv.cc,
+  // pool.cc). A backend without them raises "<op>: not implemented for device <device> yet" (these defaults). ----
 
   // out [N, OC, OH, OW] = input [N, C, H, W] convolved with weight [OC, C / groups, KH, KW],
   // plus bias [OC] when defined.

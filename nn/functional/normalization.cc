@@ -127,6 +127,17 @@ TensorList differentiable_batch_norm_backward(const Tensor& grad_out, const Tens
   return grads;
 }
 
+// A bfloat16/float16 input with float32 statistics or affine parameters, as autocast makes of
+// a convolution's output: normalized in float32 and rounded back to the input's dtype, as
+// PyTorch's mixed-dtype batch_norm.
+bool mixed_precision(const Tensor& input, std::initializer_list<Tensor> params) {
+  if (input.dtype() != kBFloat16 && input.dtype() != kFloat16) return false;
+  for (const Tensor& t : params) {
+    if (t.defined() && t.dtype() == kFloat32) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
@@ -138,6 +149,10 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   // Running statistics are updated only in training (and read only outside it).
   const Tensor rm = training || !use_batch_stats ? running_mean : Tensor();
   const Tensor rv = training || !use_batch_stats ? running_var : Tensor();
+  if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
+    return batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps)
+        .to(input.dtype());
+  }
   if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
     return composite_batch_norm(input, rm, rv, weight, bias, use_batch_stats, momentum, eps);
   }

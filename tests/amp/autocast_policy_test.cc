@@ -46,10 +46,8 @@ const std::map<std::string, Runner>& runners() {
       {"bmm", [](const Inputs& in, const json&) { return bmm(in[0], in[1]); }},
       {"addmm", [](const Inputs& in, const json&) { return addmm(in[0], in[1], in[2]); }},
       {"linear", [](const Inputs& in, const json&) { return F::linear(in[0], in[1], in[2]); }},
-      {"conv2d",
-       [](const Inputs& in, const json& p) {
-         return F::conv2d(in[0], in[1], in[2], 1, p.at("padding").get<int64_t>());
-       }},
+      {"conv2d", [](const Inputs& in,
+                    const json& p) { return F::conv2d(in[0], in[1], in[2], 1, p.at("padding").get<int64_t>()); }},
       {"conv1d", [](const Inputs& in, const json&) { return F::conv1d(in[0], in[1], in[2]); }},
       {"conv_transpose2d",
        [](const Inputs& in, const json& p) {
