@@ -2,6 +2,7 @@
 // Everything of brisk::nn in one include: modules and containers, the layers, the
 // functional forms and losses, and parameter initialization, plus the tensor ops
 // (autograd/ops.h) and grad mode that model code uses with them.
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"

@@ -84,6 +84,7 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::Distr
           {"max_grad_norm", fmt::format("{}", options.max_grad_norm)},
           {"label_smoothing", fmt::format("{}", options.label_smoothing)},
           {"sync_bn", options.sync_bn && run.enabled ? "on" : "off"},
+          {"amp", options.amp},
           {"seed", std::to_string(options.seed)},
           {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
 }
@@ -104,8 +105,16 @@ checkpoint::Checkpoint load_resumed(const TrainOptions& options, const dist::Dis
                               {"optimizer", "sgd"},
                               {"warmup_epochs", "0"},
                               {"max_grad_norm", "0"},
-                              {"sync_bn", "off"}});
+                              {"sync_bn", "off"},
+                              {"amp", "off"}});
   return ckpt;
+}
+
+// The loss scale and growth tracker that an --amp fp16 checkpoint keeps in its metadata.
+void restore_grad_scaler(const checkpoint::Checkpoint& ckpt, optim::GradScaler& scaler) {
+  auto saved = ckpt.metadata.find("grad_scaler");
+  BRISK_CHECK(saved != ckpt.metadata.end(), "{}: an --amp fp16 checkpoint without the GradScaler's state", ckpt.path);
+  scaler.load_state_dict(nlohmann::json::parse(saved->second));
 }
 
 // --save's path for the checkpoint after epoch `epoch` (counted from 1).
@@ -191,7 +200,12 @@ int run_training(const TrainOptions& options) {
                options.batch_size,
                options.accumulate > 1 ? fmt::format(" in {} micro-batches", options.accumulate) : "", steps,
                progress.epoch + 1, options.epochs);
-  const StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
+  // --amp fp16 scales the loss (float16's range loses small gradients); bf16 has float32's range.
+  optim::GradScaler scaler(optim::GradScalerOptions().enabled(options.amp == "fp16"));
+  if (resumed && scaler.is_enabled()) restore_grad_scaler(*resumed, scaler);
+  StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
+  if (options.amp != "off") step_options.autocast_dtype = options.amp == "bf16" ? kBFloat16 : kFloat16;
+  if (scaler.is_enabled()) step_options.scaler = &scaler;
 
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
@@ -236,6 +250,7 @@ int run_training(const TrainOptions& options) {
       checkpoint::Checkpoint ckpt =
           checkpoint::capture(*model.module, *optimizer, progress, data_seed, scheduler.get());
       ckpt.metadata = run_metadata(options, run);
+      if (scaler.is_enabled()) ckpt.metadata["grad_scaler"] = scaler.state_dict().dump();
       const std::string path = checkpoint_path(options.save, row.epoch);
       checkpoint::save_checkpoint(path, ckpt);
       spdlog::info("saved {}", path);
