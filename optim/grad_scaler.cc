@@ -9,8 +9,7 @@
 
 namespace brisk::optim {
 
-GradScaler::GradScaler(GradScalerOptions options)
-    : options_(options), scale_(static_cast<float>(options.init_scale_)) {
+GradScaler::GradScaler(GradScalerOptions options) : options_(options), scale_(static_cast<float>(options.init_scale_)) {
   BRISK_CHECK(options.init_scale_ > 0.0, "GradScaler: init_scale must be positive, got {}", options.init_scale_);
   BRISK_CHECK(options.growth_factor_ > 1.0, "GradScaler: growth_factor must be above 1, got {}",
               options.growth_factor_);

@@ -200,13 +200,13 @@ void conv2d_backward_impl(const ConvShape& s, const T* grad_out, const T* in, co
 
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& params) {
+  if (onednn_conv2d_applies(input)) return onednn_conv2d(out, input, weight, bias, params);
   if (is_reduced_float(input.dtype())) {
     Float32Results results({out});
     conv2d(results[0], as_float32(input), as_float32(weight), as_float32(bias), params);
     results.write_back();
     return;
   }
-  if (onednn_conv2d_applies(input)) return onednn_conv2d(out, input, weight, bias, params);
   ConvShape s = conv_shape(input, weight, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "conv2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -217,15 +217,15 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
 void CpuBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                                  const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                                  const Conv2dParams& params) {
+  if (onednn_conv2d_applies(input)) {
+    return onednn_conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, params);
+  }
   if (is_reduced_float(input.dtype())) {
     Float32Results results({grad_input, grad_weight, grad_bias});
     conv2d_backward(results[0], results[1], results[2], as_float32(grad_out), as_float32(input), as_float32(weight),
                     params);
     results.write_back();
     return;
-  }
-  if (onednn_conv2d_applies(input)) {
-    return onednn_conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, params);
   }
   ConvShape s = conv_shape(input, weight, grad_out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "conv2d_backward", [&](auto tag) {

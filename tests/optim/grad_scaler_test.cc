@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "optim/clip_grad.h"
 #include "optim/grad_scaler.h"
@@ -55,7 +56,7 @@ TEST_CASE("GradScaler follows torch.amp.GradScaler's sequence through injected o
     const std::string key = std::to_string(step);
     if (f.at("overflow").contains(key)) {
       const double bad = f.at("overflow").at(key) == "inf" ? std::numeric_limits<double>::infinity()
-                                                            : std::numeric_limits<double>::quiet_NaN();
+                                                           : std::numeric_limits<double>::quiet_NaN();
       NoGradGuard no_grad;
       w.grad().select(0, 0).select(0, 0).fill_(bad);
     }
