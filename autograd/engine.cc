@@ -1,4 +1,3 @@
-#include "autograd/autocast.h"
 #include "autograd/engine.h"
 
 #include <limits>
@@ -6,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "tensor/native/ops.h"
 

@@ -1,8 +1,8 @@
 // Reductions. Gradients come back to the input's shape by reshaping to the keepdim form and
 // broadcasting; max/min-like reductions send them to the elements that were picked.
-#include "autograd/autocast.h"
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "tensor/native/ops.h"

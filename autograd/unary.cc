@@ -1,7 +1,7 @@
 // Elementwise math functions of one tensor.
-#include "autograd/autocast.h"
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"

@@ -2,10 +2,10 @@
 // written with conv2d and conv2d_backward, so second derivatives (create_graph) work:
 // grad_input and grad_weight are bilinear in (grad_out, weight) and (grad_out, input), and
 // each adjoint is a forward convolution or one of those two gradients again.
-#include "autograd/autocast.h"
 #include <array>
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "nn/functional.h"

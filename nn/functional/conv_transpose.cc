@@ -2,9 +2,9 @@
 // conv2d_backward), its input gradient is conv2d, and its weight gradient is conv2d's weight
 // gradient with the roles of input and output swapped. Both are differentiable ops, so
 // second derivatives work as for conv2d.
-#include "autograd/autocast.h"
 #include <algorithm>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "nn/functional.h"

@@ -3,10 +3,10 @@
 // computed on the host exactly as PyTorch's CPU kernels do (in the input's precision: float
 // for float32), then applied one spatial dim at a time; bilinear goes along W first, then H,
 // which is also PyTorch's order of the sums.
-#include "autograd/autocast.h"
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 

@@ -1,8 +1,8 @@
 // The losses, composed from differentiable ops, with PyTorch's handling of class weights,
 // ignore_index and label smoothing.
-#include "autograd/autocast.h"
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 #include "nn/functional/class_targets.h"

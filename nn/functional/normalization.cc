@@ -5,9 +5,9 @@
 // the full-size input is only read once more after the statistics. sync_batch_norm is that
 // composite with statistics combined over processes, so autograd derives its backward,
 // exchange included.
-#include "autograd/autocast.h"
 #include <array>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
