@@ -1,5 +1,6 @@
 // Activation functions and (log-)softmax. Their backward runs one fused kernel; under
 // create_graph it is itself differentiable (autograd/backward_ops.h).
+#include "autograd/autocast.h"
 #include "autograd/backward_ops.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
@@ -72,7 +73,9 @@ Tensor elu(const Tensor& x, double alpha) {
   return record_activation("EluBackward", native::unary(UnaryOp::Elu, x, params), x, BinaryOp::EluBackward, x, params);
 }
 
-Tensor softplus(const Tensor& x, double beta, double threshold) {
+Tensor softplus(const Tensor& x_in, double beta, double threshold) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::softplus, x_in);
+  const Tensor& x = autocast_inputs[0];
   BRISK_CHECK(beta != 0.0, "softplus: beta must not be 0");
   OpParams params{beta, threshold};
   return record_activation("SoftplusBackward", native::unary(UnaryOp::Softplus, x, params), x,
@@ -84,14 +87,18 @@ Tensor hardswish(const Tensor& x) {
                            x);
 }
 
-Tensor softmax(const Tensor& x, int64_t dim) {
+Tensor softmax(const Tensor& x_in, int64_t dim) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::softmax, x_in);
+  const Tensor& x = autocast_inputs[0];
   int64_t d = wrap_dim(dim, x.dim(), "softmax");
   Tensor out = native::softmax(x, d, false);
   return record("SoftmaxBackward", out, {x}, {out},
                 [d](const BackwardArgs& g) -> TensorList { return {softmax_grad(g.grad(), g.saved[0], d, false)}; });
 }
 
-Tensor log_softmax(const Tensor& x, int64_t dim) {
+Tensor log_softmax(const Tensor& x_in, int64_t dim) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::log_softmax, x_in);
+  const Tensor& x = autocast_inputs[0];
   int64_t d = wrap_dim(dim, x.dim(), "log_softmax");
   Tensor out = native::softmax(x, d, true);
   return record("LogSoftmaxBackward", out, {x}, {out},

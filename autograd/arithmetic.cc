@@ -1,6 +1,7 @@
 // Arithmetic: add, sub, mul, div, pow, neg, addcmul, addcdiv, lerp, with tensor and number operands.
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -57,7 +58,9 @@ Tensor div(const Tensor& a, const Tensor& b) {
                 [](const BackwardArgs& g) { return autograd::div_backward(g, g.saved[0], g.saved[1]); });
 }
 
-Tensor pow(const Tensor& a, const Tensor& b) {
+Tensor pow(const Tensor& a_in, const Tensor& b_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::pow, a_in, b_in);
+  const Tensor &a = autocast_inputs[0], &b = autocast_inputs[1];
   Tensor out = native::binary(BinaryOp::Pow, a, b);
   return record("PowBackward", out, {a, b}, {a, b, save_if(b.requires_grad(), out)},
                 [](const BackwardArgs& g) -> TensorList {
@@ -83,13 +86,17 @@ TensorList autograd::pow_scalar_backward(const BackwardArgs& g, const Tensor& x,
   return {g.grad() * pow(x, e - 1.0) * e};
 }
 
-Tensor pow(const Tensor& a, Scalar exponent) {
+Tensor pow(const Tensor& a_in, Scalar exponent) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::pow, a_in);
+  const Tensor& a = autocast_inputs[0];
   Tensor out = native::binary(BinaryOp::Pow, a, exponent);
   return record("PowBackward", out, {a}, {a},
                 [exponent](const BackwardArgs& g) { return autograd::pow_scalar_backward(g, g.saved[0], exponent); });
 }
 
-Tensor pow(Scalar base, const Tensor& exponent) {
+Tensor pow(Scalar base, const Tensor& exponent_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::pow, exponent_in);
+  const Tensor& exponent = autocast_inputs[0];
   Tensor out = native::binary(BinaryOp::Pow, base, exponent);
   return record("PowBackward", out, {exponent}, {exponent, out}, [base](const BackwardArgs& g) -> TensorList {
     double b = base.to_double();
@@ -110,7 +117,9 @@ TensorList autograd::addcmul_backward(const BackwardArgs& g, const Tensor& a, co
           g.needs_grad[2] ? scaled(g.grad() * a, value) : Tensor()};
 }
 
-Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value) {
+Tensor addcmul(const Tensor& x_in, const Tensor& a_in, const Tensor& b_in, Scalar value) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::addcmul, x_in, a_in, b_in);
+  const Tensor &x = autocast_inputs[0], &a = autocast_inputs[1], &b = autocast_inputs[2];
   Tensor out = native::ternary(TernaryOp::Addcmul, x, a, b, OpParams{value.to_double()});
   return record(
       "AddcmulBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
@@ -122,7 +131,9 @@ TensorList autograd::addcdiv_backward(const BackwardArgs& g, const Tensor& a, co
           g.needs_grad[2] ? scaled(-g.grad() * a / (b * b), value) : Tensor()};
 }
 
-Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value) {
+Tensor addcdiv(const Tensor& x_in, const Tensor& a_in, const Tensor& b_in, Scalar value) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::addcdiv, x_in, a_in, b_in);
+  const Tensor &x = autocast_inputs[0], &a = autocast_inputs[1], &b = autocast_inputs[2];
   Tensor out = native::ternary(TernaryOp::Addcdiv, x, a, b, OpParams{value.to_double()});
   return record("AddcdivBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), b}, [value](const BackwardArgs& g) {
     return autograd::addcdiv_backward(g, g.saved[0], g.saved[1], value);

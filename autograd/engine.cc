@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "profiler/record.h"
 #include "tensor/native/ops.h"
@@ -175,6 +176,8 @@ TensorList Engine::execute(const std::vector<Edge>& roots, const TensorList& roo
   count_dependencies(root.get(), task);
 
   CurrentTaskGuard guard(&task);
+  // Each gradient runs in the dtypes its forward ran in, whatever autocast says now.
+  AutocastOff no_autocast;
   {
     AutoGradMode grad_mode(create_graph);
     std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, LaterFirst> ready;

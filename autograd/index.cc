@@ -1,4 +1,5 @@
 // Joining, splitting and indexing.
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "tensor/autograd_meta.h"
@@ -16,7 +17,9 @@ TensorOptions options_of(const Tensor& t) { return TensorOptions(t.dtype()).devi
 
 }  // namespace
 
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+Tensor cat(const std::vector<Tensor>& tensors_in, int64_t dim) {
+  autograd::AutocastInputList autocast_inputs(autograd::AutocastOp::cat, tensors_in);
+  const std::vector<Tensor>& tensors = autocast_inputs.tensors();
   Tensor out = native::cat(tensors, dim);
   int64_t d = wrap_dim(dim, out.dim(), "cat");
   std::vector<int64_t> lengths;
@@ -32,7 +35,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   });
 }
 
-Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+Tensor stack(const std::vector<Tensor>& tensors_in, int64_t dim) {
+  autograd::AutocastInputList autocast_inputs(autograd::AutocastOp::stack, tensors_in);
+  const std::vector<Tensor>& tensors = autocast_inputs.tensors();
   Tensor out = native::stack(tensors, dim);
   int64_t d = wrap_dim(dim, out.dim(), "stack");
   return record("StackBackward", out, tensors, {}, [d](const BackwardArgs& g) -> TensorList {
@@ -93,7 +98,9 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   });
 }
 
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor scatter_add(const Tensor& x_in, int64_t dim, const Tensor& index, const Tensor& src_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::scatter_add, x_in, src_in);
+  const Tensor &x = autocast_inputs[0], &src = autocast_inputs[1];
   Tensor out = native::scatter_add(x, dim, index, src);
   int64_t d = wrap_dim(dim, x.dim(), "scatter_add");
   return record("ScatterAddBackward", out, {x, src}, {index}, [d](const BackwardArgs& g) -> TensorList {

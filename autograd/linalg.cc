@@ -1,4 +1,5 @@
 // Matrix products.
+#include "autograd/autocast.h"
 #include "autograd/backward_ops.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -50,7 +51,9 @@ TensorList matmul_backward(const Tensor& grad, const Tensor& a, const Tensor& b,
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::matmul, a_in, b_in);
+  const Tensor &a = autocast_inputs[0], &b = autocast_inputs[1];
   Tensor out = native::matmul(a, b);
   return record("MatmulBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
                 [a_shape = a.sizes(), b_shape = b.sizes()](const BackwardArgs& g) -> TensorList {
@@ -59,7 +62,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                 });
 }
 
-Tensor mm(const Tensor& a, const Tensor& b) {
+Tensor mm(const Tensor& a_in, const Tensor& b_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::mm, a_in, b_in);
+  const Tensor &a = autocast_inputs[0], &b = autocast_inputs[1];
   Tensor out = native::mm(a, b);
   return record("MmBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
                 [](const BackwardArgs& g) -> TensorList {
@@ -68,7 +73,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
                 });
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
+Tensor bmm(const Tensor& a_in, const Tensor& b_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::bmm, a_in, b_in);
+  const Tensor &a = autocast_inputs[0], &b = autocast_inputs[1];
   Tensor out = native::bmm(a, b);
   return record("BmmBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
                 [](const BackwardArgs& g) -> TensorList {
@@ -77,7 +84,9 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                 });
 }
 
-Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+Tensor addmm(const Tensor& bias_in, const Tensor& a_in, const Tensor& b_in, Scalar beta, Scalar alpha) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::addmm, bias_in, a_in, b_in);
+  const Tensor &bias = autocast_inputs[0], &a = autocast_inputs[1], &b = autocast_inputs[2];
   Tensor out = native::addmm(bias, a, b, beta, alpha);
   return record("AddmmBackward", out, {bias, a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
                 [beta, alpha](const BackwardArgs& g) -> TensorList {

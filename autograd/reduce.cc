@@ -2,6 +2,7 @@
 // broadcasting; max/min-like reductions send them to the elements that were picked.
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "tensor/native/ops.h"
@@ -49,7 +50,9 @@ Tensor reduce_op(ReduceOp op, const Tensor& x, const Reduction& r, bool keepdim,
 
 }  // namespace
 
-Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor sum(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::sum, x_in);
+  const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "sum");
   return record("SumBackward", reduce_op(ReduceOp::Sum, x, r, keepdim), {x}, {},
                 [r](const BackwardArgs& g) -> TensorList { return {r.expand(g.grad())}; });
@@ -62,7 +65,9 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
       [r](const BackwardArgs& g) -> TensorList { return {r.expand(g.grad()) / static_cast<double>(r.count)}; });
 }
 
-Tensor prod(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor prod(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::prod, x_in);
+  const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "prod");
   return record("ProdBackward", reduce_op(ReduceOp::Prod, x, r, keepdim), {x}, {x},
                 [r](const BackwardArgs& g) -> TensorList {
@@ -149,7 +154,9 @@ Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction
   });
 }
 
-Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor logsumexp(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::logsumexp, x_in);
+  const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "logsumexp");
   Tensor out = reduce_op(ReduceOp::LogSumExp, x, r, keepdim);
   return record("LogsumexpBackward", out, {x}, {x, out}, [r](const BackwardArgs& g) -> TensorList {
@@ -157,7 +164,9 @@ Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim
   });
 }
 
-Tensor norm(const Tensor& x, double p, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor norm(const Tensor& x_in, double p, const std::vector<int64_t>& dims, bool keepdim) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::norm, x_in);
+  const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "norm");
   Tensor out = reduce_op(ReduceOp::Norm, x, r, keepdim, p);
   return record("NormBackward", out, {x}, {x, out}, [r, p](const BackwardArgs& g) -> TensorList {

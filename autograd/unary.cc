@@ -1,6 +1,7 @@
 // Elementwise math functions of one tensor.
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -21,7 +22,9 @@ Tensor abs(const Tensor& x) {
 
 TensorList autograd::exp_backward(const BackwardArgs& g, const Tensor& result) { return {g.grad() * result}; }
 
-Tensor exp(const Tensor& x) {
+Tensor exp(const Tensor& x_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::exp, x_in);
+  const Tensor& x = autocast_inputs[0];
   Tensor out = native::unary(UnaryOp::Exp, x);
   return record("ExpBackward", out, {x}, {out},
                 [](const BackwardArgs& g) { return autograd::exp_backward(g, g.saved[0]); });
@@ -29,7 +32,9 @@ Tensor exp(const Tensor& x) {
 
 TensorList autograd::log_backward(const BackwardArgs& g, const Tensor& x) { return {g.grad() / x}; }
 
-Tensor log(const Tensor& x) {
+Tensor log(const Tensor& x_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::log, x_in);
+  const Tensor& x = autocast_inputs[0];
   return record("LogBackward", native::unary(UnaryOp::Log, x), {x}, {x},
                 [](const BackwardArgs& g) { return autograd::log_backward(g, g.saved[0]); });
 }
@@ -42,7 +47,9 @@ Tensor sqrt(const Tensor& x) {
                 [](const BackwardArgs& g) { return autograd::sqrt_backward(g, g.saved[0]); });
 }
 
-Tensor rsqrt(const Tensor& x) {
+Tensor rsqrt(const Tensor& x_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::rsqrt, x_in);
+  const Tensor& x = autocast_inputs[0];
   Tensor out = native::unary(UnaryOp::Rsqrt, x);
   return record("RsqrtBackward", out, {x}, {out}, [](const BackwardArgs& g) -> TensorList {
     const Tensor& y = g.saved[0];
@@ -55,7 +62,9 @@ Tensor square(const Tensor& x) {
                 [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0] * 2.0}; });
 }
 
-Tensor reciprocal(const Tensor& x) {
+Tensor reciprocal(const Tensor& x_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::reciprocal, x_in);
+  const Tensor& x = autocast_inputs[0];
   Tensor out = native::unary(UnaryOp::Reciprocal, x);
   return record("ReciprocalBackward", out, {x}, {out}, [](const BackwardArgs& g) -> TensorList {
     const Tensor& y = g.saved[0];

@@ -36,7 +36,12 @@ cudnnDataType_t data_type(DType dtype) {
   switch (dtype) {
     case DType::Float32: return CUDNN_DATA_FLOAT;
     case DType::Float64: return CUDNN_DATA_DOUBLE;
-    default: BRISK_FAIL("conv2d: not implemented for dtype {} on CUDA (supported: float32, float64)", dtype);
+    // Tensor-core kernels, accumulating in float32 (the convolution's compute type).
+    case DType::Float16: return CUDNN_DATA_HALF;
+    case DType::BFloat16: return CUDNN_DATA_BFLOAT16;
+    default:
+      BRISK_FAIL("conv2d: not implemented for dtype {} on CUDA (supported: float32, float64, float16, bfloat16)",
+                 dtype);
   }
 }
 
@@ -77,6 +82,12 @@ class FilterDescriptor {
   cudnnFilterDescriptor_t desc_ = nullptr;
 };
 
+// 16-bit data is convolved with float32 accumulation (cuDNN's PSEUDO_HALF/PSEUDO_BFLOAT16
+// configurations), as PyTorch does.
+cudnnDataType_t compute_type(cudnnDataType_t data) {
+  return data == CUDNN_DATA_HALF || data == CUDNN_DATA_BFLOAT16 ? CUDNN_DATA_FLOAT : data;
+}
+
 class ConvolutionDescriptor {
  public:
   ConvolutionDescriptor(const Conv2dParams& p, cudnnDataType_t type) {
@@ -84,7 +95,7 @@ class ConvolutionDescriptor {
     BRISK_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&desc_));
     BRISK_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(desc_, i(p.padding[0]), i(p.padding[1]), i(p.stride[0]),
                                                       i(p.stride[1]), i(p.dilation[0]), i(p.dilation[1]),
-                                                      CUDNN_CROSS_CORRELATION, type));
+                                                      CUDNN_CROSS_CORRELATION, compute_type(type)));
     BRISK_CUDNN_CHECK(cudnnSetConvolutionGroupCount(desc_, i(p.groups)));
   }
   ~ConvolutionDescriptor() { cudnnDestroyConvolutionDescriptor(desc_); }

@@ -45,6 +45,7 @@ class CudaBackend final : public Backend {
                 const SgdStepParams& params) override;
   void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                  const Tensor& max_exp_avg_sq, const AdamStepParams& params) override;
+  void non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) override;
   // cuda/conv.cc
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& params) override;

@@ -29,6 +29,15 @@ __global__ void __launch_bounds__(kThreads) adam_step_kernel(int64_t n, functors
 }
 
 template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    unscale_kernel(int64_t n, functors::Unscale<T> unscale, T* grad, float* found_inf) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    // Every thread that meets an inf or NaN writes the same 1: no atomics needed.
+    if (!unscale(grad[i])) *found_inf = 1.0f;
+  }
+}
+
+template <typename T>
 T* data_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
 }
@@ -59,6 +68,18 @@ void CudaBackend::adam_step(const Tensor& param, const Tensor& grad, const Tenso
     adam_step_kernel<T><<<blocks, kThreads, 0, scope.stream()>>>(
         param.numel(), functors::AdamStep<T>(params), param.data_ptr<T>(), grad.data_ptr<T>(), exp_avg.data_ptr<T>(),
         exp_avg_sq.data_ptr<T>(), data_or_null<T>(max_exp_avg_sq));
+    BRISK_CUDA_CHECK_LAUNCH();
+  });
+}
+
+void CudaBackend::non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) {
+  if (grad.numel() == 0) return;
+  LaunchScope scope(grad.device());
+  dispatch(TypeList<float, double>{}, grad.dtype(), "non_finite_check_and_unscale", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unsigned blocks = grid_size(scope.device(), grad.numel(), kThreads);
+    unscale_kernel<T><<<blocks, kThreads, 0, scope.stream()>>>(grad.numel(), functors::Unscale<T>{inv_scale},
+                                                               grad.data_ptr<T>(), found_inf.data_ptr<float>());
     BRISK_CUDA_CHECK_LAUNCH();
   });
 }

@@ -6,8 +6,8 @@
 //   Tensor y = F::max_pool2d(F::relu(F::conv2d(x, w, b, /*stride=*/1, /*padding=*/2)), 2);
 //   Tensor loss = F::cross_entropy(logits, labels);
 //
-// Convolution and pooling take NCHW inputs (or CHW for one unbatched image) in float32 or
-// float64.
+// Convolution and pooling take NCHW inputs (or CHW for one unbatched image) of a floating point
+// dtype (bfloat16 and float16 computed in float32 on the CPU).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,8 +1,9 @@
 #pragma once
 // Everything of brisk::nn in one include: modules and containers, the layers, the
-// functional forms and losses, parameter initialization and activation checkpointing
-// (nn/utils/checkpoint.h), plus the tensor ops (autograd/ops.h) and grad mode that model
-// code uses with them.
+// functional forms and losses, parameter initialization, autocast (autograd/autocast.h) and
+// activation checkpointing (nn/utils/checkpoint.h), plus the tensor ops (autograd/ops.h) and
+// grad mode that model code uses with them.
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"

@@ -2,6 +2,7 @@
 // Everything in brisk::optim: optimizers, LR schedulers and gradient clipping.
 #include "optim/adam.h"
 #include "optim/clip_grad.h"
+#include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
 #include "optim/schedulers/cosine_annealing_lr.h"
 #include "optim/schedulers/lambda_lr.h"

@@ -80,5 +80,8 @@ void Backend::adam_step(const Tensor& param, const Tensor&, const Tensor&, const
                         const AdamStepParams&) {
   op_missing("adam_step", param);
 }
+void Backend::non_finite_check_and_unscale(const Tensor& grad, const Tensor&, float) {
+  op_missing("non_finite_check_and_unscale", grad);
+}
 
 }  // namespace brisk

@@ -55,9 +55,9 @@ class Backend {
   // contiguous `out` uses counter offset + i, so CPU and CUDA draw the same numbers.
   virtual void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) = 0;
 
-  // ---- Convolution and pooling over contiguous NCHW float32/float64 tensors, geometry
-  // checked by the native ops (tensor/native/conv.cc, pool.cc). A backend without them
-  // raises "<op>: not implemented for device <device> yet" (these defaults). ----
+  // ---- Convolution and pooling over contiguous NCHW floating point tensors (the CPU computes
+  // bfloat16/float16 in float32), geometry checked by the native ops (tensor/native/conv.cc,
+  // pool.cc). A backend without them raises "<op>: not implemented for device <device> yet" (these defaults). ----
 
   // out [N, OC, OH, OW] = input [N, C, H, W] convolved with weight [OC, C / groups, KH, KW],
   // plus bias [OC] when defined.
@@ -110,6 +110,10 @@ class Backend {
                         const SgdStepParams& params);
   virtual void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                          const Tensor& max_exp_avg_sq, const AdamStepParams& params);
+  // GradScaler's unscale_ of one contiguous float32/float64 gradient: sets found_inf (float32,
+  // one element, on the gradient's device) to 1 when an element is inf or NaN, and multiplies
+  // every element by inv_scale (tensor/functors/optimizer_step.h's Unscale).
+  virtual void non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale);
 };
 
 // The kernels of `device`'s type; errors naming the missing library when its backend was not

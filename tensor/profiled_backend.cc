@@ -134,6 +134,10 @@ class ProfiledBackend final : public Backend {
     profiled("adam_step_", {&param, &grad},
              [&] { inner_.adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, params); });
   }
+  void non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) override {
+    profiled("_amp_foreach_non_finite_check_and_unscale_", {&grad},
+             [&] { inner_.non_finite_check_and_unscale(grad, found_inf, inv_scale); });
+  }
 
  private:
   Backend& inner_;

@@ -180,7 +180,6 @@ void Reducer::note_reduced(size_t index) {
 
 void Reducer::finalize_backward() {
   timeline_.backward_end = ReducerTimeline::Clock::now();
-  timeline_.bucket_reduced.clear();
   if (options_.find_unused_parameters()) {
     // Reached by the graph walk but given no gradient (an output left out of the loss).
     for (size_t i = 0; i < parameters_.size(); ++i) {
@@ -203,6 +202,7 @@ void Reducer::finalize_backward() {
 }
 
 void Reducer::shadow_backward() {
+  timeline_.bucket_launched.clear();  // a joined rank has no backward for its buckets to hide behind
   local_used_.assign(parameters_.size(), 0);
   for (const Bucket& bucket : buckets_) {
     for (size_t index : bucket.variables) mark_ready(index, false);
@@ -217,9 +217,11 @@ void Reducer::copy_back_reduced() {
     const std::vector<int32_t> used = globally_used_.to_vector<int32_t>();
     for (size_t i = 0; i < parameters_.size(); ++i) globally_used[i] = used[i] != 0;
   }
-  for (Bucket& bucket : buckets_) {
+  timeline_.bucket_reduced.clear();  // this iteration's, a synchronized or a shadow backward's
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    Bucket& bucket = buckets_[b];
     Tensor result = bucket.future->wait();
-    note_reduced(timeline_.bucket_reduced.size());
+    note_reduced(b);
     BRISK_CHECK(result.numel() == bucket.buffer.numel(),
                 "DistributedDataParallel: comm hook {} returned {} elements for a bucket of {}", comm_hook_->name(),
                 result.numel(), bucket.buffer.numel());

@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "nn/functional.h"
@@ -57,8 +58,10 @@ std::array<Tensor, 3> conv2d_backward(const Tensor& grad_out, const Tensor& inpu
   return grads;
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
+Tensor conv2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, Size2 stride, Size2 padding,
               Size2 dilation, int64_t groups) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::conv2d, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   Conv2dParams p{stride, padding, dilation, groups};
   Tensor out = native::conv2d(input, weight, bias, p);
   return record("Conv2dBackward", out, {input, weight, bias}, {input, weight}, [p](const BackwardArgs& a) {

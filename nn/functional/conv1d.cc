@@ -2,12 +2,15 @@
 // [OC, C / groups, K] -> [OC, C / groups, 1, K]. The views are differentiable, so the
 // gradients (and second derivatives) are conv2d's. The 1-D geometry is checked here so that
 // errors speak of conv1d's own shapes.
+#include "autograd/autocast.h"
 #include "nn/functional.h"
 
 namespace brisk::nn::functional {
 
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, int64_t stride, int64_t padding,
+Tensor conv1d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, int64_t stride, int64_t padding,
               int64_t dilation, int64_t groups) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::conv1d, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   BRISK_CHECK(input.dim() == 2 || input.dim() == 3,
               "conv1d: expected a 2-D (unbatched) or 3-D (batched) input [N, C, L], got input {}", input.describe());
   BRISK_CHECK(weight.dim() == 3,

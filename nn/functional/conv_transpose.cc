@@ -4,6 +4,7 @@
 // second derivatives work as for conv2d.
 #include <algorithm>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "nn/functional.h"
@@ -100,8 +101,10 @@ Tensor window_of_zero_extended(const Tensor& y, int64_t dim, int64_t start, int6
 
 }  // namespace
 
-Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Size2 stride, Size2 padding,
-                        Size2 output_padding, int64_t groups, Size2 dilation) {
+Tensor conv_transpose2d(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in, Size2 stride,
+                        Size2 padding, Size2 output_padding, int64_t groups, Size2 dilation) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::conv_transpose2d, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   const Conv2dParams p{stride, padding, dilation, groups};
   const Pair out_hw = output_size(input, weight, bias, p, output_padding);
   Tensor out;

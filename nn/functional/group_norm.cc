@@ -1,12 +1,16 @@
 // group_norm, composed from differentiable ops (so it runs on every device and has second
 // derivatives): the statistics of each (sample, group) over its channels and positions, the
 // per-channel affine after.
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 
 namespace brisk::nn::functional {
 
-Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+Tensor group_norm(const Tensor& input_in, int64_t num_groups, const Tensor& weight_in, const Tensor& bias_in,
+                  double eps) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::group_norm, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   BRISK_CHECK(input.dim() >= 2, "group_norm: expected an input [N, C, *] with at least 2 dims, got {}",
               input.describe());
   const int64_t n = input.size(0), channels = input.size(1);

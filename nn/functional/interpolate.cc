@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 
@@ -139,7 +140,9 @@ Tensor select_nearest(const Tensor& x, int64_t dim, const std::vector<int64_t>& 
 
 }  // namespace
 
-Tensor interpolate(const Tensor& input, const InterpolateOptions& options) {
+Tensor interpolate(const Tensor& input_in, const InterpolateOptions& options) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::interpolate, input_in);
+  const Tensor& input = autocast_inputs[0];
   const std::string& mode = options.mode();
   BRISK_CHECK(mode == "nearest" || mode == "bilinear",
               "interpolate: mode \"{}\" is not supported (supported: \"nearest\", \"bilinear\")", mode);

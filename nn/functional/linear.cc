@@ -1,9 +1,12 @@
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 
 namespace brisk::nn::functional {
 
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+Tensor linear(const Tensor& input_in, const Tensor& weight_in, const Tensor& bias_in) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::linear, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   BRISK_CHECK(weight.dim() == 2, "linear: expected a 2-D weight [out_features, in_features], got {}",
               weight.describe());
   BRISK_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1),

@@ -2,6 +2,7 @@
 // ignore_index and label smoothing.
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 #include "nn/functional/class_targets.h"
@@ -77,13 +78,17 @@ Tensor cross_entropy_with_probabilities(const Tensor& input, const Tensor& targe
 
 }  // namespace
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+Tensor nll_loss(const Tensor& input_in, const Tensor& target, const Tensor& weight_in, int64_t ignore_index,
                 Reduction reduction) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::nll_loss, input_in, weight_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1];
   return checked_nll_loss(check_class_targets("nll_loss", input, target, weight, ignore_index), weight, reduction);
 }
 
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const Tensor& weight_in, int64_t ignore_index,
                      Reduction reduction, double label_smoothing) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::cross_entropy, input_in, target_in, weight_in);
+  const Tensor &input = autocast_inputs[0], &target = autocast_inputs[1], &weight = autocast_inputs[2];
   BRISK_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
               "cross_entropy: label_smoothing must be between 0.0 and 1.0, got {}", label_smoothing);
   BRISK_CHECK(input.dim() >= 1 && input.is_floating_point(),
@@ -111,7 +116,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   return nll * (1.0 - label_smoothing) + reduced * (label_smoothing / static_cast<double>(classes));
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction reduction) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::mse_loss, input_in, target_in);
+  const Tensor &input = autocast_inputs[0], &target = autocast_inputs[1];
   BRISK_CHECK(input.is_floating_point(), "mse_loss: expected a floating point input, got {}", input.describe());
   BRISK_CHECK(target.device() == input.device(), "mse_loss: target {} is not on the input's device {}",
               target.describe(), input.device());

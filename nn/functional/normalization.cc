@@ -7,6 +7,7 @@
 // exchange included.
 #include <array>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -126,6 +127,17 @@ TensorList differentiable_batch_norm_backward(const Tensor& grad_out, const Tens
   return grads;
 }
 
+// A bfloat16/float16 input with float32 statistics or affine parameters, as autocast makes of
+// a convolution's output: normalized in float32 and rounded back to the input's dtype, as
+// PyTorch's mixed-dtype batch_norm.
+bool mixed_precision(const Tensor& input, std::initializer_list<Tensor> params) {
+  if (input.dtype() != kBFloat16 && input.dtype() != kFloat16) return false;
+  for (const Tensor& t : params) {
+    if (t.defined() && t.dtype() == kFloat32) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
@@ -137,6 +149,10 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   // Running statistics are updated only in training (and read only outside it).
   const Tensor rm = training || !use_batch_stats ? running_mean : Tensor();
   const Tensor rv = training || !use_batch_stats ? running_var : Tensor();
+  if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
+    return batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps)
+        .to(input.dtype());
+  }
   if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
     return composite_batch_norm(input, rm, rv, weight, bias, use_batch_stats, momentum, eps);
   }
@@ -171,8 +187,10 @@ Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Te
   return normalize(input, mean, rsqrt(var + eps), weight, bias);
 }
 
-Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+Tensor layer_norm(const Tensor& input_in, const Shape& normalized_shape, const Tensor& weight_in, const Tensor& bias_in,
                   double eps) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::layer_norm, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool matches = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; matches && i < k; ++i) matches = input.size(input.dim() - k + i) == normalized_shape[i];

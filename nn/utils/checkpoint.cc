@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_tensors_hooks.h"
 #include "tensor/error.h"
@@ -14,18 +15,28 @@
 namespace brisk::nn::utils {
 namespace {
 
-// What the forward ran under and its recomputation must run under again. Autocast's state
-// (dtype and enabled flag per device type) belongs here too: the recomputation must choose the
-// same precisions as the forward, whatever autocast scope backward runs in.
+// What the forward ran under and its recomputation must run under again: the generator (so
+// that dropout draws the same masks) and autocast's state per device type (so that the
+// recomputation chooses the forward's precisions, although backward runs with autocast off).
 struct ForwardState {
   bool preserve_rng_state = true;
   Generator::State rng;
+  struct Autocast {
+    DeviceType device_type;
+    bool enabled;
+    DType dtype;
+  };
+  std::vector<Autocast> autocast;
 };
+
+constexpr DeviceType kAutocastDeviceTypes[] = {DeviceType::CPU, DeviceType::CUDA, DeviceType::Sim};
 
 ForwardState capture_forward_state(bool preserve_rng_state) {
   ForwardState state;
   state.preserve_rng_state = preserve_rng_state;
   if (preserve_rng_state) state.rng = default_generator().get_state();
+  for (DeviceType t : kAutocastDeviceTypes)
+    state.autocast.push_back({t, is_autocast_enabled(t), get_autocast_dtype(t)});
   return state;
 }
 
@@ -36,6 +47,8 @@ class ForwardStateScope {
   explicit ForwardStateScope(const ForwardState& state)
       : restore_rng_(state.preserve_rng_state), rng_before_(default_generator().get_state()) {
     if (restore_rng_) default_generator().set_state(state.rng);
+    for (const ForwardState::Autocast& a : state.autocast)
+      autocast_.push_back(std::make_unique<autocast>(Device(a.device_type), a.dtype, a.enabled));
   }
   ~ForwardStateScope() {
     if (restore_rng_) default_generator().set_state(rng_before_);
@@ -46,6 +59,7 @@ class ForwardStateScope {
  private:
   bool restore_rng_;
   Generator::State rng_before_;
+  std::vector<std::unique_ptr<autocast>> autocast_;  // restore the previous state when destroyed
 };
 
 struct SavedMetadata {

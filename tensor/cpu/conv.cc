@@ -16,6 +16,7 @@
 
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/data_or_null.h"
+#include "tensor/cpu/float32_compute.h"
 #include "tensor/cpu/onednn_conv.h"
 #include "tensor/dispatch.h"
 #include "tensor/parallel.h"
@@ -200,6 +201,12 @@ void conv2d_backward_impl(const ConvShape& s, const T* grad_out, const T* in, co
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& params) {
   if (onednn_conv2d_applies(input)) return onednn_conv2d(out, input, weight, bias, params);
+  if (is_reduced_float(input.dtype())) {
+    Float32Results results({out});
+    conv2d(results[0], as_float32(input), as_float32(weight), as_float32(bias), params);
+    results.write_back();
+    return;
+  }
   ConvShape s = conv_shape(input, weight, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "conv2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -212,6 +219,13 @@ void CpuBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_we
                                  const Conv2dParams& params) {
   if (onednn_conv2d_applies(input)) {
     return onednn_conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, params);
+  }
+  if (is_reduced_float(input.dtype())) {
+    Float32Results results({grad_input, grad_weight, grad_bias});
+    conv2d_backward(results[0], results[1], results[2], as_float32(grad_out), as_float32(input), as_float32(weight),
+                    params);
+    results.write_back();
+    return;
   }
   ConvShape s = conv_shape(input, weight, grad_out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "conv2d_backward", [&](auto tag) {

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 
 #include "tensor/cpu/cpu_backend.h"
+#include "tensor/cpu/float32_compute.h"
 #include "tensor/dispatch.h"
 #include "tensor/native/ops.h"
 #include "tensor/parallel.h"
@@ -121,11 +122,10 @@ void loop_batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, T al
 
 void CpuBackend::batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) {
   DType dtype = out.dtype();
-  if (dtype == kBFloat16 || dtype == kFloat16) {
-    Tensor out32 = native::to(out, kCPU, kFloat32);
-    batched_gemm(out32, native::to(a, kCPU, kFloat32), native::to(b, kCPU, kFloat32), alpha, beta);
-    Tensor dst = out;
-    native::copy_(dst, out32);
+  if (is_reduced_float(dtype)) {
+    Float32Results results({out});
+    batched_gemm(results[0], as_float32(a), as_float32(b), alpha, beta);
+    results.write_back();
     return;
   }
   if (dtype == kInt64 || dtype == kInt32 || dtype == kUInt8) {

@@ -29,16 +29,27 @@ dnnl::stream& stream() {
   return s;
 }
 
-memory::desc f32(const memory::dims& dims, Tag tag) { return memory::desc(dims, memory::data_type::f32, tag); }
+// float32, or bfloat16 on CPUs with bfloat16 dot products (every operand then bfloat16).
+memory::data_type data_type_of(const Tensor& t) {
+  return t.dtype() == kBFloat16 ? memory::data_type::bf16 : memory::data_type::f32;
+}
+
+void* data_of(const Tensor& t) {
+  return t.dtype() == kBFloat16 ? static_cast<void*>(t.data_ptr<BFloat16>()) : static_cast<void*>(t.data_ptr<float>());
+}
 
 // The plain (NCHW) layouts of a convolution's operands and its window geometry in oneDNN's
 // terms: weights [groups, OC / groups, C / groups, KH, KW] when grouped, dilation counted
 // from 0, and the right/bottom padding equal to the left/top (oneDNN checks the output size
 // with the same floor division as PyTorch, so no extra rows are implied).
 struct Geometry {
+  memory::data_type type;
   memory::desc src, weights, bias, dst;
   memory::dims strides, dilates, padding;
   dnnl::algorithm algorithm;
+
+  // An operand of the convolution's data type.
+  memory::desc desc(const memory::dims& dims, Tag tag) const { return memory::desc(dims, type, tag); }
 };
 
 // oneDNN's Winograd kernels (F(4x4, 3x3)) for a stride-1 3x3 convolution with more than
@@ -56,11 +67,12 @@ bool winograd_pays(const Tensor& weight, const Conv2dParams& p) {
 Geometry geometry_of(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p) {
   const int64_t oc = weight.size(0), g = p.groups;
   Geometry geo;
-  geo.src = f32(input.sizes(), Tag::nchw);
-  geo.weights = g == 1 ? f32(weight.sizes(), Tag::oihw)
-                       : f32({g, oc / g, weight.size(1), weight.size(2), weight.size(3)}, Tag::goihw);
-  geo.bias = f32({oc}, Tag::x);
-  geo.dst = f32(out.sizes(), Tag::nchw);
+  geo.type = data_type_of(input);
+  geo.src = geo.desc(input.sizes(), Tag::nchw);
+  geo.weights = g == 1 ? geo.desc(weight.sizes(), Tag::oihw)
+                       : geo.desc({g, oc / g, weight.size(1), weight.size(2), weight.size(3)}, Tag::goihw);
+  geo.bias = geo.desc({oc}, Tag::x);
+  geo.dst = geo.desc(out.sizes(), Tag::nchw);
   geo.strides = {p.stride[0], p.stride[1]};
   geo.dilates = {p.dilation[0] - 1, p.dilation[1] - 1};
   geo.padding = {p.padding[0], p.padding[1]};
@@ -77,7 +89,7 @@ Key key_of(const Tensor& input, const Tensor& weight, const Conv2dParams& p, boo
   Key key(input.sizes().begin(), input.sizes().end());
   key.insert(key.end(), weight.sizes().begin(), weight.sizes().end());
   key.insert(key.end(), {p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1], p.groups,
-                         bias ? 1 : 0, get_num_threads()});
+                         bias ? 1 : 0, get_num_threads(), static_cast<int64_t>(input.dtype())});
   return key;
 }
 
@@ -106,8 +118,8 @@ class Call {
  public:
   // The kernel-layout memory of input `data`. An input staged before in the same layout
   // (grad_out for both backward kernels) is reordered once.
-  memory input(const Staging& s, const float* data) {
-    memory user(s.plain, engine(), const_cast<float*>(data));
+  memory input(const Staging& s, void* data) {
+    memory user(s.plain, engine(), data);
     if (!s.needed()) return user;
     for (const Staged& done : inputs_) {
       if (done.data == data && done.staged.get_desc() == s.kernel) return done.staged;
@@ -119,7 +131,7 @@ class Call {
   }
 
   // The kernel-layout memory output `data` is computed in.
-  memory output(const Staging& s, float* data) {
+  memory output(const Staging& s, void* data) {
     memory user(s.plain, engine(), data);
     if (!s.needed()) return user;
     memory staged = buffer(s.kernel);
@@ -141,7 +153,7 @@ class Call {
 
  private:
   struct Staged {
-    const float* data;
+    const void* data;
     memory staged;
   };
   struct Output {
@@ -161,8 +173,8 @@ dnnl::primitive_attr user_scratchpad() {
 
 // Layouts left to the kernel (Tag::any) for src, weights and dst.
 dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& geo, bool bias) {
-  memory::desc src = f32(geo.src.dims(), Tag::any), weights = f32(geo.weights.dims(), Tag::any);
-  memory::desc dst = f32(geo.dst.dims(), Tag::any);
+  memory::desc src = geo.desc(geo.src.dims(), Tag::any), weights = geo.desc(geo.weights.dims(), Tag::any);
+  memory::desc dst = geo.desc(geo.dst.dims(), Tag::any);
   auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
                                                      geo.bias, dst, geo.strides, geo.dilates, geo.padding, geo.padding)
                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
@@ -188,14 +200,15 @@ struct ForwardPlan {
 struct BackwardPlan {
   explicit BackwardPlan(const Geometry& geo)
       : hint(forward_pd(geo, true)),
-        data_pd(dnnl::convolution_backward_data::desc(geo.algorithm, f32(geo.src.dims(), Tag::any),
-                                                      f32(geo.weights.dims(), Tag::any), f32(geo.dst.dims(), Tag::any),
-                                                      geo.strides, geo.dilates, geo.padding, geo.padding),
+        data_pd(dnnl::convolution_backward_data::desc(
+                    geo.algorithm, geo.desc(geo.src.dims(), Tag::any), geo.desc(geo.weights.dims(), Tag::any),
+                    geo.desc(geo.dst.dims(), Tag::any), geo.strides, geo.dilates, geo.padding, geo.padding),
                 user_scratchpad(), engine(), hint),
         data(data_pd),
-        weights_pd(dnnl::convolution_backward_weights::desc(
-                       geo.algorithm, f32(geo.src.dims(), Tag::any), f32(geo.weights.dims(), Tag::any), geo.bias,
-                       f32(geo.dst.dims(), Tag::any), geo.strides, geo.dilates, geo.padding, geo.padding),
+        weights_pd(dnnl::convolution_backward_weights::desc(geo.algorithm, geo.desc(geo.src.dims(), Tag::any),
+                                                            geo.desc(geo.weights.dims(), Tag::any), geo.bias,
+                                                            geo.desc(geo.dst.dims(), Tag::any), geo.strides,
+                                                            geo.dilates, geo.padding, geo.padding),
                    user_scratchpad(), engine(), hint),
         weights(weights_pd),
         data_grad_out(geo.dst, data_pd.diff_dst_desc(), true),
@@ -241,11 +254,17 @@ std::unique_ptr<Plan> make_plan(Geometry geo, const Args&... args) {
   }
 }
 
-const float* data_of(const Tensor& t) { return t.data_ptr<float>(); }
-
 }  // namespace
 
-bool onednn_conv2d_applies(const Tensor& input) { return input.dtype() == kFloat32 && !in_parallel_region(); }
+bool onednn_conv2d_applies(const Tensor& input) {
+  // Without bfloat16 dot products oneDNN emulates them, slower than float32 is.
+  static const bool native_bf16 = [] {
+    const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
+    const int bf16 = static_cast<int>(dnnl::cpu_isa::avx512_core_bf16);
+    return (isa & bf16) == bf16;
+  }();
+  return (input.dtype() == kFloat32 || (input.dtype() == kBFloat16 && native_bf16)) && !in_parallel_region();
+}
 
 void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                    const Conv2dParams& params) {
@@ -256,10 +275,10 @@ void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, call.input(plan.src, data_of(input))},
       {DNNL_ARG_WEIGHTS, call.input(plan.weights, data_of(weight))},
-      {DNNL_ARG_DST, call.output(plan.dst, out.data_ptr<float>())},
+      {DNNL_ARG_DST, call.output(plan.dst, data_of(out))},
       {DNNL_ARG_SCRATCHPAD, call.buffer(plan.pd.scratchpad_desc())},
   };
-  if (bias.defined()) args[DNNL_ARG_BIAS] = memory(plan.pd.bias_desc(), engine(), bias.data_ptr<float>());
+  if (bias.defined()) args[DNNL_ARG_BIAS] = memory(plan.pd.bias_desc(), engine(), data_of(bias));
   plan.conv.execute(stream(), args);
   call.finish();
 }
@@ -275,7 +294,7 @@ void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight,
     plan.data.execute(stream(), {
                                     {DNNL_ARG_DIFF_DST, call.input(plan.data_grad_out, data_of(grad_out))},
                                     {DNNL_ARG_WEIGHTS, call.input(plan.data_weight, data_of(weight))},
-                                    {DNNL_ARG_DIFF_SRC, call.output(plan.grad_input, grad_input.data_ptr<float>())},
+                                    {DNNL_ARG_DIFF_SRC, call.output(plan.grad_input, data_of(grad_input))},
                                     {DNNL_ARG_SCRATCHPAD, call.buffer(plan.data_pd.scratchpad_desc())},
                                 });
   }
@@ -285,10 +304,10 @@ void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight,
         {
             {DNNL_ARG_DIFF_DST, call.input(plan.weights_grad_out, data_of(grad_out))},
             {DNNL_ARG_SRC, call.input(plan.weights_input, data_of(input))},
-            {DNNL_ARG_DIFF_WEIGHTS, grad_weight.defined() ? call.output(plan.grad_weight, grad_weight.data_ptr<float>())
+            {DNNL_ARG_DIFF_WEIGHTS, grad_weight.defined() ? call.output(plan.grad_weight, data_of(grad_weight))
                                                           : call.buffer(plan.grad_weight.kernel)},
             {DNNL_ARG_DIFF_BIAS,
-             grad_bias.defined() ? memory(plan.bias, engine(), grad_bias.data_ptr<float>()) : call.buffer(plan.bias)},
+             grad_bias.defined() ? memory(plan.bias, engine(), data_of(grad_bias)) : call.buffer(plan.bias)},
             {DNNL_ARG_SCRATCHPAD, call.buffer(plan.weights_pd.scratchpad_desc())},
         });
   }

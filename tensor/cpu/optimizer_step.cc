@@ -1,4 +1,6 @@
 // The fused optimizer updates on the CPU: one pass over each parameter's elements.
+#include <atomic>
+
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/data_or_null.h"
 #include "tensor/dispatch.h"
@@ -43,6 +45,21 @@ void CpuBackend::adam_step(const Tensor& param, const Tensor& grad, const Tensor
       T unused = T(0);
       for (int64_t i = begin; i < end; ++i) step(p[i], g[i], m[i], v[i], v_max ? v_max[i] : unused);
     });
+  });
+}
+
+void CpuBackend::non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) {
+  dispatch(TypeList<float, double>{}, grad.dtype(), "non_finite_check_and_unscale", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const functors::Unscale<T> unscale{inv_scale};
+    T* g = grad.data_ptr<T>();
+    std::atomic<bool> non_finite{false};
+    parallel_for(0, grad.numel(), kOptimizerGrain, [&](int64_t begin, int64_t end) {
+      bool finite = true;
+      for (int64_t i = begin; i < end; ++i) finite &= unscale(g[i]);
+      if (!finite) non_finite.store(true, std::memory_order_relaxed);
+    });
+    if (non_finite.load()) *found_inf.data_ptr<float>() = 1.0f;
   });
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "tensor/cpu/cpu_backend.h"
+#include "tensor/cpu/float32_compute.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/pool.h"
 #include "tensor/parallel.h"
@@ -110,6 +111,11 @@ void max_pool_plane_2x2(const PoolPlane& p, const T* __restrict x, T* __restrict
 }  // namespace
 
 void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) {
+  if (is_reduced_float(input.dtype())) {
+    Float32Results results({out});
+    max_pool2d(results[0], indices, as_float32(input), params);
+    return results.write_back();
+  }
   PoolPlane p = plane_of(input, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "max_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -141,6 +147,11 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
 }
 
 void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) {
+  if (is_reduced_float(grad_input.dtype())) {
+    Float32Results results({grad_input});
+    max_pool2d_backward(results[0], as_float32(grad_out), indices);
+    return results.write_back();
+  }
   PoolPlane p = plane_of(grad_input, grad_out);
   // Without the window geometry (not passed here) there is nothing to gather from: each
   // plane scatters its outputs onto their argmax, in order.
@@ -166,6 +177,11 @@ void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gra
 }
 
 void CpuBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) {
+  if (is_reduced_float(input.dtype())) {
+    Float32Results results({out});
+    avg_pool2d(results[0], as_float32(input), params);
+    return results.write_back();
+  }
   PoolPlane p = plane_of(input, out, params);
   dispatch(TypeList<float, double>{}, input.dtype(), "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -180,6 +196,11 @@ void CpuBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2d
 }
 
 void CpuBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) {
+  if (is_reduced_float(grad_input.dtype())) {
+    Float32Results results({grad_input});
+    avg_pool2d_backward(results[0], as_float32(grad_out), params);
+    return results.write_back();
+  }
   PoolPlane p = plane_of(grad_input, grad_out, params);
   dispatch(TypeList<float, double>{}, grad_input.dtype(), "avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -193,6 +214,11 @@ void CpuBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& gra
 }
 
 void CpuBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
+  if (is_reduced_float(input.dtype())) {
+    Float32Results results({out});
+    adaptive_avg_pool2d(results[0], as_float32(input));
+    return results.write_back();
+  }
   PoolPlane p = plane_of(input, out);
   dispatch(TypeList<float, double>{}, input.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -206,6 +232,11 @@ void CpuBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
 }
 
 void CpuBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) {
+  if (is_reduced_float(grad_input.dtype())) {
+    Float32Results results({grad_input});
+    adaptive_avg_pool2d_backward(results[0], as_float32(grad_out));
+    return results.write_back();
+  }
   PoolPlane p = plane_of(grad_input, grad_out);
   dispatch(TypeList<float, double>{}, grad_input.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -94,4 +94,17 @@ struct AdamStep {
   bool decoupled, coupled, amsgrad, maximize;
 };
 
+// One element of GradScaler's unscale_ (PyTorch's _amp_foreach_non_finite_check_and_unscale_):
+// whether the scaled gradient is finite, then the gradient times inv_scale (left as is when
+// inv_scale is 1). inv_scale is float32, as PyTorch's.
+template <typename T>
+struct Unscale {
+  BRISK_INLINE bool operator()(T& grad) const {
+    const bool finite = grad - grad == T(0);  // false for inf (inf - inf is NaN) and NaN
+    if (inv_scale != 1.0f) grad = grad * static_cast<T>(inv_scale);
+    return finite;
+  }
+  float inv_scale;
+};
+
 }  // namespace brisk::functors

@@ -147,6 +147,10 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& 
 void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStepParams& params);
 void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                 const Tensor& max_exp_avg_sq, const AdamStepParams& params);
+// GradScaler's unscale_ of one gradient in one pass, without a host synchronization: grad *=
+// inv_scale, and found_inf (float32, one element, on grad's device) set to 1 when grad held an
+// inf or NaN (left as it was otherwise). grad: float32 or float64.
+void non_finite_check_and_unscale_(const Tensor& grad, const Tensor& found_inf, float inv_scale);
 
 // ---- Joining and indexing ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

@@ -63,4 +63,17 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, 
   for (ContiguousOperand* operand : {&p, &m, &v, &v_max}) operand->write_back();
 }
 
+void non_finite_check_and_unscale_(const Tensor& grad, const Tensor& found_inf, float inv_scale) {
+  BRISK_CHECK(grad.dtype() == kFloat32 || grad.dtype() == kFloat64,
+              "unscale: gradients must be float32 or float64 (keep the parameters in float32 under autocast), got a "
+              "{} gradient of shape {}",
+              grad.dtype(), grad.sizes());
+  BRISK_CHECK(found_inf.dtype() == kFloat32 && found_inf.numel() == 1 && found_inf.device() == grad.device(),
+              "unscale: found_inf {} must be one float32 element on the gradient's device {}", found_inf.describe(),
+              grad.device());
+  ContiguousOperand g(grad);
+  backend_for(grad.device()).non_finite_check_and_unscale(g.work, found_inf, inv_scale);
+  g.write_back();
+}
+
 }  // namespace brisk::native

@@ -189,4 +189,9 @@ void SimBackend::adam_step(const Tensor& param, const Tensor& grad, const Tensor
   cpu().adam_step(h(param), h(grad), h(exp_avg), h(exp_avg_sq), h(max_exp_avg_sq), params);
 }
 
+void SimBackend::non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) {
+  check_one_sim_device("non_finite_check_and_unscale", {&grad, &found_inf});
+  cpu().non_finite_check_and_unscale(h(grad), h(found_inf), inv_scale);
+}
+
 }  // namespace brisk::sim

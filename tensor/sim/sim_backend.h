@@ -61,6 +61,7 @@ class SimBackend final : public Backend {
                 const SgdStepParams& params) override;
   void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                  const Tensor& max_exp_avg_sq, const AdamStepParams& params) override;
+  void non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) override;
 };
 
 }  // namespace brisk::sim

@@ -185,10 +185,9 @@ TEST_CASE("fault: with a stall timeout, a rank looping outside collectives fails
     CHECK(count(warnings[0], "the group fails at its stall timeout (4000 ms)") == 1);
     std::vector<std::string> errors = lines_starting_with(r.err, who + "rank ");
     REQUIRE(errors.size() == 1);
-    CHECK(count(errors[0], "stall timeout (4000 ms): waiting ") == 1);
+    CHECK(count(errors[0], "stall timeout (4000 ms): waiting 4.") == 1);
     CHECK(count(errors[0], " s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered it") == 1);
-    double seconds = detection_seconds(r, "spinning", 1, rank);
-    CHECK(seconds >= 4);
-    CHECK(seconds < 8);
+    // From rank 1's last step (the others entered the collective a little before it) to the failure.
+    CHECK(detection_seconds(r, "spinning", 1, rank) < 8);
   }
 }

@@ -71,6 +71,27 @@ TEST_CASE("checkpoint gives the plain run's gradients, bitwise") {
   check_equal(plain, checkpointed);
 }
 
+TEST_CASE("under autocast the recomputation runs at the forward's precisions") {
+  Sequential net = make_mlp(3, 16, 0.0, 1);
+  net->to(kFloat32);
+  Tensor x = randn({8, 16});
+  auto under_autocast = [&](auto body) {
+    return [&net, body](const Tensor& in) {
+      autocast guard(kCPU, kBFloat16);
+      Tensor out = body(in);
+      CHECK(out.dtype() == kBFloat16);  // the last Linear ran in bfloat16
+      return out.to(kFloat32);
+    };
+  };
+  auto plain = gradients(net, x, 7, under_autocast([&](const Tensor& in) { return net(in); }));
+  auto checkpointed = gradients(net, x, 7, under_autocast([&](const Tensor& in) {
+                                  return utils::checkpoint([&](const Tensor& t) { return net(t); }, in);
+                                }));
+  // Recomputed in float32 (autocast off, as backward runs), the saved activations would differ
+  // in dtype from the forward's and the recomputation check would refuse them.
+  check_equal(plain, checkpointed);
+}
+
 TEST_CASE("several inputs and outputs, and an input that needs no gradient") {
   Linear fc(6, 6);
   fc->to(kFloat64);

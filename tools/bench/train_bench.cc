@@ -2,7 +2,9 @@
 // 1x28x28 images), resnet20 (models::resnet20) or airbench (models::AirbenchNet), both on
 // 3x32x32 images. One training step is forward, cross_entropy, backward, SGD (lr 0.01,
 // momentum 0.9) step and zero_grad, on a fixed batch of random images and random labels, the
-// model in training mode. After warm-up steps, each of `repeats` samples times `steps` steps;
+// model in training mode; with --amp bf16|fp16, forward and loss under brisk::autocast (fp16
+// without loss scaling: the numbers are the same work). After warm-up steps, each of `repeats`
+// samples times `steps` steps;
 // prints, per batch size,
 //
 //   <model>_b<batch> <median images/s> <min images/s> <max images/s>
@@ -11,7 +13,7 @@
 // with the same arguments, interleaved, and compares.
 //
 //   train_bench --model resnet20 --threads 2 [--device cpu|cuda] [--batches 64,128]
-//               [--warmup 5] [--repeats 15] [--steps 4]
+//               [--warmup 5] [--repeats 15] [--steps 4] [--amp off|bf16|fp16]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "cuda/device.h"
 #include "models/airbench_net.h"
@@ -41,6 +44,7 @@ struct Args {
   std::string device = "cpu";
   std::vector<int64_t> batches{64, 256};
   int warmup = 5, repeats = 15, steps = 4;
+  std::string amp = "off";
 };
 
 std::vector<int64_t> parse_list(const std::string& text) {
@@ -69,6 +73,8 @@ Args parse_args(int argc, char** argv) {
       args.repeats = std::stoi(value);
     } else if (flag == "--steps") {
       args.steps = std::stoi(value);
+    } else if (flag == "--amp" && (value == "off" || value == "bf16" || value == "fp16")) {
+      args.amp = value;
     } else {
       std::fprintf(stderr, "train_bench: unknown flag %s\n", flag.c_str());
       std::exit(2);
@@ -119,7 +125,12 @@ int main(int argc, char** argv) {
     Tensor images = brisk::randn(shape).to(device);
     Tensor labels = (brisk::rand({batch}) * 10).to(device, brisk::kInt64);
     auto step = [&] {
-      Tensor loss = brisk::nn::functional::cross_entropy(model.forward(images), labels);
+      Tensor loss;
+      {
+        brisk::autocast mixed_precision(device, args.amp == "fp16" ? brisk::kFloat16 : brisk::kBFloat16,
+                                        args.amp != "off");
+        loss = brisk::nn::functional::cross_entropy(model.forward(images), labels);
+      }
       loss.backward();
       opt.step();
       opt.zero_grad();

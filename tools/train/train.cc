@@ -92,6 +92,7 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::Distr
           {"max_grad_norm", fmt::format("{}", options.max_grad_norm)},
           {"label_smoothing", fmt::format("{}", options.label_smoothing)},
           {"sync_bn", options.sync_bn && run.enabled ? "on" : "off"},
+          {"amp", options.amp},
           {"seed", std::to_string(options.seed)},
           {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
 }
@@ -127,7 +128,8 @@ checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions&
                               {"optimizer", "sgd"},
                               {"warmup_epochs", "0"},
                               {"max_grad_norm", "0"},
-                              {"sync_bn", "off"}});
+                              {"sync_bn", "off"},
+                              {"amp", "off"}});
   return ckpt;
 }
 
@@ -143,6 +145,13 @@ std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const Train
       checkpoint::CheckpointWriterOptions().keep_last(options.keep_checkpoints).log([](const std::string& line) {
         spdlog::info("{}", line);
       }));
+}
+
+// The loss scale and growth tracker that an --amp fp16 checkpoint keeps in its metadata.
+void restore_grad_scaler(const checkpoint::Checkpoint& ckpt, optim::GradScaler& scaler) {
+  auto saved = ckpt.metadata.find("grad_scaler");
+  BRISK_CHECK(saved != ckpt.metadata.end(), "{}: an --amp fp16 checkpoint without the GradScaler's state", ckpt.path);
+  scaler.load_state_dict(nlohmann::json::parse(saved->second));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -236,13 +245,19 @@ int run_training(const TrainOptions& options) {
                options.batch_size,
                options.accumulate > 1 ? fmt::format(" in {} micro-batches", options.accumulate) : "", steps,
                progress.epoch + 1, options.epochs);
-  const StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
+  // --amp fp16 scales the loss (float16's range loses small gradients); bf16 has float32's range.
+  optim::GradScaler scaler(optim::GradScalerOptions().enabled(options.amp == "fp16"));
+  if (resumed && scaler.is_enabled()) restore_grad_scaler(*resumed, scaler);
+  StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
+  if (options.amp != "off") step_options.autocast_dtype = options.amp == "bf16" ? kBFloat16 : kFloat16;
+  if (scaler.is_enabled()) step_options.scaler = &scaler;
   // Rank 0 writes the checkpoints, in the background, from copies taken between steps.
   std::unique_ptr<checkpoint::CheckpointWriter> writer;
   if (run.is_main() && !options.save.empty()) writer = make_checkpoint_writer(options);
   auto checkpoint_now = [&](const checkpoint::Progress& at) {
     checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, *optimizer, at, data_seed, scheduler.get());
     ckpt.metadata = run_metadata(options, run);
+    if (scaler.is_enabled()) ckpt.metadata["grad_scaler"] = scaler.state_dict().dump();
     fault.before_checkpoint(at);
     writer->save(ckpt);
   };

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
@@ -39,11 +40,15 @@ MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
     const int64_t n = batch.target.size(0);
     // Only the last micro-batch's backward all-reduces (the accumulated sum), when distributed.
     std::shared_ptr<void> local_only = i + 1 < micro_batches.size() && model.no_sync ? model.no_sync() : nullptr;
-    Tensor logits = model.forward(batch.data);  // [B, C]
-    Tensor loss = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, options.label_smoothing);
+    Tensor logits, loss;
+    {
+      autocast mixed_precision(batch.data.device(), options.autocast_dtype, options.autocast_dtype.has_value());
+      logits = model.forward(batch.data);  // [B, C]
+      loss = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, options.label_smoothing);
+    }
     // The mean over this micro-batch times its share: the terms of the mean over the step.
     Tensor scaled = micro_batches.size() == 1 ? loss : loss * (static_cast<double>(n) / examples);
-    scaled.backward();
+    (options.scaler ? options.scaler->scale(scaled) : scaled).backward();
     autograd::NoGradGuard no_grad;
     // The mean loss in float64 times n, as the host would compute it from loss.item().
     MetricSums batch_sums(loss.detach().to(kFloat64) * static_cast<double>(n), count_correct(logits, batch.target), n);
@@ -53,8 +58,16 @@ MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
       sums = batch_sums;
     }
   }
-  if (options.max_grad_norm > 0) optim::clip_grad_norm_(model.module->parameters(), options.max_grad_norm);
-  optimizer.step();
+  if (options.max_grad_norm > 0) {
+    if (options.scaler) options.scaler->unscale_(optimizer);  // clipping bounds the true gradients
+    optim::clip_grad_norm_(model.module->parameters(), options.max_grad_norm);
+  }
+  if (options.scaler) {
+    options.scaler->step(optimizer);
+    options.scaler->update();
+  } else {
+    optimizer.step();
+  }
   return *sums;
 }
 

@@ -18,10 +18,12 @@
 // progress log, the epoch's row).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
 #include "data/data_loader.h"
+#include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
 #include "optim/schedulers/lr_scheduler.h"
 #include "tools/train/classifier.h"
@@ -37,6 +39,10 @@ struct StepOptions {
   double label_smoothing = 0.0;  // of the cross-entropy loss, as torch.nn.functional.cross_entropy's
   double max_grad_norm = 0.0;    // > 0: the gradients' total 2-norm clipped to it (optim::clip_grad_norm_)
   int64_t accumulate = 1;        // micro-batches (loader batches) per optimizer step
+  // Forward and loss under brisk::autocast in this dtype (bfloat16 or float16); none: float32.
+  std::optional<DType> autocast_dtype;
+  // Scales the loss and steps through it (skipping steps whose gradients overflow); null: none.
+  optim::GradScaler* scaler = nullptr;
 };
 
 // One optimizer step on the examples of `micro_batches` (one or more, already on the model's
@@ -46,7 +52,11 @@ struct StepOptions {
 // are those of the mean loss over all the step's examples, as if they were one batch (but for
 // layers that look across a batch, such as BatchNorm in training mode). Distributed, every
 // micro-batch but the last runs under model.no_sync(): only the last backward all-reduces,
-// the sum. Then clips (options.max_grad_norm) and updates the parameters. Returns the
+// the sum. Then clips (options.max_grad_norm) and updates the parameters. With
+// options.autocast_dtype the forward and the loss run under autocast; with options.scaler the
+// loss is scaled before backward, the gradients unscaled before clipping, and the step skipped
+// when they overflow (the scaler reads that verdict on the host: the one wait of such a
+// step). Returns the
 // examples' metrics (the loss as minimized, smoothing included), on the device.
 MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
                       const std::vector<data::Batch>& micro_batches, const StepOptions& options = {});

@@ -85,6 +85,11 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_flag("--sync-bn", o.sync_bn,
                "distributed: BatchNorm layers normalize with the statistics of the whole global batch "
                "(nn::SyncBatchNorm), so the run equals one process on that batch; without it each rank's own");
+  app.add_option("--amp", o.amp,
+                 "automatic mixed precision: forward and loss under autocast in bf16 or fp16 (matrix products and "
+                 "convolutions in 16 bits, float32 parameters); fp16 scales the loss with a GradScaler")
+      ->check(CLI::IsMember({"off", "bf16", "fp16"}))
+      ->capture_default_str();
   app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();

@@ -27,6 +27,7 @@ struct TrainOptions {
   double max_grad_norm = 0.0;          // clip the gradients' total 2-norm to this; 0: no clipping
   int64_t accumulate = 1;              // micro-steps (forward and backward) per optimizer step
   bool sync_bn = false;                // distributed: BatchNorm statistics over all ranks (SyncBatchNorm)
+  std::string amp = "off";             // mixed precision: "bf16" or "fp16" (autocast; fp16 with a GradScaler)
   uint64_t seed = 0;
   std::string device = "auto";  // see dist::InitDistributedOptions::device
   // Checkpoints written after every epoch and every checkpoint_every steps, a save pattern

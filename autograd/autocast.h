@@ -1,0 +1,134 @@
+#pragma once
+// Automatic mixed precision (torch.autocast): inside an autocast scope the ops of
+// autograd/autocast_policy.h cast their floating point inputs as its table says, so that
+// matrix products and convolutions run in bfloat16 or float16 while losses and the like
+// stay in float32.
+//
+//   {
+//     brisk::autocast guard(kCPU, kBFloat16);
+//     Tensor loss = F::cross_entropy(model->forward(x), y);  // linear/conv2d in bfloat16, loss in float32
+//   }
+//   loss.backward();  // each gradient runs in its forward's dtype; float32 parameters get float32 gradients
+//
+// The casts are recorded ops, so gradients flow back to the tensors as they were passed in.
+// The state is per thread and per device type (the CPU, CUDA; the simulated device has its
+// own and follows CUDA's table); scopes nest, and autocast(device, dtype, false) turns it
+// off inside another. Backward always runs with autocast off.
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "autograd/autocast_policy.h"
+#include "tensor/device.h"
+#include "tensor/dtype.h"
+#include "tensor/tensor.h"
+
+namespace brisk {
+
+// Whether autocast is on for tensors of `device_type` on this thread, and its dtype there
+// (bfloat16 for the CPU, float16 for CUDA and sim unless a scope chose otherwise).
+bool is_autocast_enabled(DeviceType device_type);
+DType get_autocast_dtype(DeviceType device_type);
+
+// The scoped guard: autocast on (or off, with enabled = false) for tensors of the device's
+// type until the guard is destroyed, which restores the previous state. dtype: bfloat16 or
+// float16 (the device type's default when absent).
+class autocast {
+ public:
+  explicit autocast(Device device_type, std::optional<DType> dtype = std::nullopt, bool enabled = true);
+  ~autocast();
+  autocast(const autocast&) = delete;
+  autocast& operator=(const autocast&) = delete;
+
+ private:
+  DeviceType device_type_;
+  bool previous_enabled_;
+  DType previous_dtype_;
+};
+
+}  // namespace brisk
+
+namespace brisk::autograd {
+
+// Turns autocast off for every device type for a scope (the engine runs backward under one).
+class AutocastOff {
+ public:
+  AutocastOff();
+  ~AutocastOff();
+  AutocastOff(const AutocastOff&) = delete;
+  AutocastOff& operator=(const AutocastOff&) = delete;
+
+ private:
+  std::array<bool, 3> previous_;
+};
+
+namespace detail {
+
+// Whether autocast is on for any device type on this thread: the one check an op pays when
+// it is off everywhere.
+bool autocast_on_anywhere();
+
+// Applies `op`'s policy to inputs[0..n) into cast[0..n) and, when it applies, turns autocast
+// off for the inputs' device type until the destructor; returns whether it applied.
+class AutocastScope {
+ public:
+  AutocastScope() = default;
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+  bool apply(AutocastOp op, const Tensor* const* inputs, Tensor* cast, size_t n);
+
+ private:
+  std::optional<DeviceType> excluded_;
+};
+
+}  // namespace detail
+
+// An op's inputs as autocast wants them; the ops of the policy table start with one:
+//
+//   Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
+//     AutocastInputs in(AutocastOp::matmul, a_in, b_in);
+//     const Tensor &a = in[0], &b = in[1];
+//
+// When autocast is on for the inputs' device type (the first input not on the CPU, else the
+// CPU) and the table gives the op a policy there, in[i] are the casts, and autocast stays off
+// for that device type while the object lives, so the ops that the op is built from run as it
+// decided (PyTorch likewise excludes the autocast key while it runs the op). Otherwise in[i]
+// are the arguments themselves. Undefined tensors stay undefined.
+template <size_t N>
+class AutocastInputs {
+ public:
+  template <typename... Ts>
+  explicit AutocastInputs(AutocastOp op, const Ts&... inputs) : inputs_{&inputs...} {
+    if (detail::autocast_on_anywhere()) cast_applied_ = scope_.apply(op, inputs_.data(), cast_.data(), N);
+  }
+  const Tensor& operator[](size_t i) const { return cast_applied_ ? cast_[i] : *inputs_[i]; }
+
+ private:
+  std::array<const Tensor*, N> inputs_;
+  std::array<Tensor, N> cast_;
+  bool cast_applied_ = false;
+  detail::AutocastScope scope_;
+};
+template <typename... Ts>
+AutocastInputs(AutocastOp, const Ts&...) -> AutocastInputs<sizeof...(Ts)>;
+
+// The same for ops taking a list of tensors (cat, stack).
+class AutocastInputList {
+ public:
+  AutocastInputList(AutocastOp op, const std::vector<Tensor>& inputs);
+  const std::vector<Tensor>& tensors() const { return cast_applied_ ? cast_ : *inputs_; }
+
+ private:
+  const std::vector<Tensor>* inputs_;
+  std::vector<Tensor> cast_;
+  bool cast_applied_ = false;
+  detail::AutocastScope scope_;
+};
+
+}  // namespace brisk::autograd
+
+namespace brisk {
+using autograd::AutocastOff;
+}  // namespace brisk

@@ -1,0 +1,79 @@
+#pragma once
+// Autocast's policy: which ops run in the lower precision, which in float32 and which in
+// their widest input's dtype, on the CPU and on CUDA, as torch.autocast's lists (PyTorch 2.x:
+// aten/src/ATen/autocast_mode.{h,cpp}). This table is the one place the policy is written;
+// every op named here applies it where it is called (autograd/autocast.h), and
+// tests/amp/autocast_policy_test replays PyTorch's CPU choices against it.
+//
+// The simulated device (sim:N) follows the CUDA column, so that column is exercised on
+// machines without a GPU.
+#include "tensor/device.h"
+
+namespace brisk::autograd {
+
+// What autocast does to an op's floating point inputs on its device. float64 inputs and
+// inputs on another device type are never cast, as PyTorch.
+enum class CastPolicy {
+  None,            // run as called: the op keeps its inputs' dtypes
+  LowerPrecision,  // cast to the autocast dtype (bfloat16 or float16): GEMMs and convolutions
+  Float32,         // cast to float32: ops whose range or accuracy suffers in 16 bits
+  Promote,         // cast all to the widest of them (the autocast dtype, or float32 if any is wider)
+};
+
+// X(op, CPU policy, CUDA policy). CUDA's float32 column includes PyTorch's "fp32 with
+// opt dtype" ops (softmax, log_softmax, sum, prod): their results are float32 either way.
+// On the CPU PyTorch keeps softmax, norms, exp/log and reductions other than prod in the
+// inputs' dtype (which under autocast is usually float32 anyway: only the GEMMs and
+// convolutions make 16-bit results).
+// clang-format off
+#define BRISK_AUTOCAST_OPS(X)                                  \
+  /* matrix products and convolutions */                       \
+  X(matmul,           LowerPrecision, LowerPrecision)          \
+  X(mm,               LowerPrecision, LowerPrecision)          \
+  X(bmm,              LowerPrecision, LowerPrecision)          \
+  X(addmm,            LowerPrecision, LowerPrecision)          \
+  X(linear,           LowerPrecision, LowerPrecision)          \
+  X(conv1d,           LowerPrecision, LowerPrecision)          \
+  X(conv2d,           LowerPrecision, LowerPrecision)          \
+  X(conv_transpose2d, LowerPrecision, LowerPrecision)          \
+  /* losses */                                                 \
+  X(mse_loss,         Float32,        Float32)                 \
+  X(nll_loss,         Float32,        Float32)                 \
+  X(cross_entropy,    Float32,        Float32)                 \
+  /* reductions, softmax, norms */                             \
+  X(prod,             Float32,        Float32)                 \
+  X(sum,              None,           Float32)                 \
+  X(softmax,          None,           Float32)                 \
+  X(log_softmax,      None,           Float32)                 \
+  X(logsumexp,        None,           Float32)                 \
+  X(norm,             None,           Float32)                 \
+  X(layer_norm,       None,           Float32)                 \
+  X(group_norm,       None,           Float32)                 \
+  /* pointwise math whose range 16 bits do not hold */         \
+  X(exp,              None,           Float32)                 \
+  X(log,              None,           Float32)                 \
+  X(rsqrt,            None,           Float32)                 \
+  X(reciprocal,       None,           Float32)                 \
+  X(pow,              None,           Float32)                 \
+  X(softplus,         None,           Float32)                 \
+  X(interpolate,      None,           Float32)                 \
+  /* ops mixing inputs */                                      \
+  X(addcmul,          None,           Promote)                 \
+  X(addcdiv,          None,           Promote)                 \
+  X(scatter_add,      None,           Promote)                 \
+  X(cat,              Promote,        None)                    \
+  X(stack,            Promote,        None)
+// clang-format on
+
+enum class AutocastOp {
+#define BRISK_AUTOCAST_ENUM(op, cpu, cuda) op,
+  BRISK_AUTOCAST_OPS(BRISK_AUTOCAST_ENUM)
+#undef BRISK_AUTOCAST_ENUM
+};
+
+// The policy of `op` on devices of type `device` (CUDA's for the simulated device).
+CastPolicy autocast_policy(AutocastOp op, DeviceType device);
+// "matmul", "conv2d", ...: the op's name, as in the table.
+const char* autocast_op_name(AutocastOp op);
+
+}  // namespace brisk::autograd

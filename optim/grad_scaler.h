@@ -1,0 +1,132 @@
+#pragma once
+// Dynamic loss scaling for float16 training, as torch.amp.GradScaler. float16's small range
+// turns small gradients into zeros; scaling the loss by S before backward scales every
+// gradient by S, and unscaling before the optimizer step gives the true gradients back. A step
+// whose gradients hold an inf or NaN (S was too large) is skipped and S shrinks; after
+// growth_interval steps in a row without one, S grows.
+//
+//   optim::GradScaler scaler;  // init_scale 2^16, growth 2, backoff 0.5, interval 2000
+//   for (...) {
+//     opt.zero_grad();
+//     Tensor loss;
+//     {
+//       brisk::autocast guard(kCUDA, kFloat16);
+//       loss = loss_fn(model->forward(x), y);
+//     }
+//     scaler.scale(loss).backward();
+//     scaler.unscale_(opt);                          // optional: before clipping
+//     optim::clip_grad_norm_(model->parameters(), 1.0);
+//     scaler.step(opt);                              // skipped when a gradient is inf/NaN
+//     scaler.update();
+//   }
+//
+// unscale_ checks and unscales each gradient in one fused pass on its device, with no host
+// synchronization; step() reads the verdict once per device. Under DDP every rank unscales the
+// same all-reduced gradients, so every rank skips the same steps (dist::ZeroRedundancyOptimizer
+// likewise: the optimizer argument may be any object with params() and step()). The scale
+// is kept in float32 and updated as PyTorch's _amp_update_scale_.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "optim/optimizer.h"
+#include "tensor/tensor.h"
+
+namespace brisk::optim {
+
+struct GradScalerOptions {
+  GradScalerOptions& init_scale(double value) {
+    init_scale_ = value;
+    return *this;
+  }
+  GradScalerOptions& growth_factor(double value) {
+    growth_factor_ = value;
+    return *this;
+  }
+  GradScalerOptions& backoff_factor(double value) {
+    backoff_factor_ = value;
+    return *this;
+  }
+  GradScalerOptions& growth_interval(int64_t value) {
+    growth_interval_ = value;
+    return *this;
+  }
+  // Disabled, every method is a pass-through (scale returns its input, step just steps), so
+  // one training loop serves float32, bfloat16 and float16.
+  GradScalerOptions& enabled(bool value) {
+    enabled_ = value;
+    return *this;
+  }
+  double init_scale_ = 65536.0;
+  double growth_factor_ = 2.0;
+  double backoff_factor_ = 0.5;
+  int64_t growth_interval_ = 2000;
+  bool enabled_ = true;
+};
+
+class GradScaler {
+ public:
+  // Throws when growth_factor <= 1, backoff_factor is not in (0, 1), growth_interval <= 0 or
+  // init_scale <= 0.
+  explicit GradScaler(GradScalerOptions options = {});
+
+  // outputs * scale (the loss before backward).
+  Tensor scale(const Tensor& outputs) const;
+
+  // Divides the optimizer's gradients by the scale in place and records whether any is inf
+  // or NaN. At most once per optimizer between update()s (throws otherwise); step() calls it
+  // when it has not been.
+  template <typename Opt>
+  void unscale_(Opt& optimizer) {
+    unscale_params(&optimizer, params_of(optimizer));
+  }
+  // optimizer.step() unless unscale_ found an inf or NaN; returns whether it stepped.
+  // Once per optimizer between update()s.
+  template <typename Opt>
+  bool step(Opt& optimizer) {
+    return step_params(&optimizer, params_of(optimizer), [&] { optimizer.step(); });
+  }
+  // After the step(s) of an iteration: the scale times backoff_factor if any optimizer's
+  // gradients held an inf or NaN, else times growth_factor after growth_interval clean
+  // iterations in a row. new_scale sets it instead.
+  void update(std::optional<double> new_scale = std::nullopt);
+
+  // The current scale (1 when disabled).
+  double get_scale() const;
+  // Clean iterations since the scale last changed.
+  int64_t growth_tracker() const { return growth_tracker_; }
+  bool is_enabled() const { return options_.enabled_; }
+
+  // PyTorch's layout: {"scale", "growth_factor", "backoff_factor", "growth_interval",
+  // "_growth_tracker"}; empty when disabled.
+  nlohmann::json state_dict() const;
+  // Throws naming a key that is missing or of the wrong type.
+  void load_state_dict(const nlohmann::json& state);
+
+ private:
+  enum class Stage { Ready, Unscaled, Stepped };
+  struct PerOptimizer {
+    Stage stage = Stage::Ready;
+    std::map<std::string, Tensor> found_inf;  // per device of the gradients
+  };
+
+  static std::vector<Tensor> params_of(const Optimizer& optimizer);
+  template <typename Opt, typename = decltype(std::declval<const Opt&>().params())>
+  static std::vector<Tensor> params_of(const Opt& optimizer) {
+    return optimizer.params();
+  }
+  void unscale_params(const void* optimizer, const std::vector<Tensor>& params);
+  bool step_params(const void* optimizer, const std::vector<Tensor>& params, const std::function<void()>& step);
+
+  GradScalerOptions options_;
+  float scale_;
+  int64_t growth_tracker_ = 0;
+  std::map<const void*, PerOptimizer> per_optimizer_;
+};
+
+}  // namespace brisk::optim
