@@ -29,9 +29,25 @@ dnnl::stream& stream() {
   return s;
 }
 
-// float32, or bfloat16 on CPUs with bfloat16 dot products (every operand then bfloat16).
+// The data type of a float32 or bfloat16 tensor.
 memory::data_type data_type_of(const Tensor& t) {
   return t.dtype() == kBFloat16 ? memory::data_type::bf16 : memory::data_type::f32;
+}
+
+// The data type the kernels compute a convolution of `input` in. bfloat16 operands go
+// through oneDNN's bfloat16 kernels only on CPUs with AMX tiles: with AVX512-BF16 dot products
+// alone those kernels (jit_bf16:avx512_core_bf16, the ones PyTorch's oneDNN 3 picks too) took
+// 1.5 to 3 times as long as the float32 kernels on ResNet-20's convolutions on this machine,
+// so there the operands are widened to float32 in the reorders into the kernels' layouts, which
+// run anyway, and the results rounded in the reorders out. The float32 kernels accumulate as
+// the bfloat16 ones do, in float32.
+memory::data_type compute_type_of(const Tensor& input) {
+  static const bool amx = [] {
+    const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
+    const int amx_bf16 = static_cast<int>(dnnl::cpu_isa::avx512_core_amx);
+    return (isa & amx_bf16) == amx_bf16;
+  }();
+  return input.dtype() == kBFloat16 && amx ? memory::data_type::bf16 : memory::data_type::f32;
 }
 
 void* data_of(const Tensor& t) {
@@ -43,12 +59,12 @@ void* data_of(const Tensor& t) {
 // from 0, and the right/bottom padding equal to the left/top (oneDNN checks the output size
 // with the same floor division as PyTorch, so no extra rows are implied).
 struct Geometry {
-  memory::data_type type;
+  memory::data_type type;  // the kernels' (compute_type_of)
   memory::desc src, weights, bias, dst;
   memory::dims strides, dilates, padding;
   dnnl::algorithm algorithm;
 
-  // An operand of the convolution's data type.
+  // An operand in the kernels' data type.
   memory::desc desc(const memory::dims& dims, Tag tag) const { return memory::desc(dims, type, tag); }
 };
 
@@ -66,13 +82,14 @@ bool winograd_pays(const Tensor& weight, const Conv2dParams& p) {
 
 Geometry geometry_of(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p) {
   const int64_t oc = weight.size(0), g = p.groups;
+  const memory::data_type tensors = data_type_of(input);
   Geometry geo;
-  geo.type = data_type_of(input);
-  geo.src = geo.desc(input.sizes(), Tag::nchw);
-  geo.weights = g == 1 ? geo.desc(weight.sizes(), Tag::oihw)
-                       : geo.desc({g, oc / g, weight.size(1), weight.size(2), weight.size(3)}, Tag::goihw);
-  geo.bias = geo.desc({oc}, Tag::x);
-  geo.dst = geo.desc(out.sizes(), Tag::nchw);
+  geo.type = compute_type_of(input);
+  geo.src = memory::desc(input.sizes(), tensors, Tag::nchw);
+  geo.weights = g == 1 ? memory::desc(weight.sizes(), tensors, Tag::oihw)
+                       : memory::desc({g, oc / g, weight.size(1), weight.size(2), weight.size(3)}, tensors, Tag::goihw);
+  geo.bias = memory::desc({oc}, tensors, Tag::x);
+  geo.dst = memory::desc(out.sizes(), tensors, Tag::nchw);
   geo.strides = {p.stride[0], p.stride[1]};
   geo.dilates = {p.dilation[0] - 1, p.dilation[1] - 1};
   geo.padding = {p.padding[0], p.padding[1]};
@@ -176,23 +193,24 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& geo, bool b
   memory::desc src = geo.desc(geo.src.dims(), Tag::any), weights = geo.desc(geo.weights.dims(), Tag::any);
   memory::desc dst = geo.desc(geo.dst.dims(), Tag::any);
   auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
-                                                     geo.bias, dst, geo.strides, geo.dilates, geo.padding, geo.padding)
+                                                     geo.desc(geo.bias.dims(), Tag::x), dst, geo.strides, geo.dilates, geo.padding, geo.padding)
                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
                                                      dst, geo.strides, geo.dilates, geo.padding, geo.padding);
   return dnnl::convolution_forward::primitive_desc(desc, user_scratchpad(), engine());
 }
 
 struct ForwardPlan {
-  explicit ForwardPlan(const Geometry& geo, bool bias)
-      : pd(forward_pd(geo, bias)),
+  explicit ForwardPlan(const Geometry& geo, bool has_bias)
+      : pd(forward_pd(geo, has_bias)),
         conv(pd),
         src(geo.src, pd.src_desc(), true),
         weights(geo.weights, pd.weights_desc(), true),
+        bias(has_bias ? Staging(geo.bias, pd.bias_desc(), true) : Staging()),
         dst(geo.dst, pd.dst_desc(), false) {}
 
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward conv;
-  Staging src, weights, dst;
+  Staging src, weights, bias, dst;
 };
 
 // Both backward kernels; the weights kernel always computes the bias gradient too (into a
@@ -206,7 +224,8 @@ struct BackwardPlan {
                 user_scratchpad(), engine(), hint),
         data(data_pd),
         weights_pd(dnnl::convolution_backward_weights::desc(geo.algorithm, geo.desc(geo.src.dims(), Tag::any),
-                                                            geo.desc(geo.weights.dims(), Tag::any), geo.bias,
+                                                            geo.desc(geo.weights.dims(), Tag::any),
+                                                            geo.desc(geo.bias.dims(), Tag::x),
                                                             geo.desc(geo.dst.dims(), Tag::any), geo.strides,
                                                             geo.dilates, geo.padding, geo.padding),
                    user_scratchpad(), engine(), hint),
@@ -217,7 +236,7 @@ struct BackwardPlan {
         weights_grad_out(geo.dst, weights_pd.diff_dst_desc(), true),
         weights_input(geo.src, weights_pd.src_desc(), true),
         grad_weight(geo.weights, weights_pd.diff_weights_desc(), false),
-        bias(geo.bias) {}
+        grad_bias(geo.bias, weights_pd.diff_bias_desc(), false) {}
 
   dnnl::convolution_forward::primitive_desc hint;
   dnnl::convolution_backward_data::primitive_desc data_pd;
@@ -225,8 +244,7 @@ struct BackwardPlan {
   dnnl::convolution_backward_weights::primitive_desc weights_pd;
   dnnl::convolution_backward_weights weights;
   Staging data_grad_out, data_weight, grad_input;
-  Staging weights_grad_out, weights_input, grad_weight;
-  memory::desc bias;
+  Staging weights_grad_out, weights_input, grad_weight, grad_bias;
 };
 
 // The plan for `key`, made on first use. Plans are immutable once made, and oneDNN
@@ -257,13 +275,13 @@ std::unique_ptr<Plan> make_plan(Geometry geo, const Args&... args) {
 }  // namespace
 
 bool onednn_conv2d_applies(const Tensor& input) {
-  // Without bfloat16 dot products oneDNN emulates them, slower than float32 is.
-  static const bool native_bf16 = [] {
+  // bfloat16 only where its conversions have been seen to run (AVX-512 cores).
+  static const bool bf16 = [] {
     const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
-    const int bf16 = static_cast<int>(dnnl::cpu_isa::avx512_core_bf16);
-    return (isa & bf16) == bf16;
+    const int avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512;
   }();
-  return (input.dtype() == kFloat32 || (input.dtype() == kBFloat16 && native_bf16)) && !in_parallel_region();
+  return (input.dtype() == kFloat32 || (input.dtype() == kBFloat16 && bf16)) && !in_parallel_region();
 }
 
 void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -278,7 +296,7 @@ void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,
       {DNNL_ARG_DST, call.output(plan.dst, data_of(out))},
       {DNNL_ARG_SCRATCHPAD, call.buffer(plan.pd.scratchpad_desc())},
   };
-  if (bias.defined()) args[DNNL_ARG_BIAS] = memory(plan.pd.bias_desc(), engine(), data_of(bias));
+  if (bias.defined()) args[DNNL_ARG_BIAS] = call.input(plan.bias, data_of(bias));
   plan.conv.execute(stream(), args);
   call.finish();
 }
@@ -307,7 +325,7 @@ void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight,
             {DNNL_ARG_DIFF_WEIGHTS, grad_weight.defined() ? call.output(plan.grad_weight, data_of(grad_weight))
                                                           : call.buffer(plan.grad_weight.kernel)},
             {DNNL_ARG_DIFF_BIAS,
-             grad_bias.defined() ? memory(plan.bias, engine(), data_of(grad_bias)) : call.buffer(plan.bias)},
+             grad_bias.defined() ? call.output(plan.grad_bias, data_of(grad_bias)) : call.buffer(plan.grad_bias.kernel)},
             {DNNL_ARG_SCRATCHPAD, call.buffer(plan.weights_pd.scratchpad_desc())},
         });
   }

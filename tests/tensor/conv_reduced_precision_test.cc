@@ -1,6 +1,7 @@
-// bfloat16/float16 conv2d, its gradients and pooling on the CPU (oneDNN's bfloat16 kernels on
-// CPUs with AVX512-BF16, float32 computation and rounding otherwise) against float32 on the
-// same rounded inputs: each result within a few units of its dtype's last place.
+// bfloat16/float16 conv2d, its gradients and pooling on the CPU (oneDNN, in bfloat16 on CPUs
+// with AMX and in float32 with the operands converted in its reorders elsewhere; float32
+// computation and rounding for float16) against float32 on the same rounded inputs: each
+// result within a few units of its dtype's last place.
 #include <catch2/catch.hpp>
 
 #include <array>

@@ -3,14 +3,15 @@
 inputs and timing.
 
 One training step is forward, cross_entropy, backward, SGD (lr 0.01, momentum 0.9) step and
-zero_grad, on a fixed batch of random images (1x28x28 for lenet, 3x32x32 for resnet20 and
+zero_grad (with --amp bf16|fp16: forward and loss under torch.autocast, and for fp16 a
+GradScaler around backward and step, as train_bench.cc), on a fixed batch of random images (1x28x28 for lenet, 3x32x32 for resnet20 and
 airbench) and random labels. After warm-up steps, each of `repeats` samples times `steps`
 steps; prints one line per batch size:
 
   <model>_b<batch> <median images/s> <min images/s> <max images/s>
 
 Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
-       [--batches 64,256] [--warmup W] [--repeats R] [--steps S]
+       [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16]
 """
 import argparse
 import os
@@ -41,6 +42,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--steps", type=int, default=4)
+    parser.add_argument("--amp", choices=("off", "bf16", "fp16"), default="off")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -50,15 +52,19 @@ def main():
     make_model, image = MODELS[args.model]
     model = make_model().to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    amp_dtype = torch.float16 if args.amp == "fp16" else torch.bfloat16
+    scaler = torch.amp.GradScaler(device.type, enabled=args.amp == "fp16")
     print(f"threads {torch.get_num_threads()}")
     for batch in (int(b) for b in args.batches.split(",")):
         images = torch.randn(batch, *image, device=device)
         labels = torch.randint(0, 10, (batch,), device=device)
 
         def step():
-            loss = F.cross_entropy(model(images), labels)
-            loss.backward()
-            opt.step()
+            with torch.autocast(device.type, dtype=amp_dtype, enabled=args.amp != "off"):
+                loss = F.cross_entropy(model(images), labels)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
             opt.zero_grad()
 
         for _ in range(args.warmup):
