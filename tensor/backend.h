@@ -84,7 +84,8 @@ class Backend {
   // ---- Batch normalization (PyTorch's native_batch_norm) over contiguous [N, C, *] tensors
   // of one float dtype, per channel c over the N * (spatial) values; weight, bias and the
   // running statistics are [C] and each may be undefined (weight 1, bias 0, no running
-  // statistics). A backend without these kernels says so in has_batch_norm(), and
+  // statistics). With bfloat16/float16 data (input, out, grad_out, grad_input) every [C]
+  // tensor is float32 and the arithmetic is float32's. A backend without these kernels says so in has_batch_norm(), and
   // nn::functional::batch_norm composes the op from elementwise ops and reductions instead
   // (these defaults raise). ----
   virtual bool has_batch_norm() const { return false; }

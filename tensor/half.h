@@ -37,13 +37,10 @@ struct BFloat16 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(f));
 #else
+    // Branch-free (a select for NaN), so that loops of conversions vectorize.
     uint32_t u = detail::float_bits(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {
-      bits = 0x7fc0;  // NaN
-    } else {
-      uint32_t rounding_bias = 0x7fffu + ((u >> 16) & 1u);
-      bits = static_cast<uint16_t>((u + rounding_bias) >> 16);
-    }
+    uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    bits = (u & 0x7fffffffu) > 0x7f800000u ? uint16_t{0x7fc0} : static_cast<uint16_t>(rounded);
 #endif
   }
   BRISK_HOST_DEVICE operator float() const { return detail::bits_float(static_cast<uint32_t>(bits) << 16); }

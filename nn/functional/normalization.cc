@@ -149,11 +149,11 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   // Running statistics are updated only in training (and read only outside it).
   const Tensor rm = training || !use_batch_stats ? running_mean : Tensor();
   const Tensor rv = training || !use_batch_stats ? running_var : Tensor();
-  if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
-    return batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps)
-        .to(input.dtype());
-  }
   if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
+    if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
+      return batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps)
+          .to(input.dtype());
+    }
     return composite_batch_norm(input, rm, rv, weight, bias, use_batch_stats, momentum, eps);
   }
   std::array<Tensor, 3> result = native::batch_norm(input, weight, bias, rm, rv, use_batch_stats, momentum, eps);

@@ -1,18 +1,24 @@
-// Batch normalization on the CPU, forward and backward, float32 and float64. The input
-// [N, C, S] (S: the spatial dims flattened) is read as N runs of S values per channel;
-// channels are split over threads and each run is one Eigen array expression, so the loops
-// vectorize. Per-channel sums are taken per run in T and added across runs in double. The
-// statistics are two-pass (mean, then the squared deviations from it), as accurate as the
-// composite they replace; the forward reads the input three times and writes it once, the
-// backward reads input and gradient twice.
+// Batch normalization on the CPU, forward and backward: float32 and float64, and
+// bfloat16/float16 data with float32 statistics and affine parameters (PyTorch's mixed-dtype
+// batch norm, what autocast makes of a convolution's output). The input [N, C, S] (S: the
+// spatial dims flattened) is read as N runs of S values per channel; channels are split over
+// threads and each run is one Eigen array expression, so the loops vectorize. 16-bit data is
+// widened once per channel into a per-thread float32 copy that the later passes read from
+// cache, and results are rounded as they are stored. Per-channel sums are taken per run in
+// opmath_t<T> and added across runs in double. The statistics are two-pass (mean, then the
+// squared deviations from it), as accurate as the composite they replace; the forward reads
+// the input three times and writes it once, the backward reads input and gradient twice.
 #include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/data_or_null.h"
 #include "tensor/dispatch.h"
+#include "tensor/functors/cast.h"
 #include "tensor/parallel.h"
 
 namespace brisk::cpu {
@@ -45,70 +51,120 @@ void for_each_channel(const Layout& l, const F& f) {
   });
 }
 
-// Sum over the channel's runs of f(run index n, offset) (f returns that run's partial sum).
+// One channel's N runs of a [N, C, S] tensor of T as arrays of P = opmath_t<T>: the data in
+// place for float32/float64; 16-bit data widened into `widened` (this thread's, count values).
+template <typename T>
+class ChannelRuns {
+ public:
+  using P = opmath_t<T>;
+
+  ChannelRuns(const Layout& l, const T* data, int64_t c, std::vector<P>& widened) : spatial_(l.spatial) {
+    if constexpr (std::is_same_v<T, P>) {
+      first_ = data + l.run(0, c);
+      stride_ = l.channels * l.spatial;
+    } else {
+      widened.resize(l.count());
+      for (int64_t n = 0; n < l.batch; ++n) {
+        const T* from = data + l.run(n, c);
+        P* to = widened.data() + n * l.spatial;
+#pragma omp simd
+        for (int64_t i = 0; i < l.spatial; ++i) to[i] = static_cast<P>(from[i]);
+      }
+      first_ = widened.data();
+      stride_ = l.spatial;
+    }
+  }
+  ConstRun<P> operator[](int64_t n) const { return ConstRun<P>(first_ + n * stride_, spatial_); }
+
+ private:
+  const P* first_;
+  int64_t stride_, spatial_;
+};
+
+// Stores run values (an Eigen expression in P) at `out`: in place for float32/float64, else
+// evaluated into `staged` (this thread's) and rounded.
+template <typename T, typename Values>
+void store_run(T* out, int64_t size, const Values& values, std::vector<opmath_t<T>>& staged) {
+  using P = opmath_t<T>;
+  if constexpr (std::is_same_v<T, P>) {
+    Run<T>(out, size) = values;
+  } else {
+    staged.resize(size);
+    Run<P>(staged.data(), size) = values;
+    // Through the bits: GCC does not vectorize a loop of struct copies.
+#pragma omp simd
+    for (int64_t i = 0; i < size; ++i) out[i].bits = T(staged[i]).bits;
+  }
+}
+
+// This thread's buffers for ChannelRuns and store_run (unused for float32/float64).
+template <typename P>
+std::vector<P>& thread_buffer(int which) {
+  thread_local std::vector<P> buffers[3];
+  return buffers[which];
+}
+
+// Sum over the channel's runs of f(n) (f returns run n's partial sum).
 template <typename F>
-double sum_runs(const Layout& l, int64_t c, const F& f) {
+double sum_runs(const Layout& l, const F& f) {
   double total = 0;
-  for (int64_t n = 0; n < l.batch; ++n) total += static_cast<double>(f(l.run(n, c)));
+  for (int64_t n = 0; n < l.batch; ++n) total += static_cast<double>(f(n));
   return total;
 }
 
-template <typename T>
-void forward(const Layout& l, const T* x, const T* weight, const T* bias, T* running_mean, T* running_var,
-             bool training, double momentum, double eps, T* y, T* save_mean, T* save_invstd) {
+template <typename T, typename P = opmath_t<T>>
+void forward(const Layout& l, const T* x, const P* weight, const P* bias, P* running_mean, P* running_var,
+             bool training, double momentum, double eps, T* y, P* save_mean, P* save_invstd) {
   const int64_t s = l.spatial, count = l.count();
   for_each_channel(l, [&](int64_t c) {
+    ChannelRuns<T> xs(l, x, c, thread_buffer<P>(0));
     double mean, invstd;
     if (training) {
-      mean = sum_runs(l, c, [&](int64_t o) { return ConstRun<T>(x + o, s).sum(); }) / count;
-      const T m = static_cast<T>(mean);
-      const double var = sum_runs(l, c, [&](int64_t o) { return (ConstRun<T>(x + o, s) - m).square().sum(); }) / count;
+      mean = sum_runs(l, [&](int64_t n) { return xs[n].sum(); }) / count;
+      const P m = static_cast<P>(mean);
+      const double var = sum_runs(l, [&](int64_t n) { return (xs[n] - m).square().sum(); }) / count;
       invstd = 1.0 / std::sqrt(var + eps);
       if (running_mean != nullptr) {
-        running_mean[c] = static_cast<T>((1 - momentum) * running_mean[c] + momentum * mean);
+        running_mean[c] = static_cast<P>((1 - momentum) * running_mean[c] + momentum * mean);
         const double unbiased = var * count / (count - 1);
-        running_var[c] = static_cast<T>((1 - momentum) * running_var[c] + momentum * unbiased);
+        running_var[c] = static_cast<P>((1 - momentum) * running_var[c] + momentum * unbiased);
       }
     } else {
       mean = running_mean[c];
       invstd = 1.0 / std::sqrt(static_cast<double>(running_var[c]) + eps);
     }
-    save_mean[c] = static_cast<T>(mean);
-    save_invstd[c] = static_cast<T>(invstd);
+    save_mean[c] = static_cast<P>(mean);
+    save_invstd[c] = static_cast<P>(invstd);
     // y = x * scale + shift, the affine parameters folded into the normalization.
     const double scale = invstd * (weight != nullptr ? weight[c] : 1);
-    const T a = static_cast<T>(scale);
-    const T b = static_cast<T>((bias != nullptr ? bias[c] : 0) - mean * scale);
-    for (int64_t n = 0; n < l.batch; ++n) {
-      const int64_t o = l.run(n, c);
-      Run<T>(y + o, s) = ConstRun<T>(x + o, s) * a + b;
-    }
+    const P a = static_cast<P>(scale);
+    const P b = static_cast<P>((bias != nullptr ? bias[c] : 0) - mean * scale);
+    for (int64_t n = 0; n < l.batch; ++n) store_run(y + l.run(n, c), s, xs[n] * a + b, thread_buffer<P>(2));
   });
 }
 
-template <typename T>
-void backward(const Layout& l, const T* grad_out, const T* x, const T* weight, const T* save_mean, const T* save_invstd,
-              bool training, T* grad_input, T* grad_weight, T* grad_bias) {
+template <typename T, typename P = opmath_t<T>>
+void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, const P* save_mean, const P* save_invstd,
+              bool training, T* grad_input, P* grad_weight, P* grad_bias) {
   const int64_t s = l.spatial, count = l.count();
   for_each_channel(l, [&](int64_t c) {
-    const T mean = save_mean[c];
+    ChannelRuns<T> gs(l, grad_out, c, thread_buffer<P>(0)), xs(l, x, c, thread_buffer<P>(1));
+    const P mean = save_mean[c];
     const double invstd = save_invstd[c];
     // sum(g) and sum(g * (x - mean)) over the channel.
-    const double sum_g = sum_runs(l, c, [&](int64_t o) { return ConstRun<T>(grad_out + o, s).sum(); });
-    const double sum_gx = sum_runs(
-        l, c, [&](int64_t o) { return (ConstRun<T>(grad_out + o, s) * (ConstRun<T>(x + o, s) - mean)).sum(); });
-    if (grad_weight != nullptr) grad_weight[c] = static_cast<T>(sum_gx * invstd);
-    if (grad_bias != nullptr) grad_bias[c] = static_cast<T>(sum_g);
+    const double sum_g = sum_runs(l, [&](int64_t n) { return gs[n].sum(); });
+    const double sum_gx = sum_runs(l, [&](int64_t n) { return (gs[n] * (xs[n] - mean)).sum(); });
+    if (grad_weight != nullptr) grad_weight[c] = static_cast<P>(sum_gx * invstd);
+    if (grad_bias != nullptr) grad_bias[c] = static_cast<P>(sum_g);
     if (grad_input == nullptr) return;
     // grad_input = a * g + k * (x - mean) + d: in training the batch statistics' own
     // gradients add k = -a * invstd^2 * sum_gx / count and d = -a * sum_g / count.
     const double a = invstd * (weight != nullptr ? weight[c] : 1);
     const double k = training ? -a * invstd * invstd * sum_gx / count : 0;
     const double d = training ? -a * sum_g / count : 0;
-    const T ta = static_cast<T>(a), tk = static_cast<T>(k), td = static_cast<T>(d - k * mean);
+    const P ta = static_cast<P>(a), tk = static_cast<P>(k), td = static_cast<P>(d - k * mean);
     for (int64_t n = 0; n < l.batch; ++n) {
-      const int64_t o = l.run(n, c);
-      Run<T>(grad_input + o, s) = ConstRun<T>(grad_out + o, s) * ta + ConstRun<T>(x + o, s) * tk + td;
+      store_run(grad_input + l.run(n, c), s, gs[n] * ta + xs[n] * tk + td, thread_buffer<P>(2));
     }
   });
 }
@@ -118,22 +174,24 @@ void backward(const Layout& l, const T* grad_out, const T* x, const T* weight, c
 void CpuBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
                             const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                             const Tensor& running_var, bool training, double momentum, double eps) {
-  dispatch(TypeList<float, double>{}, input.dtype(), "batch_norm", [&](auto tag) {
+  dispatch(FloatingTypes{}, input.dtype(), "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    forward<T>(Layout(input), input.data_ptr<T>(), data_or_null<T>(weight), data_or_null<T>(bias),
-               data_or_null<T>(running_mean), data_or_null<T>(running_var), training, momentum, eps, out.data_ptr<T>(),
-               save_mean.data_ptr<T>(), save_invstd.data_ptr<T>());
+    using P = opmath_t<T>;
+    forward<T>(Layout(input), input.data_ptr<T>(), data_or_null<P>(weight), data_or_null<P>(bias),
+               data_or_null<P>(running_mean), data_or_null<P>(running_var), training, momentum, eps, out.data_ptr<T>(),
+               save_mean.data_ptr<P>(), save_invstd.data_ptr<P>());
   });
 }
 
 void CpuBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                                      const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                                      const Tensor& save_mean, const Tensor& save_invstd, bool training) {
-  dispatch(TypeList<float, double>{}, input.dtype(), "batch_norm_backward", [&](auto tag) {
+  dispatch(FloatingTypes{}, input.dtype(), "batch_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    backward<T>(Layout(input), grad_out.data_ptr<T>(), input.data_ptr<T>(), data_or_null<T>(weight),
-                save_mean.data_ptr<T>(), save_invstd.data_ptr<T>(), training, data_or_null<T>(grad_input),
-                data_or_null<T>(grad_weight), data_or_null<T>(grad_bias));
+    using P = opmath_t<T>;
+    backward<T>(Layout(input), grad_out.data_ptr<T>(), input.data_ptr<T>(), data_or_null<P>(weight),
+                save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(), training, data_or_null<T>(grad_input),
+                data_or_null<P>(grad_weight), data_or_null<P>(grad_bias));
   });
 }
 

@@ -19,6 +19,7 @@
 #include <tuple>
 #include <utility>
 
+#include "tensor/functors/cast.h"
 #include "tensor/iter/function_traits.h"
 #include "tensor/iter/loop_shape.h"
 #include "tensor/parallel.h"
@@ -116,9 +117,15 @@ void flat_loop(char* const* data, int64_t n, const F& f, std::index_sequence<I..
       Operand<typename traits::template arg<I>, I == kScalar>(data[I + 1])...};
   // Each out[i] depends only on element i of the inputs, and out either is an input or does
   // not overlap one, so the iterations are independent: `omp simd` lets the compiler
-  // vectorize without runtime alias checks, whatever its cost model at -O2.
+  // vectorize without runtime alias checks, whatever its cost model at -O2. A 16-bit float
+  // result is stored through its bits: GCC does not vectorize a loop of struct copies.
+  if constexpr (is_reduced_float_v<Out>) {
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(in)[i]...);
+    for (int64_t i = 0; i < n; ++i) out[i].bits = f(std::get<I>(in)[i]...).bits;
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(in)[i]...);
+  }
 }
 
 template <typename F, size_t... I>

@@ -193,7 +193,8 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& geo, bool b
   memory::desc src = geo.desc(geo.src.dims(), Tag::any), weights = geo.desc(geo.weights.dims(), Tag::any);
   memory::desc dst = geo.desc(geo.dst.dims(), Tag::any);
   auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
-                                                     geo.desc(geo.bias.dims(), Tag::x), dst, geo.strides, geo.dilates, geo.padding, geo.padding)
+                                                     geo.desc(geo.bias.dims(), Tag::x), dst, geo.strides, geo.dilates,
+                                                     geo.padding, geo.padding)
                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
                                                      dst, geo.strides, geo.dilates, geo.padding, geo.padding);
   return dnnl::convolution_forward::primitive_desc(desc, user_scratchpad(), engine());
@@ -223,11 +224,10 @@ struct BackwardPlan {
                     geo.desc(geo.dst.dims(), Tag::any), geo.strides, geo.dilates, geo.padding, geo.padding),
                 user_scratchpad(), engine(), hint),
         data(data_pd),
-        weights_pd(dnnl::convolution_backward_weights::desc(geo.algorithm, geo.desc(geo.src.dims(), Tag::any),
-                                                            geo.desc(geo.weights.dims(), Tag::any),
-                                                            geo.desc(geo.bias.dims(), Tag::x),
-                                                            geo.desc(geo.dst.dims(), Tag::any), geo.strides,
-                                                            geo.dilates, geo.padding, geo.padding),
+        weights_pd(dnnl::convolution_backward_weights::desc(
+                       geo.algorithm, geo.desc(geo.src.dims(), Tag::any), geo.desc(geo.weights.dims(), Tag::any),
+                       geo.desc(geo.bias.dims(), Tag::x), geo.desc(geo.dst.dims(), Tag::any), geo.strides, geo.dilates,
+                       geo.padding, geo.padding),
                    user_scratchpad(), engine(), hint),
         weights(weights_pd),
         data_grad_out(geo.dst, data_pd.diff_dst_desc(), true),
@@ -324,8 +324,8 @@ void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight,
             {DNNL_ARG_SRC, call.input(plan.weights_input, data_of(input))},
             {DNNL_ARG_DIFF_WEIGHTS, grad_weight.defined() ? call.output(plan.grad_weight, data_of(grad_weight))
                                                           : call.buffer(plan.grad_weight.kernel)},
-            {DNNL_ARG_DIFF_BIAS,
-             grad_bias.defined() ? call.output(plan.grad_bias, data_of(grad_bias)) : call.buffer(plan.grad_bias.kernel)},
+            {DNNL_ARG_DIFF_BIAS, grad_bias.defined() ? call.output(plan.grad_bias, data_of(grad_bias))
+                                                     : call.buffer(plan.grad_bias.kernel)},
             {DNNL_ARG_SCRATCHPAD, call.buffer(plan.weights_pd.scratchpad_desc())},
         });
   }

@@ -5,10 +5,18 @@
 
 namespace brisk::native {
 
+namespace {
+
+// The dtype of the statistics and affine parameters for an input of `data`: float32 for
+// bfloat16/float16 data, else the data's.
+DType stats_dtype(DType data) { return data == kBFloat16 || data == kFloat16 ? kFloat32 : data; }
+
+}  // namespace
+
 bool has_batch_norm_kernel(const Tensor& input, const std::vector<Tensor>& channel_tensors) {
-  if (input.dtype() != kFloat32 && input.dtype() != kFloat64) return false;
+  if (!is_floating_point(input.dtype())) return false;
   for (const Tensor& t : channel_tensors) {
-    if (t.defined() && t.dtype() != input.dtype()) return false;
+    if (t.defined() && t.dtype() != stats_dtype(input.dtype())) return false;
   }
   return backend_for(input.device()).has_batch_norm();
 }
@@ -24,9 +32,9 @@ std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, cons
   }
   auto maybe_contiguous = [](const Tensor& t) { return t.defined() ? contiguous(t) : t; };
   Tensor x = contiguous(input);
-  TensorOptions options = TensorOptions(x.dtype()).device(device);
-  Tensor out = empty(x.sizes(), options);
-  Tensor save_mean = empty({x.size(1)}, options), save_invstd = empty({x.size(1)}, options);
+  TensorOptions stats = TensorOptions(stats_dtype(x.dtype())).device(device);
+  Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(device));
+  Tensor save_mean = empty({x.size(1)}, stats), save_invstd = empty({x.size(1)}, stats);
   backend_for(device).batch_norm(out, save_mean, save_invstd, x, maybe_contiguous(weight), maybe_contiguous(bias),
                                  running_mean, running_var, training, momentum, eps);
   return {out, save_mean, save_invstd};
@@ -39,10 +47,10 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& 
   BRISK_CHECK(grad_out.sizes() == input.sizes(), "batch_norm_backward: gradient {} does not match the input {}",
               grad_out.describe(), input.describe());
   Tensor x = contiguous(input);
-  TensorOptions options = TensorOptions(x.dtype()).device(device);
-  Tensor grad_input = need[0] ? empty(x.sizes(), options) : Tensor();
-  Tensor grad_weight = need[1] ? empty({x.size(1)}, options) : Tensor();
-  Tensor grad_bias = need[2] ? empty({x.size(1)}, options) : Tensor();
+  TensorOptions stats = TensorOptions(stats_dtype(x.dtype())).device(device);
+  Tensor grad_input = need[0] ? empty(x.sizes(), TensorOptions(x.dtype()).device(device)) : Tensor();
+  Tensor grad_weight = need[1] ? empty({x.size(1)}, stats) : Tensor();
+  Tensor grad_bias = need[2] ? empty({x.size(1)}, stats) : Tensor();
   if (need[0] || need[1] || need[2]) {
     backend_for(device).batch_norm_backward(
         grad_input, grad_weight, grad_bias, contiguous(to(grad_out, device, x.dtype())), x,

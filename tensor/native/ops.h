@@ -125,11 +125,13 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size);
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input);
 
 // ---- Batch normalization (tensor/native/batch_norm.cc): PyTorch's native_batch_norm ----
-// input [N, C, *]; weight, bias, running_mean and running_var [C] or undefined, all of
-// input's float dtype and device. Backend::batch_norm (tensor/backend.h) says what is
-// computed; the shape checks are nn::functional::batch_norm's.
-// Whether the device of `input` has the kernels and they take these operands (float32 or
-// float64, every defined [C] tensor of input's dtype); otherwise the caller composes the op.
+// input [N, C, *]; weight, bias, running_mean and running_var [C] or undefined, on input's
+// device, of input's float dtype, or float32 for a bfloat16/float16 input (PyTorch's
+// mixed-dtype batch norm); save_mean, save_invstd and the weight and bias gradients have
+// that dtype too. Backend::batch_norm (tensor/backend.h) says what is computed; the shape
+// checks are nn::functional::batch_norm's.
+// Whether the device of `input` has the kernels and they take these operands (every defined
+// [C] tensor of the dtype above); otherwise the caller composes the op.
 bool has_batch_norm_kernel(const Tensor& input, const std::vector<Tensor>& channel_tensors);
 // {out, save_mean, save_invstd}.
 std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
