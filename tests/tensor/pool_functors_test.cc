@@ -22,25 +22,16 @@ struct PlaneCase {
   Pool2dParams params;
 };
 
-Pool2dParams params_of(Pair kernel, Pair stride, Pair padding, Pair dilation, bool ceil_mode) {
-  Pool2dParams p;
-  p.kernel = kernel;
-  p.stride = stride;
-  p.padding = padding;
-  p.dilation = dilation;
-  p.ceil_mode = ceil_mode;
-  return p;
-}
-
-// Windows of every kind: plain, padded in ceil mode, dilated, overlapping, uneven.
+// Windows of every kind, on planes (height, width): {kernel, stride, padding, dilation,
+// ceil_mode}.
 const std::vector<PlaneCase>& plane_cases() {
   static const std::vector<PlaneCase> cases{
-      {28, 28, params_of({2, 2}, {2, 2}, {0, 0}, {1, 1}, false)},
-      {7, 5, params_of({3, 3}, {2, 2}, {1, 1}, {1, 1}, true)},
-      {7, 9, params_of({2, 3}, {1, 2}, {0, 1}, {2, 2}, false)},
-      {9, 9, params_of({3, 3}, {1, 1}, {1, 1}, {1, 1}, false)},
-      {6, 11, params_of({4, 2}, {3, 1}, {2, 1}, {1, 1}, true)},
-      {56, 56, params_of({3, 3}, {2, 2}, {1, 1}, {1, 1}, false)},
+      {28, 28, {{2, 2}, {2, 2}, {0, 0}, {1, 1}, false}},  // plain
+      {7, 5, {{3, 3}, {2, 2}, {1, 1}, {1, 1}, true}},     // padding, ceil mode
+      {7, 9, {{2, 3}, {1, 2}, {0, 1}, {2, 2}, false}},    // dilation
+      {9, 9, {{3, 3}, {1, 1}, {1, 1}, {1, 1}, false}},    // overlapping windows
+      {6, 11, {{4, 2}, {3, 1}, {2, 1}, {1, 1}, true}},    // uneven, ceil mode
+      {56, 56, {{3, 3}, {2, 2}, {1, 1}, {1, 1}, false}},  // a ResNet stem
   };
   return cases;
 }
@@ -113,46 +104,26 @@ void check_max_pool(const PoolPlane& p, uint32_t seed) {
   CHECK(index_mismatches == 0);
 }
 
-template <typename Low>
-void check_avg_pool(const PoolPlane& p, uint32_t seed) {
+// An average pooling's forward, forward(x, oy, ox) for each output, and its gradient,
+// backward(grad_out, iy, ix) for each input element, at Low against float32.
+template <typename Low, typename Forward, typename Backward>
+void check_average(const PoolPlane& p, uint32_t seed, const Forward& forward, const Backward& backward) {
   Values<Low> x = random_values<Low>(p.in_h * p.in_w, seed);
   Values<Low> grad = random_values<Low>(p.out_h * p.out_w, seed + 1);
-  Mismatches forward, backward;
+  Mismatches forward_mismatches, backward_mismatches;
   for (int64_t oy = 0; oy < p.out_h; ++oy) {
     for (int64_t ox = 0; ox < p.out_w; ++ox) {
-      forward.check(oy * p.out_w + ox, functors::avg_pool_at(p, x.low.data(), oy, ox),
-                    functors::avg_pool_at(p, x.wide.data(), oy, ox));
+      forward_mismatches.check(oy * p.out_w + ox, forward(x.low.data(), oy, ox), forward(x.wide.data(), oy, ox));
     }
   }
   for (int64_t iy = 0; iy < p.in_h; ++iy) {
     for (int64_t ix = 0; ix < p.in_w; ++ix) {
-      backward.check(iy * p.in_w + ix, functors::avg_pool_backward_at(p, grad.low.data(), iy, ix),
-                     functors::avg_pool_backward_at(p, grad.wide.data(), iy, ix));
+      backward_mismatches.check(iy * p.in_w + ix, backward(grad.low.data(), iy, ix),
+                                backward(grad.wide.data(), iy, ix));
     }
   }
-  forward.require_none("avg_pool_at");
-  backward.require_none("avg_pool_backward_at");
-}
-
-template <typename Low>
-void check_adaptive_avg_pool(const PoolPlane& p, uint32_t seed) {
-  Values<Low> x = random_values<Low>(p.in_h * p.in_w, seed);
-  Values<Low> grad = random_values<Low>(p.out_h * p.out_w, seed + 1);
-  Mismatches forward, backward;
-  for (int64_t oy = 0; oy < p.out_h; ++oy) {
-    for (int64_t ox = 0; ox < p.out_w; ++ox) {
-      forward.check(oy * p.out_w + ox, functors::adaptive_avg_pool_at(p, x.low.data(), oy, ox),
-                    functors::adaptive_avg_pool_at(p, x.wide.data(), oy, ox));
-    }
-  }
-  for (int64_t iy = 0; iy < p.in_h; ++iy) {
-    for (int64_t ix = 0; ix < p.in_w; ++ix) {
-      backward.check(iy * p.in_w + ix, functors::adaptive_avg_pool_backward_at(p, grad.low.data(), iy, ix),
-                     functors::adaptive_avg_pool_backward_at(p, grad.wide.data(), iy, ix));
-    }
-  }
-  forward.require_none("adaptive_avg_pool_at");
-  backward.require_none("adaptive_avg_pool_backward_at");
+  forward_mismatches.require_none("forward");
+  backward_mismatches.require_none("backward");
 }
 
 TEMPLATE_TEST_CASE("16-bit max pooling is the float32 maximum and argmax of the rounded values", "", BFloat16, Half) {
@@ -164,7 +135,7 @@ TEMPLATE_TEST_CASE("16-bit max pooling is the float32 maximum and argmax of the 
 }
 
 TEMPLATE_TEST_CASE("a NaN wins a 16-bit max window, a later NaN over an earlier one", "", BFloat16, Half) {
-  PoolPlane p = plane_of({3, 3, params_of({3, 3}, {1, 1}, {0, 0}, {1, 1}, false)});
+  PoolPlane p = plane_of({3, 3, {{3, 3}, {1, 1}, {0, 0}, {1, 1}, false}});
   std::vector<TestType> x(9, TestType(1.0f));
   x[4] = TestType(NAN);
   x[6] = TestType(NAN);
@@ -186,7 +157,10 @@ TEMPLATE_TEST_CASE("16-bit average pooling and its gradient are float32's on the
         average.params.divisor_override = divisor;
         INFO(c.in_h << "x" << c.in_w << " kernel " << c.params.kernel[0] << "x" << c.params.kernel[1] << " include_pad "
                     << include_pad << " divisor " << divisor);
-        check_avg_pool<TestType>(plane_of(average), seed += 2);
+        PoolPlane p = plane_of(average);
+        check_average<TestType>(
+            p, seed += 2, [&](const auto* x, int64_t oy, int64_t ox) { return functors::avg_pool_at(p, x, oy, ox); },
+            [&](const auto* g, int64_t iy, int64_t ix) { return functors::avg_pool_backward_at(p, g, iy, ix); });
       }
     }
   }
@@ -199,7 +173,11 @@ TEMPLATE_TEST_CASE("16-bit adaptive average pooling and its gradient are float32
       {7, 5, 3, 2}, {6, 6, 1, 1}, {3, 5, 4, 7}, {28, 28, 1, 1}, {10, 13, 10, 13}};
   for (const auto& [in_h, in_w, out_h, out_w] : sizes) {
     INFO(in_h << "x" << in_w << " to " << out_h << "x" << out_w);
-    check_adaptive_avg_pool<TestType>(functors::pool_plane({}, in_h, in_w, out_h, out_w), seed += 2);
+    PoolPlane p = functors::pool_plane({}, in_h, in_w, out_h, out_w);
+    check_average<TestType>(
+        p, seed += 2,
+        [&](const auto* x, int64_t oy, int64_t ox) { return functors::adaptive_avg_pool_at(p, x, oy, ox); },
+        [&](const auto* g, int64_t iy, int64_t ix) { return functors::adaptive_avg_pool_backward_at(p, g, iy, ix); });
   }
 }
 
