@@ -12,13 +12,12 @@
 // triggered" (as in PyTorch; the CUDA context is unusable afterwards).
 // scatter_add adds atomically, so duplicate indices sum in an unspecified order.
 #include <cstdio>
-#include <cstring>
 
+#include "cuda/atomic_add.cu.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/launch.h"
 #include "cuda/offset_calculator.cu.h"
 #include "tensor/dispatch.h"
-#include "tensor/functors/cast.h"
 #include "tensor/native/ops.h"
 
 // What assert() calls in device code. glibc declares it for the host only, and not at all
@@ -38,41 +37,6 @@ __device__ const char* index_op_name(IndexOp op) {
     case IndexOp::Select: return "index_select";
     case IndexOp::Gather: return "gather";
     default: return "scatter_add";
-  }
-}
-
-// a += b for the 16- and 8-bit types, by compare-and-swap on the aligned 32-bit word that
-// holds the element (the arithmetic in opmath_t, as on the CPU).
-template <typename T>
-__device__ void atomic_add_narrow(T* address, T value) {
-  static_assert(sizeof(T) <= 2, "atomic_add_narrow: 8- and 16-bit types");
-  auto addr = reinterpret_cast<uintptr_t>(address);
-  auto* word = reinterpret_cast<unsigned int*>(addr & ~uintptr_t{3});
-  unsigned shift = static_cast<unsigned>(addr & 3) * 8;
-  unsigned mask = ((1u << (sizeof(T) * 8)) - 1) << shift;
-  unsigned old = *word;
-  unsigned assumed;
-  do {
-    assumed = old;
-    unsigned current_bits = (assumed & mask) >> shift;
-    T current;
-    memcpy(&current, &current_bits, sizeof(T));
-    T sum = cast<T>(cast<opmath_t<T>>(current) + cast<opmath_t<T>>(value));
-    unsigned sum_bits = 0;
-    memcpy(&sum_bits, &sum, sizeof(T));
-    old = atomicCAS(word, assumed, (assumed & ~mask) | (sum_bits << shift));
-  } while (assumed != old);
-}
-
-template <typename T>
-__device__ __forceinline__ void atomic_add(T* address, T value) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t>) {
-    atomicAdd(address, value);
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    // Two's complement addition is the same on unsigned words.
-    atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
-  } else {
-    atomic_add_narrow(address, value);
   }
 }
 

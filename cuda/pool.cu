@@ -1,17 +1,26 @@
 // CudaBackend's max, average and adaptive average pooling over contiguous NCHW tensors,
-// float32 and float64. One thread per element (grid-stride), each running the CPU backend's
-// per-element function of tensor/functors/pool.h, so the CPU tests check this arithmetic:
+// float32, float64, bfloat16 and float16. One thread per element (grid-stride), each running
+// the CPU backend's per-element function of tensor/functors/pool.h, so the CPU tests check
+// this arithmetic (16-bit values are summed and compared in float32 and each result is
+// rounded once, as in PyTorch's CUDA pooling):
 //   - forwards: one output element each, [N * C, OH, OW];
 //   - average and adaptive backwards: one input element each, [N * C, H, W], gathering the
 //     gradients of the windows that hold it (deterministic, no atomics);
 //   - max backward: the backend interface gives it no window geometry to gather with, so
-//     each output adds its gradient at its argmax with atomicAdd into a zeroed grad_input.
-//     Two additions commute exactly, so the result is deterministic unless an input is the
+//     each output adds its gradient at its argmax atomically into a zeroed accumulator in
+//     opmath_t: grad_input itself for float32/float64, a float32 stand-in for 16-bit
+//     gradients, rounded into grad_input at the end (16-bit atomics would round each
+//     addition, and an input is the maximum of up to four windows of a 3x3 stride-2 pool).
+//     Two additions commute exactly, so the sum is deterministic unless an input is the
 //     maximum of three or more windows (overlapping windows, e.g. 3x3 with stride 1).
+#include <type_traits>
+
+#include "cuda/atomic_add.cu.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/launch.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/pool.h"
+#include "tensor/native/ops.h"
 
 namespace brisk::cuda {
 namespace {
@@ -49,12 +58,22 @@ struct MaxPoolBackward {
   PoolPlane p;
   const T* grad_out;
   const int64_t* indices;
-  T* grad_in;  // zeroed
+  opmath_t<T>* grad_in;  // zeroed
   __device__ void operator()(int64_t i) const {
     int64_t plane = i / (p.out_h * p.out_w), at = indices[i];
     // A window whose dilated taps all miss the plane has no maximum and an index outside it.
-    if (at >= 0 && at < p.in_h * p.in_w) atomicAdd(grad_in + plane * p.in_h * p.in_w + at, grad_out[i]);
+    if (at >= 0 && at < p.in_h * p.in_w) {
+      atomic_add(grad_in + plane * p.in_h * p.in_w + at, cast<opmath_t<T>>(grad_out[i]));
+    }
   }
+};
+
+// Rounds a float32 accumulator into the 16-bit tensor it stands in for.
+template <typename T>
+struct RoundInto {
+  const float* from;
+  T* to;
+  __device__ void operator()(int64_t i) const { to[i] = cast<T>(from[i]); }
 };
 
 template <typename T>
@@ -126,7 +145,7 @@ PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = 
   return functors::pool_plane(q, in.size(2), in.size(3), out.size(2), out.size(3));
 }
 
-using PoolTypes = TypeList<float, double>;
+using PoolTypes = TypeList<float, double, BFloat16, Half>;
 
 }  // namespace
 
@@ -146,12 +165,21 @@ void CudaBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gr
   PoolPlane p = plane_of(grad_input, grad_out);
   dispatch(PoolTypes{}, grad_input.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
+    using Acc = opmath_t<T>;
+    // The scatter's zeroed accumulator: a float32 stand-in for 16-bit gradients (see above).
+    constexpr bool kStandIn = !std::is_same_v<Acc, T>;
+    Tensor acc =
+        kStandIn ? native::empty(grad_input.sizes(), TensorOptions(kFloat32).device(grad_input.device())) : grad_input;
     {
       LaunchScope scope(grad_input.device());
-      BRISK_CUDA_CHECK(cudaMemsetAsync(grad_input.data_ptr<T>(), 0, grad_input.numel() * sizeof(T), scope.stream()));
+      BRISK_CUDA_CHECK(cudaMemsetAsync(acc.data_ptr<Acc>(), 0, acc.numel() * sizeof(Acc), scope.stream()));
     }
-    MaxPoolBackward<T> op{p, grad_out.data_ptr<T>(), indices.data_ptr<int64_t>(), grad_input.data_ptr<T>()};
+    MaxPoolBackward<T> op{p, grad_out.data_ptr<T>(), indices.data_ptr<int64_t>(), acc.data_ptr<Acc>()};
     for_each_element(grad_input.device(), grad_out.numel(), op);
+    if constexpr (kStandIn) {
+      for_each_element(grad_input.device(), grad_input.numel(),
+                       RoundInto<T>{acc.data_ptr<float>(), grad_input.data_ptr<T>()});
+    }
   });
 }
 

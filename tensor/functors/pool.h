@@ -3,6 +3,10 @@
 // NCHW tensor, shared by the CPU (tensor/cpu/pool.cc) and CUDA (cuda/pool.cu) kernels. Each
 // function computes one element: an output of the forward, or an input's gradient.
 //
+// Sums and comparisons are done in opmath_t<T> (tensor/functors/cast.h) and the result is
+// rounded to T once, as PyTorch's CUDA pooling does: float32 for bfloat16/float16 storage,
+// T itself (so the very same operations) for float32 and float64.
+//
 // The average backwards gather: an input element sums the gradients of the outputs whose
 // windows hold it, visiting them in row-major order (the order a scatter over the outputs
 // would add them). No two threads write one element, so there are no atomics and the result
@@ -11,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "tensor/functors/cast.h"
 #include "tensor/functors/math.h"
 #include "tensor/macros.h"
 #include "tensor/window_params.h"
@@ -46,7 +51,8 @@ BRISK_INLINE void windows_covering(int64_t i, int64_t outputs, int64_t span, int
 // ---- Max pooling: a window's maximum (a NaN wins, a later NaN over an earlier one, as in
 // PyTorch) and its position iy * W + ix in the plane. ----
 
-// Whether tap value v replaces the window's maximum so far.
+// Whether tap value v replaces the window's maximum so far (T: a type is_nan knows, so
+// float or double; 16-bit values are compared as their opmath_t).
 template <typename T>
 BRISK_INLINE bool max_pool_takes(T v, T best) {
   return (v > best) | is_nan(v);
@@ -60,18 +66,19 @@ BRISK_INLINE T max_pool_at(const PoolPlane& p, const T* x, int64_t oy, int64_t o
   // The first taps inside the plane (padding is at most half the window, so one exists).
   if (y0 < 0) y0 += (-y0 + p.dil_h - 1) / p.dil_h * p.dil_h;
   if (x0 < 0) x0 += (-x0 + p.dil_w - 1) / p.dil_w * p.dil_w;
-  T best = -std::numeric_limits<T>::infinity();
+  using Acc = opmath_t<T>;
+  Acc best = -std::numeric_limits<Acc>::infinity();
   index = y0 * p.in_w + x0;
   for (int64_t iy = y0; iy < y_end; iy += p.dil_h) {
     for (int64_t ix = x0; ix < x_end; ix += p.dil_w) {
-      T v = x[iy * p.in_w + ix];
+      Acc v = cast<Acc>(x[iy * p.in_w + ix]);
       if (max_pool_takes(v, best)) {
         best = v;
         index = iy * p.in_w + ix;
       }
     }
   }
-  return best;
+  return cast<T>(best);  // exact: best is -inf or a value of T
 }
 
 // ---- Average pooling, as PyTorch: the window is clipped to the padded plane for the
@@ -99,11 +106,12 @@ template <typename T>
 BRISK_INLINE T avg_pool_at(const PoolPlane& p, const T* x, int64_t oy, int64_t ox) {
   AvgWindow w = avg_window(p, oy, ox);
   if (w.y0 >= w.y1 || w.x0 >= w.x1) return T(0);
-  T sum = 0;
+  using Acc = opmath_t<T>;
+  Acc sum = 0;
   for (int64_t iy = w.y0; iy < w.y1; ++iy) {
-    for (int64_t ix = w.x0; ix < w.x1; ++ix) sum += x[iy * p.in_w + ix];
+    for (int64_t ix = w.x0; ix < w.x1; ++ix) sum += cast<Acc>(x[iy * p.in_w + ix]);
   }
-  return sum / static_cast<T>(w.divisor);
+  return cast<T>(sum / static_cast<Acc>(w.divisor));
 }
 
 template <typename T>
@@ -111,13 +119,14 @@ BRISK_INLINE T avg_pool_backward_at(const PoolPlane& p, const T* grad_out, int64
   int64_t y_lo, y_hi, x_lo, x_hi;
   windows_covering(iy, p.out_h, p.kernel_h, p.stride_h, p.pad_h, y_lo, y_hi);
   windows_covering(ix, p.out_w, p.kernel_w, p.stride_w, p.pad_w, x_lo, x_hi);
-  T sum = 0;
+  using Acc = opmath_t<T>;
+  Acc sum = 0;
   for (int64_t oy = y_lo; oy < y_hi; ++oy) {
     for (int64_t ox = x_lo; ox < x_hi; ++ox) {
-      sum += grad_out[oy * p.out_w + ox] / static_cast<T>(avg_window(p, oy, ox).divisor);
+      sum += cast<Acc>(grad_out[oy * p.out_w + ox]) / static_cast<Acc>(avg_window(p, oy, ox).divisor);
     }
   }
-  return sum;
+  return cast<T>(sum);
 }
 
 // ---- Adaptive average pooling: output i averages inputs [bin_start, bin_end) of its dim.
@@ -131,26 +140,28 @@ template <typename T>
 BRISK_INLINE T adaptive_avg_pool_at(const PoolPlane& p, const T* x, int64_t oy, int64_t ox) {
   int64_t y0 = bin_start(oy, p.in_h, p.out_h), y1 = bin_end(oy, p.in_h, p.out_h);
   int64_t x0 = bin_start(ox, p.in_w, p.out_w), x1 = bin_end(ox, p.in_w, p.out_w);
-  T sum = 0;
+  using Acc = opmath_t<T>;
+  Acc sum = 0;
   for (int64_t iy = y0; iy < y1; ++iy) {
-    for (int64_t ix = x0; ix < x1; ++ix) sum += x[iy * p.in_w + ix];
+    for (int64_t ix = x0; ix < x1; ++ix) sum += cast<Acc>(x[iy * p.in_w + ix]);
   }
-  return sum / static_cast<T>((y1 - y0) * (x1 - x0));
+  return cast<T>(sum / static_cast<Acc>((y1 - y0) * (x1 - x0)));
 }
 
 template <typename T>
 BRISK_INLINE T adaptive_avg_pool_backward_at(const PoolPlane& p, const T* grad_out, int64_t iy, int64_t ix) {
   int64_t y_lo = bin_start(iy, p.out_h, p.in_h), y_hi = bin_end(iy, p.out_h, p.in_h);
   int64_t x_lo = bin_start(ix, p.out_w, p.in_w), x_hi = bin_end(ix, p.out_w, p.in_w);
-  T sum = 0;
+  using Acc = opmath_t<T>;
+  Acc sum = 0;
   for (int64_t oy = y_lo; oy < y_hi; ++oy) {
     int64_t rows = bin_end(oy, p.in_h, p.out_h) - bin_start(oy, p.in_h, p.out_h);
     for (int64_t ox = x_lo; ox < x_hi; ++ox) {
       int64_t cols = bin_end(ox, p.in_w, p.out_w) - bin_start(ox, p.in_w, p.out_w);
-      sum += grad_out[oy * p.out_w + ox] / static_cast<T>(rows * cols);
+      sum += cast<Acc>(grad_out[oy * p.out_w + ox]) / static_cast<Acc>(rows * cols);
     }
   }
-  return sum;
+  return cast<T>(sum);
 }
 
 }  // namespace brisk::functors

@@ -2,8 +2,9 @@
 // backend on random inputs: conv2d forward and its input, weight and bias gradients over
 // strides, padding, dilation, groups and bias on/off, in float32 (exact and TF32) and
 // float64; max pooling's values, indices and gradient; average pooling with ceil mode,
-// count_include_pad and divisor_override; adaptive average pooling down and up; and the
-// reuse of cached cuDNN algorithms.
+// count_include_pad and divisor_override; adaptive average pooling down and up; the same
+// pooling ops and gradients in bfloat16 and float16 against float32 on the rounded inputs,
+// rounded; and the reuse of cached cuDNN algorithms.
 #include "cuda/blas.h"
 #include "cuda/conv_algorithm_cache.h"
 #include "tests/cuda/backend_test_util.h"
@@ -106,7 +107,7 @@ TEST_CASE("conv2d in float32 with TF32 allowed stays within TF32's error", "[gpu
   cuda::set_allow_tf32(false);
 }
 
-TEST_CASE("conv2d takes unbatched and non-contiguous inputs and rejects other dtypes on CUDA", "[gpu]") {
+TEST_CASE("conv2d takes unbatched and non-contiguous inputs and rejects integer dtypes on CUDA", "[gpu]") {
   Tensor x = random_cpu({3, 9, 8}, kFloat32, 1);
   Tensor w = random_cpu({4, 3, 3, 3}, kFloat32, 2);
   Conv2dParams p = conv_params({1, 1}, {1, 1}, {1, 1}, 1);
@@ -115,8 +116,8 @@ TEST_CASE("conv2d takes unbatched and non-contiguous inputs and rejects other dt
   Tensor xt = native::transpose(random_cpu({2, 3, 8, 9}, kFloat32, 3), 2, 3);  // [2, 3, 9, 8], strided
   require_matches(native::conv2d(on_gpu(xt), on_gpu(w), Tensor(), p), native::conv2d(xt, w, Tensor(), p),
                   Tolerance{1e-4, 1e-5});
-  Tensor xh = native::to(on_gpu(x), testing::kCuda, kFloat16);
-  CHECK_THROWS_AS(native::conv2d(xh, native::to(on_gpu(w), testing::kCuda, kFloat16), Tensor(), p), Error);
+  Tensor xi = native::to(on_gpu(x), testing::kCuda, kInt32);
+  CHECK_THROWS_AS(native::conv2d(xi, native::to(on_gpu(w), testing::kCuda, kInt32), Tensor(), p), Error);
 }
 
 TEST_CASE("conv2d reuses the cached cuDNN algorithms of a problem", "[gpu]") {
@@ -265,6 +266,80 @@ TEST_CASE("adaptive_avg_pool2d and its gradient match the CPU, shrinking and gro
       Tensor grad = random_cpu(out.sizes(), dtype, ++seed);
       require_matches(native::adaptive_avg_pool2d_backward(on_gpu(grad), on_gpu(x)),
                       native::adaptive_avg_pool2d_backward(grad, x), pool_tolerance(dtype));
+    }
+  }
+}
+
+// A bfloat16/float16 value's place among the values of its dtype, from its bits: neighbours
+// differ by one (+0 and -0 share place 0).
+int32_t place_of(double value, DType dtype) {
+  float f = static_cast<float>(value);  // exact: the value is one of the dtype's
+  uint16_t bits = dtype == kBFloat16 ? BFloat16(f).bits : Half(f).bits;
+  int32_t magnitude = bits & 0x7fff;
+  return bits & 0x8000 ? -magnitude : magnitude;
+}
+
+// 16-bit `gpu` equals `cpu` (same dtype, on the host) within `ulps` units in the last place,
+// element by element; NaN where NaN. Reports the first mismatch and how many there are.
+void require_within_ulps(const Tensor& gpu, const Tensor& cpu, int32_t ulps) {
+  REQUIRE(gpu.is_cuda());
+  REQUIRE(gpu.sizes() == cpu.sizes());
+  REQUIRE(gpu.dtype() == cpu.dtype());
+  std::vector<double> got = native::to(on_cpu(gpu), kCPU, kFloat64).to_vector<double>();
+  std::vector<double> want = native::to(cpu, kCPU, kFloat64).to_vector<double>();
+  auto close = [&](double g, double w) {
+    if (std::isnan(g) || std::isnan(w)) return std::isnan(g) && std::isnan(w);
+    return std::abs(place_of(g, cpu.dtype()) - place_of(w, cpu.dtype())) <= ulps;
+  };
+  size_t first = 0, mismatches = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!close(got[i], want[i]) && mismatches++ == 0) first = i;
+  }
+  INFO("element " << first << " of " << cpu.describe() << ": GPU " << got[first] << ", float32 rounded " << want[first]
+                  << "; " << mismatches << " of " << got.size() << " elements more than " << ulps << " ulps apart");
+  REQUIRE(mismatches == 0);
+}
+
+Tensor to_float32(const Tensor& t) { return native::to(t, kCPU, kFloat32); }
+
+// A float32 result rounded to `dtype`.
+Tensor rounded(const Tensor& t, DType dtype) { return native::to(t, kCPU, dtype); }
+
+TEST_CASE("pooling and its gradients in bfloat16 and float16 equal float32 on the rounded inputs, rounded", "[gpu]") {
+  uint64_t seed = 4000;
+  for (DType low : {kBFloat16, kFloat16}) {
+    for (const PoolCase& c : pool_cases()) {
+      INFO(dtype_name(low) << " input " << fmt::format("{}", c.input) << " kernel "
+                           << fmt::format("{}", c.params.kernel));
+      Tensor x = random_cpu(c.input, low, ++seed);
+      auto [out, indices] = native::max_pool2d_with_indices(on_gpu(x), c.params);
+      auto [out32, indices32] = native::max_pool2d_with_indices(to_float32(x), c.params);
+      require_within_ulps(out, rounded(out32, low), 0);  // a maximum is exact
+      require_matches(indices, indices32, Tolerance{0, 0});
+      Tensor grad = random_cpu(out32.sizes(), low, ++seed);
+      require_within_ulps(native::max_pool2d_backward(on_gpu(grad), on_gpu(x), indices),
+                          rounded(native::max_pool2d_backward(to_float32(grad), to_float32(x), indices32), low), 1);
+
+      for (bool include_pad : {true, false}) {
+        Pool2dParams p = c.params;
+        p.dilation = {1, 1};
+        p.count_include_pad = include_pad;
+        INFO("avg_pool2d, include_pad " << include_pad);
+        Tensor avg32 = native::avg_pool2d(to_float32(x), p);
+        require_within_ulps(native::avg_pool2d(on_gpu(x), p), rounded(avg32, low), 1);
+        Tensor avg_grad = random_cpu(avg32.sizes(), low, ++seed);
+        require_within_ulps(native::avg_pool2d_backward(on_gpu(avg_grad), on_gpu(x), p),
+                            rounded(native::avg_pool2d_backward(to_float32(avg_grad), to_float32(x), p), low), 1);
+      }
+    }
+    for (Pair size : {Pair{3, 2}, Pair{1, 1}, Pair{40, 30}}) {
+      INFO(dtype_name(low) << " adaptive_avg_pool2d to " << fmt::format("{}", size));
+      Tensor x = random_cpu({4, 16, 28, 28}, low, ++seed);
+      Tensor out32 = native::adaptive_avg_pool2d(to_float32(x), size);
+      require_within_ulps(native::adaptive_avg_pool2d(on_gpu(x), size), rounded(out32, low), 1);
+      Tensor grad = random_cpu(out32.sizes(), low, ++seed);
+      require_within_ulps(native::adaptive_avg_pool2d_backward(on_gpu(grad), on_gpu(x)),
+                          rounded(native::adaptive_avg_pool2d_backward(to_float32(grad), to_float32(x)), low), 1);
     }
   }
 }
