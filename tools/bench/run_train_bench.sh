@@ -13,8 +13,10 @@
 #                                   # a prebuilt binary (tools/gpu/run_bundle.sh passes the bundled one)
 #   PYTHON=/work/venv-torch/bin/python tools/bench/run_train_bench.sh   # the Python with PyTorch
 #
-# Models: lenet (batches 64,256), resnet20 and airbench (64,128). Other knobs (passed to both
-# programs): BATCHES (overrides every model's), WARMUP (5), REPEATS (15), STEPS (4).
+# Models: lenet (batches 64,256), resnet20 and airbench (64,128). AMPS: the precisions, each a
+# row (off: float32; bf16, fp16: autocast, fp16 with a GradScaler); default "off bf16" on the
+# CPU and "off bf16 fp16" on CUDA. Other knobs (passed to both programs): BATCHES (overrides
+# every model's), WARMUP (5), REPEATS (15), STEPS (4).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
@@ -22,6 +24,7 @@ device="${DEVICE:-cpu}"
 rounds="${ROUNDS:-3}"
 models="${MODELS:-lenet resnet20 airbench}"
 threads_list="${THREADS:-1 2}"
+if [ "$device" = cpu ]; then amps="${AMPS:-off bf16}"; else amps="${AMPS:-off bf16 fp16}"; fi
 python="${PYTHON:-python3}"
 flags=(--device "$device" --warmup "${WARMUP:-5}" --repeats "${REPEATS:-15}" --steps "${STEPS:-4}")
 batches_of() {  # model
@@ -39,31 +42,34 @@ fi
 # One line per run and batch: impl threads round name median min max.
 results="$(mktemp)"
 trap 'rm -f "$results"' EXIT
-run() {  # impl model threads round
-  local out args=(--model "$2" --threads "$3" --batches "$(batches_of "$2")" "${flags[@]}")
+run() {  # impl model threads amp round
+  local out args=(--model "$2" --threads "$3" --amp "$4" --batches "$(batches_of "$2")" "${flags[@]}")
   if [ "$1" = brisk ]; then
     out="$("$binary" "${args[@]}")"
   else
     out="$("$python" tools/bench/train_bench_torch.py "${args[@]}")"
   fi
-  awk -v impl="$1" -v t="$3" -v r="$4" '$1 != "threads" { print impl, t, r, $0 }' <<<"$out" >>"$results"
+  awk -v impl="$1" -v t="$3" -v r="$5" '$1 != "threads" { print impl, t, r, $0 }' <<<"$out" >>"$results"
 }
 for ((round = 0; round < rounds; ++round)); do
   for model in $models; do
     for threads in $threads_list; do
-      if ((round % 2 == 0)); then
-        run brisk "$model" "$threads" "$round"
-        run pytorch "$model" "$threads" "$round"
-      else
-        run pytorch "$model" "$threads" "$round"
-        run brisk "$model" "$threads" "$round"
-      fi
+      for amp in $amps; do
+        if ((round % 2 == 0)); then
+          run brisk "$model" "$threads" "$amp" "$round"
+          run pytorch "$model" "$threads" "$amp" "$round"
+        else
+          run pytorch "$model" "$threads" "$amp" "$round"
+          run brisk "$model" "$threads" "$amp" "$round"
+        fi
+      done
     done
   done
 done
 
 "$python" - "$results" "$device" "$rounds" <<'PY'
 import collections
+import re
 import statistics
 import sys
 
@@ -73,13 +79,21 @@ for line in open(path):
     impl, threads, _, name, median, _, _ = line.split()
     runs[(int(threads), name, impl)].append(float(median))
 print(f"Training step, {device}, images/s: median of {rounds} rounds [min-max over rounds]")
-print(f"{'threads':>7} {'benchmark':<14} {'brisk':>24} {'pytorch':>24} {'brisk/pytorch':>13}")
-order = lambda k: (k[1].rsplit("_b", 1)[0], k[0], int(k[1].rsplit("_b", 1)[1]))
+print(f"{'threads':>7} {'benchmark':<19} {'brisk':>24} {'pytorch':>24} {'brisk/pytorch':>13}")
+precisions = {"": 0, "bf16": 1, "fp16": 2}
+
+
+def order(key):  # model, threads, batch, precision; name: <model>_b<batch>[_bf16|_fp16]
+    threads, name = key
+    model, batch, precision = re.fullmatch(r"(.+)_b(\d+)(?:_(bf16|fp16))?", name).groups()
+    return model, threads, int(batch), precisions[precision or ""]
+
+
 for threads, name in sorted({(t, n) for t, n, _ in runs}, key=order):
     cells, medians = [], []
     for impl in ("brisk", "pytorch"):
         values = runs[(threads, name, impl)]
         medians.append(statistics.median(values))
         cells.append(f"{medians[-1]:8.1f} [{min(values):.1f}-{max(values):.1f}]")
-    print(f"{threads:>7} {name:<14} {cells[0]:>24} {cells[1]:>24} {medians[0] / medians[1]:>13.2f}")
+    print(f"{threads:>7} {name:<19} {cells[0]:>24} {cells[1]:>24} {medians[0] / medians[1]:>13.2f}")
 PY

@@ -2,12 +2,11 @@
 // 1x28x28 images), resnet20 (models::resnet20) or airbench (models::AirbenchNet), both on
 // 3x32x32 images. One training step is forward, cross_entropy, backward, SGD (lr 0.01,
 // momentum 0.9) step and zero_grad, on a fixed batch of random images and random labels, the
-// model in training mode; with --amp bf16|fp16, forward and loss under brisk::autocast (fp16
-// without loss scaling: the numbers are the same work). After warm-up steps, each of `repeats`
-// samples times `steps` steps;
-// prints, per batch size,
+// model in training mode; with --amp bf16|fp16, forward and loss under brisk::autocast, and
+// for fp16 an optim::GradScaler around backward and step, as a float16 training loop runs.
+// After warm-up steps, each of `repeats` samples times `steps` steps; prints, per batch size,
 //
-//   <model>_b<batch> <median images/s> <min images/s> <max images/s>
+//   <model>_b<batch>[_bf16|_fp16] <median images/s> <min images/s> <max images/s>
 //
 // for tools/bench/run_train_bench.sh, which runs the PyTorch twin (train_bench_torch.py)
 // with the same arguments, interleaved, and compares.
@@ -31,6 +30,7 @@
 #include "models/cifar_resnet.h"
 #include "models/lenet.h"
 #include "nn/functional.h"
+#include "optim/grad_scaler.h"
 #include "optim/sgd.h"
 #include "tensor/parallel.h"
 
@@ -118,6 +118,8 @@ int main(int argc, char** argv) {
   Model model = make_model(args.model);
   model.module->to(device);
   brisk::optim::SGD opt(model.module->parameters(), brisk::optim::SGDOptions(0.01).momentum(0.9));
+  brisk::optim::GradScaler scaler(brisk::optim::GradScalerOptions().enabled(args.amp == "fp16"));
+  const std::string suffix = args.amp == "off" ? "" : "_" + args.amp;
   std::printf("threads %d\n", brisk::get_num_threads());
   for (int64_t batch : args.batches) {
     brisk::Shape shape{batch};
@@ -131,8 +133,9 @@ int main(int argc, char** argv) {
                                         args.amp != "off");
         loss = brisk::nn::functional::cross_entropy(model.forward(images), labels);
       }
-      loss.backward();
-      opt.step();
+      scaler.scale(loss).backward();
+      scaler.step(opt);
+      scaler.update();
       opt.zero_grad();
     };
 
@@ -147,8 +150,8 @@ int main(int argc, char** argv) {
       rates.push_back(static_cast<double>(batch * args.steps) / seconds);
     }
     std::sort(rates.begin(), rates.end());
-    std::printf("%s_b%lld %.1f %.1f %.1f\n", args.model.c_str(), static_cast<long long>(batch), rates[rates.size() / 2],
-                rates.front(), rates.back());
+    std::printf("%s_b%lld%s %.1f %.1f %.1f\n", args.model.c_str(), static_cast<long long>(batch), suffix.c_str(),
+                rates[rates.size() / 2], rates.front(), rates.back());
   }
   return 0;
 }

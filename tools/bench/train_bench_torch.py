@@ -8,7 +8,7 @@ GradScaler around backward and step, as train_bench.cc), on a fixed batch of ran
 airbench) and random labels. After warm-up steps, each of `repeats` samples times `steps`
 steps; prints one line per batch size:
 
-  <model>_b<batch> <median images/s> <min images/s> <max images/s>
+  <model>_b<batch>[_bf16|_fp16] <median images/s> <min images/s> <max images/s>
 
 Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
        [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16]
@@ -77,7 +77,8 @@ def main():
                 step()
             sync()
             rates.append(batch * args.steps / (time.perf_counter() - start))
-        print(f"{args.model}_b{batch} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}")
+        suffix = "" if args.amp == "off" else f"_{args.amp}"
+        print(f"{args.model}_b{batch}{suffix} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}")
 
 
 if __name__ == "__main__":
