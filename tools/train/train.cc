@@ -308,18 +308,22 @@ int run_training(const TrainOptions& options) {
       reporter->finish();
       row.images_per_second = reporter->images_per_second(row.train.count);
     }
+    // Training's peak apart from evaluation's, whose batches are larger and run in float32.
+    const MemoryStats training_memory = memory_stats(memory_device(device));
+    reset_peak_memory_stats(memory_device(device));
     broadcast_buffers(model, run);  // every rank evaluates rank 0's model, the one saved
     row.test = all_reduce_metrics(evaluate(model, test_loader, device), run);
     row.seconds = seconds_since(epoch_start);
     if (!run.is_main()) continue;
 
-    const MemoryStats memory = memory_stats(memory_device(device));
+    const MemoryStats evaluation_memory = memory_stats(memory_device(device));
     spdlog::info(
         "epoch {}/{}: train loss {:.4f} acc {:.2f}%, test loss {:.4f} acc {:.2f}%, {:.0f} images/s, {:.1f} s, peak "
-        "memory {} allocated, {} reserved ({})",
+        "memory {} allocated, {} reserved in training, {} allocated in evaluation ({})",
         row.epoch, options.epochs, row.train.loss(), 100 * row.train.accuracy(), row.test.loss(),
-        100 * row.test.accuracy(), row.images_per_second, row.seconds, format_bytes(memory.peak_allocated_bytes),
-        format_bytes(memory.peak_reserved_bytes), memory_device(device).str());
+        100 * row.test.accuracy(), row.images_per_second, row.seconds,
+        format_bytes(training_memory.peak_allocated_bytes), format_bytes(training_memory.peak_reserved_bytes),
+        format_bytes(evaluation_memory.peak_allocated_bytes), memory_device(device).str());
     if (ddp) {
       spdlog::info("epoch {}/{}: gradient all-reduce {:.2f} ms a step, {:.0f}% of it hidden behind backward (rank 0)",
                    row.epoch, options.epochs,

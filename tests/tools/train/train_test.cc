@@ -31,7 +31,8 @@ TEST_CASE("train: trains LeNet-5, writes per-epoch metrics and checkpoints; resu
   REQUIRE_THAT(full.output, Contains("epoch 1/2 batch 4/8"));
   REQUIRE_THAT(full.output, Contains("epoch 2/2: train loss"));
   REQUIRE_THAT(full.output, Contains(" s, peak memory "));
-  REQUIRE_THAT(full.output, Contains(" reserved (cpu)"));
+  REQUIRE_THAT(full.output, Contains(" reserved in training, "));
+  REQUIRE_THAT(full.output, Contains(" allocated in evaluation (cpu)"));
 
   std::vector<std::string> csv = lines(dir + "/full.csv");
   REQUIRE(csv.size() == 3);
