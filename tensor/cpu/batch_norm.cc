@@ -3,11 +3,12 @@
 // batch norm, what autocast makes of a convolution's output). The input [N, C, S] (S: the
 // spatial dims flattened) is read as N runs of S values per channel; channels are split over
 // threads and each run is one Eigen array expression, so the loops vectorize. 16-bit data is
-// widened once per channel into a per-thread float32 copy that the later passes read from
-// cache, and results are rounded as they are stored. Per-channel sums are taken per run in
-// opmath_t<T> and added across runs in double. The statistics are two-pass (mean, then the
-// squared deviations from it), as accurate as the composite they replace; the forward reads
-// the input three times and writes it once, the backward reads input and gradient twice.
+// widened once per channel into a float32 copy (one buffer for each thread's share of the
+// channels) that the later passes read from cache, and results are rounded as they are
+// stored. Per-channel sums are taken per run in opmath_t<T> and added across runs in double.
+// The statistics are two-pass (mean, then the squared deviations from it), as accurate as the
+// composite they replace; the forward reads the input three times and writes it once, the
+// backward reads input and gradient twice.
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -42,17 +43,25 @@ struct Layout {
   int64_t run(int64_t n, int64_t c) const { return (n * channels + c) * spatial; }
 };
 
-// f(c) for every channel, channels split over threads when there is enough work.
-template <typename F>
+// Buffers for ChannelRuns and store_run, one set per thread's share of the channels (left
+// empty for float32/float64 data).
+template <typename P>
+struct Scratch {
+  std::vector<P> first, second, staged;
+};
+
+// f(c, scratch) for every channel, channels split over threads when there is enough work.
+template <typename P, typename F>
 void for_each_channel(const Layout& l, const F& f) {
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, l.count()));
   parallel_for(0, l.channels, grain, [&](int64_t lo, int64_t hi) {
-    for (int64_t c = lo; c < hi; ++c) f(c);
+    Scratch<P> scratch;
+    for (int64_t c = lo; c < hi; ++c) f(c, scratch);
   });
 }
 
 // One channel's N runs of a [N, C, S] tensor of T as arrays of P = opmath_t<T>: the data in
-// place for float32/float64; 16-bit data widened into `widened` (this thread's, count values).
+// place for float32/float64; 16-bit data widened into `widened` (count values).
 template <typename T>
 class ChannelRuns {
  public:
@@ -82,7 +91,7 @@ class ChannelRuns {
 };
 
 // Stores run values (an Eigen expression in P) at `out`: in place for float32/float64, else
-// evaluated into `staged` (this thread's) and rounded.
+// evaluated into `staged` and rounded.
 template <typename T, typename Values>
 void store_run(T* out, int64_t size, const Values& values, std::vector<opmath_t<T>>& staged) {
   using P = opmath_t<T>;
@@ -97,13 +106,6 @@ void store_run(T* out, int64_t size, const Values& values, std::vector<opmath_t<
   }
 }
 
-// This thread's buffers for ChannelRuns and store_run (unused for float32/float64).
-template <typename P>
-std::vector<P>& thread_buffer(int which) {
-  thread_local std::vector<P> buffers[3];
-  return buffers[which];
-}
-
 // Sum over the channel's runs of f(n) (f returns run n's partial sum).
 template <typename F>
 double sum_runs(const Layout& l, const F& f) {
@@ -116,8 +118,8 @@ template <typename T, typename P = opmath_t<T>>
 void forward(const Layout& l, const T* x, const P* weight, const P* bias, P* running_mean, P* running_var,
              bool training, double momentum, double eps, T* y, P* save_mean, P* save_invstd) {
   const int64_t s = l.spatial, count = l.count();
-  for_each_channel(l, [&](int64_t c) {
-    ChannelRuns<T> xs(l, x, c, thread_buffer<P>(0));
+  for_each_channel<P>(l, [&](int64_t c, Scratch<P>& scratch) {
+    ChannelRuns<T> xs(l, x, c, scratch.first);
     double mean, invstd;
     if (training) {
       mean = sum_runs(l, [&](int64_t n) { return xs[n].sum(); }) / count;
@@ -139,7 +141,7 @@ void forward(const Layout& l, const T* x, const P* weight, const P* bias, P* run
     const double scale = invstd * (weight != nullptr ? weight[c] : 1);
     const P a = static_cast<P>(scale);
     const P b = static_cast<P>((bias != nullptr ? bias[c] : 0) - mean * scale);
-    for (int64_t n = 0; n < l.batch; ++n) store_run(y + l.run(n, c), s, xs[n] * a + b, thread_buffer<P>(2));
+    for (int64_t n = 0; n < l.batch; ++n) store_run(y + l.run(n, c), s, xs[n] * a + b, scratch.staged);
   });
 }
 
@@ -147,8 +149,8 @@ template <typename T, typename P = opmath_t<T>>
 void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, const P* save_mean, const P* save_invstd,
               bool training, T* grad_input, P* grad_weight, P* grad_bias) {
   const int64_t s = l.spatial, count = l.count();
-  for_each_channel(l, [&](int64_t c) {
-    ChannelRuns<T> gs(l, grad_out, c, thread_buffer<P>(0)), xs(l, x, c, thread_buffer<P>(1));
+  for_each_channel<P>(l, [&](int64_t c, Scratch<P>& scratch) {
+    ChannelRuns<T> gs(l, grad_out, c, scratch.first), xs(l, x, c, scratch.second);
     const P mean = save_mean[c];
     const double invstd = save_invstd[c];
     // sum(g) and sum(g * (x - mean)) over the channel.
@@ -164,7 +166,7 @@ void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, c
     const double d = training ? -a * sum_g / count : 0;
     const P ta = static_cast<P>(a), tk = static_cast<P>(k), td = static_cast<P>(d - k * mean);
     for (int64_t n = 0; n < l.batch; ++n) {
-      store_run(grad_input + l.run(n, c), s, gs[n] * ta + xs[n] * tk + td, thread_buffer<P>(2));
+      store_run(grad_input + l.run(n, c), s, gs[n] * ta + xs[n] * tk + td, scratch.staged);
     }
   });
 }

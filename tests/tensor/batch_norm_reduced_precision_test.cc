@@ -23,7 +23,8 @@ TEST_CASE("mixed-dtype batch_norm equals the float32 kernels on the widened data
         Tensor mean32 = mean.clone(), var32 = var.clone();
 
         std::array<Tensor, 3> low_out = native::batch_norm(x, weight, bias, mean, var, training, 0.1, 1e-5);
-        std::array<Tensor, 3> ref = native::batch_norm(x.to(kFloat32), weight, bias, mean32, var32, training, 0.1, 1e-5);
+        std::array<Tensor, 3> ref =
+            native::batch_norm(x.to(kFloat32), weight, bias, mean32, var32, training, 0.1, 1e-5);
         REQUIRE(low_out[0].dtype() == low);
         REQUIRE(low_out[1].dtype() == kFloat32);
         CHECK(equal(low_out[0], ref[0].to(low)));
