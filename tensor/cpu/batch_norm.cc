@@ -14,12 +14,12 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-#include <vector>
 
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/data_or_null.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
+#include "tensor/native/ops.h"
 #include "tensor/parallel.h"
 
 namespace brisk::cpu {
@@ -43,19 +43,25 @@ struct Layout {
   int64_t run(int64_t n, int64_t c) const { return (n * channels + c) * spatial; }
 };
 
-// Buffers for ChannelRuns and store_run, one set per thread's share of the channels (left
-// empty for float32/float64 data).
-template <typename P>
+// float32 buffers for ChannelRuns and store_run, one set for each thread's share of the
+// channels, from the CPU caching allocator (so that a training step maps no new pages); unused
+// for float32/float64 data.
 struct Scratch {
-  std::vector<P> first, second, staged;
+  Tensor first, second, staged;
 };
 
+// `buffer`'s data, made to hold at least n floats.
+float* float_buffer(Tensor& buffer, int64_t n) {
+  if (!buffer.defined() || buffer.numel() < n) buffer = native::empty({n}, kFloat32);
+  return buffer.data_ptr<float>();
+}
+
 // f(c, scratch) for every channel, channels split over threads when there is enough work.
-template <typename P, typename F>
+template <typename F>
 void for_each_channel(const Layout& l, const F& f) {
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, l.count()));
   parallel_for(0, l.channels, grain, [&](int64_t lo, int64_t hi) {
-    Scratch<P> scratch;
+    Scratch scratch;
     for (int64_t c = lo; c < hi; ++c) f(c, scratch);
   });
 }
@@ -67,19 +73,19 @@ class ChannelRuns {
  public:
   using P = opmath_t<T>;
 
-  ChannelRuns(const Layout& l, const T* data, int64_t c, std::vector<P>& widened) : spatial_(l.spatial) {
+  ChannelRuns(const Layout& l, const T* data, int64_t c, Tensor& widened) : spatial_(l.spatial) {
     if constexpr (std::is_same_v<T, P>) {
       first_ = data + l.run(0, c);
       stride_ = l.channels * l.spatial;
     } else {
-      widened.resize(l.count());
+      P* base = float_buffer(widened, l.count());
       for (int64_t n = 0; n < l.batch; ++n) {
         const T* from = data + l.run(n, c);
-        P* to = widened.data() + n * l.spatial;
+        P* to = base + n * l.spatial;
 #pragma omp simd
         for (int64_t i = 0; i < l.spatial; ++i) to[i] = static_cast<P>(from[i]);
       }
-      first_ = widened.data();
+      first_ = base;
       stride_ = l.spatial;
     }
   }
@@ -93,16 +99,15 @@ class ChannelRuns {
 // Stores run values (an Eigen expression in P) at `out`: in place for float32/float64, else
 // evaluated into `staged` and rounded.
 template <typename T, typename Values>
-void store_run(T* out, int64_t size, const Values& values, std::vector<opmath_t<T>>& staged) {
-  using P = opmath_t<T>;
-  if constexpr (std::is_same_v<T, P>) {
+void store_run(T* out, int64_t size, const Values& values, Tensor& staged) {
+  if constexpr (std::is_same_v<T, opmath_t<T>>) {
     Run<T>(out, size) = values;
   } else {
-    staged.resize(size);
-    Run<P>(staged.data(), size) = values;
+    float* rounded = float_buffer(staged, size);
+    Run<float>(rounded, size) = values;
     // Through the bits: GCC does not vectorize a loop of struct copies.
 #pragma omp simd
-    for (int64_t i = 0; i < size; ++i) out[i].bits = T(staged[i]).bits;
+    for (int64_t i = 0; i < size; ++i) out[i].bits = T(rounded[i]).bits;
   }
 }
 
@@ -118,7 +123,7 @@ template <typename T, typename P = opmath_t<T>>
 void forward(const Layout& l, const T* x, const P* weight, const P* bias, P* running_mean, P* running_var,
              bool training, double momentum, double eps, T* y, P* save_mean, P* save_invstd) {
   const int64_t s = l.spatial, count = l.count();
-  for_each_channel<P>(l, [&](int64_t c, Scratch<P>& scratch) {
+  for_each_channel(l, [&](int64_t c, Scratch& scratch) {
     ChannelRuns<T> xs(l, x, c, scratch.first);
     double mean, invstd;
     if (training) {
@@ -149,7 +154,7 @@ template <typename T, typename P = opmath_t<T>>
 void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, const P* save_mean, const P* save_invstd,
               bool training, T* grad_input, P* grad_weight, P* grad_bias) {
   const int64_t s = l.spatial, count = l.count();
-  for_each_channel<P>(l, [&](int64_t c, Scratch<P>& scratch) {
+  for_each_channel(l, [&](int64_t c, Scratch& scratch) {
     ChannelRuns<T> gs(l, grad_out, c, scratch.first), xs(l, x, c, scratch.second);
     const P mean = save_mean[c];
     const double invstd = save_invstd[c];
