@@ -32,7 +32,8 @@ const char* dtype_name(DType t) {
   return "?";
 }
 
-bool is_floating_point(DType t) { return t == kFloat32 || t == kFloat64 || t == kBFloat16 || t == kFloat16; }
+bool is_floating_point(DType t) { return t == kFloat32 || t == kFloat64 || is_reduced_float(t); }
+bool is_reduced_float(DType t) { return t == kBFloat16 || t == kFloat16; }
 
 bool is_integral(DType t, bool include_bool) {
   return t == kInt64 || t == kInt32 || t == kUInt8 || (include_bool && t == kBool);

@@ -23,6 +23,8 @@ size_t element_size(DType t);
 // "float32", "int64", ... as PyTorch prints them without the "torch." prefix.
 const char* dtype_name(DType t);
 bool is_floating_point(DType t);
+// bfloat16 or float16: stored in 16 bits, computed in float32.
+bool is_reduced_float(DType t);
 bool is_integral(DType t, bool include_bool);
 
 // The dtype of a binary op on tensors of dtypes a and b (torch.promote_types).

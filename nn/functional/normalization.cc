@@ -131,7 +131,7 @@ TensorList differentiable_batch_norm_backward(const Tensor& grad_out, const Tens
 // a convolution's output: normalized in float32 and rounded back to the input's dtype, as
 // PyTorch's mixed-dtype batch_norm.
 bool mixed_precision(const Tensor& input, std::initializer_list<Tensor> params) {
-  if (input.dtype() != kBFloat16 && input.dtype() != kFloat16) return false;
+  if (!is_reduced_float(input.dtype())) return false;
   for (const Tensor& t : params) {
     if (t.defined() && t.dtype() == kFloat32) return true;
   }

@@ -4,8 +4,6 @@
 
 namespace brisk::cpu {
 
-bool is_reduced_float(DType t) { return t == kBFloat16 || t == kFloat16; }
-
 Tensor as_float32(const Tensor& t) {
   return t.defined() && is_reduced_float(t.dtype()) ? native::to(t, t.device(), kFloat32) : t;
 }

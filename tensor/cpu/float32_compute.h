@@ -15,9 +15,6 @@
 
 namespace brisk::cpu {
 
-// bfloat16 or float16.
-bool is_reduced_float(DType t);
-
 // A float32 copy of a bfloat16/float16 tensor; any other tensor (undefined included) as is.
 Tensor as_float32(const Tensor& t);
 

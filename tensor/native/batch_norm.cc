@@ -9,7 +9,7 @@ namespace {
 
 // The dtype of the statistics and affine parameters for an input of `data`: float32 for
 // bfloat16/float16 data, else the data's.
-DType stats_dtype(DType data) { return data == kBFloat16 || data == kFloat16 ? kFloat32 : data; }
+DType stats_dtype(DType data) { return is_reduced_float(data) ? kFloat32 : data; }
 
 }  // namespace
 
