@@ -72,6 +72,8 @@ Tensor unary(UnaryOp op, const Tensor& x, OpParams params = {});
 Tensor& unary_(UnaryOp op, Tensor& self, OpParams params = {});
 // torch.clamp with number bounds (at least one given).
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+// Add and Sub read their alpha from params.a, which the default params leave at 0: pass
+// OpParams{1.0} for a + b and a - b (binary(Sub, a, b) alone is a - 0 * b).
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams params = {});
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams params = {});
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams params = {});

@@ -79,6 +79,22 @@ inline void require_matches(const Tensor& gpu, const Tensor& cpu, Tolerance tol)
   REQUIRE(mismatches == 0);
 }
 
+// ||got - want|| / ||want|| (||got|| when want is all zeros), with `got` (any device, any
+// floating dtype) brought to the host in float64 and `want` a float64 host tensor. Sub's alpha
+// is params.a and must be given: with the default params native::binary(Sub, a, b) computes
+// a - 0 * b, which once made this error read 1.0 for every correct GPU result.
+inline double relative_error(const Tensor& got, const Tensor& want64) {
+  REQUIRE(want64.is_cpu());
+  REQUIRE(want64.dtype() == kFloat64);
+  REQUIRE(got.sizes() == want64.sizes());
+  Tensor g = native::to(got, kCPU, kFloat64);
+  Tensor diff = native::binary(BinaryOp::Sub, g, want64, OpParams{1.0});
+  double num = native::reduce(ReduceOp::Norm, diff, {}, false, OpParams{2.0}).item<double>();
+  double den = native::reduce(ReduceOp::Norm, want64, {}, false, OpParams{2.0}).item<double>();
+  REQUIRE_FALSE(std::isnan(num));
+  return den == 0 ? num : num / den;
+}
+
 inline void require_matches(const Tensor& gpu, const Tensor& cpu) {
   require_matches(gpu, cpu, elementwise_tolerance(cpu.dtype()));
 }

@@ -15,18 +15,9 @@ namespace {
 using testing::on_cpu;
 using testing::on_gpu;
 using testing::random_cpu;
+using testing::relative_error;
 using testing::require_matches;
 using testing::Tolerance;
-
-// ||got - want|| / ||want||, want on the CPU in float64.
-double relative_error(const Tensor& got, const Tensor& want64) {
-  Tensor g = native::to(on_cpu(got), kCPU, kFloat64);
-  Tensor diff = native::binary(BinaryOp::Sub, g, want64);
-  double num = native::reduce(ReduceOp::Norm, diff, {}, false, {2, 0}).item<double>();
-  double den = native::reduce(ReduceOp::Norm, want64, {}, false, {2, 0}).item<double>();
-  REQUIRE_FALSE(std::isnan(num));
-  return den == 0 ? num : num / den;
-}
 
 struct ConvCase {
   Shape input;   // [N, C, H, W]

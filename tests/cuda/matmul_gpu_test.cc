@@ -12,16 +12,7 @@ using testing::kCuda;
 using testing::on_cpu;
 using testing::on_gpu;
 using testing::random_cpu;
-
-// ||got - want|| / ||want||, with want computed in float64 on the CPU.
-double relative_error(const Tensor& got, const Tensor& want64) {
-  Tensor g = native::to(on_cpu(got), kCPU, kFloat64);
-  Tensor diff = native::binary(BinaryOp::Sub, g, want64);
-  double num = native::reduce(ReduceOp::Norm, diff, {}, false, {2, 0}).item<double>();
-  double den = native::reduce(ReduceOp::Norm, want64, {}, false, {2, 0}).item<double>();
-  REQUIRE_FALSE(std::isnan(num));
-  return num / den;
-}
+using testing::relative_error;
 
 double bound(DType dtype) {
   switch (dtype) {
