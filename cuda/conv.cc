@@ -6,10 +6,14 @@
 //     float32) unless set_allow_tf32 (cuda/blas.h) allows TF32, as for matmul;
 //   - the algorithm comes from cuDNN's heuristics (cudnnGet*Algorithm_v7), once per problem
 //     (cuda/conv_algorithm_cache.h): the candidates it ranks, minus those whose math type is
-//     not allowed, in its order; the first whose workspace can be allocated runs;
+//     not allowed, in its order; the first that runs does (cuda/conv_fallback.h: one whose
+//     workspace cannot be allocated, or that cuDNN fails to run, gives way to the next);
 //   - workspaces are tensors of the caching allocator on the current stream, freed (cached)
 //     after the call, which stream order makes safe;
-//   - bias is added by cudnnAddTensor; grad_bias is the backend's sum over dims {0, 2, 3}.
+//   - bias is added by the backend's own broadcast add, and grad_bias is the backend's sum over
+//     dims {0, 2, 3} (16-bit accumulating in float32, tensor/kernels/reduce_dispatch.h): the
+//     legacy API's cudnnAddTensor and cudnnConvolutionBackwardBias may refuse BFLOAT16, and
+//     the backend's kernels take every dtype conv2d does.
 // Every cuDNN error is rethrown naming the op, the shapes and the geometry.
 #include <climits>
 #include <optional>
@@ -18,6 +22,7 @@
 
 #include "cuda/blas.h"
 #include "cuda/conv_algorithm_cache.h"
+#include "cuda/conv_fallback.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cudnn_handle.h"
 #include "cuda/error.h"
@@ -158,7 +163,7 @@ std::vector<ConvAlgorithm> usable(const Problem& p, const Perf* perf, int count,
     p.conv.set_math(*math);
     size_t bytes = 0;
     if (workspace_size(perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
-    out.push_back({static_cast<int>(perf[i].algo), *math, bytes});
+    out.push_back({static_cast<int>(perf[i].algo), static_cast<int>(*math), bytes});
   }
   return out;
 }
@@ -197,29 +202,41 @@ std::vector<ConvAlgorithm> search(ConvPass pass, const Problem& p) {
   });
 }
 
-// Runs `pass` with the first cached algorithm whose workspace can be allocated:
-// run(algo, workspace, bytes) makes the cuDNN call.
-template <typename Run>
-void run_pass(ConvPass pass, const Problem& p, const Tensor& x, const Tensor& w, const Tensor& y,
-              const Conv2dParams& params, const Run& run) {
-  std::vector<ConvAlgorithm> algorithms =
-      conv_algorithms(conv_problem(pass, x, w, y, params, p.tf32), [&] { return search(pass, p); });
-  BRISK_CHECK(!algorithms.empty(), "cuDNN offers no algorithm for this convolution");
-  for (size_t i = 0; i < algorithms.size(); ++i) {
-    const ConvAlgorithm& a = algorithms[i];
-    Tensor workspace;
-    if (a.workspace > 0) {
-      try {
-        workspace = native::empty({static_cast<int64_t>(a.workspace)}, TensorOptions(kUInt8).device(x.device()));
-      } catch (const Error&) {
-        if (i + 1 == algorithms.size()) throw;
-        continue;  // out of memory: a later algorithm may need less
-      }
-    }
-    p.conv.set_math(a.math);
-    run(a.algo, workspace.defined() ? workspace.raw_data() : nullptr, a.workspace);
-    return;
+// How one algorithm's cuDNN call ended. A failed call may leave the CUDA error of a kernel
+// launch it made pending; it is taken here (cudaGetLastError) and reported with the status,
+// so that the next launch check does not raise it against an unrelated kernel.
+ConvAttempt attempt_result(cudnnStatus_t status) {
+  if (status == CUDNN_STATUS_SUCCESS) return ConvAttempt::ran();
+  std::string why = cudnnGetErrorString(status);
+  cudaError_t pending = cudaGetLastError();
+  if (pending != cudaSuccess) why += fmt::format(" (CUDA error left by the call: {})", cudaGetErrorName(pending));
+  // cuDNN's own allocations failing is a lack of memory, not of support: keep it cached.
+  if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+      status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {
+    return ConvAttempt::out_of_memory(why);
   }
+  return ConvAttempt::failed(why);
+}
+
+// Runs `pass` with the first of the problem's algorithms that works (cuda/conv_fallback.h):
+// call(algo, workspace, bytes) makes the cuDNN call and returns its status.
+template <typename Call>
+void run_pass(ConvPass pass, const Problem& p, const Tensor& x, const Tensor& w, const Tensor& y,
+              const Conv2dParams& params, const Call& call) {
+  run_with_fallback(
+      conv_problem(pass, x, w, y, params, p.tf32), [&] { return search(pass, p); },
+      [&](const ConvAlgorithm& a) {
+        Tensor workspace;
+        if (a.workspace > 0) {
+          try {
+            workspace = native::empty({static_cast<int64_t>(a.workspace)}, TensorOptions(kUInt8).device(x.device()));
+          } catch (const Error& e) {
+            return ConvAttempt::out_of_memory(e.what());  // a later algorithm may need less
+          }
+        }
+        p.conv.set_math(static_cast<cudnnMathType_t>(a.math));
+        return attempt_result(call(a.algo, workspace.defined() ? workspace.raw_data() : nullptr, a.workspace));
+      });
 }
 
 std::string geometry(const Tensor& input, const Tensor& weight, const Conv2dParams& p) {
@@ -243,7 +260,7 @@ void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
   }
 }
 
-// bias [OC] as cuDNN's [1, OC, 1, 1], broadcast over the other dims.
+// bias [OC] as [1, OC, 1, 1], broadcast over the other dims.
 Tensor channel_view(const Tensor& bias) { return native::view(bias, {1, bias.size(0), 1, 1}); }
 
 }  // namespace
@@ -260,15 +277,12 @@ void CudaBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& w
     }
     Problem p("conv2d", input, weight, out, params);
     run_pass(ConvPass::Forward, p, input, weight, out, params, [&](int algo, void* workspace, size_t bytes) {
-      BRISK_CUDNN_CHECK(cudnnConvolutionForward(
-          p.handle, p.one(), p.x_desc.get(), input.raw_data(), p.w_desc.get(), weight.raw_data(), p.conv.get(),
-          static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace, bytes, p.zero(), p.y_desc.get(), out.raw_data()));
+      return cudnnConvolutionForward(p.handle, p.one(), p.x_desc.get(), input.raw_data(), p.w_desc.get(),
+                                     weight.raw_data(), p.conv.get(), static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                                     workspace, bytes, p.zero(), p.y_desc.get(), out.raw_data());
     });
-    if (bias.defined()) {
-      TensorDescriptor b_desc("conv2d", channel_view(bias), p.type);
-      BRISK_CUDNN_CHECK(
-          cudnnAddTensor(p.handle, p.one(), b_desc.get(), bias.raw_data(), p.one(), p.y_desc.get(), out.raw_data()));
-    }
+    // Add's alpha (the factor of the second operand) is params.a.
+    if (bias.defined()) native::binary_(BinaryOp::Add, y, channel_view(bias), OpParams{1.0});
   });
 }
 
@@ -294,21 +308,21 @@ void CudaBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_w
     }
     Problem p("conv2d_backward", input, weight, grad_out, params);
     if (grad_input.defined()) {
-      run_pass(
-          ConvPass::BackwardData, p, input, weight, grad_out, params, [&](int algo, void* workspace, size_t bytes) {
-            BRISK_CUDNN_CHECK(cudnnConvolutionBackwardData(p.handle, p.one(), p.w_desc.get(), weight.raw_data(),
-                                                           p.y_desc.get(), grad_out.raw_data(), p.conv.get(),
-                                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace,
-                                                           bytes, p.zero(), p.x_desc.get(), grad_input.raw_data()));
-          });
+      run_pass(ConvPass::BackwardData, p, input, weight, grad_out, params,
+               [&](int algo, void* workspace, size_t bytes) {
+                 return cudnnConvolutionBackwardData(p.handle, p.one(), p.w_desc.get(), weight.raw_data(),
+                                                     p.y_desc.get(), grad_out.raw_data(), p.conv.get(),
+                                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace, bytes,
+                                                     p.zero(), p.x_desc.get(), grad_input.raw_data());
+               });
     }
     if (grad_weight.defined()) {
       run_pass(ConvPass::BackwardFilter, p, input, weight, grad_out, params,
                [&](int algo, void* workspace, size_t bytes) {
-                 BRISK_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
-                     p.handle, p.one(), p.x_desc.get(), input.raw_data(), p.y_desc.get(), grad_out.raw_data(),
-                     p.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace, bytes, p.zero(),
-                     p.w_desc.get(), grad_weight.raw_data()));
+                 return cudnnConvolutionBackwardFilter(p.handle, p.one(), p.x_desc.get(), input.raw_data(),
+                                                       p.y_desc.get(), grad_out.raw_data(), p.conv.get(),
+                                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace,
+                                                       bytes, p.zero(), p.w_desc.get(), grad_weight.raw_data());
                });
     }
   });

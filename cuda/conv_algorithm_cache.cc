@@ -1,6 +1,11 @@
 #include "cuda/conv_algorithm_cache.h"
 
+#include <algorithm>
+#include <mutex>
 #include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace brisk::cuda {
 namespace {
@@ -32,6 +37,15 @@ void append_geometry(std::vector<int64_t>& fields, const Tensor& t) {
 
 }  // namespace
 
+const char* pass_name(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::Forward: return "forward";
+    case ConvPass::BackwardData: return "backward data";
+    case ConvPass::BackwardFilter: return "backward filter";
+  }
+  return "unknown";
+}
+
 ConvProblem conv_problem(ConvPass pass, const Tensor& input, const Tensor& weight, const Tensor& output,
                          const Conv2dParams& params, bool tf32) {
   ConvProblem p;
@@ -41,6 +55,10 @@ ConvProblem conv_problem(ConvPass pass, const Tensor& input, const Tensor& weigh
   append_geometry(p.fields, output);
   p.fields.insert(p.fields.end(), {params.stride[0], params.stride[1], params.padding[0], params.padding[1],
                                    params.dilation[0], params.dilation[1], params.groups});
+  p.description = fmt::format("the {} pass of input {}, weight {}, output {} (stride {}, padding {}, dilation {}, "
+                              "groups {}, TF32 {})",
+                              pass_name(pass), input.describe(), weight.describe(), output.describe(), params.stride,
+                              params.padding, params.dilation, params.groups, tf32 ? "allowed" : "off");
   return p;
 }
 
@@ -61,6 +79,16 @@ std::vector<ConvAlgorithm> conv_algorithms(const ConvProblem& problem,
   std::lock_guard<std::mutex> lock(c.mutex);
   c.algorithms.emplace(problem, found);
   return found;
+}
+
+void drop_conv_algorithm(const ConvProblem& problem, const ConvAlgorithm& algorithm) {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  auto it = c.algorithms.find(problem);
+  if (it == c.algorithms.end()) return;  // another thread dropped the last one first
+  std::vector<ConvAlgorithm>& cached = it->second;
+  cached.erase(std::remove(cached.begin(), cached.end(), algorithm), cached.end());
+  if (cached.empty()) c.algorithms.erase(it);
 }
 
 ConvAlgorithmCacheStats conv_algorithm_cache_stats() {

@@ -4,12 +4,13 @@
 // the pass (forward, backward data, backward filter), the device, dtype, TF32 setting, the
 // shapes and strides of input, weight and output, and the stride, padding, dilation and
 // groups. Thread-safe; the cache lives as long as the process.
-#include <cudnn.h>
-
+//
+// Free of cuDNN's headers (algorithms and math types are kept as the ints of cuDNN's enums),
+// so the cache and the fallback over it (cuda/conv_fallback.h) are tested on any machine.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <mutex>
+#include <string>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -19,16 +20,25 @@ namespace brisk::cuda {
 
 enum class ConvPass : uint8_t { Forward, BackwardData, BackwardFilter };
 
-// One usable algorithm of a problem: cuDNN's algorithm enum of that pass, the math type to
-// set on the convolution descriptor with it, and the workspace it needs.
+// "forward", "backward data", "backward filter".
+const char* pass_name(ConvPass pass);
+
+// One usable algorithm of a problem: cuDNN's algorithm enum of that pass, the math type
+// (cudnnMathType_t) to set on the convolution descriptor with it, and the workspace it needs.
 struct ConvAlgorithm {
   int algo = 0;
-  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+  int math = 0;
   size_t workspace = 0;
+  bool operator==(const ConvAlgorithm& other) const {
+    return algo == other.algo && math == other.math && workspace == other.workspace;
+  }
 };
 
 struct ConvProblem {
   std::vector<int64_t> fields;
+  // The pass, shapes, dtype, device and geometry in words, for error messages (not part of
+  // the key: it says what `fields` say).
+  std::string description;
   bool operator==(const ConvProblem& other) const { return fields == other.fields; }
 };
 
@@ -45,6 +55,10 @@ struct ConvAlgorithmCacheStats {
 // without the cache's lock held), then cached.
 std::vector<ConvAlgorithm> conv_algorithms(const ConvProblem& problem,
                                            const std::function<std::vector<ConvAlgorithm>()>& search);
+
+// `algorithm` failed to run `problem`: later lookups no longer offer it. When no algorithm
+// is left the problem is forgotten, so the next lookup searches again.
+void drop_conv_algorithm(const ConvProblem& problem, const ConvAlgorithm& algorithm);
 
 ConvAlgorithmCacheStats conv_algorithm_cache_stats();
 // Forgets every problem (and the counts), e.g. to measure a search again.
