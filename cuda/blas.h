@@ -13,8 +13,9 @@ void set_allow_tf32(bool allow);
 bool allow_tf32();
 
 // The cuBLAS handle of `device` (one per device, created on first use) for the life of this
-// object, set to launch on `stream`. It holds the device's lock meanwhile: a handle must not
-// serve two threads at once.
+// object, set to launch on `stream` with the stream's own workspace (cuda/blas_workspaces.h).
+// It holds the device's lock meanwhile: a handle must not serve two threads at once.
+// `device` must be the current device (a LaunchScope of it).
 class BlasHandle {
  public:
   BlasHandle(int device, cudaStream_t stream);

@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <memory>
 #include <optional>
 
 #include "cuda/blas.h"
+#include "cuda/blas_workspaces.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/error.h"
 #include "cuda/launch.h"
+#include "cuda/stream_registry.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::cuda {
@@ -24,6 +27,7 @@ bool tf32_allowed = false;
 struct DeviceHandle {
   std::mutex mutex;
   cublasHandle_t handle = nullptr;
+  size_t workspace_bytes = 0;  // of each stream's workspace (blas_workspace_size)
 };
 
 // Never destroyed: handles die with the process, after the CUDA runtime may be gone.
@@ -32,6 +36,12 @@ DeviceHandle& device_handle(int device) {
   static auto* handles = new std::array<DeviceHandle, kMaxDevices>();
   BRISK_CHECK(device >= 0 && device < kMaxDevices, "matmul: device index {} out of range", device);
   return (*handles)[device];
+}
+
+// Never destroyed: workspaces are freed into the caching allocator, which outlives everything.
+BlasWorkspaces& workspaces() {
+  static auto* w = new BlasWorkspaces();
+  return *w;
 }
 
 // How one matrix [rows, cols] of a 3-D operand reads as a column-major cuBLAS matrix: the
@@ -129,9 +139,23 @@ bool allow_tf32() { return tf32_allowed; }
 BlasHandle::BlasHandle(int device, cudaStream_t stream) {
   DeviceHandle& slot = device_handle(device);
   lock_ = std::unique_lock<std::mutex>(slot.mutex);
-  if (slot.handle == nullptr) BRISK_CUBLAS_CHECK(cublasCreate(&slot.handle));
+  if (slot.handle == nullptr) {
+    int major = 0;
+    BRISK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    slot.workspace_bytes = blas_workspace_size(major);
+    BRISK_CUBLAS_CHECK(cublasCreate(&slot.handle));
+  }
   handle_ = slot.handle;
   BRISK_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+  // After cublasSetStream, which gives the handle back its default workspace, the one all
+  // streams would share (cuda/blas_workspaces.h).
+  size_t bytes = slot.workspace_bytes;
+  void* workspace = workspaces().get(device, stream_registry().ref(stream), [&] {
+    StreamGuard on(stream, device);  // allocated on the stream it serves
+    Tensor memory = native::empty({static_cast<int64_t>(bytes)}, TensorOptions(kUInt8).device(cuda_device(device)));
+    return std::shared_ptr<void>(memory.raw_data(), [memory](void*) {});
+  });
+  BRISK_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace, bytes));
 }
 
 void CudaBackend::batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) {

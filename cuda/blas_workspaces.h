@@ -1,0 +1,52 @@
+#pragma once
+// The workspaces of cuBLAS, one per (device, stream). cuBLAS's default workspace belongs to
+// the handle, and Brisk's one handle per device serves every stream: two products queued on
+// two streams would use it at once on the GPU (the handle's lock orders the host calls, not
+// the GPU's work). So each stream gets a workspace of its own, set with cublasSetWorkspace
+// after cublasSetStream (which resets the handle to its default workspace), as PyTorch does.
+// Work on one stream runs in order, so a stream's workspace is never used twice at once.
+//
+// A workspace is allocated on its stream from the caching allocator and kept. It is found by
+// the stream's handle and remembers the stream's id (cuda/stream_registry.h): when CUDA gives
+// a destroyed stream's handle to a new stream, the new stream gets a new workspace and the old
+// one is freed, which the caching allocator keeps from reuse until the old stream's last work
+// is done (retire_stream). So at most one workspace is kept per handle CUDA hands out.
+//
+// Free of CUDA headers, so tested on any machine with a fake allocator
+// (tests/cuda/blas_workspaces_test.cc).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "cuda/device_memory_api.h"
+
+namespace brisk::cuda {
+
+// cuBLAS's recommended workspace for a device of compute capability `major`.x: 32 MiB on
+// Hopper and later, 4 MiB before.
+size_t blas_workspace_size(int major);
+
+class BlasWorkspaces {
+ public:
+  // A new workspace (of the device's size), usable by work on the stream being served, held
+  // until the last copy of the pointer goes.
+  using Allocate = std::function<std::shared_ptr<void>()>;
+
+  // The workspace of work queued on `stream` of `device`: the one of an earlier call for the
+  // same stream, else a new one from allocate(). Thread-safe.
+  void* get(int device, StreamRef stream, const Allocate& allocate);
+
+ private:
+  struct Workspace {
+    uint64_t stream_id = 0;
+    std::shared_ptr<void> memory;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<int, StreamHandle>, Workspace> workspaces_;
+};
+
+}  // namespace brisk::cuda
