@@ -202,14 +202,14 @@ std::vector<ConvAlgorithm> search(ConvPass pass, const Problem& p) {
   });
 }
 
-// How one algorithm's cuDNN call ended. A failed call may leave the CUDA error of a kernel
-// launch it made pending; it is taken here (cudaGetLastError) and reported with the status,
-// so that the next launch check does not raise it against an unrelated kernel.
+// How one algorithm's cuDNN call ended: its status, cuDNN's detail, and the CUDA error it
+// left pending (taken, so the next launch check does not raise it against another kernel).
 ConvAttempt attempt_result(cudnnStatus_t status) {
   if (status == CUDNN_STATUS_SUCCESS) return ConvAttempt::ran();
-  std::string why = cudnnGetErrorString(status);
-  cudaError_t pending = cudaGetLastError();
-  if (pending != cudaSuccess) why += fmt::format(" (CUDA error left by the call: {})", cudaGetErrorName(pending));
+  char detail[512] = "";
+  cudnnGetLastErrorString(detail, sizeof(detail));
+  std::string why =
+      fmt::format("{}{}{}{}", cudnnGetErrorString(status), detail[0] ? ": " : "", detail, take_pending_cuda_error());
   // cuDNN's own allocations failing is a lack of memory, not of support: keep it cached.
   if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
       status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {

@@ -1,6 +1,7 @@
 #include "cuda/error.h"
 
 #include <cstdio>
+#include <string>
 
 namespace brisk::cuda {
 
@@ -11,16 +12,21 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
              cudaGetErrorString(status), call, file, line);
 }
 
+std::string take_pending_cuda_error() {
+  cudaError_t pending = cudaGetLastError();
+  return pending == cudaSuccess ? "" : fmt::format(" (CUDA error left by the call: {})", cudaGetErrorName(pending));
+}
+
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  BRISK_FAIL("cuBLAS error {}: {}\n  in {} at {}:{}", cublasGetStatusName(status), cublasGetStatusString(status), call,
-             file, line);
+  BRISK_FAIL("cuBLAS error {}: {}{}\n  in {} at {}:{}", cublasGetStatusName(status), cublasGetStatusString(status),
+             take_pending_cuda_error(), call, file, line);
 }
 
 void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
   char detail[512] = "";
   cudnnGetLastErrorString(detail, sizeof(detail));
-  BRISK_FAIL("cuDNN error {}{}{}\n  in {} at {}:{}", cudnnGetErrorString(status), detail[0] ? ": " : "", detail, call,
-             file, line);
+  BRISK_FAIL("cuDNN error {}{}{}{}\n  in {} at {}:{}", cudnnGetErrorString(status), detail[0] ? ": " : "", detail,
+             take_pending_cuda_error(), call, file, line);
 }
 
 void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line) {

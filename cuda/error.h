@@ -1,12 +1,14 @@
 #pragma once
 // Turns every failed CUDA, cuBLAS, cuDNN and NCCL call into a brisk::Error that names the
 // call, the library's message, and the file and line of the call.
+// A CUDA error that a failed call left pending is taken (cudaGetLastError) and named too.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
 #include <nccl.h>
 
 #include <exception>
+#include <string>
 
 #include "tensor/error.h"
 
@@ -16,6 +18,12 @@ namespace brisk::cuda {
 [[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_nccl_error(ncclResult_t status, const char* call, const char* file, int line);
+
+// A failed library call (cuBLAS, cuDNN) may leave the CUDA error of a kernel launch it made
+// pending: takes it (cudaGetLastError), so that the next launch check does not report it
+// against an unrelated kernel. "" when none was pending, else " (CUDA error left by the
+// call: <name>)", to append to the call's own message.
+std::string take_pending_cuda_error();
 
 // Writes "Brisk: <what> failed: <message>" to stderr.
 void report_failure(const char* what, const char* message) noexcept;
