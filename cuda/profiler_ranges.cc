@@ -1,9 +1,8 @@
 // While a profiler records (profiler/profiler.h), every scope becomes an NVTX range of its
 // thread (Nsight Systems shows them over the GPU's timeline), and every op on a CUDA device
-// is timed on the GPU: a pair of CUDA events around its kernels on the device's current
-// stream, turned into a "kernel" event when the session stops. GPU times are placed on the
-// host's clock through the session's first event pair (its start is taken as the moment the
-// host recorded it), so they may sit a little early; their durations are the GPU's.
+// is timed on the GPU: a pair of CUDA events around its kernels on the current stream of the
+// op's device, turned into a "kernel" event when the session stops (cuda/gpu_op_times.h places
+// them on the host's clock, per device).
 // Registered at static initialization (alwayslink through //cuda).
 #include <nvtx3/nvToolsExt.h>
 
@@ -12,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "cuda/device.h"
 #include "cuda/event.h"
+#include "cuda/gpu_op_times.h"
 #include "cuda/stream.h"
 #include "profiler/record.h"
 
@@ -27,14 +28,23 @@ std::optional<int> cuda_ordinal(const profiler::Event& e) {
   return std::nullopt;
 }
 
+// Marks the work queued so far on the current stream of `device`. Under that device: the
+// legacy default stream (nullptr) is the current device's, so with another device current the
+// event would land on the wrong GPU, and the durations, measured across two devices, would
+// fail when the session stops.
+void record_on(Event& event, int device) {
+  DeviceGuard guard(device);
+  event.record(current_stream(device));
+}
+
 class CudaRanges final : public profiler::ScopeObserver {
  public:
   void on_begin(const profiler::Event& e) override {
     nvtxRangePushA(e.name.c_str());
     std::optional<int> device = cuda_ordinal(e);
     if (e.category != profiler::Category::Op || !device) return;
-    Timed timed{&e, e.name, *device, e.start_ns, Event(/*enable_timing=*/true), Event(/*enable_timing=*/true)};
-    timed.begin.record(current_stream(*device));
+    Timed timed{&e, {e.name, *device, e.start_ns, Event(/*enable_timing=*/true), Event(/*enable_timing=*/true)}};
+    record_on(timed.time.begin, *device);
     std::lock_guard<std::mutex> lock(mutex_);
     open_.push_back(std::move(timed));
   }
@@ -46,8 +56,8 @@ class CudaRanges final : public profiler::ScopeObserver {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = open_.rbegin(); it != open_.rend(); ++it) {
       if (it->scope == &e) {
-        it->end.record(current_stream(*device));
-        done_.push_back(std::move(*it));
+        record_on(it->time.end, *device);
+        done_.push_back(std::move(it->time));
         open_.erase(std::next(it).base());
         break;
       }
@@ -56,22 +66,9 @@ class CudaRanges final : public profiler::ScopeObserver {
 
   std::vector<profiler::Event> collect() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<profiler::Event> events;
-    if (!done_.empty()) {
-      const Timed& origin = done_.front();
-      for (Timed& t : done_) {
-        t.end.synchronize();
-        auto ns = [](float ms) { return static_cast<int64_t>(static_cast<double>(ms) * 1e6); };
-        profiler::Event e;
-        e.name = t.name;
-        e.category = profiler::Category::Kernel;
-        e.start_ns = origin.host_start_ns + (&t == &origin ? 0 : ns(origin.begin.elapsed_time(t.begin)));
-        e.end_ns = e.start_ns + ns(t.begin.elapsed_time(t.end));
-        e.thread_id = -1 - t.device;  // one track per GPU
-        e.args = {{"device", "cuda:" + std::to_string(t.device)}};
-        events.push_back(std::move(e));
-      }
-    }
+    for (const GpuOpTime<Event>& t : done_) t.end.synchronize();
+    std::vector<profiler::Event> events =
+        gpu_op_events(done_, [](const Event& from, const Event& to) { return from.elapsed_time(to); });
     open_.clear();
     done_.clear();
     return events;
@@ -80,15 +77,11 @@ class CudaRanges final : public profiler::ScopeObserver {
  private:
   struct Timed {
     const profiler::Event* scope;  // the open scope's event, until it ends
-    std::string name;
-    int device;
-    int64_t host_start_ns;
-    Event begin;
-    Event end;
+    GpuOpTime<Event> time;
   };
   std::mutex mutex_;
   std::vector<Timed> open_;
-  std::vector<Timed> done_;
+  std::vector<GpuOpTime<Event>> done_;
 };
 
 const bool registered = [] {
