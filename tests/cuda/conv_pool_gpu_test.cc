@@ -1,10 +1,15 @@
 // CudaBackend's convolution (cuda/conv.cc, cuDNN) and pooling (cuda/pool.cu) against the CPU
 // backend on random inputs: conv2d forward and its input, weight and bias gradients over
-// strides, padding, dilation, groups and bias on/off, in float32 (exact and TF32) and
-// float64; max pooling's values, indices and gradient; average pooling with ceil mode,
-// count_include_pad and divisor_override; adaptive average pooling down and up; the same
+// strides, padding, dilation, groups and bias on/off, in float32 (exact and TF32), float64,
+// and bfloat16 and float16 (against float64, within a bound derived from their rounding); max
+// pooling's values, indices and gradient; average pooling with ceil mode, count_include_pad
+// and divisor_override; adaptive average pooling down and up; the same
 // pooling ops and gradients in bfloat16 and float16 against float32 on the rounded inputs,
 // rounded; and the reuse of cached cuDNN algorithms.
+#include <array>
+#include <cmath>
+#include <functional>
+
 #include "cuda/blas.h"
 #include "cuda/conv_algorithm_cache.h"
 #include "tests/cuda/backend_test_util.h"
@@ -50,34 +55,59 @@ const std::vector<ConvCase>& conv_cases() {
   return cases;
 }
 
-// conv2d and its three gradients of a case on the GPU, each within `bound` (relative norm)
+Tensor f64(const Tensor& t) { return t.defined() ? native::to(t, kCPU, kFloat64) : Tensor(); }
+
+double norm(const Tensor& t) { return native::reduce(ReduceOp::Norm, t, {}, false, OpParams{2.0}).item<double>(); }
+
+// The largest relative error, ||got - want|| / ||want||, each result of a case may have
+// against float64: the output, then the input, weight and bias gradients.
+using Bounds = std::array<double, 4>;
+
+// What a case's bounds are derived from: its inputs (CPU tensors of the dtype under test; b
+// undefined without bias) and the float64 results on them.
+struct ConvRun {
+  const ConvCase& c;
+  Tensor x, w, b, grad;
+  Tensor want;
+  std::array<Tensor, 3> want_grads;
+};
+
+using BoundsOf = std::function<Bounds(const ConvRun&)>;
+
+BoundsOf fixed(double bound) {
+  return [bound](const ConvRun&) { return Bounds{bound, bound, bound, bound}; };
+}
+
+// conv2d and its three gradients of a case on the GPU, each within its bound (relative norm)
 // of the float64 CPU result on the same (rounded) inputs.
-void check_conv(const ConvCase& c, DType dtype, double bound, uint64_t seed) {
+void check_conv(const ConvCase& c, DType dtype, const BoundsOf& bounds_of, uint64_t seed) {
   Tensor x = random_cpu(c.input, dtype, seed);
   Tensor w = random_cpu(c.weight, dtype, seed + 1, -0.5, 0.5);
   Tensor b = c.bias ? random_cpu({c.weight[0]}, dtype, seed + 2) : Tensor();
-  auto f64 = [](const Tensor& t) { return t.defined() ? native::to(t, kCPU, kFloat64) : Tensor(); };
   Tensor want = native::conv2d(f64(x), f64(w), f64(b), c.params);
+  Tensor grad = random_cpu(want.sizes(), dtype, seed + 3);
+  auto want_grads = native::conv2d_backward(f64(grad), f64(x), f64(w), c.params, {true, true, true});
+  Bounds bounds = bounds_of(ConvRun{c, x, w, b, grad, want, want_grads});
+
   Tensor got = native::conv2d(on_gpu(x), on_gpu(w), c.bias ? on_gpu(b) : Tensor(), c.params);
   REQUIRE(got.sizes() == want.sizes());
   REQUIRE(got.dtype() == dtype);
-  CHECK(relative_error(got, want) < bound);
+  CHECK(relative_error(got, want) <= bounds[0]);
 
-  Tensor grad = random_cpu(want.sizes(), dtype, seed + 3);
-  auto want_grads = native::conv2d_backward(f64(grad), f64(x), f64(w), c.params, {true, true, true});
   auto got_grads = native::conv2d_backward(on_gpu(grad), on_gpu(x), on_gpu(w), c.params, {true, true, true});
   const char* names[3] = {"grad_input", "grad_weight", "grad_bias"};
   for (int i = 0; i < 3; ++i) {
     INFO(names[i]);
     REQUIRE(got_grads[i].is_cuda());
+    REQUIRE(got_grads[i].dtype() == dtype);
     REQUIRE(got_grads[i].sizes() == want_grads[i].sizes());
-    CHECK(relative_error(got_grads[i], want_grads[i]) < bound);
+    CHECK(relative_error(got_grads[i], want_grads[i]) <= bounds[i + 1]);
   }
   // Each gradient alone equals the one computed with the others.
   auto weight_only = native::conv2d_backward(on_gpu(grad), on_gpu(x), on_gpu(w), c.params, {false, true, false});
   CHECK_FALSE(weight_only[0].defined());
   CHECK_FALSE(weight_only[2].defined());
-  CHECK(relative_error(weight_only[1], want_grads[1]) < bound);
+  CHECK(relative_error(weight_only[1], want_grads[1]) <= bounds[2]);
 }
 
 TEST_CASE("conv2d and its gradients match the CPU over strides, padding, dilation, groups and bias", "[gpu]") {
@@ -86,7 +116,64 @@ TEST_CASE("conv2d and its gradients match the CPU over strides, padding, dilatio
     for (const ConvCase& c : conv_cases()) {
       INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " weight " << fmt::format("{}", c.weight)
                              << " groups " << c.params.groups);
-      check_conv(c, dtype, dtype == kFloat64 ? 1e-10 : 1e-4, seed += 10);
+      check_conv(c, dtype, fixed(dtype == kFloat64 ? 1e-10 : 1e-4), seed += 10);
+    }
+  }
+}
+
+// Bounds for bfloat16 and float16, from the arithmetic. The inputs are 16-bit values, exact in
+// the float64 reference. Every result is a sum of K products, each exact in float32 (two 8- or
+// 11-bit significands fit in 24 bits), accumulated in float32 in any order (cuDNN's
+// PSEUDO_BFLOAT16/PSEUDO_HALF configurations, whose compute type is float32; the bias gradient
+// is the backend's sum, which accumulates 16-bit in float32), and rounded once to the dtype:
+//   - K - 1 float32 additions, each off by at most v = 2^-23 relative (round to nearest gives
+//     2^-24; tensor cores may truncate), put the float32 sum s within g * A of the exact c,
+//     with g = K v / (1 - K v) and A the same sum over the terms' magnitudes (the convolution
+//     of |x| and |w|, or of |grad| and |x|, computed in float64);
+//   - rounding to the dtype changes a value v by at most r |v| + h, where r = u + 2^-23 covers
+//     the unit roundoff u (2^-8 bfloat16, 2^-11 float16) and a float32 rounding before it (the
+//     bias add computes in float32), and h is half the spacing of the dtype's subnormals
+//     (2^-134 bfloat16, 2^-25 float16), the absolute error of tiny results;
+// so element by element |rounded(s) - c| <= r |c| + (1 + r) g A + h, and by the triangle
+// inequality over the n elements, E = r ||c|| + (1 + r) g ||A|| + h sqrt(n). With a bias, its
+// add in float32 and rounding give (1 + r) E + r ||c + bias|| + h sqrt(n).
+// K: C / groups * KH * KW for the output; at most OC / groups * KH * KW terms reach one input
+// gradient; N * OH * OW for the weight and bias gradients.
+Bounds reduced_float_bounds(const ConvRun& run) {
+  const ConvCase& c = run.c;
+  DType dtype = run.x.dtype();
+  double r = std::ldexp(1.0, dtype == kBFloat16 ? -8 : -11) + std::ldexp(1.0, -23);
+  double h = std::ldexp(1.0, dtype == kBFloat16 ? -134 : -25);
+  auto root_n = [](const Tensor& t) { return std::sqrt(static_cast<double>(t.numel())); };
+  // E for results `exact` (float64, without bias), sums of k terms whose magnitudes sum to a.
+  auto sum_bound = [&](const Tensor& exact, const Tensor& a, int64_t k) {
+    double kv = static_cast<double>(k) * std::ldexp(1.0, -23);
+    return r * norm(exact) + (1 + r) * kv / (1 - kv) * norm(a) + h * root_n(exact);
+  };
+  auto abs64 = [](const Tensor& t) { return native::unary(UnaryOp::Abs, f64(t)); };
+  const Shape& ws = c.weight;  // [OC, C / groups, KH, KW]
+  int64_t taps = ws[2] * ws[3];
+  Tensor conv = run.want;  // without the bias
+  if (run.b.defined()) {
+    conv = native::binary(BinaryOp::Sub, run.want, native::view(f64(run.b), {1, ws[0], 1, 1}), OpParams{1.0});
+  }
+  double out = sum_bound(conv, native::conv2d(abs64(run.x), abs64(run.w), Tensor(), c.params), ws[1] * taps);
+  if (run.b.defined()) out = (1 + r) * out + r * norm(run.want) + h * root_n(run.want);
+
+  auto a = native::conv2d_backward(abs64(run.grad), abs64(run.x), abs64(run.w), c.params, {true, true, true});
+  const std::array<Tensor, 3>& g = run.want_grads;
+  int64_t per_channel = run.grad.size(0) * run.grad.size(2) * run.grad.size(3);  // N * OH * OW
+  return {out / norm(run.want), sum_bound(g[0], a[0], ws[0] / c.params.groups * taps) / norm(g[0]),
+          sum_bound(g[1], a[1], per_channel) / norm(g[1]), sum_bound(g[2], a[2], per_channel) / norm(g[2])};
+}
+
+TEST_CASE("conv2d and its gradients in bfloat16 and float16 stay within the rounding bound of float64", "[gpu]") {
+  uint64_t seed = 300;
+  for (DType dtype : {kBFloat16, kFloat16}) {
+    for (const ConvCase& c : conv_cases()) {
+      INFO(dtype_name(dtype) << " input " << fmt::format("{}", c.input) << " weight " << fmt::format("{}", c.weight)
+                             << " groups " << c.params.groups);
+      check_conv(c, dtype, reduced_float_bounds, seed += 10);
     }
   }
 }
@@ -94,7 +181,7 @@ TEST_CASE("conv2d and its gradients match the CPU over strides, padding, dilatio
 TEST_CASE("conv2d in float32 with TF32 allowed stays within TF32's error", "[gpu]") {
   cuda::set_allow_tf32(true);
   uint64_t seed = 500;
-  for (const ConvCase& c : conv_cases()) check_conv(c, kFloat32, 5e-3, seed += 10);
+  for (const ConvCase& c : conv_cases()) check_conv(c, kFloat32, fixed(5e-3), seed += 10);
   cuda::set_allow_tf32(false);
 }
 
