@@ -13,7 +13,9 @@
 //   ProcessGroupOptions::timeout; a rank that never comes is named instead of hanging in
 //   ncclCommInitRank), and the ranks may then use their groups first in any order
 //   (distributed/nccl_communicator.h). Rank 0 draws the ncclUniqueId and hands it out through
-//   the store.
+//   the store. (NCCL's own rule remains: collectives of several communicators on one GPU that
+//   cannot run at once must be queued in one order on every rank, or their kernels may wait
+//   for each other.)
 // - Collectives run on the group's own stream. Each waits (with an event, not the host) for
 //   the work queued so far on the caller's current stream, and the tensors are marked as used
 //   on the group's stream (cuda::record_stream), so the caching allocator does not hand their
