@@ -23,15 +23,7 @@ class CudaEvents : public DeviceMemoryApi {
     return event;
   }
 
-  bool query_event(EventHandle event) override {
-    cudaError_t status = cudaEventQuery(event);
-    if (status == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    BRISK_CUDA_CHECK(status);
-    return true;
-  }
+  bool query_event(EventHandle event) override { return BRISK_CUDA_QUERY(cudaEventQuery(event)); }
 
   void synchronize_event(EventHandle event) override { BRISK_CUDA_CHECK(cudaEventSynchronize(event)); }
 

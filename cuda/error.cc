@@ -17,6 +17,17 @@ std::string take_pending_cuda_error() {
   return pending == cudaSuccess ? "" : fmt::format(" (CUDA error left by the call: {})", cudaGetErrorName(pending));
 }
 
+cudaError_t settle_query(cudaError_t status) noexcept {
+  if (status == cudaErrorNotReady) cudaGetLastError();
+  return status;
+}
+
+bool query_finished(cudaError_t status, const char* call, const char* file, int line) {
+  if (settle_query(status) == cudaErrorNotReady) return false;
+  if (status != cudaSuccess) throw_cuda_error(status, call, file, line);
+  return true;
+}
+
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
   BRISK_FAIL("cuBLAS error {}: {}{}\n  in {} at {}:{}", cublasGetStatusName(status), cublasGetStatusString(status),
              take_pending_cuda_error(), call, file, line);

@@ -25,6 +25,16 @@ namespace brisk::cuda {
 // call: <name>)", to append to the call's own message.
 std::string take_pending_cuda_error();
 
+// cudaStreamQuery and cudaEventQuery answer cudaErrorNotReady while work is still queued. That
+// is no failure, but the runtime also keeps it as the thread's last error, where the next
+// launch check (BRISK_CUDA_CHECK_LAUNCH: cudaGetLastError) would throw it for an unrelated
+// kernel. Every query's answer passes through here (or BRISK_CUDA_QUERY): cudaErrorNotReady is
+// cleared from the last error; the answer is returned unchanged.
+cudaError_t settle_query(cudaError_t status) noexcept;
+// BRISK_CUDA_QUERY's: true when the work finished, false when it is still running; any other
+// answer throws as BRISK_CUDA_CHECK does.
+bool query_finished(cudaError_t status, const char* call, const char* file, int line);
+
 // Writes "Brisk: <what> failed: <message>" to stderr.
 void report_failure(const char* what, const char* message) noexcept;
 
@@ -49,6 +59,10 @@ void run_reporting_failure(const char* what, F&& f) noexcept {
     cudaError_t brisk_status_ = (call);                                                                          \
     if (brisk_status_ != cudaSuccess) ::brisk::cuda::throw_cuda_error(brisk_status_, #call, __FILE__, __LINE__); \
   } while (0)
+
+// cudaStreamQuery / cudaEventQuery as a bool (finished or not), leaving no cudaErrorNotReady
+// behind (settle_query); other errors throw.
+#define BRISK_CUDA_QUERY(call) ::brisk::cuda::query_finished((call), #call, __FILE__, __LINE__)
 
 // After a kernel launch: reports launch-configuration errors at the launch site.
 #define BRISK_CUDA_CHECK_LAUNCH() BRISK_CUDA_CHECK(cudaGetLastError())

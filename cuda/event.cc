@@ -49,13 +49,7 @@ void Event::wait(cudaStream_t stream) const {
 
 bool Event::query() const {
   if (event_ == nullptr) return true;
-  cudaError_t status = cudaEventQuery(event_);
-  if (status == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  BRISK_CUDA_CHECK(status);
-  return true;
+  return BRISK_CUDA_QUERY(cudaEventQuery(event_));
 }
 
 void Event::synchronize() const {

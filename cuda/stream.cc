@@ -53,16 +53,7 @@ Stream& Stream::operator=(Stream&& other) noexcept {
   return *this;
 }
 
-bool Stream::query() const {
-  cudaError_t status = cudaStreamQuery(stream_);
-  if (status == cudaErrorNotReady) {
-    // Not an error: clear it so the next launch check does not report it.
-    cudaGetLastError();
-    return false;
-  }
-  BRISK_CUDA_CHECK(status);
-  return true;
-}
+bool Stream::query() const { return BRISK_CUDA_QUERY(cudaStreamQuery(stream_)); }
 
 void Stream::synchronize() const { BRISK_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 

@@ -81,13 +81,56 @@ ncclRedOp_t nccl_op(ReduceOp op) {
   BRISK_FAIL("ProcessGroupNCCL: unknown ReduceOp");
 }
 
+Bytes NcclCalls::unique_id() {
+  ncclUniqueId id;
+  BRISK_NCCL_CHECK(ncclGetUniqueId(&id));
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&id);
+  return Bytes(bytes, bytes + sizeof(id));
+}
+
+void NcclCalls::init_rank(const Bytes& bytes, int size, int rank) {
+  ncclUniqueId id;
+  BRISK_CHECK(bytes.size() == sizeof(id), "ProcessGroupNCCL: rank {}: the store's NCCL id has {} bytes, expected {}",
+              rank, bytes.size(), sizeof(id));
+  std::memcpy(&id, bytes.data(), sizeof(id));
+  cuda::DeviceGuard guard(device_);
+  BRISK_NCCL_CHECK(ncclCommInitRank(&comm_, size, id, rank));
+}
+
+void NcclCalls::abort() noexcept {
+  if (comm_ != nullptr) ncclCommAbort(comm_);
+}
+
+bool NcclCalls::destroy() noexcept { return ncclCommDestroy(comm_) == ncclSuccess; }
+
 ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_, ProcessGroupOptions options_,
                              Device device)
-    : store(std::move(store_)), rank(rank_), size(size_), options(options_), device_(device.index) {
+    : store(std::move(store_)), rank(rank_), size(size_), options(options_), device_(device.index), nccl_(device_) {
   BRISK_CHECK(device.is_cuda(), "ProcessGroupNCCL: rank {}: the group's device must be a CUDA device, got {}", rank_,
               device);
   check_group_arguments("ProcessGroupNCCL", store.get(), rank, size, options);
-  heartbeat_timeout(options);  // a malformed setting fails here, not at the first collective
+  const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);  // a malformed setting fails first
+  cuda::check_device(device_);
+  communicator_ = std::make_unique<Communicator>(*store, rank, size, options.timeout, nccl_);
+  stream_ = StreamPool::instance().acquire(device_);
+  // Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
+  // collective silently (garbage in, garbage out) where Gloo's tags make it fail, and the
+  // comparison runs in the background at no cost to the collectives.
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true,
+                                             [this](const std::string& m) { fail(m, -1); });
+  // Started once every rank arrived (the communicator waited for them), so no rank is silent yet.
+  if (beat_timeout.count() > 0) {
+    monitor_->on_stall(beat_timeout, DesyncMonitor::print_stall_warning(fmt::format("ProcessGroupNCCL: rank {}", rank),
+                                                                        options.timeout, options.stall_timeout));
+    heartbeat_ =
+        std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
+                                    [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
+  }
+  if (options.stall_timeout)
+    monitor_->on_stall(*options.stall_timeout, [this, after = *options.stall_timeout](const std::string& m) {
+      fail(DesyncMonitor::stall_failure(m, after), -1);
+    });
+  watchdog_ = std::thread([this] { watch(); });
 }
 
 ProcessGroupNCCL::Impl::~Impl() {
@@ -101,19 +144,18 @@ ProcessGroupNCCL::Impl::~Impl() {
   if (watchdog_.joinable()) watchdog_.join();
   heartbeat_.reset();
   monitor_.reset();
-  if (comm_ == nullptr) return;
   // After a peer died mid-collective the queued work never finishes (nccl_teardown.h).
   const bool finished = drain_before_destroy(
       [this] {
-        cudaError_t state = cudaStreamQuery(stream_);
+        cudaError_t state = cuda::settle_query(cudaStreamQuery(stream_));
         if (state == cudaSuccess) return QueuedWork::kFinished;
         ncclResult_t async = ncclSuccess;
-        ncclCommGetAsyncError(comm_, &async);
+        ncclCommGetAsyncError(nccl_.comm(), &async);
         if (state != cudaErrorNotReady || (async != ncclSuccess && async != ncclInProgress)) return QueuedWork::kFailed;
         return QueuedWork::kRunning;
       },
       options.timeout, kTeardownPoll);
-  if (finished && ncclCommDestroy(comm_) == ncclSuccess) {
+  if (finished && nccl_.destroy()) {
     StreamPool::instance().release(device_, stream_);
     return;
   }
@@ -121,68 +163,11 @@ ProcessGroupNCCL::Impl::~Impl() {
   std::fprintf(stderr, "ProcessGroupNCCL: rank %d: %s; aborting the communicator\n", rank,
                finished ? "destroying the communicator failed"
                         : "the queued collectives did not finish within the timeout or failed");
-  ncclCommAbort(comm_);
-}
-
-void ProcessGroupNCCL::Impl::wait_for_all(const std::string& key_prefix, const std::string& what) {
-  store->set(fmt::format("{}/{}", key_prefix, rank), std::string("1"));
-  std::vector<std::string> keys;
-  for (int r = 0; r < size; ++r) keys.push_back(fmt::format("{}/{}", key_prefix, r));
-  try {
-    store->wait(keys, options.timeout);
-  } catch (const Error&) {
-    std::vector<int> missing;
-    for (int r = 0; r < size; ++r)
-      if (!store->check({keys[r]})) missing.push_back(r);
-    BRISK_FAIL("ProcessGroupNCCL: rank {}: {}: ranks {} did not arrive within {} ms", rank, what, missing,
-               options.timeout.count());
-  }
-}
-
-void ProcessGroupNCCL::Impl::ensure_communicator() {
-  std::lock_guard<std::mutex> lock(init_mutex_);
-  if (comm_ != nullptr) return;
-  cuda::check_device(device_);
-  cuda::DeviceGuard guard(device_);
-  wait_for_all("init", "creating the NCCL communicator");
-  ncclUniqueId id;
-  if (rank == 0) {
-    BRISK_NCCL_CHECK(ncclGetUniqueId(&id));
-    store->set("unique_id", Bytes(reinterpret_cast<uint8_t*>(&id), reinterpret_cast<uint8_t*>(&id) + sizeof(id)));
-  } else {
-    Bytes bytes = store->get("unique_id");
-    BRISK_CHECK(bytes.size() == sizeof(id), "ProcessGroupNCCL: the store's NCCL id has {} bytes, expected {}",
-                bytes.size(), sizeof(id));
-    std::memcpy(&id, bytes.data(), sizeof(id));
-  }
-  ncclComm_t comm = nullptr;
-  BRISK_NCCL_CHECK(ncclCommInitRank(&comm, size, id, rank));
-  stream_ = StreamPool::instance().acquire(device_);
-  // Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
-  // collective silently (garbage in, garbage out) where Gloo's tags make it fail, and the
-  // comparison runs in the background at no cost to the collectives.
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true,
-                                             [this](const std::string& m) { fail(m, -1); });
-  // Started once every rank arrived (wait_for_all above), so no rank is silent yet.
-  const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
-  if (beat_timeout.count() > 0) {
-    monitor_->on_stall(beat_timeout, DesyncMonitor::print_stall_warning(fmt::format("ProcessGroupNCCL: rank {}", rank),
-                                                                        options.timeout, options.stall_timeout));
-    heartbeat_ =
-        std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
-                                    [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
-  }
-  if (options.stall_timeout)
-    monitor_->on_stall(*options.stall_timeout, [this, after = *options.stall_timeout](const std::string& m) {
-      fail(DesyncMonitor::stall_failure(m, after), -1);
-    });
-  comm_ = comm;
-  watchdog_ = std::thread([this] { watch(); });
+  communicator_->abort();
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::Impl::collective(CollectiveSignature sig, const std::vector<Tensor>& tensors,
                                                          bool blocking, const Launch& launch) {
-  ensure_communicator();
   std::lock_guard<std::mutex> lock(launch_mutex_);
   sig.seq = seq_++;
   monitor_->record(sig);
@@ -194,7 +179,6 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::collective(CollectiveSignature sig
 
 std::shared_ptr<Work> ProcessGroupNCCL::Impl::p2p(const std::string& call, const std::vector<Tensor>& tensors,
                                                   const Launch& launch) {
-  ensure_communicator();
   std::lock_guard<std::mutex> lock(launch_mutex_);
   return enqueue(fmt::format("{} (point-to-point #{})", call, p2p_seq_++), -1, tensors, false, launch);
 }
@@ -206,7 +190,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::enqueue(const std::string& label, 
   cuda::Event ready;
   ready.record(cuda::current_stream(device_));
   ready.wait(stream_);
-  launch(comm_, stream_);
+  launch(nccl_.comm(), stream_);
   for (const Tensor& t : tensors) cuda::record_stream(t, stream_);
   auto work = std::make_shared<WorkNCCL>(label, seq, device_, tensors, blocking);
   work->record_end(stream_);
@@ -242,11 +226,11 @@ void ProcessGroupNCCL::Impl::watch() {
     }
     const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
     ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(comm_, &async);
+    ncclCommGetAsyncError(nccl_.comm(), &async);
     if (failure.empty() && async != ncclSuccess && async != ncclInProgress) {
       failure = fmt::format("{}: NCCL reported {} ({}); a peer may have died",
                             oldest ? oldest->label() : std::string("after the last collective"),
-                            ncclGetErrorString(async), ncclGetLastError(comm_));
+                            ncclGetErrorString(async), ncclGetLastError(nccl_.comm()));
       failed_seq = oldest ? oldest->seq() : -1;
     }
     if (failure.empty() && oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout) {
@@ -266,7 +250,13 @@ void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq, bool s
   if (monitor_) message += "\n" + monitor_->flight_record(store_answers);
   std::fprintf(stderr, "%s; aborting the communicator and exiting\n", message.c_str());
   std::fflush(stderr);
-  ncclCommAbort(comm_);
+  {
+    // The watchdog asks NCCL under mutex_ only while !stop_: it never touches the communicator
+    // being aborted (or after). The watchdog itself calls fail() without the lock.
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  communicator_->abort();
   std::_Exit(1);
 }
 

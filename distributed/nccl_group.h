@@ -1,7 +1,7 @@
 #pragma once
-// The state behind ProcessGroupNCCL: the communicator and its stream, the bootstrap through
-// the store, the desync monitor, the watchdog and the teardown. Internal to
-// //distributed:nccl; the operations themselves are in process_group_nccl.cc.
+// The state behind ProcessGroupNCCL: the communicator (made with the group, through the store:
+// nccl_communicator.h) and its stream, the desync monitor, the watchdog and the teardown.
+// Internal to //distributed:nccl; the operations themselves are in process_group_nccl.cc.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -16,6 +16,7 @@
 #include "distributed/collective_signature.h"
 #include "distributed/desync_monitor.h"
 #include "distributed/heartbeat.h"
+#include "distributed/nccl_communicator.h"
 #include "distributed/nccl_work.h"
 #include "distributed/process_group_nccl.h"
 
@@ -25,21 +26,40 @@ namespace brisk::dist {
 ncclDataType_t nccl_dtype(DType dtype);
 ncclRedOp_t nccl_op(ReduceOp op);
 
+// Communicator's calls on a CUDA device, and the ncclComm_t they make.
+class NcclCalls final : public CommunicatorCalls {
+ public:
+  explicit NcclCalls(int device) : device_(device) {}
+  Bytes unique_id() override;
+  void init_rank(const Bytes& id, int size, int rank) override;
+  void abort() noexcept override;
+  // ncclCommDestroy; false when NCCL refused.
+  bool destroy() noexcept;
+
+  // Null until init_rank returned.
+  ncclComm_t comm() const { return comm_; }
+
+ private:
+  int device_;
+  ncclComm_t comm_ = nullptr;
+};
+
 struct ProcessGroupNCCL::Impl {
   // Queues the NCCL calls of one operation on the group's stream.
   using Launch = std::function<void(ncclComm_t comm, cudaStream_t stream)>;
 
-  // `device`: the group's, a CUDA device; the communicator and the stream live on it.
+  // `device`: the group's, a CUDA device; the communicator and the stream live on it. Makes
+  // the communicator, so it waits for every rank of the group (at most options.timeout).
   Impl(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options, Device device);
   // Teardown never hangs and never throws: it polls the queued work for at most `timeout`
   // (stopping at an asynchronous NCCL error), then destroys the communicator, or aborts it
   // (ncclCommAbort) when the work did not finish.
   ~Impl();
 
-  // Runs one collective on `tensors` (checked by OperationChecks: on the group's device): creates
-  // the communicator at the first call, numbers it (sig.seq) and records its signature for the
-  // desync monitor (memory only), orders the group's stream after the caller's, queues
-  // `launch` and returns its Work. `blocking`: wait() blocks the host too (barrier).
+  // Runs one collective on `tensors` (checked by OperationChecks: on the group's device):
+  // numbers it (sig.seq) and records its signature for the desync monitor (memory only), orders
+  // the group's stream after the caller's, queues `launch` and returns its Work. `blocking`: wait() blocks the host too
+  // (barrier).
   std::shared_ptr<Work> collective(CollectiveSignature sig, const std::vector<Tensor>& tensors, bool blocking,
                                    const Launch& launch);
   // As collective() for send/recv, which are not compared across ranks; `call` describes it.
@@ -53,20 +73,18 @@ struct ProcessGroupNCCL::Impl {
  private:
   std::shared_ptr<Work> enqueue(const std::string& label, int64_t seq, const std::vector<Tensor>& tensors,
                                 bool blocking, const Launch& launch);
-  void ensure_communicator();
-  // Every rank writes `key_prefix`/<rank>; throws naming the ranks missing after the timeout.
-  void wait_for_all(const std::string& key_prefix, const std::string& what);
   void watch();
   // Prints `reason` with the desync monitor's diagnosis of collective #seq (seq < 0: none) and
-  // its flight recorder (the peers' part only when the store answers), aborts the communicator
-  // and ends the process with status 1: a rank stuck in a collective on the GPU cannot be
-  // woken otherwise.
+  // its flight recorder (the peers' part only when the store answers), stops the watchdog's
+  // polling of the communicator, aborts the communicator (once, whichever of the watchdog,
+  // the monitor and the heartbeat comes first) and ends the process with status 1: a rank
+  // stuck in a collective on the GPU cannot be woken otherwise.
   [[noreturn]] void fail(const std::string& reason, int64_t seq, bool store_answers = true);
 
   const int device_;  // the CUDA ordinal of the group's device
 
-  std::mutex init_mutex_;  // creating the communicator (waits for every rank)
-  ncclComm_t comm_ = nullptr;
+  NcclCalls nccl_;
+  std::unique_ptr<Communicator> communicator_;  // through nccl_, made by the constructor
   // From a pool that is never destroyed (nccl_group.cc): tensors record it with the caching
   // allocator, and may be freed after the group is gone.
   cudaStream_t stream_ = nullptr;
@@ -76,7 +94,9 @@ struct ProcessGroupNCCL::Impl {
   int64_t seq_ = 0;      // collectives queued (the next one's number)
   int64_t p2p_seq_ = 0;  // sends and recvs queued
 
-  std::mutex mutex_;  // pending_, stop_; never held while waiting on the store or the GPU
+  // pending_, stop_; never held while waiting on the store or the GPU. The watchdog holds it
+  // while it asks NCCL, so fail() sets stop_ under it before the communicator goes away.
+  std::mutex mutex_;
   std::vector<std::shared_ptr<WorkNCCL>> pending_;
   std::condition_variable wake_;
   bool stop_ = false;

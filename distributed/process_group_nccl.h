@@ -8,10 +8,14 @@
 //   dist::all_reduce(grad);                          // grad on cuda:local_rank
 //
 // - Every tensor must be on the group's device() (ProcessGroupOptions::device, else the
-//   current CUDA device when the group is created). The communicator is created at the first
-//   operation, on that device whatever the current device is then: rank 0 draws the ncclUniqueId and hands it out
-//   through the store, after every rank has checked in there (a rank that never comes is
-//   named after the store timeout instead of hanging in ncclCommInitRank).
+//   current CUDA device when the group is created). The constructor creates the communicator
+//   on that device, so it returns once every rank of the group has made the group (at most
+//   ProcessGroupOptions::timeout; a rank that never comes is named instead of hanging in
+//   ncclCommInitRank), and the ranks may then use their groups first in any order
+//   (distributed/nccl_communicator.h). Rank 0 draws the ncclUniqueId and hands it out through
+//   the store. (NCCL's own rule remains: collectives of several communicators on one GPU that
+//   cannot run at once must be queued in one order on every rank, or their kernels may wait
+//   for each other.)
 // - Collectives run on the group's own stream. Each waits (with an event, not the host) for
 //   the work queued so far on the caller's current stream, and the tensors are marked as used
 //   on the group's stream (cuda::record_stream), so the caching allocator does not hand their
@@ -48,7 +52,9 @@ namespace brisk::dist {
 
 class ProcessGroupNCCL : public ProcessGroup {
  public:
-  // `store` should be private to this group (a PrefixStore).
+  // `store` should be private to this group (a PrefixStore). Waits for every rank of the group
+  // to make it (the communicator is created here); throws naming the ranks missing after
+  // options.timeout.
   ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options = {});
   // Waits for the queued collectives at most `timeout` (not at all after an asynchronous NCCL
   // error), then destroys the communicator, or aborts it when they did not finish. Never

@@ -88,7 +88,9 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 // input [N, C, *]. In training (or without running stats) normalizes with the batch
 // statistics over every dim but C and, when running stats are given, updates them in place:
 // running = (1 - momentum) * running + momentum * batch statistic, with the unbiased batch
-// variance. Otherwise normalizes with the running stats.
+// variance. Otherwise normalizes with the running stats. An empty input (no rows, as a
+// data-parallel rank may hold) gives an empty output and leaves the running stats as they
+// are, as in PyTorch; one value per channel in training is refused.
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
                   double momentum = 0.1, double eps = 1e-5);

@@ -127,6 +127,17 @@ TensorList differentiable_batch_norm_backward(const Tensor& grad_out, const Tens
   return grads;
 }
 
+// batch_norm of an empty batch, as PyTorch's: there are no batch statistics, so the running
+// ones stay as they are, and the (empty) output is a new tensor that keeps the graph to
+// input, weight and bias (whose gradients are then zeros). A rank of a data-parallel job can
+// hold no rows; with world size 1 (SyncBatchNorm is then BatchNorm) that is the whole batch.
+Tensor empty_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  Tensor out = input.clone();
+  if (weight.defined()) out = out * weight.view(channel_shape(input));
+  if (bias.defined()) out = out + bias.view(channel_shape(input));
+  return out;
+}
+
 // A bfloat16/float16 input with float32 statistics or affine parameters, as autocast makes of
 // a convolution's output: normalized in float32 and rounded back to the input's dtype, as
 // PyTorch's mixed-dtype batch_norm.
@@ -144,6 +155,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                   const Tensor& bias, bool training, double momentum, double eps) {
   check_batch_norm_args("batch_norm", input, running_mean, running_var, weight, bias);
   const bool use_batch_stats = training || !running_mean.defined();
+  if (input.numel() == 0) return empty_batch_norm(input, weight, bias);
   BRISK_CHECK(!use_batch_stats || channel_count(input) > 1,
               "batch_norm: expected more than 1 value per channel when training, got input {}", input.sizes());
   // Running statistics are updated only in training (and read only outside it).

@@ -14,7 +14,8 @@
 //           rank r holds 2 + r rows.
 //   image:  nn::SyncBatchNorm (cumulative running averages, momentum None) on [N, C, H, W];
 //           3 rows per rank.
-//   empty:  nn::SyncBatchNorm without affine parameters, rank 0 holding no rows.
+//   empty:  nn::SyncBatchNorm without affine parameters, rank 0 holding no rows (with one rank,
+//           the whole batch is empty).
 //   ddp:    the converted model of "model" inside DistributedDataParallel, 3 SGD steps: every
 //           parameter and buffer equals one process's after the same steps on the whole batch
 //           (DDP's bucket all-reduces interleaved with SyncBatchNorm's collectives).

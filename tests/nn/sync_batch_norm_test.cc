@@ -226,5 +226,37 @@ TEST_CASE("SyncBatchNorm alone (no process group) is BatchNorm") {
   CHECK_THROWS_WITH(sync(zeros({2, 3, 1, 1, 1, 1})), Contains("SyncBatchNorm: expected a 2-D or 3-D or 4-D or 5-D"));
 }
 
+// A rank of a data-parallel job may hold no rows; with world size 1 (one GPU over NCCL) that
+// is the whole batch, and SyncBatchNorm is BatchNorm. As in PyTorch, the output is empty, the
+// running statistics stay and weight and bias get zero gradients (issue 32, item 6).
+TEST_CASE("BatchNorm and SyncBatchNorm alone take an empty batch, leaving the running statistics") {
+  for (bool sync : {false, true}) {
+    DYNAMIC_SECTION((sync ? "SyncBatchNorm" : "BatchNorm2d")) {
+      const BatchNormOptions options = BatchNormOptions(3).momentum(0.3);
+      SyncBatchNorm sync_bn(options);
+      BatchNorm2d plain_bn(options);
+      BatchNormImplBase& bn = sync ? static_cast<BatchNormImplBase&>(*sync_bn) : *plain_bn;
+      bn.to(kFloat64);
+      bn.to(test_device());
+      bn.forward(leaf({4, 3, 2, 2}, 2.0, 1.0).detach());  // running statistics of their own
+      const Tensor running_mean = bn.running_mean.clone(), running_var = bn.running_var.clone();
+
+      Tensor x = leaf({0, 3, 2, 2});
+      Tensor y = bn.forward(x);
+      CHECK(y.sizes() == Shape{0, 3, 2, 2});
+      y.sum().backward();
+      CHECK(x.grad().sizes() == Shape{0, 3, 2, 2});
+      CHECK(max_diff(bn.weight.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
+      CHECK(max_diff(bn.bias.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
+      CHECK(max_diff(bn.running_mean, running_mean) == 0);
+      CHECK(max_diff(bn.running_var, running_var) == 0);
+      CHECK(bn.num_batches_tracked.to(kCPU).item<int64_t>() == 2);  // PyTorch counts it too
+
+      bn.eval();
+      CHECK(bn.forward(x.detach()).sizes() == Shape{0, 3, 2, 2});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace brisk::nn
