@@ -66,9 +66,11 @@ inline Tolerance elementwise_tolerance(DType result) {
 using ToleranceFor = std::function<Tolerance(DType result)>;
 
 // `gpu` (on the GPU, or the simulated device in this file's own test) equals `cpu` (on the
-// host) in shape and dtype, and element by element within `tol`: NaN where NaN, equal
-// infinities. Reports the first mismatch, how many elements differ and the largest difference.
-inline void require_matches(const Tensor& gpu, const Tensor& cpu, Tolerance tol) {
+// host) in shape and dtype, and element by element within bound(i, cpu's element i in float64):
+// NaN where NaN, equal infinities. Reports the first mismatch with its bound, how many elements
+// differ and the largest difference.
+inline void require_elements_within(const Tensor& gpu, const Tensor& cpu,
+                                    const std::function<double(size_t i, double want)>& bound) {
   REQUIRE_FALSE(gpu.is_cpu());
   REQUIRE(cpu.is_cpu());
   REQUIRE(gpu.sizes() == cpu.sizes());
@@ -80,17 +82,21 @@ inline void require_matches(const Tensor& gpu, const Tensor& cpu, Tolerance tol)
   double max_difference = 0.0;  // over the mismatches (a NaN difference does not count)
   for (size_t i = 0; i < got.size(); ++i) {
     double g = got[i], w = want[i];
-    bool ok = std::isnan(w)   ? std::isnan(g)
-              : std::isinf(w) ? g == w
-                              : std::abs(g - w) <= tol.atol + tol.rtol * std::abs(w);
+    bool ok = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : std::abs(g - w) <= bound(i, w);
     if (ok) continue;
     if (mismatches++ == 0) first = i;
     max_difference = std::max(max_difference, std::abs(g - w));
   }
-  INFO("element " << first << " of " << cpu.describe() << ": GPU " << got[first] << ", CPU " << want[first] << "; "
-                  << mismatches << " of " << got.size() << " elements differ, by at most " << max_difference
-                  << " (rtol " << tol.rtol << ", atol " << tol.atol << ")");
+  INFO("element " << first << " of " << cpu.describe() << ": GPU " << got[first] << ", CPU " << want[first]
+                  << ", allowed difference " << (got.empty() ? 0.0 : bound(first, want[first])) << "; " << mismatches
+                  << " of " << got.size() << " elements differ beyond their bound, by at most " << max_difference);
   REQUIRE(mismatches == 0);
+}
+
+// require_elements_within with the bound atol + rtol |want|.
+inline void require_matches(const Tensor& gpu, const Tensor& cpu, Tolerance tol) {
+  INFO("rtol " << tol.rtol << ", atol " << tol.atol);
+  require_elements_within(gpu, cpu, [&](size_t, double want) { return tol.atol + tol.rtol * std::abs(want); });
 }
 
 // ||got - want|| / ||want|| (||got|| when want is all zeros), with `got` (any device, any

@@ -187,42 +187,20 @@ double higham_gamma(int64_t m, double u) { return m * u / (1 - m * u); }
 // (exact for k; for sum|g| a relative error of order 2^-53, far inside the bound's terms).
 void require_max_pool_backward_matches(const Tensor& gpu, const Tensor& cpu, const Tensor& grad, const Tensor& x,
                                        const Tensor& indices) {
-  REQUIRE(gpu.is_cuda());
-  REQUIRE(gpu.sizes() == cpu.sizes());
-  REQUIRE(gpu.dtype() == cpu.dtype());
   auto f64 = [](const Tensor& t) { return native::to(t, kCPU, kFloat64); };
   Tensor x64 = f64(x);
   std::vector<double> count =
       native::max_pool2d_backward(native::ones(grad.sizes(), kFloat64), x64, indices).to_vector<double>();
   std::vector<double> abs_sum =
       native::max_pool2d_backward(native::unary(UnaryOp::Abs, f64(grad)), x64, indices).to_vector<double>();
-  std::vector<double> got = f64(on_cpu(gpu)).to_vector<double>();
-  std::vector<double> want = f64(cpu).to_vector<double>();
   const double u32 = std::ldexp(1.0, -24), u64 = std::ldexp(1.0, -53);
-  size_t first = 0, mismatches = 0;
-  double first_bound = 0, max_difference = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
+  const bool float32 = cpu.dtype() == kFloat32;
+  testing::require_elements_within(gpu, cpu, [&](size_t i, double) {
     auto k = static_cast<int64_t>(count[i]);
-    double bound = 0;
-    if (k > 1) {
-      bound = cpu.dtype() == kFloat32
-                  ? higham_gamma(k - 1, u32) + u32 * (1 + higham_gamma(k - 1, u64)) + higham_gamma(k - 1, u64)
-                  : 2 * higham_gamma(k - 1, u64);
-      bound *= abs_sum[i];
-    }
-    double difference = std::abs(got[i] - want[i]);
-    if (difference <= bound) continue;
-    if (mismatches++ == 0) {
-      first = i;
-      first_bound = bound;
-    }
-    max_difference = std::max(max_difference, difference);
-  }
-  INFO("element " << first << " of " << cpu.describe() << ": GPU " << got[first] << ", CPU " << want[first]
-                  << ", bound " << first_bound << " (" << count[first] << " windows, sum |g| " << abs_sum[first]
-                  << "); " << mismatches << " of " << got.size() << " elements beyond their bound, by at most "
-                  << max_difference);
-  REQUIRE(mismatches == 0);
+    if (k <= 1) return 0.0;
+    double gamma32 = higham_gamma(k - 1, u32), gamma64 = higham_gamma(k - 1, u64);
+    return (float32 ? gamma32 + u32 * (1 + gamma64) + gamma64 : 2 * gamma64) * abs_sum[i];
+  });
 }
 
 TEST_CASE("max_pool2d values, indices and gradient match the CPU", "[gpu]") {
