@@ -68,7 +68,8 @@ using ToleranceFor = std::function<Tolerance(DType result)>;
 // `gpu` (on the GPU, or the simulated device in this file's own test) equals `cpu` (on the
 // host) in shape and dtype, and element by element within bound(i, cpu's element i in float64):
 // NaN where NaN, equal infinities. Reports the first mismatch with its bound, how many elements
-// differ and the largest difference.
+// differ and the largest difference. A mismatch fails the test case but does not end it, so
+// one run on a lent GPU reports every comparison that fails, not only the first.
 inline void require_elements_within(const Tensor& gpu, const Tensor& cpu,
                                     const std::function<double(size_t i, double want)>& bound) {
   REQUIRE_FALSE(gpu.is_cpu());
@@ -90,7 +91,7 @@ inline void require_elements_within(const Tensor& gpu, const Tensor& cpu,
   INFO("element " << first << " of " << cpu.describe() << ": GPU " << got[first] << ", CPU " << want[first]
                   << ", allowed difference " << (got.empty() ? 0.0 : bound(first, want[first])) << "; " << mismatches
                   << " of " << got.size() << " elements differ beyond their bound, by at most " << max_difference);
-  REQUIRE(mismatches == 0);
+  CHECK(mismatches == 0);
 }
 
 // require_elements_within with the bound atol + rtol |want|.
