@@ -7,12 +7,18 @@
 //   - average and adaptive backwards: one input element each, [N * C, H, W], gathering the
 //     gradients of the windows that hold it (deterministic, no atomics);
 //   - max backward: the backend interface gives it no window geometry to gather with, so
-//     each output adds its gradient at its argmax atomically into a zeroed accumulator in
-//     opmath_t: grad_input itself for float32/float64, a float32 stand-in for 16-bit
-//     gradients, rounded into grad_input at the end (16-bit atomics would round each
-//     addition, and an input is the maximum of up to four windows of a 3x3 stride-2 pool).
-//     Two additions commute exactly, so the sum is deterministic unless an input is the
-//     maximum of three or more windows (overlapping windows, e.g. 3x3 with stride 1).
+//     each output adds its gradient at its argmax atomically into a zeroed accumulator wider
+//     than the gradient (ScatterAcc below), rounded into grad_input once at the end. Atomics
+//     land in any order. float32 gradients are summed in float64: k of them (k at most the
+//     windows holding an input: 4 for a 3x3 stride-2 pool, 9 for 3x3 stride 1) add exactly
+//     when their magnitudes lie within a factor 2^(29 - ceil(log2 k)) of each other (24-bit
+//     significands, that spread and the carry fit float64's 53 bits), so the result is the
+//     correctly rounded sum and the same on every run; beyond that spread only a float64
+//     rounding (2^-53 of the sum) can differ between runs. This costs a float64 buffer of the
+//     input's size and one more pass, next to a pooling backward a small share of a training
+//     step. 16-bit gradients are summed in float32 (16-bit atomics would round each addition);
+//     float64 ones in place (no wider type: the last bit may differ between runs where three
+//     or more windows meet).
 #include <type_traits>
 
 #include "cuda/atomic_add.cu.h"
@@ -53,25 +59,31 @@ struct MaxPool {
   }
 };
 
+// The type max pooling's backward scatters T's gradients in: float64 for float32 (exact sums,
+// so the result does not depend on the atomics' order), float32 for the 16-bit types,
+// float64 itself for float64.
+template <typename T>
+using ScatterAcc = std::conditional_t<std::is_same_v<T, float>, double, opmath_t<T>>;
+
 template <typename T>
 struct MaxPoolBackward {
   PoolPlane p;
   const T* grad_out;
   const int64_t* indices;
-  opmath_t<T>* grad_in;  // zeroed
+  ScatterAcc<T>* grad_in;  // zeroed
   __device__ void operator()(int64_t i) const {
     int64_t plane = i / (p.out_h * p.out_w), at = indices[i];
     // A window whose dilated taps all miss the plane has no maximum and an index outside it.
     if (at >= 0 && at < p.in_h * p.in_w) {
-      atomic_add(grad_in + plane * p.in_h * p.in_w + at, cast<opmath_t<T>>(grad_out[i]));
+      atomic_add(grad_in + plane * p.in_h * p.in_w + at, static_cast<ScatterAcc<T>>(cast<opmath_t<T>>(grad_out[i])));
     }
   }
 };
 
-// Rounds a float32 accumulator into the 16-bit tensor it stands in for.
-template <typename T>
+// Rounds a wider accumulator into the tensor it stands in for, once per element.
+template <typename Acc, typename T>
 struct RoundInto {
-  const float* from;
+  const Acc* from;
   T* to;
   __device__ void operator()(int64_t i) const { to[i] = cast<T>(from[i]); }
 };
@@ -165,11 +177,11 @@ void CudaBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gr
   PoolPlane p = plane_of(grad_input, grad_out);
   dispatch(PoolTypes{}, grad_input.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Acc = opmath_t<T>;
-    // The scatter's zeroed accumulator: a float32 stand-in for 16-bit gradients (see above).
+    using Acc = ScatterAcc<T>;
     constexpr bool kStandIn = !std::is_same_v<Acc, T>;
     Tensor acc =
-        kStandIn ? native::empty(grad_input.sizes(), TensorOptions(kFloat32).device(grad_input.device())) : grad_input;
+        kStandIn ? native::empty(grad_input.sizes(), TensorOptions(dtype_of<Acc>::value).device(grad_input.device()))
+                 : grad_input;
     {
       LaunchScope scope(grad_input.device());
       BRISK_CUDA_CHECK(cudaMemsetAsync(acc.data_ptr<Acc>(), 0, acc.numel() * sizeof(Acc), scope.stream()));
@@ -178,7 +190,7 @@ void CudaBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gr
     for_each_element(grad_input.device(), grad_out.numel(), op);
     if constexpr (kStandIn) {
       for_each_element(grad_input.device(), grad_input.numel(),
-                       RoundInto<T>{acc.data_ptr<float>(), grad_input.data_ptr<T>()});
+                       RoundInto<Acc, T>{acc.data_ptr<Acc>(), grad_input.data_ptr<T>()});
     }
   });
 }

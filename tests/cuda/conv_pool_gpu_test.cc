@@ -256,6 +256,40 @@ const std::vector<PoolCase>& pool_cases() {
 
 Tolerance pool_tolerance(DType dtype) { return dtype == kFloat64 ? Tolerance{1e-13, 1e-15} : Tolerance{2e-6, 1e-7}; }
 
+// gamma_m = m u / (1 - m u): the relative error bound of m roundings of unit roundoff u
+// (Higham, Accuracy and Stability of Numerical Algorithms, lemma 3.1).
+double higham_gamma(int64_t m, double u) { return m * u / (1 - m * u); }
+
+// max_pool2d_backward's gradient `gpu` against the CPU's `cpu` for the upstream gradient `grad`
+// of input `x` with `indices`. At each input the k gradients g of the windows whose maximum it
+// is are summed in different orders (k is 0 to 4 in a 3x3 stride-2 pool, up to 9 at stride 1):
+//   - the CPU adds them in output order, in the gradient's dtype, onto zero: the first
+//     addition is exact, the other k - 1 round, at most gamma_{k-1} sum|g| in all (Higham's
+//     bound for recursive summation, (4.4), each partial sum being at most sum|g|);
+//   - the GPU (cuda/pool.cu) sums float32 gradients in float64 and rounds once: at most
+//     gamma64_{k-1} sum|g| (zero when the additions are exact, the usual case) plus
+//     u32 (1 + gamma64_{k-1}) sum|g| for the rounding to float32; float64 gradients it adds in
+//     float64 in the atomics' order: gamma64_{k-1} sum|g| like the CPU's.
+// Where k <= 1 both copy the gradient exactly. sum|g| and k are computed on the CPU in float64
+// (exact for k; for sum|g| a relative error of order 2^-53, far inside the bound's terms).
+void require_max_pool_backward_matches(const Tensor& gpu, const Tensor& cpu, const Tensor& grad, const Tensor& x,
+                                       const Tensor& indices) {
+  auto f64 = [](const Tensor& t) { return native::to(t, kCPU, kFloat64); };
+  Tensor x64 = f64(x);
+  std::vector<double> count =
+      native::max_pool2d_backward(native::ones(grad.sizes(), kFloat64), x64, indices).to_vector<double>();
+  std::vector<double> abs_sum =
+      native::max_pool2d_backward(native::unary(UnaryOp::Abs, f64(grad)), x64, indices).to_vector<double>();
+  const double u32 = std::ldexp(1.0, -24), u64 = std::ldexp(1.0, -53);
+  const bool float32 = cpu.dtype() == kFloat32;
+  testing::require_elements_within(gpu, cpu, [&](size_t i, double) {
+    auto k = static_cast<int64_t>(count[i]);
+    if (k <= 1) return 0.0;
+    double gamma32 = higham_gamma(k - 1, u32), gamma64 = higham_gamma(k - 1, u64);
+    return (float32 ? gamma32 + u32 * (1 + gamma64) + gamma64 : 2 * gamma64) * abs_sum[i];
+  });
+}
+
 TEST_CASE("max_pool2d values, indices and gradient match the CPU", "[gpu]") {
   uint64_t seed = 1000;
   for (DType dtype : {kFloat32, kFloat64}) {
@@ -268,8 +302,8 @@ TEST_CASE("max_pool2d values, indices and gradient match the CPU", "[gpu]") {
       require_matches(gout, out, Tolerance{0, 0});  // a maximum is exact
       require_matches(gindices, indices, Tolerance{0, 0});
       Tensor grad = random_cpu(out.sizes(), dtype, ++seed);
-      require_matches(native::max_pool2d_backward(on_gpu(grad), on_gpu(x), gindices),
-                      native::max_pool2d_backward(grad, x, indices), pool_tolerance(dtype));
+      require_max_pool_backward_matches(native::max_pool2d_backward(on_gpu(grad), on_gpu(x), gindices),
+                                        native::max_pool2d_backward(grad, x, indices), grad, x, indices);
     }
   }
 }

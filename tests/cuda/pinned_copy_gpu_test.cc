@@ -106,18 +106,23 @@ TEST_CASE("non-blocking copies from pinned memory run in stream order") {
 }
 
 TEST_CASE("pinned memory of a pending copy is not reused when its tensor is freed") {
+  // Everything this case allocates is in place before the gate closes: cudaHostAlloc and
+  // cudaFreeHost may wait for the device, which the gate holds back. From an empty cache, the
+  // copy's source and one spare block of the same size class, so the allocations below are
+  // served from the cache whatever cases ran before.
+  cuda::empty_pinned_cache();
+  Tensor host = cuda::pin_memory(native::zeros({static_cast<int64_t>(kBytes)}, kUInt8));
+  void* pinned_ptr = host.raw_data();
+  void* spare_ptr = cuda::pinned_allocator()->allocate(kBytes, kCPU).get();  // freed at once: cached
+  REQUIRE(spare_ptr != pinned_ptr);
   cuda::Stream stream(0);
   DeviceBuffer device(kBytes);
-  void* pinned_ptr = nullptr;
   StreamGate gate(stream);
-  {
-    Tensor host = cuda::pin_memory(native::zeros({static_cast<int64_t>(kBytes)}, kUInt8));
-    pinned_ptr = host.raw_data();
-    cuda::copy_bytes(device.ptr, host.raw_data(), kBytes, cudaMemcpyHostToDevice, stream, true);
-  }
-  // The copy is held at the gate: the freed pinned block must not be handed out.
+  cuda::copy_bytes(device.ptr, host.raw_data(), kBytes, cudaMemcpyHostToDevice, stream, true);
+  host = Tensor();
+  // The copy is held at the gate: the freed pinned block must not be handed out; the spare is.
   DataPtr during = cuda::pinned_allocator()->allocate(kBytes, kCPU);
-  CHECK(during.get() != pinned_ptr);
+  CHECK(during.get() == spare_ptr);
   gate.open();
   stream.synchronize();
   DataPtr after = cuda::pinned_allocator()->allocate(kBytes, kCPU);

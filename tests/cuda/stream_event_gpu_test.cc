@@ -1,14 +1,20 @@
 // cuda/stream.h and cuda/event.h on a real GPU. Work is queued with cudaMemsetAsync and
 // cudaMemcpyAsync, so these tests do not depend on the backend's kernels.
+//
+// A device-to-host cudaMemcpyAsync into pageable memory returns only once the copy is done:
+// queued behind a StreamGate that opens after the call, it would wait forever. Every copy to
+// the host that is queued behind a gate therefore lands in pinned memory (cuda/pinned_allocator.h),
+// where the call returns at once and the copy runs in stream order.
 #include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <thread>
-#include <vector>
 
 #include "cuda/device.h"
 #include "cuda/error.h"
 #include "cuda/event.h"
+#include "cuda/pinned_allocator.h"
 #include "cuda/stream.h"
 #include "tests/cuda/stream_gate.h"
 
@@ -81,37 +87,44 @@ TEST_CASE("streams can be moved, and priorities are accepted") {
 TEST_CASE("an event orders work across streams") {
   cuda::Stream producer(0), consumer(0);
   DeviceBuffer buffer(kBig);
-  std::vector<unsigned char> host(kBig);
+  // Allocated before the gate closes: cudaHostAlloc may wait for the device.
+  DataPtr memory = cuda::pinned_allocator()->allocate(kBig, kCPU);
+  auto* host = static_cast<unsigned char*>(memory.get());
+  std::fill(host, host + kBig, 0);
   StreamGate gate(producer);
   BRISK_CUDA_CHECK(cudaMemsetAsync(buffer.ptr, 16, kBig, producer));
   cuda::Event written;
   written.record(producer);
   written.wait(consumer);
-  BRISK_CUDA_CHECK(cudaMemcpyAsync(host.data(), buffer.ptr, kBig, cudaMemcpyDeviceToHost, consumer));
+  BRISK_CUDA_CHECK(cudaMemcpyAsync(host, buffer.ptr, kBig, cudaMemcpyDeviceToHost, consumer));
   // The producer is held at the gate, so the consumer must be waiting for it.
   CHECK_FALSE(written.query());
   CHECK_FALSE(consumer.query());
+  CHECK(host[kBig - 1] == 0);
   gate.open();
   consumer.synchronize();
   CHECK(written.query());
-  CHECK(host.front() == 16);
+  CHECK(host[0] == 16);
   CHECK(host[kBig / 2] == 16);
-  CHECK(host.back() == 16);
+  CHECK(host[kBig - 1] == 16);
 }
 
 TEST_CASE("wait_stream orders work like an event") {
   cuda::Stream producer(0), consumer(0);
   DeviceBuffer buffer(kBig);
-  unsigned char last = 0;
+  DataPtr memory = cuda::pinned_allocator()->allocate(1, kCPU);
+  auto* last = static_cast<unsigned char*>(memory.get());
+  *last = 0;
   StreamGate gate(producer);
   BRISK_CUDA_CHECK(cudaMemsetAsync(buffer.ptr, 16, kBig, producer));
   consumer.wait_stream(producer);
   BRISK_CUDA_CHECK(
-      cudaMemcpyAsync(&last, static_cast<char*>(buffer.ptr) + kBig - 1, 1, cudaMemcpyDeviceToHost, consumer));
+      cudaMemcpyAsync(last, static_cast<char*>(buffer.ptr) + kBig - 1, 1, cudaMemcpyDeviceToHost, consumer));
   CHECK_FALSE(consumer.query());
+  CHECK(*last == 0);
   gate.open();
   consumer.synchronize();
-  CHECK(last == 16);
+  CHECK(*last == 16);
 }
 
 TEST_CASE("elapsed_time measures the work between two timed events") {

@@ -3,7 +3,8 @@
 // ops_reference_sim_test replays every case on the simulated device sim:0. The gpu-tagged
 // ops_reference_gpu_test runs the same cases on CUDA (tests/test_device.h) with the same
 // tolerances, float16 and bfloat16 included (the CUDA backend has both, and the 16-bit
-// tolerances already allow a result one rounding step apart), except kCudaSkips.
+// tolerances already allow a result one rounding step apart), except the cases
+// cuda_skip_reason names.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -30,6 +31,28 @@ const std::map<std::string, std::string> kCudaSkips = {
     {"error/index_select_out_of_range", kDeviceAssert},
 };
 
+// Matrix products run on cuBLAS on CUDA, which has no integer products: Brisk's CUDA backend
+// refuses them with a brisk::Error (cuda/gemm.cc), as PyTorch's does; both compute them on the
+// CPU, where the fixture's values come from. So a case that multiplies integer matrices is not
+// compared with PyTorch on CUDA; the replay checks the refusal instead.
+const std::set<std::string> kCublasOps = {"matmul", "mm", "bmm", "addmm"};
+const char* const kNoIntegerProducts = "cuBLAS has no integer products: CUDA refuses them, as in PyTorch";
+
+bool is_integer_product(const json& c) {
+  if (kCublasOps.count(c.at("op").get<std::string>()) == 0 || c.value("error", false)) return false;
+  for (const json& spec : c.at("inputs")) {
+    if (!is_floating_point(parse_dtype(spec.at("dtype").get<std::string>()))) return true;
+  }
+  return false;
+}
+
+// Why case `c` is not compared with PyTorch on CUDA; empty when it is.
+std::string cuda_skip_reason(const json& c) {
+  const auto skip = kCudaSkips.find(c.at("name").get<std::string>());
+  if (skip != kCudaSkips.end()) return skip->second;
+  return is_integer_product(c) ? kNoIntegerProducts : "";
+}
+
 void check_family(const std::string& family) {
   const std::string device = fmt::format("{}", test_device());
   int replayed = 0;
@@ -38,9 +61,17 @@ void check_family(const std::string& family) {
     const std::string name = c.at("name").get<std::string>();
     const auto runner = runners().find(c.at("op").get<std::string>());
     if (runner == runners().end()) continue;  // reported by the coverage test
-    const auto skip = kCudaSkips.find(name);
-    if (test_device().is_cuda() && skip != kCudaSkips.end()) {
-      WARN("case " << name << " is not replayed on " << device << ": " << skip->second);
+    const std::string skip = test_device().is_cuda() ? cuda_skip_reason(c) : "";
+    if (!skip.empty()) {
+      WARN("case " << name << " is not compared with PyTorch on " << device << ": " << skip);
+      if (!is_integer_product(c)) continue;
+      // What is refused must be refused with a brisk::Error, as an error case is.
+      json refused = c;
+      refused["error"] = true;
+      for (const Variant& variant : runner->second) {
+        INFO("case " << name << " via " << variant.api << " on " << device << " must be refused");
+        CHECK(replay(refused, variant) == "");
+      }
       continue;
     }
     for (const Variant& variant : runner->second) {
@@ -73,6 +104,14 @@ TEST_CASE("reference fixtures: every op has a runner and every runner a case", "
     INFO("skipped on CUDA: " << name);
     CHECK(names.count(name) == 1);
   }
+  // The rule for integer products skips the fixture's integer matmul, and no float product.
+  std::set<std::string> integer_products;
+  for (const json& c : fixture().at("cases")) {
+    if (is_integer_product(c)) integer_products.insert(c.at("name").get<std::string>());
+  }
+  CHECK(integer_products.count("linalg/matmul_int64") == 1);
+  CHECK(integer_products.count("linalg/matmul_2d_2d_f32") == 0);
+  CHECK(integer_products.count("error/mm_mixed_dtypes") == 0);
 }
 
 TEST_CASE("reference: elementwise arithmetic, math, activations, selection", "[reference]") {
