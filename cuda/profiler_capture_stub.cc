@@ -5,7 +5,11 @@
 
 namespace brisk::cuda {
 
-void profiler_start() { BRISK_FAIL("cuda::profiler_start: this build of Brisk has no CUDA support (built without CUDA)"); }
-void profiler_stop() { BRISK_FAIL("cuda::profiler_stop: this build of Brisk has no CUDA support (built without CUDA)"); }
+void profiler_start() {
+  BRISK_FAIL("cuda::profiler_start: this build of Brisk has no CUDA support (built without CUDA)");
+}
+void profiler_stop() {
+  BRISK_FAIL("cuda::profiler_stop: this build of Brisk has no CUDA support (built without CUDA)");
+}
 
 }  // namespace brisk::cuda
