@@ -8,7 +8,7 @@
 # `ncu --profile-from-start off` alone profiles; one metric, gpu__time_duration.sum, one replay
 # pass per kernel, and `--clock-control none` (the card's clocks are left as they are). Runs,
 # most wanted first, while the phase's budget lasts, each under BRISK_PROFILE_TIMEOUT (default
-# 60 s): Brisk's ResNet-20 (batch 128), airbench net (128) and LeNet-5 (256) in float32, then
+# 45 s): Brisk's ResNet-20 (batch 128), airbench net (128) and LeNet-5 (256) in float32, then
 # in bf16, then PyTorch's, likewise. Output: ncu.txt (the summaries) and ncu.csv (ncu's rows).
 # Skipped, saying why, with no GPU or no ncu.
 
@@ -22,7 +22,7 @@ profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
     --steps 1 --profile-steps 1)
   local -a ncu_args=(--clock-control none --profile-from-start off --metrics gpu__time_duration.sum --csv
     --print-units base --print-kernel-base demangled --log-file "$csv")
-  limit="$(time_left_for "${BRISK_PROFILE_TIMEOUT:-60}")"
+  limit="$(time_left_for "${BRISK_PROFILE_TIMEOUT:-45}")"
   if [ "$limit" -eq 0 ]; then
     printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "$name"
     profile_not_run=$((profile_not_run + 1))

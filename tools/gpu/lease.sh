@@ -17,8 +17,8 @@
 #                 + the tests, each cut to what is left
 #   call 2: 400 = ~15 check (the unpacked bundle of call 1 is reused on the same machine)
 #                 + 240 benchmarks (gpu_bench 4 runs ~30, train_bench rounds 3 x ~55)
-#                 +  60 compute-sanitizer (4 runs at a time, 60 s each at most)
-#                 +  75 ncu (Brisk's 6 steps first, then PyTorch's, 60 s each at most)
+#                 +  60 compute-sanitizer (6 runs at a time, 30 s each at most)
+#                 +  75 ncu (Brisk's 6 steps first, then PyTorch's, 45 s each at most)
 #
 # Each call's logs go to $OUT (console.log and summary.txt; call 1 tests.log; call 2 bench.log,
 # sanitizer.log, ncu.txt, ncu.csv), the summary line is the output's last line, and the exit

@@ -35,7 +35,9 @@ archive="$root/.bundle/brisk-bundle.tar.xz"
 # 90 s: the slowest gpu test binary of the first GPU run passed well inside 60 s; only a hang
 # (stream_event_gpu_test's deadlock) took longer.
 test_timeout="${BRISK_TEST_TIMEOUT:-90}"
-bench_timeout="${BRISK_BENCH_TIMEOUT:-300}"
+# Each benchmark run (a gpu_bench or gpu_bench_torch.py run, one train_bench model and
+# precision): on the H200 none took more than seconds.
+bench_timeout="${BRISK_BENCH_TIMEOUT:-120}"
 deadline=$((SECONDS + ${BRISK_TIME_BUDGET:-570}))
 phase_deadline=$deadline
 logs="${OUT:-${BRISK_LOG_DIR:-$(mktemp -d /tmp/brisk-gpu-logs.XXXXXX)}}"
@@ -450,17 +452,18 @@ gpu_bench() {
 # Training steps of the reference models (LeNet-5, ResNet-20, the airbench-style net) on the
 # GPU, ours next to PyTorch's, at each model's batch sizes, in float32 and bf16 (interleaved
 # rounds; tools/bench/run_train_bench.sh does the comparing and prints each run as it ends).
-# Its rounds get what is left of the phase's budget, less 10 s for the table.
+# Its rounds get what is left of the phase's budget, less 10 s for the table; each run
+# BRISK_BENCH_TIMEOUT.
 train_bench() {
   local work="$1" rc limit
-  limit="$(time_left_for "$bench_timeout")"
+  limit="$(time_left_for $((phase_deadline - SECONDS)))"
   if [ "$limit" -eq 0 ]; then
     echo "train_bench: the time budget ran out before it started" | tee "$work/train_bench.log"
     bench_result "train_bench --device cuda (ours and PyTorch's)" 124 "$work/train_bench.log"
     return
   fi
   DEVICE=cuda THREADS="${BRISK_TRAIN_BENCH_THREADS:-1}" ROUNDS="${BRISK_TRAIN_BENCH_ROUNDS:-3}" \
-    TIME_BUDGET="$((limit - 10))" PYTHON="$python_shim/python3" \
+    TIME_BUDGET="$((limit - 10))" RUN_TIMEOUT="$bench_timeout" PYTHON="$python_shim/python3" \
     BRISK_TRAIN_BENCH="$bundle/bin/tools/bench/train_bench" \
     with_torch_python "$limit" tools/bench/run_train_bench.sh 2>&1 | tee "$work/train_bench.log"
   rc=${PIPESTATUS[0]}

@@ -9,8 +9,8 @@
 #              index): shared-memory hazards between the threads of a block. conv_pool_gpu_test
 #              runs only its pooling cases (Catch2's "*pool*"): its convolutions are cuDNN's.
 #
-# The runs go BRISK_SANITIZER_JOBS (default 4) at a time on the one GPU, each under
-# BRISK_SANITIZER_TIMEOUT (default 60 s) cut to the phase's budget; a run that times out is
+# The runs go BRISK_SANITIZER_JOBS (default 6) at a time on the one GPU, each under
+# BRISK_SANITIZER_TIMEOUT (default 30 s) cut to the phase's budget; a run that times out is
 # "incomplete" with the errors it had reported by then. allocator_gpu_test runs alone, last: it
 # compares the device's free memory before and after, which other processes would disturb.
 # Verdicts come from the sanitizer's "ERROR SUMMARY", not from the test's own exit code (call 1
@@ -71,7 +71,7 @@ sanitize_verdict() {  # sanitize_verdict <tool> <binary> <log> <what>
 }
 
 sanitize_phase() {  # sanitize_phase <work directory>
-  local work="$1" jobs="${BRISK_SANITIZER_JOBS:-4}" timeout="${BRISK_SANITIZER_TIMEOUT:-60}"
+  local work="$1" jobs="${BRISK_SANITIZER_JOBS:-6}" timeout="${BRISK_SANITIZER_TIMEOUT:-30}"
   local binary name i limit
   local -a runs=() alone=()
   : >"$logs/sanitizer.log"
