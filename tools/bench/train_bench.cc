@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -112,7 +113,8 @@ Model make_model(const std::string& name) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// An error (no usable GPU, say) is printed as one line and exits 1, not an abort.
+int main(int argc, char** argv) try {
   Args args = parse_args(argc, argv);
   brisk::set_num_threads(args.threads);
   brisk::manual_seed(0);
@@ -172,4 +174,7 @@ int main(int argc, char** argv) {
                 rates[rates.size() / 2], rates.front(), rates.back());
   }
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "train_bench: %s\n", e.what());
+  return 1;
 }

@@ -53,14 +53,14 @@ profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
 
 profile_phase() {  # profile_phase <work directory>
   local work="$1" impl amp model
-  : >"$logs/ncu.txt"
-  : >"$logs/ncu.csv"
   ncu="$(find_cuda_tool ncu)"
   if [ -z "$gpu_name" ] || [ -z "$ncu" ]; then
     echo "kernel profile: skipped (${gpu_name:+ncu not found on PATH, in /usr/local/cuda*/bin or /opt/nvidia/nsight-compute}${gpu_name:-no GPU here})"
     profile_not_run=-1
     return 0
   fi
+  : >"$logs/ncu.txt"
+  : >"$logs/ncu.csv"
   echo "kernel profile: $ncu ($("$ncu" --version 2>/dev/null | tail -n 1))"
   for impl in brisk pytorch; do
     if [ "$impl" = pytorch ] && [ -z "$torch_python" ]; then

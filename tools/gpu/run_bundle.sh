@@ -345,7 +345,8 @@ report_test() {  # report_test <kind> <binary> <log> <exit code> <seconds>
   elif [ "$kind" = gpu ] && [ -z "$gpu_name" ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
        grep -qE '^(All tests passed|test cases:)' "$log"; then
     # It loaded and ran, and failed for want of a GPU.
-    printf '%-7s %s (tagged gpu; no GPU here: %d of its test cases failed)\n' SKIPPED "$binary" "$cases_failed"
+    printf '%-7s %s (tagged gpu; no GPU here: %d of its test cases failed; %s s)\n' SKIPPED "$binary" "$cases_failed" \
+      "$took"
     skipped=$((skipped + cases_passed + cases_failed)); skipped_binaries=$((skipped_binaries + 1))
   else
     printf '%-7s %s (%d passed, %d failed; %s, %s s)\n' FAILED "$binary" "$cases_passed" "$cases_failed" "$why" "$took"
@@ -597,7 +598,7 @@ main() {
   remove_bundle
   rm -rf "$work"
   echo
-  echo "logs: $logs ($(cd "$logs" && ls | paste -sd' ' -)); $SECONDS s"
+  echo "logs: $logs ($(cd "$logs" && ls | grep -vx summary.txt | paste -sd' ' -) summary.txt); $SECONDS s"
   summarize
 }
 

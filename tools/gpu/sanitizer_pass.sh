@@ -74,13 +74,13 @@ sanitize_phase() {  # sanitize_phase <work directory>
   local work="$1" jobs="${BRISK_SANITIZER_JOBS:-6}" timeout="${BRISK_SANITIZER_TIMEOUT:-30}"
   local binary name i limit
   local -a runs=() alone=()
-  : >"$logs/sanitizer.log"
   sanitizer="$(find_cuda_tool compute-sanitizer)"
   if [ -z "$gpu_name" ] || [ -z "$sanitizer" ]; then
     echo "sanitizer: skipped (${gpu_name:+compute-sanitizer not found on PATH or in /usr/local/cuda*/bin}${gpu_name:-no GPU here})"
     sanitizer_not_run=-1
     return 0
   fi
+  : >"$logs/sanitizer.log"
   echo "sanitizer: $sanitizer ($("$sanitizer" --version 2>/dev/null | grep -oE 'Version [0-9.]+' | head -n 1))"
   # "tool|binary|Catch2 test spec": the racechecks first (fewer, and of our own kernels).
   while read -r binary; do
