@@ -406,15 +406,20 @@ source "$root/tools/gpu/kernel_profile.sh"
 
 # ---- benchmarks ----
 bench_ran=0; bench_failed=0; bench_skipped=0
-bench_result() {  # bench_result <name> <exit code> <log>
+# A log already printed in full (train_bench's) is not repeated: give "shown".
+bench_result() {  # bench_result <name> <exit code> <log> [shown]
   if [ "$2" -eq 0 ]; then
     bench_ran=$((bench_ran + 1))
   elif [ -z "$gpu_name" ]; then
     echo "SKIPPED $1: no GPU here (exit code $2; $(grep -v '^\s*$' "$3" | tail -n 1 | cut -c1-160))"
     bench_skipped=$((bench_skipped + 1))
   else
-    echo "FAILED  $1 (exit code $2; full output in bench.log):"
-    tail -n 20 "$3" | sed 's/^/    | /'
+    if [ "${4:-}" = shown ]; then
+      echo "FAILED  $1 (exit code $2; its lines above say which runs)"
+    else
+      echo "FAILED  $1 (exit code $2; full output in bench.log):"
+      tail -n 20 "$3" | sed 's/^/    | /'
+    fi
     bench_failed=$((bench_failed + 1))
   fi
 }
@@ -469,7 +474,7 @@ train_bench() {
     with_torch_python "$limit" tools/bench/run_train_bench.sh 2>&1 | tee "$work/train_bench.log"
   rc=${PIPESTATUS[0]}
   collect "$work/train_bench.log" "train_bench (run_train_bench.sh, DEVICE=cuda; exit code $rc)" "$logs/bench.log"
-  bench_result "train_bench --device cuda (ours and PyTorch's)" "$rc" "$work/train_bench.log"
+  bench_result "train_bench --device cuda (ours and PyTorch's)" "$rc" "$work/train_bench.log" shown
 }
 
 # The unpacked bundle goes, unless BRISK_BUNDLE_DIR asked to keep it there.
@@ -496,7 +501,7 @@ summarize() {
   [ $run_sanitize -eq 1 ] && summary+="; $(sanitize_summary)"
   [ $run_profile -eq 1 ] && summary+="; $(profile_summary)"
   [ "$not_run" -gt 0 ] &&
-    summary+="; ${not_run} not run: the ${BRISK_TIME_BUDGET:-570} s time budget ran out (run the phases in separate calls)"
+    summary+="; ${not_run} not run: the ${BRISK_TIME_BUDGET:-570} s time budget ran out (NOT RUN above; run them in another call)"
   echo "$summary" >"$logs/summary.txt"
   echo "$summary"
   [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ] && [ "$not_run" -eq 0 ] && [ "$sanitizer_errors" -eq 0 ] &&
@@ -598,7 +603,7 @@ main() {
   remove_bundle
   rm -rf "$work"
   echo
-  echo "logs: $logs ($(cd "$logs" && ls | grep -vx summary.txt | paste -sd' ' -) summary.txt); $SECONDS s"
+  echo "logs: $logs ($(cd "$logs" && find . -maxdepth 1 -type f ! -name summary.txt -printf '%f\n' | sort | tr '\n' ' ')summary.txt); $SECONDS s"
   summarize
 }
 

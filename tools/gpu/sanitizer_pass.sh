@@ -49,13 +49,13 @@ sanitize_verdict() {  # sanitize_verdict <tool> <binary> <log> <what>
       printf '%-10s %-9s %s%s (%s s; the test exited %s)\n' CLEAN "$tool" "$binary" "$what" "$took" "$rc"
       sanitizer_clean=$((sanitizer_clean + 1))
     else
-      printf '%-10s %-9s %s%s (%s errors, %s s):\n' ERRORS "$tool" "$binary" "$what" "$errors" "$took"
+      printf '%-10s %-9s %s%s (errors: %s; %s s):\n' ERRORS "$tool" "$binary" "$what" "$errors" "$took"
       grep -E '^========= ' "$log" | head -n 12 | sed 's/^/    | /'
       sanitizer_errors=$((sanitizer_errors + 1))
     fi
   elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     errors="$(grep -cE '^========= (Invalid|Race|Program hit|Error|Uninitialized|Barrier|Malloc|Cuda API)' "$log")"
-    printf '%-10s %-9s %s%s (stopped after %s s; %s errors reported by then)\n' INCOMPLETE "$tool" "$binary" "$what" \
+    printf '%-10s %-9s %s%s (stopped after %s s; errors reported by then: %s)\n' INCOMPLETE "$tool" "$binary" "$what" \
       "$took" "$errors"
     if [ "$errors" -gt 0 ]; then
       grep -E '^========= ' "$log" | head -n 12 | sed 's/^/    | /'
