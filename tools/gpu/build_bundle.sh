@@ -226,7 +226,10 @@ cat "$stage/info.txt"
 if [ "$total" -gt "$limit" ]; then
   rm -f "$archive"
   echo "build_bundle: refused: the archive ($(mib "$size")) and the working tree ($(mib "$tree")) come to" \
-    "$(mib "$total"), over the bundle's limit of $(mib "$limit"); archive removed. Largest files:" >&2
-  (cd "$stage" && find . -type f -printf '%s\t%p\n' | sort -rn | head -n 15) >&2
+    "$(mib "$total"), over the bundle's limit of $(mib "$limit"); archive removed." >&2
+  echo "Largest files in the bundle (unpacked, before xz):" >&2
+  (cd "$stage" && find . -type f -printf '%s\t%p\n' | sort -rn | head -n 10) >&2
+  echo "Largest files in the working tree:" >&2
+  git ls-files -z --cached --others --exclude-standard | du -b --files0-from=- 2>/dev/null | sort -rn | head -n 5 >&2
   exit 1
 fi

@@ -13,7 +13,7 @@
 # the 30 s a machine stays warm between calls, and call 2, with room for a second start if the
 # machine went back in between:
 #
-#   call 1: 360 = ~35 unpack (53 MiB took 20 s; this bundle is smaller), torch import, ldd
+#   call 1: 360 = ~30 unpack (53 MiB took 20 s; this 18 MiB bundle 3 s here), torch import, ldd
 #                 + the tests, each cut to what is left
 #   call 2: 400 = ~15 check (the unpacked bundle of call 1 is reused on the same machine)
 #                 + 240 benchmarks (gpu_bench 4 runs ~30, train_bench rounds 3 x ~55)
