@@ -20,8 +20,9 @@ profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
   local name="${impl}_${model}_b${batch}_${amp}" csv="$work/${impl}_${model}_${amp}.csv"
   local -a args=(--model "$model" --amp "$amp" --batches "$batch" --device cuda --threads 1 --warmup 3 --repeats 1
     --steps 1 --profile-steps 1)
+  # Only options seen in use or long-standing: ncu_summary.py reads whatever time unit it prints.
   local -a ncu_args=(--clock-control none --profile-from-start off --metrics gpu__time_duration.sum --csv
-    --print-units base --print-kernel-base demangled --log-file "$csv")
+    --log-file "$csv")
   limit="$(time_left_for "${BRISK_PROFILE_TIMEOUT:-45}")"
   if [ "$limit" -eq 0 ]; then
     printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "$name"

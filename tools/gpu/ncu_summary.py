@@ -2,7 +2,7 @@
 """Per-kernel summary of an Nsight Compute CSV of one training step (tools/gpu/kernel_profile.sh).
 
 Usage: ncu_summary.py TITLE FILE... where the files hold, anywhere among other lines, the CSV
-that `ncu --csv --metrics gpu__time_duration.sum --print-units base` prints: a header row naming
+that `ncu --csv --metrics gpu__time_duration.sum` prints: a header row naming
 "Kernel Name", "Metric Name", "Metric Unit" and "Metric Value", then one row per kernel launch
 and metric. Prints the step's kernel count and total GPU time, then each kernel (by name, its
 parameter list dropped) with its launches, total and mean time and share of the step, largest
@@ -12,7 +12,8 @@ import collections
 import csv
 import sys
 
-# Seconds per unit, for the units ncu prints time in (base units: nsecond).
+# Seconds per unit, for the units ncu prints time in (it scales them to the values: nsecond,
+# usecond, msecond; abbreviated in some versions).
 UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3, "second": 1.0, "s": 1.0}
 METRIC = "gpu__time_duration.sum"
 ROWS = 25
