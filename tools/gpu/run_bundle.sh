@@ -130,7 +130,13 @@ unpack() {
     sed 's/^/  /' "$bundle/info.txt"
     return 0
   fi
-  rm -rf "$bundle"
+  # Only a directory of ours (an earlier bundle, marked by its checksum file) is emptied.
+  if [ -f "$bundle/.archive-sha256" ]; then
+    rm -rf "${bundle:?}"/* "$bundle/.archive-sha256"
+  elif [ -n "$(ls -A "$bundle" 2>/dev/null)" ]; then
+    echo "run_bundle: $bundle is not empty and holds no unpacked bundle: set BRISK_BUNDLE_DIR to an empty or new directory"
+    return 1
+  fi
   mkdir -p "$bundle"
   # python3's tarfile (lzma built in) where there is one, else tar.
   if command -v python3 >/dev/null 2>&1; then
