@@ -2,9 +2,11 @@
 # Training throughput of the reference models, Brisk (train_bench) next to PyTorch
 # (train_bench_torch.py), at the same batch sizes and thread count for both. The two run
 # interleaved, alternating which goes first, for several rounds, so that load from other
-# processes hits both alike. Prints, per model, thread count and batch, the median over rounds
-# of each run's median images/s, the range of those medians over rounds, and the ratio
-# Brisk / PyTorch (above 1: Brisk is faster).
+# processes hits both alike. Prints each run's result as soon as it is measured, then, per
+# model, thread count and batch, the median over rounds of each run's median images/s, the
+# range of those medians over rounds, and the ratio Brisk / PyTorch (above 1: Brisk is faster).
+# A run that fails or times out is reported and the others go on; its rows say FAILED where no
+# round measured them, and the script exits 1.
 #
 #   tools/bench/run_train_bench.sh                      # every model, CPU, 1 and 2 threads, 3 rounds
 #   MODELS="resnet20" ROUNDS=5 THREADS="2" tools/bench/run_train_bench.sh
@@ -12,46 +14,114 @@
 #   BRISK_TRAIN_BENCH=/path/to/train_bench tools/bench/run_train_bench.sh
 #                                   # a prebuilt binary (tools/gpu/run_bundle.sh passes the bundled one)
 #   PYTHON=/work/venv-torch/bin/python tools/bench/run_train_bench.sh   # the Python with PyTorch
+#   DEVICE=cuda TIME_BUDGET=220 tools/bench/run_train_bench.sh   # no round started that would end later
 #
 # Models: lenet (batches 64,256), resnet20 and airbench (64,128). AMPS: the precisions, each a
-# row (off: float32; bf16, fp16: autocast, fp16 with a GradScaler); default "off bf16" on the
-# CPU and "off bf16 fp16" on CUDA. Other knobs (passed to both programs): BATCHES (overrides
-# every model's), WARMUP (5), REPEATS (15), STEPS (4).
-set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# row (off: float32; bf16, fp16: autocast, fp16 with a GradScaler); default "off bf16" (fp16 on
+# request: on a GPU it would add half again to the time). Other knobs (passed to both
+# programs): BATCHES (overrides every model's), WARMUP (5), REPEATS (15), STEPS (4).
+#
+# Time: TIME_BUDGET (seconds, default none) bounds the rounds: a round starts only if it would
+# end within the budget, judged by the longest round so far, and no run outlives the budget;
+# RUN_TIMEOUT (default 300 s) bounds each run. On an H200 (2026-11-28, the 3-round log in
+# shared/gpu-runs) the steps of a GPU round of the default models and precisions took ~13 s
+# (65 steps per batch size at the rates measured: 8.8 s Brisk's, 4.4 s PyTorch's), plus 12
+# process starts (guessed at ~2 s for train_bench and ~5 s for PyTorch's import and CUDA start;
+# the log has no times, so each run now prints its own): ~55 s a round, ~170 s for the default
+# 3 rounds; tools/gpu/lease.sh gives them TIME_BUDGET=220, which stops a fourth-slow round.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
 device="${DEVICE:-cpu}"
 rounds="${ROUNDS:-3}"
 models="${MODELS:-lenet resnet20 airbench}"
 threads_list="${THREADS:-1 2}"
-if [ "$device" = cpu ]; then amps="${AMPS:-off bf16}"; else amps="${AMPS:-off bf16 fp16}"; fi
+amps="${AMPS:-off bf16}"
 python="${PYTHON:-python3}"
+run_timeout="${RUN_TIMEOUT:-300}"
+budget="${TIME_BUDGET:-}"
 flags=(--device "$device" --warmup "${WARMUP:-5}" --repeats "${REPEATS:-15}" --steps "${STEPS:-4}")
 batches_of() {  # model
   if [ -n "${BATCHES:-}" ]; then echo "$BATCHES"; elif [ "$1" = lenet ]; then echo 64,256; else echo 64,128; fi
 }
+now() { echo "${EPOCHREALTIME:-$(date +%s.%N)}"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }  # seconds since <time>
 
 binary="${BRISK_TRAIN_BENCH:-}"
 if [ -z "$binary" ]; then
   # -c opt also defines NDEBUG, which drops Eigen's internal assertions.
-  bazel build -c opt //tools/bench:train_bench >&2
+  bazel build -c opt //tools/bench:train_bench >&2 || exit 1
   # Asked of bazel rather than read from the bazel-bin symlink, which other builds repoint.
   binary="$(bazel info -c opt bazel-bin 2>/dev/null)/tools/bench/train_bench"
 fi
 
-# One line per run and batch: impl threads round name median min max.
-results="$(mktemp)"
-trap 'rm -f "$results"' EXIT
-run() {  # impl model threads amp round
-  local out args=(--model "$2" --threads "$3" --amp "$4" --batches "$(batches_of "$2")" "${flags[@]}")
-  if [ "$1" = brisk ]; then
-    out="$("$binary" "${args[@]}")"
-  else
-    out="$("$python" tools/bench/train_bench_torch.py "${args[@]}")"
-  fi
-  awk -v impl="$1" -v t="$3" -v r="$5" '$1 != "threads" { print impl, t, r, $0 }' <<<"$out" >>"$results"
+# One line per run and batch: impl threads round name median min max, or ... name FAILED|NOTRUN.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+results="$work/results"
+: >"$results"
+started="$(now)"
+failures=0
+
+# Seconds a run started now may take: RUN_TIMEOUT, cut to what is left of TIME_BUDGET; 0 when
+# less than 5 s are left.
+run_limit() {
+  if [ -z "$budget" ]; then echo "$run_timeout"; return; fi
+  awk -v t="$run_timeout" -v left="$(awk -v s="$started" -v b="$budget" -v n="$(now)" 'BEGIN { print s + b - n }')" \
+    'BEGIN { l = int(left); print (l < 5 ? 0 : l < t ? l : t) }'
 }
+not_run=0
+
+run() {  # impl model threads amp round
+  local impl="$1" model="$2" threads="$3" amp="$4" round="$5" start limit rc why last name batch suffix
+  local args=(--model "$model" --threads "$threads" --amp "$amp" --batches "$(batches_of "$model")" "${flags[@]}")
+  local out="$work/out" err="$work/err"
+  start="$(now)"
+  limit="$(run_limit)"
+  suffix=""
+  [ "$amp" != off ] && suffix="_$amp"
+  if [ "$limit" -eq 0 ]; then
+    for batch in $(batches_of "$model" | tr ',' ' '); do
+      echo "$impl $threads $round ${model}_b${batch}${suffix} NOTRUN" >>"$results"
+      printf 'round %d  %-7s %2d threads  %-19s not run: the time budget ran out\n' "$((round + 1))" "$impl" \
+        "$threads" "${model}_b${batch}${suffix}"
+    done
+    not_run=$((not_run + 1))
+    return 0
+  fi
+  if [ "$impl" = brisk ]; then
+    timeout -k 5 "$limit" "$binary" "${args[@]}" >"$out" 2>"$err"; rc=$?
+  else
+    timeout -k 5 "$limit" "$python" tools/bench/train_bench_torch.py "${args[@]}" >"$out" 2>"$err"; rc=$?
+  fi
+  if [ "$rc" -eq 0 ] && grep -q "^${model}_b" "$out"; then
+    awk -v impl="$impl" -v t="$threads" -v r="$round" -v s="$(since "$start")" -v results="$results" '$1 != "threads" {
+      print impl, t, r, $0 >> results
+      printf "round %d  %-7s %2d threads  %-19s %10.1f images/s [%.1f-%.1f]  (run: %s s)\n", r + 1, impl, t, $1, $2, $3, $4, s
+    }' "$out"
+    return 0
+  fi
+  why="exit code $rc"
+  { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && why="stopped after ${limit} s"
+  last="$(cat "$out" "$err" | grep -v '^\s*$' | tail -n 1 | cut -c1-160)"
+  [ -n "$last" ] && why+=": $last"
+  for batch in $(batches_of "$model" | tr ',' ' '); do
+    name="${model}_b${batch}${suffix}"
+    echo "$impl $threads $round $name FAILED" >>"$results"
+    printf 'round %d  %-7s %2d threads  %-19s FAILED (%s)\n' "$((round + 1))" "$impl" "$threads" "$name" "$why"
+  done
+  failures=$((failures + 1))
+}
+
+completed=0
+longest=0
 for ((round = 0; round < rounds; ++round)); do
+  if [ -n "$budget" ] && [ "$round" -gt 0 ] &&
+     awk -v e="$(since "$started")" -v l="$longest" -v b="$budget" 'BEGIN { exit !(e + l > b) }'; then
+    echo "rounds: $round of $rounds run; another (the longest took ${longest} s) would end past TIME_BUDGET=${budget} s"
+    break
+  fi
+  round_start="$(now)"
   for model in $models; do
     for threads in $threads_list; do
       for amp in $amps; do
@@ -65,9 +135,13 @@ for ((round = 0; round < rounds; ++round)); do
       done
     done
   done
+  completed=$((round + 1))
+  longest="$(awk -v a="$longest" -v b="$(since "$round_start")" 'BEGIN { print (b > a ? b : a) }')"
+  echo "round $completed of $rounds: $(since "$round_start") s"
 done
+echo
 
-"$python" - "$results" "$device" "$rounds" <<'PY'
+"$python" - "$results" "$device" "$completed" <<'PY'
 import collections
 import re
 import statistics
@@ -75,9 +149,15 @@ import sys
 
 path, device, rounds = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = collections.defaultdict(list)  # (threads, name, impl) -> [median images/s of one run]
+failed = collections.Counter()  # (threads, name, impl) -> runs that failed
 for line in open(path):
-    impl, threads, _, name, median, _, _ = line.split()
-    runs[(int(threads), name, impl)].append(float(median))
+    fields = line.split()
+    impl, threads, name = fields[0], int(fields[1]), fields[3]
+    runs[(threads, name, impl)]  # the row exists even when no run measured it
+    if fields[4] == "FAILED":
+        failed[(threads, name, impl)] += 1
+    elif fields[4] != "NOTRUN":
+        runs[(threads, name, impl)].append(float(fields[4]))
 print(f"Training step, {device}, images/s: median of {rounds} rounds [min-max over rounds]")
 print(f"{'threads':>7} {'benchmark':<19} {'brisk':>24} {'pytorch':>24} {'brisk/pytorch':>13}")
 precisions = {"": 0, "bf16": 1, "fp16": 2}
@@ -93,7 +173,18 @@ for threads, name in sorted({(t, n) for t, n, _ in runs}, key=order):
     cells, medians = [], []
     for impl in ("brisk", "pytorch"):
         values = runs[(threads, name, impl)]
-        medians.append(statistics.median(values))
-        cells.append(f"{medians[-1]:8.1f} [{min(values):.1f}-{max(values):.1f}]")
-    print(f"{threads:>7} {name:<19} {cells[0]:>24} {cells[1]:>24} {medians[0] / medians[1]:>13.2f}")
+        if values:
+            medians.append(statistics.median(values))
+            cell = f"{medians[-1]:8.1f} [{min(values):.1f}-{max(values):.1f}]"
+            if failed[(threads, name, impl)]:
+                cell += f" ({failed[(threads, name, impl)]} FAILED)"
+        else:
+            medians.append(None)
+            cell = "FAILED" if failed[(threads, name, impl)] else "not run"
+        cells.append(cell)
+    ratio = f"{medians[0] / medians[1]:.2f}" if None not in medians else "-"
+    print(f"{threads:>7} {name:<19} {cells[0]:>24} {cells[1]:>24} {ratio:>13}")
 PY
+table=$?
+echo "train bench: $(since "$started") s, $completed rounds, $failures failed runs, $not_run not run"
+[ "$failures" -eq 0 ] && [ "$table" -eq 0 ]

@@ -11,12 +11,17 @@
 // for tools/bench/run_train_bench.sh, which runs the PyTorch twin (train_bench_torch.py)
 // with the same arguments, interleaved, and compares.
 //
+// --profile-steps N (CUDA only) runs N more steps after the warm-up inside a profiler capture
+// range (cuda/profiler_capture.h), untimed: under `ncu --profile-from-start off` only their
+// kernels are profiled (tools/gpu/run_bundle.sh's profile phase: one step of each model).
+//
 //   train_bench --model resnet20 --threads 2 [--device cpu|cuda] [--batches 64,128]
-//               [--warmup 5] [--repeats 15] [--steps 4] [--amp off|bf16|fp16]
+//               [--warmup 5] [--repeats 15] [--steps 4] [--amp off|bf16|fp16] [--profile-steps 1]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <sstream>
@@ -26,6 +31,7 @@
 #include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "cuda/device.h"
+#include "cuda/profiler_capture.h"
 #include "models/airbench_net.h"
 #include "models/cifar_resnet.h"
 #include "models/lenet.h"
@@ -43,7 +49,7 @@ struct Args {
   int threads = brisk::get_num_threads();
   std::string device = "cpu";
   std::vector<int64_t> batches{64, 256};
-  int warmup = 5, repeats = 15, steps = 4;
+  int warmup = 5, repeats = 15, steps = 4, profile_steps = 0;
   std::string amp = "off";
 };
 
@@ -73,6 +79,8 @@ Args parse_args(int argc, char** argv) {
       args.repeats = std::stoi(value);
     } else if (flag == "--steps") {
       args.steps = std::stoi(value);
+    } else if (flag == "--profile-steps") {
+      args.profile_steps = std::stoi(value);
     } else if (flag == "--amp" && (value == "off" || value == "bf16" || value == "fp16")) {
       args.amp = value;
     } else {
@@ -105,12 +113,18 @@ Model make_model(const std::string& name) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// An error (no usable GPU, say) is printed as one line and exits 1, not an abort.
+int main(int argc, char** argv) try {
   Args args = parse_args(argc, argv);
   brisk::set_num_threads(args.threads);
   brisk::manual_seed(0);
   brisk::Device device(args.device);
   if (device.is_cuda()) brisk::cuda::check_device(device.index);
+  if (args.profile_steps > 0 && !device.is_cuda()) {
+    std::fprintf(stderr, "train_bench: --profile-steps %d needs a CUDA device, not %s\n", args.profile_steps,
+                 args.device.c_str());
+    std::exit(2);
+  }
   auto sync = [&] {
     if (device.is_cuda()) brisk::cuda::synchronize(device.index);
   };
@@ -141,6 +155,12 @@ int main(int argc, char** argv) {
 
     for (int i = 0; i < args.warmup; ++i) step();
     sync();
+    if (args.profile_steps > 0) {
+      brisk::cuda::profiler_start();
+      for (int i = 0; i < args.profile_steps; ++i) step();
+      sync();
+      brisk::cuda::profiler_stop();
+    }
     std::vector<double> rates;
     for (int r = 0; r < args.repeats; ++r) {
       auto start = std::chrono::steady_clock::now();
@@ -154,4 +174,7 @@ int main(int argc, char** argv) {
                 rates[rates.size() / 2], rates.front(), rates.back());
   }
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "train_bench: %s\n", e.what());
+  return 1;
 }

@@ -10,8 +10,12 @@ steps; prints one line per batch size:
 
   <model>_b<batch>[_bf16|_fp16] <median images/s> <min images/s> <max images/s>
 
+--profile-steps N (CUDA only), as train_bench.cc: N untimed steps after the warm-up between
+torch.cuda.profiler.start() and stop(), for `ncu --profile-from-start off`.
+
 Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
        [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16]
+       [--profile-steps N]
 """
 import argparse
 import os
@@ -43,11 +47,14 @@ def main():
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--amp", choices=("off", "bf16", "fp16"), default="off")
+    parser.add_argument("--profile-steps", type=int, default=0)
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     device = torch.device(args.device)
+    if args.profile_steps > 0 and device.type != "cuda":
+        parser.error(f"--profile-steps {args.profile_steps} needs a CUDA device, not {args.device}")
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     make_model, image = MODELS[args.model]
     model = make_model().to(device)
@@ -70,6 +77,12 @@ def main():
         for _ in range(args.warmup):
             step()
         sync()
+        if args.profile_steps > 0:
+            torch.cuda.profiler.start()
+            for _ in range(args.profile_steps):
+                step()
+            sync()
+            torch.cuda.profiler.stop()
         rates = []
         for _ in range(args.repeats):
             start = time.perf_counter()

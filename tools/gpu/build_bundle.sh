@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Builds the GPU bundle: every test binary (gpu-tagged ones included) and the GPU benchmarks,
-# with their runfiles data (Fashion-MNIST included) and the non-CUDA shared libraries they
-# load, packed as ONE xz archive, .bundle/brisk-bundle.tar.xz (.bundle is git-ignored).
-# tools/gpu/run_bundle.sh unpacks and runs it on a GPU machine that has CUDA 13, cuDNN and
-# NCCL (PyTorch's wheels) but no Bazel. See docs/gpu.md.
+# Builds the GPU bundle: what a GPU machine needs to run, and nothing else: the gpu-tagged test
+# binaries and the GPU benchmarks (gpu_bench, train_bench; their PyTorch twins travel with the
+# working tree), with their runfiles data (fixtures, and the programs tests start: train,
+# launch, workers), a 1000-image subset of each Fashion-MNIST file in place of the 26 MiB set
+# (the GPU tests read at most the first 256 training and 200 test images), and the non-CUDA
+# shared libraries they load, packed as ONE xz archive, .bundle/brisk-bundle.tar.xz (.bundle is
+# git-ignored). tools/gpu/run_bundle.sh unpacks and runs it on a GPU machine that has CUDA 13,
+# cuDNN and NCCL (PyTorch's wheels) but no Bazel. See docs/gpu.md.
+#
+# It refuses (exit 1, giving the sizes) when the archive and the working tree the device tool
+# sends with it (tracked and untracked-not-ignored files) exceed 40 MiB together: the tool
+# carries 64 MiB a call, and the rest is room for the tree and the bundle to grow.
 #
 #   tools/gpu/build_bundle.sh
 #   BRISK_JOBS=4 tools/gpu/build_bundle.sh
-#   tools/gpu/build_bundle.sh //tests/cuda/... //tests/data:pin_memory_test   # only these tests,
-#                                                   # no benchmarks: a quick bundle for a partial run
+#   tools/gpu/build_bundle.sh //tests/cuda/... //tests/data:pin_memory_test   # only the tests among
+#                                                   # these (gpu-tagged or not), no benchmarks
 #
 # It builds in the default configuration (no -c opt), the one tools/test.sh and CI build, so
 # nearly everything comes from the shared disk cache; .bazelrc already compiles with -O2
@@ -22,6 +29,7 @@
 #   runfiles/<workspace>/   their data files, where Bazel's runfiles tree has them
 #   tests.txt               test binaries (relative to the unpacked bundle), one per line
 #   gpu_tests.txt           the ones tagged gpu (they need a GPU)
+#   programs.txt            the programs among the runfiles (train, launch, workers)
 #   test_env.txt            the environment variables of tests whose target sets `env`
 #   benchmarks.txt          benchmark binaries
 #   info.txt                what was built, from which commit, with which toolkit, and the
@@ -31,10 +39,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root="$PWD"
 out="$root/.bundle"
 archive="$out/brisk-bundle.tar.xz"
-# The device tool carries at most 64 MiB: the working tree and the archive together.
-limit=$((64 * 1024 * 1024))
-# Above this the bundle still fits, but leaves little room for the tree to grow.
-comfortable=$((55 * 1024 * 1024))
+# The device tool carries at most 64 MiB a call: the working tree and the archive together.
+# The bundle refuses to grow past 40 MiB with the tree, leaving the rest as room.
+limit=$((40 * 1024 * 1024))
+# Images (and labels) of each Fashion-MNIST file in the bundle's subset.
+mnist_subset=1000
 
 nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc"
 if [ ! -x "$nvcc" ]; then
@@ -43,18 +52,23 @@ if [ ! -x "$nvcc" ]; then
 fi
 
 # ---- What to build ----
-# The benchmarks a single GPU runs (tools/gpu/run_bundle.sh says why the others are left out).
-# With arguments, only the tests among those targets, and no benchmarks.
+# The gpu-tagged tests and the benchmarks a single GPU runs (tools/gpu/run_bundle.sh says why
+# the others are left out); the other tests run wherever Bazel does. With arguments, every test
+# among those targets, and no benchmarks.
 benchmarks=(//tools/bench:gpu_bench //tools/bench:train_bench)
 universe="//..."
+gpu_query="attr(tags, \"\\bgpu\\b\", kind(cc_test, $universe))"
+test_query="$gpu_query"
 if [ $# -gt 0 ]; then
   universe="set($*)"
+  gpu_query="attr(tags, \"\\bgpu\\b\", kind(cc_test, $universe))"
+  test_query="kind(cc_test, $universe)"
   benchmarks=()
 fi
-mapfile -t tests < <(bazel query --noshow_progress "kind(cc_test, $universe)")
-mapfile -t gpu_tests < <(bazel query --noshow_progress "attr(tags, \"\\bgpu\\b\", kind(cc_test, $universe))")
+mapfile -t tests < <(bazel query --noshow_progress "$test_query")
+mapfile -t gpu_tests < <(bazel query --noshow_progress "$gpu_query")
 if [ ${#tests[@]} -eq 0 ]; then
-  echo "build_bundle: no cc_test among $universe" >&2
+  echo "build_bundle: no test among $test_query" >&2
   exit 1
 fi
 echo "build_bundle: ${#tests[@]} test targets (${#gpu_tests[@]} tagged gpu), ${#benchmarks[@]} benchmarks"
@@ -69,6 +83,7 @@ mkdir -p "$stage/bin" "$stage/lib/libstdcxx" "$stage/runfiles/brisk"
 : >"$stage/tests.txt"
 : >"$stage/gpu_tests.txt"
 : >"$stage/benchmarks.txt"
+: >"$stage/programs.txt"
 
 # Libraries the GPU machine has (CUDA's own, from the toolkit or PyTorch's wheels) or that
 # must match its system (glibc, and the newer libstdc++/libgcc_s it ships): never bundled.
@@ -92,7 +107,8 @@ copy_libraries() {
 is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
 
 # Copies the data files of `$1`'s runfiles (not its shared libraries or itself) into
-# runfiles/; programs among them (train, launch) also bring their libraries. A file
+# runfiles/; programs among them (train, launch, workers) also bring their libraries and are
+# listed in programs.txt. Fashion-MNIST's files become their first $mnist_subset items. A file
 # already in the bundle under another path becomes a relative symlink.
 declare -A copied=()
 copy_runfiles() {
@@ -109,10 +125,16 @@ copy_runfiles() {
     real="$(readlink -f "$target")"
     if [ -n "${copied[$real]:-}" ]; then
       ln -s "$(realpath --relative-to="$(dirname "$dest")" "${copied[$real]}")" "$dest"
+    elif [[ $path == */fashion_mnist/*-ubyte.gz ]]; then
+      python3 tools/gpu/idx_subset.py "$target" "$dest" "$mnist_subset"
+      copied[$real]="$dest"
     else
       cp -L "$target" "$dest"
       copied[$real]="$dest"
-      if [ -x "$dest" ] && is_elf "$dest"; then copy_libraries "$target"; fi
+      if [ -x "$dest" ] && is_elf "$dest"; then
+        copy_libraries "$target"
+        echo "runfiles/$path" >>"$stage/programs.txt"
+      fi
     fi
   done <"$manifest"
 }
@@ -192,18 +214,22 @@ echo "build_bundle: packing $(du -sh "$stage" | cut -f1) with xz -9e (a few minu
 mv "$archive.partial" "$archive"
 
 size="$(stat -c %s "$archive")"
-tree="$(git ls-files -z | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)"
+# What the device tool sends besides carried paths: tracked and untracked-not-ignored files.
+tree="$(git ls-files -z --cached --others --exclude-standard | du -cb --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)"
 total=$((size + tree))
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 echo "build_bundle: $(wc -l <"$stage/tests.txt") tests, $(wc -l <"$stage/benchmarks.txt") benchmarks," \
-  "$(find "$stage/lib" -maxdepth 1 -type f | wc -l) libraries; $(du -sh --apparent-size "$stage" | cut -f1) unpacked;" \
-  "$archive: $(mib "$size") (+ $(mib "$tree") working tree = $(mib "$total") of the device tool's 64 MiB)"
+  "$(wc -l <"$stage/programs.txt") programs, $(find "$stage/lib" -maxdepth 1 -type f | wc -l) libraries;" \
+  "$(du -sh --apparent-size "$stage" | cut -f1) unpacked; $archive: $(mib "$size")" \
+  "(+ $(mib "$tree") working tree = $(mib "$total"); limit $(mib "$limit"), the device tool's 64 MiB)"
 cat "$stage/info.txt"
 if [ "$total" -gt "$limit" ]; then
-  echo "build_bundle: archive and working tree exceed 64 MiB, more than a device run can carry; largest files:" >&2
-  (cd "$stage" && find . -type f -printf '%s\t%p\n' | sort -rn | head -n 15) >&2
+  rm -f "$archive"
+  echo "build_bundle: refused: the archive ($(mib "$size")) and the working tree ($(mib "$tree")) come to" \
+    "$(mib "$total"), over the bundle's limit of $(mib "$limit"); archive removed." >&2
+  echo "Largest files in the bundle (unpacked, before xz):" >&2
+  (cd "$stage" && find . -type f -printf '%s\t%p\n' | sort -rn | head -n 10) >&2
+  echo "Largest files in the working tree:" >&2
+  git ls-files -z --cached --others --exclude-standard | du -b --files0-from=- 2>/dev/null | sort -rn | head -n 5 >&2
   exit 1
-fi
-if [ "$total" -gt "$comfortable" ]; then
-  echo "build_bundle: warning: over 55 MiB with the working tree; little room left under the 64 MiB limit" >&2
 fi

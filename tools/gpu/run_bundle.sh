@@ -1,33 +1,45 @@
 #!/usr/bin/env bash
 # Runs the GPU bundle (.bundle/brisk-bundle.tar.xz, made by tools/gpu/build_bundle.sh) on a
 # machine with a GPU, CUDA 13, cuDNN and NCCL, and no Bazel or network: unpacks it, checks that
-# every binary finds its shared libraries (printing `ldd` of one), runs every test binary
-# (under a timeout each), then the GPU benchmarks next to their PyTorch twins, and prints as
-# its last line
+# every binary finds its shared libraries (printing `ldd` of one that links CUDA's), runs the
+# test binaries (under a timeout each; the gpu-tagged ones one at a time, most basic first),
+# the GPU benchmarks next to their PyTorch twins, a compute-sanitizer pass over the CUDA tests
+# and an ncu summary of one training step per model, and prints as its last line
 #
-#   GPU bundle: N passed, M failed, S skipped (Catch2 test cases ...); benchmarks: K ran, F failed, X skipped
+#   GPU bundle: N passed, M failed, S skipped (Catch2 test cases ...); benchmarks: K ran, F failed, X skipped; ...
 #
 # Exits non-zero iff something failed or was left unrun. Never waits on a binary longer than
 # its timeout, and starts nothing after the time budget (BRISK_TIME_BUDGET, default 570 s, so
-# a run fits one 600-second device call); what is left is counted as "not run". A run that
-# needs longer goes in phases, one call each. See docs/gpu.md.
+# a run fits one 600-second device call); what is left is counted as "not run". Each phase can
+# have a budget of its own (BRISK_TESTS_BUDGET, BRISK_BENCH_BUDGET, BRISK_SANITIZE_BUDGET,
+# BRISK_PROFILE_BUDGET, in seconds). tools/gpu/lease.sh runs the phases of a 15-minute lease
+# in two calls. See docs/gpu.md.
 #
-#   tools/gpu/run_bundle.sh                 # everything
+#   tools/gpu/run_bundle.sh                 # tests and benchmarks
 #   tools/gpu/run_bundle.sh check           # only unpack and check the libraries (seconds)
-#   tools/gpu/run_bundle.sh cpu-tests       # phases: cpu-tests, gpu-tests, tests (both), bench
+#   tools/gpu/run_bundle.sh gpu-tests       # phases: cpu-tests, gpu-tests, tests (both), bench,
+#                                           # sanitize (compute-sanitizer), profile (ncu)
 #   tools/gpu/run_bundle.sh tests cuda/     # only test binaries whose path contains cuda/
 #   BRISK_TEST_TIMEOUT=120 BRISK_JOBS=4 tools/gpu/run_bundle.sh
 #   BRISK_PYTHON=/opt/conda/bin/python tools/gpu/run_bundle.sh bench   # the python with PyTorch
+#   BRISK_BUNDLE_DIR=/tmp/b tools/gpu/run_bundle.sh   # unpack there and keep it; a later run
+#                                           # with the same archive reuses it
 #
 # Logs: console.log (what it prints), tests.log (every test binary's output), bench.log (every
-# benchmark run's output) and summary.txt (the last line) go to $OUT when set (the device
-# tool brings $OUT back), else to $BRISK_LOG_DIR, else to a new directory under /tmp.
+# benchmark run's output), sanitizer.log, ncu.txt and ncu.csv (the kernel profiles) and
+# summary.txt (the last line) go to $OUT when set (the device tool brings $OUT back), else to
+# $BRISK_LOG_DIR, else to a new directory under /tmp.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 archive="$root/.bundle/brisk-bundle.tar.xz"
-test_timeout="${BRISK_TEST_TIMEOUT:-300}"
-bench_timeout="${BRISK_BENCH_TIMEOUT:-300}"
+# 90 s: the slowest gpu test binary of the first GPU run passed well inside 60 s; only a hang
+# (stream_event_gpu_test's deadlock) took longer.
+test_timeout="${BRISK_TEST_TIMEOUT:-90}"
+# Each benchmark run (a gpu_bench or gpu_bench_torch.py run, one train_bench model and
+# precision): on the H200 none took more than seconds.
+bench_timeout="${BRISK_BENCH_TIMEOUT:-120}"
 deadline=$((SECONDS + ${BRISK_TIME_BUDGET:-570}))
+phase_deadline=$deadline
 logs="${OUT:-${BRISK_LOG_DIR:-$(mktemp -d /tmp/brisk-gpu-logs.XXXXXX)}}"
 mkdir -p "$logs"
 
@@ -35,6 +47,8 @@ mkdir -p "$logs"
 run_cpu_tests=0
 run_gpu_tests=0
 run_bench=0
+run_sanitize=0
+run_profile=0
 check_only=0
 filters=()
 for arg in "$@"; do
@@ -43,18 +57,27 @@ for arg in "$@"; do
     cpu-tests) run_cpu_tests=1 ;;
     gpu-tests) run_gpu_tests=1 ;;
     bench) run_bench=1 ;;
+    sanitize) run_sanitize=1 ;;
+    profile) run_profile=1 ;;
     check) check_only=1 ;;
     *) filters+=("$arg") ;;
   esac
 done
-if [ $((run_cpu_tests + run_gpu_tests + run_bench + check_only)) -eq 0 ]; then
+if [ $((run_cpu_tests + run_gpu_tests + run_bench + run_sanitize + run_profile + check_only)) -eq 0 ]; then
   run_cpu_tests=1; run_gpu_tests=1; run_bench=1
 fi
 
-# Seconds a binary started now may run: its own timeout, cut to what is left of the budget;
-# 0 when too little is left to start anything.
+# Starts a phase: its deadline is its own budget (seconds; none: the rest of the run's) from
+# now, and never past the run's.
+begin_phase() {  # begin_phase <budget or empty>
+  phase_deadline=$deadline
+  if [ -n "$1" ] && [ $((SECONDS + $1)) -lt "$deadline" ]; then phase_deadline=$((SECONDS + $1)); fi
+}
+
+# Seconds a binary started now may run: its own timeout, cut to what is left of the phase's
+# budget; 0 when too little is left to start anything.
 time_left_for() {  # time_left_for <timeout>
-  local left=$((deadline - SECONDS))
+  local left=$((phase_deadline - SECONDS))
   if [ "$left" -lt 15 ]; then echo 0; elif [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
 }
 not_run=0  # binaries and benchmarks left out for want of time
@@ -91,12 +114,29 @@ collect() {  # collect <log> <title> <collected log>
   { echo "==================== $2"; tail -n 3000 "$1"; echo; } >>"$3"
 }
 
+# Unpacks the archive into $BRISK_BUNDLE_DIR, or a fresh directory. A directory that already
+# holds this archive's contents (its checksum in .archive-sha256, written once unpacking is
+# complete) is used as it is: the second call of a lease on the same machine skips the unpacking.
 unpack() {
+  local sum
   if [ ! -f "$archive" ]; then
     echo "run_bundle: no bundle at $archive: run tools/gpu/build_bundle.sh first, and carry .bundle"
     return 1
   fi
   bundle="${BRISK_BUNDLE_DIR:-$(mktemp -d /tmp/brisk-bundle.XXXXXX)}"
+  sum="$(sha256sum "$archive" | cut -d' ' -f1)"
+  if [ "$(cat "$bundle/.archive-sha256" 2>/dev/null)" = "$sum" ]; then
+    echo "run_bundle: reusing $bundle, unpacked from this same archive by an earlier run"
+    sed 's/^/  /' "$bundle/info.txt"
+    return 0
+  fi
+  # Only a directory of ours (an earlier bundle, marked by its checksum file) is emptied.
+  if [ -f "$bundle/.archive-sha256" ]; then
+    rm -rf "${bundle:?}"/* "$bundle/.archive-sha256"
+  elif [ -n "$(ls -A "$bundle" 2>/dev/null)" ]; then
+    echo "run_bundle: $bundle is not empty and holds no unpacked bundle: set BRISK_BUNDLE_DIR to an empty or new directory"
+    return 1
+  fi
   mkdir -p "$bundle"
   # python3's tarfile (lzma built in) where there is one, else tar.
   if command -v python3 >/dev/null 2>&1; then
@@ -111,6 +151,7 @@ EOF
   else
     tar -xJf "$archive" -C "$bundle" || return 1
   fi
+  echo "$sum" >"$bundle/.archive-sha256"
   echo "run_bundle: unpacked $archive ($(du -m "$archive" | cut -f1) MiB) into $bundle"
   sed 's/^/  /' "$bundle/info.txt"
 }
@@ -214,22 +255,31 @@ check_libstdcxx() {  # check_libstdcxx <probe binary>
   echo "libstdc++: $system, new enough for the bundle"
 }
 
-# Prints `ldd` of one binary (a gpu-tagged test: it loads every CUDA library), then fails,
-# listing them, if any binary or bundled library has a library the loader cannot find.
+# Checks with `ldd` every binary (tests, benchmarks, and the programs tests start: train,
+# launch, workers, from programs.txt) and every bundled library, and fails, listing them, if
+# any library cannot be found or loaded. Prints `ldd` of the binary that links the most of
+# CUDA's runtime, cuBLAS, cuDNN and NCCL, so the log shows where each was found.
 check_libraries() {
-  local probe file missing
-  probe="$(head -n 1 "$bundle/gpu_tests.txt")"
-  [ -n "$probe" ] || probe="$(head -n 1 "$bundle/tests.txt")"
-  echo "ldd bin/${probe#bin/}:"
-  ldd "$bundle/$probe" 2>&1 | sed 's/^/  /'
-  missing="$(
-    { cat "$bundle/tests.txt" "$bundle/benchmarks.txt"; (cd "$bundle" && find lib -maxdepth 1 -name '*.so*'); } |
-      while read -r file; do
-        [ -n "$file" ] || continue
-        ldd "$bundle/$file" 2>&1 | awk -v f="$file" '
-          /not found/ { print "  " $1 " (needed by " f ")" }
-          /error while loading shared libraries/ { sub(/.*libraries: /, ""); print "  " $0 " (loading " f ")" }'
-      done | sort -u)"
+  local probe="" file missing count best=-1 n=0
+  local lddout
+  lddout="$(mktemp -d)"
+  while read -r file; do
+    [ -n "$file" ] || continue
+    n=$((n + 1))
+    ldd "$bundle/$file" >"$lddout/$n" 2>&1
+    awk -v f="$file" '
+      /not found/ { print "  " $1 " (needed by " f ")" }
+      /error while loading shared libraries/ { sub(/.*libraries: /, ""); print "  " $0 " (loading " f ")" }' \
+      "$lddout/$n" >>"$lddout/missing"
+    [[ $file == lib/* ]] && continue
+    count="$(grep -cE '^\s*lib(cudart|cublas|cudnn|nccl)\.so' "$lddout/$n")"
+    if [ "$count" -gt "$best" ]; then best=$count; probe="$file"; cp "$lddout/$n" "$lddout/probe"; fi
+  done < <(cat "$bundle/tests.txt" "$bundle/benchmarks.txt" "$bundle/programs.txt" 2>/dev/null
+           (cd "$bundle" && find lib -maxdepth 1 -name '*.so*'))
+  echo "ldd $probe (links $best of libcudart, libcublas, libcudnn, libnccl):"
+  sed 's/^/  /' "$lddout/probe"
+  missing="$(sort -u "$lddout/missing" 2>/dev/null)"
+  rm -rf "$lddout"
   if [ -n "$missing" ]; then
     echo "run_bundle: shared libraries not found, so binaries would not even start:"
     echo "$missing" | head -n 30
@@ -239,12 +289,14 @@ check_libraries() {
     return 1
   fi
   check_libstdcxx "$bundle/$probe" || return 1
-  echo "run_bundle: every binary finds its shared libraries"
+  echo "run_bundle: all $n binaries and libraries find their shared libraries"
 }
 
 # Runs a binary the way `bazel test` does: from its workspace's runfiles directory (where
 # relative fixture paths such as tests/fixtures/ops.json resolve), with the test variables and
-# the target's own environment set; killed after $3 seconds (and 10 more if it ignores SIGTERM).
+# the target's own environment set; killed after $3 seconds (and 10 more if it ignores SIGTERM),
+# with every process it started. A caller's local array run_wrapper (a tool and its options,
+# such as compute-sanitizer's or ncu's) goes in front of the binary.
 run_binary() {  # run_binary <binary relative to the bundle> <log> <timeout> [arguments...]
   local binary="$1" log="$2" limit="$3" tmp rc
   local -a test_env=()
@@ -256,7 +308,7 @@ run_binary() {  # run_binary <binary relative to the bundle> <log> <timeout> [ar
   fi
   (cd "$bundle/runfiles/brisk" &&
    env "${test_env[@]}" TEST_SRCDIR="$bundle/runfiles" TEST_WORKSPACE=brisk TEST_TMPDIR="$tmp" \
-     timeout -k 10 "$limit" "$bundle/$binary" "$@" </dev/null) >"$log" 2>&1
+     timeout -k 10 "$limit" ${run_wrapper[@]+"${run_wrapper[@]}"} "$bundle/$binary" "$@" </dev/null) >"$log" 2>&1
   rc=$?
   rm -rf "$tmp"
   return $rc
@@ -264,11 +316,57 @@ run_binary() {  # run_binary <binary relative to the bundle> <log> <timeout> [ar
 
 # ---- tests ----
 passed=0; failed=0; skipped=0; binaries=0; skipped_binaries=0
-# Runs the selected test binaries of one kind: "cpu" in parallel, "gpu" (the gpu-tagged ones,
-# which share the one GPU) one at a time. Binaries that cannot start before the deadline are
-# counted in not_run.
+
+# The test binaries in the order they run: by directory, the most basic and cheapest first, so
+# that a run cut short by its budget has checked the foundations (the CUDA runtime and kernels,
+# then autograd, nn, models, optimizers, the PyTorch reference replay, data, the examples), then
+# anything else, then the multi-process suites (distributed/) and the training program
+# (tools/train/), which start several processes each; by name within a directory.
+ordered_tests() {  # ordered_tests < list
+  awk '{
+    rank = 8
+    n = split("cuda autograd nn models optim reference data examples", first, " ")
+    for (i = 1; i <= n; ++i) if (index($0, "bin/tests/" first[i] "/") == 1) rank = i - 1
+    if (index($0, "bin/tests/distributed/") == 1) rank = 9
+    if (index($0, "bin/tests/tools/train/") == 1) rank = 10
+    print rank "\t" $0
+  }' | sort -t $'\t' -k1,1n -k2,2 | cut -f2
+}
+
+# Prints one finished binary's result line (and the end of its log if it failed) and counts it.
+report_test() {  # report_test <kind> <binary> <log> <exit code> <seconds>
+  local kind="$1" binary="$2" log="$3" rc="$4" took="$5" why
+  binaries=$((binaries + 1))
+  collect "$log" "$binary (exit code $rc, $took s)" "$logs/tests.log"
+  if parse_catch2 "$log"; then
+    if [ "$rc" -ne 0 ] && [ "$cases_failed" -eq 0 ]; then cases_failed=1; fi
+  else
+    cases_passed=0; cases_failed=1
+  fi
+  why="exit code $rc"
+  { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && why="timed out"
+  if [ "$rc" -eq 0 ]; then
+    printf '%-7s %s (%d test cases, %s s)\n' PASSED "$binary" "$cases_passed" "$took"
+    passed=$((passed + cases_passed))
+  elif [ "$kind" = gpu ] && [ -z "$gpu_name" ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
+       grep -qE '^(All tests passed|test cases:)' "$log"; then
+    # It loaded and ran, and failed for want of a GPU.
+    printf '%-7s %s (tagged gpu; no GPU here: %d of its test cases failed; %s s)\n' SKIPPED "$binary" "$cases_failed" \
+      "$took"
+    skipped=$((skipped + cases_passed + cases_failed)); skipped_binaries=$((skipped_binaries + 1))
+  else
+    printf '%-7s %s (%d passed, %d failed; %s, %s s)\n' FAILED "$binary" "$cases_passed" "$cases_failed" "$why" "$took"
+    tail -n 40 "$log" | sed 's/^/    | /'
+    passed=$((passed + cases_passed)); failed=$((failed + cases_failed))
+  fi
+}
+
+# Runs the selected test binaries of one kind: "cpu" in parallel, then reported; "gpu" (the
+# gpu-tagged ones, which share the one GPU and some of which measure its free memory) one at a
+# time, each reported as it ends. Binaries that cannot start before the deadline are counted in
+# not_run.
 run_tests() {  # run_tests <cpu|gpu> <work directory>
-  local kind="$1" work="$2" binary i=0 jobs limit is_gpu
+  local kind="$1" work="$2" binary i jobs limit is_gpu start rc took
   local -a list=()
   while read -r binary; do
     if [ -z "$binary" ] || ! selected "$binary"; then continue; fi
@@ -276,7 +374,7 @@ run_tests() {  # run_tests <cpu|gpu> <work directory>
     if { [ "$kind" = gpu ] && [ $is_gpu -eq 1 ]; } || { [ "$kind" = cpu ] && [ $is_gpu -eq 0 ]; }; then
       list+=("$binary")
     fi
-  done <"$bundle/tests.txt"
+  done < <(ordered_tests <"$bundle/tests.txt")
   jobs=1
   [ "$kind" = cpu ] && jobs="${BRISK_JOBS:-$(( $(nproc) / 2 > 8 ? 8 : ($(nproc) / 2 > 0 ? $(nproc) / 2 : 1) ))}"
   echo "run_bundle: ${#list[@]} $kind test binaries, $jobs at a time, timeout ${test_timeout}s each"
@@ -284,57 +382,50 @@ run_tests() {  # run_tests <cpu|gpu> <work directory>
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
     limit="$(time_left_for "$test_timeout")"
     if [ "$limit" -eq 0 ]; then
-      echo "not run" >"$work/$i.rc"
-      continue
-    fi
-    (run_binary "${list[$i]}" "$work/$i.log" "$limit"; echo $? >"$work/$i.rc") &
-  done
-  wait
-
-  local rc why
-  for i in "${!list[@]}"; do
-    binary="${list[$i]}"; rc="$(cat "$work/$i.rc")"
-    if [ "$rc" = "not run" ]; then
-      printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "$binary"
+      printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "${list[$i]}"
       not_run=$((not_run + 1))
       continue
     fi
-    binaries=$((binaries + 1))
-    collect "$work/$i.log" "$binary (exit code $rc)" "$logs/tests.log"
-    if parse_catch2 "$work/$i.log"; then
-      if [ "$rc" -ne 0 ] && [ "$cases_failed" -eq 0 ]; then cases_failed=1; fi
+    if [ "$kind" = gpu ]; then
+      start=$SECONDS
+      run_binary "${list[$i]}" "$work/$i.log" "$limit"
+      report_test gpu "${list[$i]}" "$work/$i.log" $? $((SECONDS - start))
     else
-      cases_passed=0; cases_failed=1
+      (start=$SECONDS; run_binary "${list[$i]}" "$work/$i.log" "$limit"
+       echo "$? $((SECONDS - start))" >"$work/$i.rc") &
     fi
-    why="exit code $rc"
-    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="timed out"
-    if [ "$rc" -eq 0 ]; then
-      printf '%-7s %s (%d test cases)\n' PASSED "$binary" "$cases_passed"
-      passed=$((passed + cases_passed))
-    elif [ "$kind" = gpu ] && [ -z "$gpu_name" ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
-         grep -qE '^(All tests passed|test cases:)' "$work/$i.log"; then
-      # It loaded and ran, and failed for want of a GPU.
-      printf '%-7s %s (tagged gpu; no GPU here: %d of its test cases failed)\n' SKIPPED "$binary" "$cases_failed"
-      skipped=$((skipped + cases_passed + cases_failed)); skipped_binaries=$((skipped_binaries + 1))
-    else
-      printf '%-7s %s (%d passed, %d failed; %s)\n' FAILED "$binary" "$cases_passed" "$cases_failed" "$why"
-      tail -n 40 "$work/$i.log" | sed 's/^/    | /'
-      passed=$((passed + cases_passed)); failed=$((failed + cases_failed))
-    fi
+  done
+  wait
+  [ "$kind" = gpu ] && return 0
+  for i in "${!list[@]}"; do
+    [ -f "$work/$i.rc" ] || continue
+    read -r rc took <"$work/$i.rc"
+    report_test cpu "${list[$i]}" "$work/$i.log" "$rc" "$took"
   done
 }
 
+# ---- compute-sanitizer and ncu ----
+# shellcheck source=tools/gpu/sanitizer_pass.sh
+source "$root/tools/gpu/sanitizer_pass.sh"
+# shellcheck source=tools/gpu/kernel_profile.sh
+source "$root/tools/gpu/kernel_profile.sh"
+
 # ---- benchmarks ----
 bench_ran=0; bench_failed=0; bench_skipped=0
-bench_result() {  # bench_result <name> <exit code> <log>
+# A log already printed in full (train_bench's) is not repeated: give "shown".
+bench_result() {  # bench_result <name> <exit code> <log> [shown]
   if [ "$2" -eq 0 ]; then
     bench_ran=$((bench_ran + 1))
   elif [ -z "$gpu_name" ]; then
     echo "SKIPPED $1: no GPU here (exit code $2; $(grep -v '^\s*$' "$3" | tail -n 1 | cut -c1-160))"
     bench_skipped=$((bench_skipped + 1))
   else
-    echo "FAILED  $1 (exit code $2; full output in bench.log):"
-    tail -n 20 "$3" | sed 's/^/    | /'
+    if [ "${4:-}" = shown ]; then
+      echo "FAILED  $1 (exit code $2; its lines above say which runs)"
+    else
+      echo "FAILED  $1 (exit code $2; full output in bench.log):"
+      tail -n 20 "$3" | sed 's/^/    | /'
+    fi
     bench_failed=$((bench_failed + 1))
   fi
 }
@@ -371,17 +462,25 @@ gpu_bench() {
 }
 
 # Training steps of the reference models (LeNet-5, ResNet-20, the airbench-style net) on the
-# GPU, ours next to PyTorch's, at each model's batch sizes (interleaved rounds;
-# tools/bench/run_train_bench.sh does the comparing).
+# GPU, ours next to PyTorch's, at each model's batch sizes, in float32 and bf16 (interleaved
+# rounds; tools/bench/run_train_bench.sh does the comparing and prints each run as it ends).
+# Its rounds get what is left of the phase's budget, less 10 s for the table; each run
+# BRISK_BENCH_TIMEOUT.
 train_bench() {
-  local work="$1" rc
+  local work="$1" rc limit
+  limit="$(time_left_for $((phase_deadline - SECONDS)))"
+  if [ "$limit" -eq 0 ]; then
+    echo "train_bench: the time budget ran out before it started" | tee "$work/train_bench.log"
+    bench_result "train_bench --device cuda (ours and PyTorch's)" 124 "$work/train_bench.log"
+    return
+  fi
   DEVICE=cuda THREADS="${BRISK_TRAIN_BENCH_THREADS:-1}" ROUNDS="${BRISK_TRAIN_BENCH_ROUNDS:-3}" \
+    TIME_BUDGET="$((limit - 10))" RUN_TIMEOUT="$bench_timeout" PYTHON="$python_shim/python3" \
     BRISK_TRAIN_BENCH="$bundle/bin/tools/bench/train_bench" \
-    with_torch_python "$bench_timeout" tools/bench/run_train_bench.sh >"$work/train_bench.log" 2>&1
-  rc=$?
+    with_torch_python "$limit" tools/bench/run_train_bench.sh 2>&1 | tee "$work/train_bench.log"
+  rc=${PIPESTATUS[0]}
   collect "$work/train_bench.log" "train_bench (run_train_bench.sh, DEVICE=cuda; exit code $rc)" "$logs/bench.log"
-  [ $rc -eq 0 ] && cat "$work/train_bench.log"
-  bench_result "train_bench --device cuda (ours and PyTorch's)" "$rc" "$work/train_bench.log"
+  bench_result "train_bench --device cuda (ours and PyTorch's)" "$rc" "$work/train_bench.log" shown
 }
 
 # The unpacked bundle goes, unless BRISK_BUNDLE_DIR asked to keep it there.
@@ -405,16 +504,20 @@ summarize() {
   else
     summary+="; benchmarks not run"
   fi
+  [ $run_sanitize -eq 1 ] && summary+="; $(sanitize_summary)"
+  [ $run_profile -eq 1 ] && summary+="; $(profile_summary)"
   [ "$not_run" -gt 0 ] &&
-    summary+="; ${not_run} not run: the ${BRISK_TIME_BUDGET:-570} s time budget ran out (run the phases in separate calls)"
+    summary+="; ${not_run} not run: the ${BRISK_TIME_BUDGET:-570} s time budget ran out (NOT RUN above; run them in another call)"
   echo "$summary" >"$logs/summary.txt"
   echo "$summary"
-  [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ] && [ "$not_run" -eq 0 ]
+  [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ] && [ "$not_run" -eq 0 ] && [ "$sanitizer_errors" -eq 0 ] &&
+    [ "$profile_failed" -eq 0 ]
 }
 
 main() {
-  : >"$logs/tests.log"
-  : >"$logs/bench.log"
+  # Only the logs of the phases asked for: the device tool brings back at most 8 files.
+  if [ $((run_cpu_tests + run_gpu_tests)) -gt 0 ]; then : >"$logs/tests.log"; fi
+  if [ $run_bench -eq 1 ]; then : >"$logs/bench.log"; fi
   echo "==================== GPU ===================="
   gpu_name=""
   if command -v nvidia-smi >/dev/null 2>&1 && timeout 30 nvidia-smi -L >/dev/null 2>&1; then
@@ -438,16 +541,22 @@ main() {
       tee "$logs/summary.txt"
     return 1
   fi
-  if [ $check_only -eq 1 ] && [ $((run_cpu_tests + run_gpu_tests + run_bench)) -eq 0 ]; then
+  if [ $check_only -eq 1 ] && [ $((run_cpu_tests + run_gpu_tests + run_bench + run_sanitize + run_profile)) -eq 0 ]; then
     remove_bundle
     echo "GPU bundle: checked (unpacked, every library found); tests and benchmarks not run" | tee "$logs/summary.txt"
     return 0
   fi
   local work
   work="$(mktemp -d /tmp/brisk-run.XXXXXX)"
+  # The benchmark scripts call python3: a wrapper that execs $torch_python. Not a symlink: a
+  # virtual environment's python reached through a link in another folder does not find the
+  # environment's packages ("No module named torch", seen on the first GPU run).
   python_shim="$work/python"
   mkdir -p "$python_shim"
-  [ -n "$torch_python" ] && ln -s "$torch_python" "$python_shim/python3"
+  if [ -n "$torch_python" ]; then
+    printf '#!/bin/sh\nexec %q "$@"\n' "$torch_python" >"$python_shim/python3"
+    chmod +x "$python_shim/python3"
+  fi
 
   local kind
   for kind in cpu gpu; do
@@ -456,6 +565,7 @@ main() {
     echo
     echo "==================== $kind tests ===================="
     mkdir -p "$work/$kind-tests"
+    begin_phase "${BRISK_TESTS_BUDGET:-}"
     run_tests "$kind" "$work/$kind-tests"
   done
 
@@ -463,6 +573,7 @@ main() {
     echo
     echo "==================== benchmarks ===================="
     mkdir -p "$work/bench"
+    begin_phase "${BRISK_BENCH_BUDGET:-}"
     if [ -z "$torch_python" ] || [ ! -s "$bundle/benchmarks.txt" ]; then
       echo "run_bundle: ${torch_python:+no benchmarks in this bundle}${torch_python:-no python with PyTorch here}: benchmarks skipped"
       bench_skipped=$((bench_skipped + 2))
@@ -479,10 +590,26 @@ main() {
     bench_skipped=$((bench_skipped + 5))
   fi
 
+  if [ $run_sanitize -eq 1 ]; then
+    echo
+    echo "==================== compute-sanitizer ===================="
+    mkdir -p "$work/sanitize"
+    begin_phase "${BRISK_SANITIZE_BUDGET:-}"
+    sanitize_phase "$work/sanitize"
+  fi
+
+  if [ $run_profile -eq 1 ]; then
+    echo
+    echo "==================== kernel profile (ncu) ===================="
+    mkdir -p "$work/profile"
+    begin_phase "${BRISK_PROFILE_BUDGET:-}"
+    profile_phase "$work/profile"
+  fi
+
   remove_bundle
   rm -rf "$work"
   echo
-  echo "logs: $logs (console.log, tests.log, bench.log, summary.txt)"
+  echo "logs: $logs ($(cd "$logs" && find . -maxdepth 1 -type f ! -name summary.txt -printf '%f\n' | sort | tr '\n' ' ')summary.txt); $SECONDS s"
   summarize
 }
 

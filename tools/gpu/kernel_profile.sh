@@ -1,0 +1,83 @@
+# shellcheck shell=bash disable=SC2154  # variables of run_bundle.sh, which sources this
+# The `profile` phase of tools/gpu/run_bundle.sh (sourced by it; uses its run_binary,
+# time_left_for, bundle, root and torch_python): Nsight Compute's GPU time of every kernel of one
+# training step of each benchmark model, as a per-kernel summary (tools/gpu/ncu_summary.py).
+#
+# train_bench (and train_bench_torch.py) run 3 warm-up steps (the first searches cuDNN's
+# algorithms), then one step inside a profiler capture range (--profile-steps 1), which
+# `ncu --profile-from-start off` alone profiles; one metric, gpu__time_duration.sum, one replay
+# pass per kernel, and `--clock-control none` (the card's clocks are left as they are). Runs,
+# most wanted first, while the phase's budget lasts, each under BRISK_PROFILE_TIMEOUT (default
+# 45 s): Brisk's ResNet-20 (batch 128), airbench net (128) and LeNet-5 (256) in float32, then
+# in bf16, then PyTorch's, likewise. Output: ncu.txt (the summaries) and ncu.csv (ncu's rows).
+# Skipped, saying why, with no GPU or no ncu.
+
+profile_ran=0; profile_failed=0; profile_not_run=0
+
+# Profiles one step of <model> in <amp> with <impl> (brisk or pytorch); prints its summary.
+profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
+  local impl="$1" model="$2" amp="$3" batch="$4" work="$5" limit rc start=$SECONDS
+  local name="${impl}_${model}_b${batch}_${amp}" csv="$work/${impl}_${model}_${amp}.csv"
+  local -a args=(--model "$model" --amp "$amp" --batches "$batch" --device cuda --threads 1 --warmup 3 --repeats 1
+    --steps 1 --profile-steps 1)
+  # Only options seen in use or long-standing: ncu_summary.py reads whatever time unit it prints.
+  local -a ncu_args=(--clock-control none --profile-from-start off --metrics gpu__time_duration.sum --csv
+    --log-file "$csv")
+  limit="$(time_left_for "${BRISK_PROFILE_TIMEOUT:-45}")"
+  if [ "$limit" -eq 0 ]; then
+    printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "$name"
+    profile_not_run=$((profile_not_run + 1))
+    return
+  fi
+  if [ "$impl" = brisk ]; then
+    # shellcheck disable=SC2034  # read by run_binary
+    local -a run_wrapper=("$ncu" "${ncu_args[@]}")
+    run_binary bin/tools/bench/train_bench "$work/$name.out" "$limit" "${args[@]}"
+  else
+    (cd "$root" && timeout -k 10 "$limit" "$ncu" "${ncu_args[@]}" "$torch_python" tools/bench/train_bench_torch.py \
+      "${args[@]}" >"$work/$name.out" 2>&1 </dev/null)
+  fi
+  rc=$?
+  { echo "# $name (exit code $rc)"; cat "$csv" 2>/dev/null; } >>"$logs/ncu.csv"
+  # ncu's CSV goes to its --log-file; its .out is read too, in case this ncu prints it there.
+  if [ "$rc" -eq 0 ] && "${torch_python:-python3}" "$root/tools/gpu/ncu_summary.py" \
+       "$name: one training step, $((SECONDS - start)) s under ncu" "$csv" "$work/$name.out" >"$work/$name.txt" 2>&1; then
+    profile_ran=$((profile_ran + 1))
+    tee -a "$logs/ncu.txt" <"$work/$name.txt"
+  else
+    { echo "FAILED  $name (exit code $rc, $((SECONDS - start)) s):"
+      tail -n 15 "$work/$name.out" "$work/$name.txt" 2>/dev/null | sed 's/^/    | /'; } | tee -a "$logs/ncu.txt"
+    profile_failed=$((profile_failed + 1))
+  fi
+  echo | tee -a "$logs/ncu.txt"
+}
+
+profile_phase() {  # profile_phase <work directory>
+  local work="$1" impl amp model
+  ncu="$(find_cuda_tool ncu)"
+  if [ -z "$gpu_name" ] || [ -z "$ncu" ]; then
+    echo "kernel profile: skipped (${gpu_name:+ncu not found on PATH, in /usr/local/cuda*/bin or /opt/nvidia/nsight-compute}${gpu_name:-no GPU here})"
+    profile_not_run=-1
+    return 0
+  fi
+  : >"$logs/ncu.txt"
+  : >"$logs/ncu.csv"
+  echo "kernel profile: $ncu ($("$ncu" --version 2>/dev/null | tail -n 1))"
+  for impl in brisk pytorch; do
+    if [ "$impl" = pytorch ] && [ -z "$torch_python" ]; then
+      echo "kernel profile: no python with PyTorch here: PyTorch's steps not profiled"
+      break
+    fi
+    for amp in off bf16; do
+      for model in resnet20 airbench lenet; do
+        profile_one "$impl" "$model" "$amp" "$([ "$model" = lenet ] && echo 256 || echo 128)" "$work"
+      done
+    done
+  done
+}
+
+# For the summary line.
+profile_summary() {
+  if [ "$profile_not_run" -lt 0 ]; then echo "kernel profile skipped"; return; fi
+  echo "kernel profile: ${profile_ran} steps profiled, ${profile_failed} failed, ${profile_not_run} not run"
+}
