@@ -20,6 +20,7 @@ packages=(
   libxxhash-dev          # @xxhash (checkpoints' checksums; header-only use)
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
   clang-format           # clang-format 14, for tools/format.sh
+  libomp-14-dev          # LLVM's OpenMP runtime and archer, on which --config=tsan runs the kernels
   cmake                  # examples/cmake_project against tools/install.sh's prefix (tools/test.sh)
   pkg-config             # the same example built through brisk.pc (tools/test.sh)
 )

@@ -6,6 +6,7 @@
 #
 #   tools/test.sh                   # all tests (gpu-tagged ones only if nvidia-smi -L works)
 #   tools/test.sh --config=asan     # extra arguments are passed to `bazel test`
+#   tools/test.sh --config=tsan     # ThreadSanitizer (README.md says when to run it)
 #   tools/test.sh //tensor/...      # only these targets instead of //...
 #   BRISK_JOBS=8 tools/test.sh      # parallelism (default 2)
 # Without arguments it also runs tools/test_examples.sh (the examples of docs/install.md,

@@ -1,11 +1,10 @@
 #include "tests/distributed/gloo_thread_ranks.h"
 
-#include <exception>
 #include <memory>
-#include <thread>
 
 #include "distributed/prefix_store.h"
 #include "distributed/tcp_store.h"
+#include "tests/thread_checks.h"
 
 namespace brisk::testing {
 
@@ -17,23 +16,11 @@ void run_store_ranks(int size, const std::function<void(int rank, std::shared_pt
   auto master = std::make_shared<dist::TCPStore>("127.0.0.1", o);
   o.is_master = false;
   o.port = master->port();
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(size));
-  for (int r = 0; r < size; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        std::shared_ptr<dist::Store> store =
-            r == 0 ? std::static_pointer_cast<dist::Store>(master) : std::make_shared<dist::TCPStore>("127.0.0.1", o);
-        body(r, std::make_shared<dist::PrefixStore>("test", store));
-      } catch (...) {
-        errors[static_cast<size_t>(r)] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  testing::run_threads(size, "rank", [&](int r) {
+    std::shared_ptr<dist::Store> store =
+        r == 0 ? std::static_pointer_cast<dist::Store>(master) : std::make_shared<dist::TCPStore>("127.0.0.1", o);
+    body(r, std::make_shared<dist::PrefixStore>("test", store));
+  });
 }
 
 void run_gloo_ranks(int size, const std::function<void(dist::ProcessGroupGloo&)>& body,

@@ -8,15 +8,18 @@
 
 #include "distributed/process_group_gloo.h"
 #include "tensor/native/ops.h"
+#include "tests/thread_checks.h"
 
 namespace brisk::testing {
 
 // Runs body(rank, store) on `size` threads, each with its own client of one TCPStore on
-// 127.0.0.1 (seen through a PrefixStore), and rethrows the first failure.
+// 127.0.0.1 (seen through a PrefixStore), through testing::run_threads: bodies check with
+// THREAD_CHECK & co. (tests/thread_checks.h), which the calling thread reports after the
+// join, and the first exception that escaped a body is rethrown.
 void run_store_ranks(int size, const std::function<void(int rank, std::shared_ptr<dist::Store> store)>& body);
 
-// Runs body(group) on `size` threads, one ProcessGroupGloo each (made with `options`), and
-// rethrows the first failure.
+// Runs body(group) on `size` threads, one ProcessGroupGloo each (made with `options`), as
+// run_store_ranks does.
 void run_gloo_ranks(int size, const std::function<void(dist::ProcessGroupGloo&)>& body,
                     dist::ProcessGroupOptions options = {});
 

@@ -103,7 +103,7 @@ std::vector<std::map<std::string, std::vector<double>>> results_on(Device device
   run_gloo_ranks(
       3,
       [&](ProcessGroupGloo& g) {
-        REQUIRE(g.device() == device);
+        THREAD_REQUIRE(g.device() == device);
         auto results = every_operation(g, device);
         std::lock_guard<std::mutex> lock(mutex);
         per_rank[static_cast<size_t>(g.rank())] = results;
@@ -155,20 +155,20 @@ TEST_CASE("ProcessGroupGloo on the test device: CPU tensors and other devices' t
       [&](ProcessGroupGloo& g) {
         const std::string mine = "but the group's device is " + device.str();
         Tensor host = make<float>({1, 2});
-        CHECK_THROWS_WITH(g.all_reduce(host),
-                          Catch::Contains("ProcessGroupGloo all_reduce: rank " + std::to_string(g.rank()) +
-                                          " of 2: tensor is on cpu, " + mine));
+        THREAD_CHECK_THROWS_WITH(g.all_reduce(host),
+                                 Catch::Contains("ProcessGroupGloo all_reduce: rank " + std::to_string(g.rank()) +
+                                                 " of 2: tensor is on cpu, " + mine));
         auto to = [&](Device d) { return native::to(host, d, kFloat32); };
         std::vector<Tensor> outputs{to(device), host};
-        CHECK_THROWS_WITH(g.all_gather(outputs, to(device)), Catch::Contains("outputs[1] is on cpu, " + mine));
+        THREAD_CHECK_THROWS_WITH(g.all_gather(outputs, to(device)), Catch::Contains("outputs[1] is on cpu, " + mine));
         if (device.is_sim()) {
           Tensor other = to(sim_device(1));
-          CHECK_THROWS_WITH(g.broadcast(other, 0), Catch::Contains("tensor is on sim:1, " + mine));
+          THREAD_CHECK_THROWS_WITH(g.broadcast(other, 0), Catch::Contains("tensor is on sim:1, " + mine));
         }
         // The refused calls queued nothing: the group goes on.
         Tensor ok = to(device);
         g.all_reduce(ok)->wait();
-        CHECK(native::to(ok, kCPU, kFloat32).to_vector<float>() == std::vector<float>{2, 4});
+        THREAD_CHECK(native::to(ok, kCPU, kFloat32).to_vector<float>() == std::vector<float>{2, 4});
       },
       options);
 }

@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "tensor/cpu_caching_allocator.h"
 #include "tensor/native/ops.h"
+#include "tests/thread_checks.h"
 
 using namespace brisk;
 
@@ -119,20 +119,16 @@ TEST_CASE("without caching every block goes back to the system, and the counters
 
 TEST_CASE("threads allocating and freeing at once keep the counters balanced") {
   CpuCachingAllocator allocator(true);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&allocator, t] {
-      for (int i = 0; i < 2000; ++i) {
-        size_t n = 64 * (1 + (i * 7 + t) % 50);
-        DataPtr a = allocator.allocate(n, kCPU);
-        std::memset(a.get(), t, n);  // a block is never handed to two owners at once
-        DataPtr b = allocator.allocate(n + 1, kCPU);
-        std::memset(b.get(), t + 1, n + 1);
-        REQUIRE(static_cast<unsigned char*>(a.get())[n - 1] == t);
-      }
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  testing::run_threads(4, "thread", [&allocator](int t) {
+    for (int i = 0; i < 2000; ++i) {
+      size_t n = 64 * (1 + (i * 7 + t) % 50);
+      DataPtr a = allocator.allocate(n, kCPU);
+      std::memset(a.get(), t, n);  // a block is never handed to two owners at once
+      DataPtr b = allocator.allocate(n + 1, kCPU);
+      std::memset(b.get(), t + 1, n + 1);
+      THREAD_REQUIRE(static_cast<unsigned char*>(a.get())[n - 1] == t);
+    }
+  });
   CpuMemoryStats s = allocator.stats();
   CHECK(s.allocated_bytes == 0);
   CHECK(s.num_allocs == 4 * 2000 * 2);

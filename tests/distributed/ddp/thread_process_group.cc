@@ -1,7 +1,6 @@
 #include "tests/distributed/ddp/thread_process_group.h"
 
 #include <exception>
-#include <thread>
 
 #include "distributed/collective_checks.h"
 #include "tensor/native/ops.h"
@@ -147,22 +146,6 @@ std::shared_ptr<Work> ThreadProcessGroup::barrier() {
   return start({"barrier", 0, {}}, [](std::vector<ThreadWorld::Call>&) {});
 }
 
-void run_ranks(int world, const std::function<void(int rank)>& fn) {
-  std::vector<std::exception_ptr> errors(world);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < world; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        fn(r);
-      } catch (...) {
-        errors[r] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
+void run_ranks(int world, const std::function<void(int rank)>& fn) { brisk::testing::run_threads(world, "rank", fn); }
 
 }  // namespace brisk::dist::testing

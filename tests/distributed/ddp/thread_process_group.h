@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "distributed/process_group.h"
+#include "tests/thread_checks.h"
 
 namespace brisk::dist::testing {
 
@@ -100,7 +101,9 @@ class ThreadProcessGroup final : public ProcessGroup {
   std::vector<std::string> history_;
 };
 
-// Runs fn(rank) on `world` threads and rethrows the first exception (by rank).
+// Runs fn(rank) on `world` threads through brisk::testing::run_threads: fn checks with
+// THREAD_CHECK & co. (tests/thread_checks.h), which the calling thread reports after the
+// join, and the first exception that escaped fn (by rank) is rethrown.
 void run_ranks(int world, const std::function<void(int rank)>& fn);
 
 }  // namespace brisk::dist::testing

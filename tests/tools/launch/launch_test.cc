@@ -57,6 +57,8 @@ TEST_CASE("launch: a fresh token per job, a free port when none is given", "[lau
 }
 
 TEST_CASE("launch: OMP_NUM_THREADS is 1 for several workers unless set", "[launch]") {
+  // Unset here, as in a shell that never set it (--config=tsan's test environment sets it).
+  ::unsetenv("OMP_NUM_THREADS");
   CHECK(env_of(launch({"--nproc-per-node", "2", kWorker, "env"}), 1, "OMP_NUM_THREADS") == "1");
   RunOptions options;
   options.env = {{"OMP_NUM_THREADS", "3"}};
@@ -184,7 +186,8 @@ TEST_CASE("launch: a SIGKILLed worker stops the others; the launcher exits 128 +
 TEST_CASE("launch: of failures close together, a worker killed by a signal is taken as the cause", "[launch]") {
   // Rank 0 exits with 1 first (as a peer of a crashed worker does), rank 2 is killed 100 ms
   // later: both are named, and the launcher exits with rank 2's status.
-  RunResult r = launch({"--nproc-per-node", "3", kWorker, "two_failures", "0", "2"});
+  std::string dir = std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp";
+  RunResult r = launch({"--nproc-per-node", "3", kWorker, "two_failures", "0", "2", dir});
   CHECK(r.status == 137);
   CHECK(count(r.err, "launch: rank 2 (local rank 2, pid ") == 1);
   CHECK(count(r.err, "was killed by signal SIGKILL (9); also rank 0 (local rank 0, pid ") == 1);

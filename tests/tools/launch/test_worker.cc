@@ -6,8 +6,10 @@
 //                        without a newline
 //   fail <rank> <code>   rank <rank> exits with <code> after 200 ms; the others wait 30 s
 //   sigkill <rank>       rank <rank> sends itself SIGKILL after 200 ms; the others wait 30 s
-//   two_failures <a> <b> rank <a> exits with 1 after 200 ms, rank <b> sends itself SIGKILL
-//                        after 300 ms; the others wait 30 s
+//   two_failures <a> <b> <dir>  ranks <a> and <b> create <dir>/started.<rank> and wait for
+//                        each other's; then rank <a> exits with 1 after 200 ms, rank <b> sends
+//                        itself SIGKILL after 300 ms (counted from the same moment however late
+//                        each process started); the others wait 30 s
 //   trap                 prints "ready", then on SIGTERM or SIGINT prints "caught <name>" and
 //                        exits 0
 //   fail_rounds <rank> <n>  in rounds (TORCHELASTIC_RESTART_COUNT) below n, rank <rank> sends
@@ -113,6 +115,12 @@ int main(int argc, char** argv) {
     if (rank() != target && rank() != killer) {
       wait_then_finish();
       return 0;
+    }
+    std::string dir = argc > 4 ? argv[4] : ".";
+    std::fclose(std::fopen((dir + "/started." + std::to_string(rank())).c_str(), "w"));
+    for (int r : {target, killer}) {
+      std::string path = dir + "/started." + std::to_string(r);
+      while (access(path.c_str(), F_OK) != 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(rank() == target ? 200 : 300));
     if (rank() == killer) raise(SIGKILL);

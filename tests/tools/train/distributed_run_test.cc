@@ -94,19 +94,19 @@ void run_ranks_on_sim(int size, const std::function<void(const dist::Distributed
 
 TEST_CASE("all_reduce_metrics: the ranks' sums, reduced on the group's device, on every rank") {
   run_ranks_on_sim(2, [](const dist::DistributedContext& run) {
-    REQUIRE(run.group->device() == sim_device(run.rank));
+    THREAD_REQUIRE(run.group->device() == sim_device(run.rank));
     const double r = run.rank;
     MetricSums mine(scalar_tensor(1.5 + r, TensorOptions(kFloat32).device(run.device)),
                     scalar_tensor(3 + run.rank, TensorOptions(kInt64).device(run.device)), 10 + run.rank);
     Metrics all = all_reduce_metrics(mine, run);
-    CHECK(all.loss_sum == 4.0);
-    CHECK(all.correct == 7);
-    CHECK(all.count == 21);
+    THREAD_CHECK(all.loss_sum == 4.0);
+    THREAD_CHECK(all.correct == 7);
+    THREAD_CHECK(all.count == 21);
     // Sums kept elsewhere go to the group's device for the collective.
     Metrics from_host = all_reduce_metrics(MetricSums(scalar_tensor(1.0), scalar_tensor(2, kInt64), 3), run);
-    CHECK(from_host.loss_sum == 2.0);
-    CHECK(from_host.correct == 4);
-    CHECK(from_host.count == 6);
+    THREAD_CHECK(from_host.loss_sum == 2.0);
+    THREAD_CHECK(from_host.correct == 4);
+    THREAD_CHECK(from_host.count == 6);
   });
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("a DDP training epoch on devices copies nothing to the host but Gloo's
         run.group->barrier()->wait();
         if (run.rank == 0) copies = sim::copy_counts().device_to_host - copies;
         run.group->barrier()->wait();
-        CHECK(sums.count() == 32);
+        THREAD_CHECK(sums.count() == 32);
       },
       /*counting=*/true);
   CHECK(operations == 8);       // 4 steps of 2 ranks, each one all-reduce of the gradients' bucket
@@ -192,7 +192,7 @@ TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces
         const int before = counting.operations();
         train_epoch(ddp, optimizer, nullptr, shard, run.device, progress, nullptr, step);
         operations[run.rank] = counting.operations() - before;
-        CHECK(progress.step == 8);
+        THREAD_CHECK(progress.step == 8);
         for (const Tensor& p : linear->parameters()) trained[run.rank].push_back(p.to(kCPU));
       },
       /*counting=*/true);
@@ -213,6 +213,6 @@ TEST_CASE("broadcast_buffers: every rank's BatchNorm statistics become rank 0's,
     Classifier local{norm.ptr(), [m = norm.ptr()](const Tensor& x) { return m->forward(x); }};
     norm->running_mean.fill_(1.0 + run.rank);
     broadcast_buffers(local, run);
-    CHECK(norm->running_mean.to(kCPU).to_vector<float>() == std::vector<float>{1, 1, 1});
+    THREAD_CHECK(norm->running_mean.to(kCPU).to_vector<float>() == std::vector<float>{1, 1, 1});
   });
 }
