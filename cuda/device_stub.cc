@@ -2,6 +2,7 @@
 // that needs a device says so.
 #include "cuda/device.h"
 
+#include "tensor/allocator.h"
 #include "tensor/error.h"
 
 namespace brisk::cuda {
@@ -23,5 +24,24 @@ void synchronize(int device) { check_device(device); }
 void synchronize() { check_device(0); }
 DeviceGuard::DeviceGuard(int device) : previous_(0), device_(device) { check_device(device); }
 DeviceGuard::~DeviceGuard() = default;
+
+namespace {
+
+// CUDA tensors in a program that links //cuda but was built without it: say so.
+class NoCudaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t, Device device) override {
+    check_device(device.index);
+    return nullptr;
+  }
+};
+
+[[maybe_unused]] const bool registered = [] {
+  static NoCudaAllocator allocator;
+  register_allocator(DeviceType::CUDA, &allocator);
+  return true;
+}();
+
+}  // namespace
 
 }  // namespace brisk::cuda

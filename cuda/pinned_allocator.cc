@@ -1,6 +1,7 @@
 #include "cuda/pinned_allocator.h"
 
 #include <memory>
+#include <optional>
 
 #include "cuda/cuda_memory_api.h"
 #include "cuda/device.h"
@@ -20,13 +21,24 @@ HostCachingAllocator& host_cache() {
 class PinnedAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes, Device device) override {
-    BRISK_CHECK(device.is_cpu(), "pinned memory is host memory, but {} was requested", device);
+    BRISK_CHECK(device.is_cpu() || device.is_cuda(), "pinned memory is for copies to a CUDA device, but {} was given",
+                device);
     BRISK_CHECK(is_available(), "pinned memory needs CUDA, but {}", unavailable_reason());
+    // cudaHostAlloc allocates in the current device's context; a thread that never chose a
+    // device would create one on GPU 0, on every rank (PyTorch's pin_memory_device).
+    std::optional<DeviceGuard> guard;
+    if (device.is_cuda()) guard.emplace(device.index);
     // A deleter must not throw (std::terminate): a failed free is reported and the block kept.
     return DataPtr(host_cache().malloc(nbytes),
                    [](void* p) { run_reporting_failure("freeing pinned memory", [&] { host_cache().free(p); }); });
   }
 };
+
+// Registered at static initialization of any program that links //cuda:runtime (alwayslink).
+[[maybe_unused]] const bool registered = [] {
+  register_allocator(DeviceType::CUDA, pinned_allocator(), MemoryKind::kPinnedHost);
+  return true;
+}();
 
 }  // namespace
 

@@ -10,8 +10,10 @@
 
 namespace brisk::cuda {
 
-// Host memory (allocate(nbytes, kCPU)) from the pinned cache; raises brisk::Error when CUDA
-// cannot be used, saying why.
+// Host memory from the pinned cache, also registered as the tensor library's pinned allocator
+// of CUDA (pinned_allocator_for in tensor/allocator.h). allocate(nbytes, cuda_device(i))
+// allocates in device i's context, allocate(nbytes, kCPU) in the current device's; raises
+// brisk::Error when CUDA cannot be used, saying why.
 Allocator* pinned_allocator();
 // A contiguous copy of the CPU tensor `tensor` in pinned memory; `tensor` itself if it is
 // pinned already. The copy does not record autograd history.

@@ -1,53 +1,46 @@
 #include "data/pin_memory.h"
 
-#include "data/pinned_memory_runtime.h"
+#include "cuda/device.h"
+#include "tensor/allocator.h"
 #include "tensor/error.h"
+#include "tensor/native/ops.h"
 
 namespace brisk::data {
 namespace {
 
-// Makes `device` the thread's current device for a scope; a destructor never throws, so the
-// previous device is restored without checks (it was valid when the scope began).
-class CurrentDeviceScope {
- public:
-  CurrentDeviceScope(PinnedMemoryRuntime& runtime, int device)
-      : runtime_(runtime), previous_(runtime.current_device()), device_(device) {
-    if (device_ != previous_) runtime_.set_device(device_);
-  }
-  ~CurrentDeviceScope() {
-    if (device_ == previous_) return;
-    try {
-      runtime_.set_device(previous_);
-    } catch (...) {
-    }
-  }
-  CurrentDeviceScope(const CurrentDeviceScope&) = delete;
-  CurrentDeviceScope& operator=(const CurrentDeviceScope&) = delete;
-
- private:
-  PinnedMemoryRuntime& runtime_;
-  int previous_;
-  int device_;
-};
+Allocator& require_pinned_allocator(const char* what) {
+  Allocator* pinned = pinned_allocator_for(DeviceType::CUDA);
+  BRISK_CHECK(pinned != nullptr, "{}: cannot pin memory: pinned memory needs CUDA, but {}", what,
+              cuda::unavailable_reason());
+  return *pinned;
+}
 
 }  // namespace
 
 void check_pin_memory_available(const char* what) {
-  std::string reason = pinned_memory_runtime().unavailable_reason();
-  BRISK_CHECK(reason.empty(), "{}: pin_memory needs a CUDA device, but CUDA cannot be used: {}", what, reason);
+  Allocator& pinned = require_pinned_allocator(what);
+  // Allocates nothing, but raises, saying why, when pinned memory cannot be had (no GPU).
+  try {
+    pinned.allocate(0, kCPU);
+  } catch (const Error& e) {
+    BRISK_FAIL("{}: cannot pin memory: {}", what, e.what());
+  }
 }
 
 Device default_pin_memory_device() {
   check_pin_memory_available("pin_memory");
-  return cuda_device(pinned_memory_runtime().current_device());
+  return cuda_device(cuda::current_device());
 }
 
 Batch pin_memory(const Batch& batch, Device device) {
-  check_pin_memory_available("pin_memory");
   BRISK_CHECK(device.is_cuda(), "pin_memory: pinned memory is for copies to a CUDA device, but {} was given", device);
-  PinnedMemoryRuntime& runtime = pinned_memory_runtime();
-  CurrentDeviceScope scope(runtime, device.index);
-  auto pin = [&](const Tensor& t) { return t.defined() && t.is_cpu() ? runtime.pin(t) : t; };
+  require_pinned_allocator("pin_memory");  // empty_pinned would fall back to plain memory
+  auto pin = [&](const Tensor& t) {
+    if (!t.defined() || !t.is_cpu()) return t;
+    Tensor copy = native::empty_pinned(t.sizes(), t.dtype(), device);
+    native::copy_(copy, t);
+    return copy;
+  };
   return {pin(batch.data), pin(batch.target)};
 }
 

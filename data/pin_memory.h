@@ -1,18 +1,17 @@
 #pragma once
 // Page-locked ("pinned") host memory for batches, so that copying them to a GPU can run
-// asynchronously (DataLoaderOptions::pin_memory).
+// asynchronously (DataLoaderOptions::pin_memory). The memory comes from the pinned allocator
+// that //cuda registers (pinned_allocator_for in tensor/allocator.h).
 #include "data/example.h"
 #include "tensor/device.h"
 
 namespace brisk::data {
 
-// The batch with its CPU tensors copied into pinned memory (tensors already pinned, or not on
-// the CPU, are kept), for copies to the CUDA device `device`. The calling thread makes
-// `device` its current device while it pins (and restores its own after): pinned memory is
-// allocated in the current device's context, and a thread that never chose a device would
-// create one on GPU 0, on every rank (PyTorch's pin_memory_device). Raises brisk::Error
-// saying why when CUDA cannot be used, e.g. in a build without CUDA or on a machine without
-// a GPU, or when `device` is not a CUDA device.
+// The batch with its CPU tensors copied into pinned memory (tensors not on the CPU are kept),
+// allocated in the context of the CUDA device `device` whatever the calling thread's current
+// device: a thread that never chose one would create a context on GPU 0, on every rank
+// (PyTorch's pin_memory_device). Raises brisk::Error saying why when pinned memory cannot be
+// had (a build without CUDA, a machine without a GPU) or when `device` is not a CUDA device.
 Batch pin_memory(const Batch& batch, Device device);
 
 // Raises brisk::Error, naming `what` and the reason, unless pinned memory can be had.

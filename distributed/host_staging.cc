@@ -6,14 +6,14 @@ namespace brisk::dist {
 
 Tensor HostStaging::input(const Tensor& t) {
   if (in_place()) return t;
-  Tensor host = host_buffer_like(t);
+  Tensor host = native::empty_pinned(t.sizes(), t.dtype(), t.device());
   native::copy_(host, t);
   return host;
 }
 
 Tensor HostStaging::output(const Tensor& t, bool with_values) {
   if (in_place()) return t;
-  Tensor host = with_values ? input(t) : host_buffer_like(t);
+  Tensor host = with_values ? input(t) : native::empty_pinned(t.sizes(), t.dtype(), t.device());
   outputs_.emplace_back(t, host);
   return host;
 }

@@ -14,7 +14,8 @@
 // on it and, from pageable or pinned memory alike, returns once the copy is done), so the
 // staged values are those the caller's queued work produced. copy_back() waits for its copies,
 // so a Work that completes after it has its results in place on the device.
-// Host buffers of CUDA tensors are pinned (cuda/pinned_allocator.h): faster transfers.
+// Host buffers are native::empty_pinned: pinned for CUDA tensors when //cuda is linked (faster
+// transfers), plain host memory for the simulated device.
 #include <utility>
 #include <vector>
 
@@ -40,9 +41,5 @@ class HostStaging {
   Device device_;
   std::vector<std::pair<Tensor, Tensor>> outputs_;  // (device tensor, host buffer)
 };
-
-// A contiguous host tensor shaped like `like` (a device tensor): pinned memory for CUDA when
-// the build has CUDA, ordinary host memory otherwise.
-Tensor host_buffer_like(const Tensor& like);
 
 }  // namespace brisk::dist

@@ -1,7 +1,8 @@
 #pragma once
 // Memory for tensors. Each device type has one Allocator; the CPU one is built in, the
-// CUDA backend registers its caching allocator and //tensor/sim the simulated device's
-// when they are linked in.
+// CUDA runtime registers its caching allocator and //tensor/sim the simulated device's
+// when they are linked in. A device type may also have a pinned host allocator (CUDA's,
+// registered by //cuda): page-locked host memory for fast, asynchronous copies.
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -24,10 +25,20 @@ class Allocator {
   virtual void reset_peak_memory_stats(Device device);
 };
 
+// What an allocator registered for a device type serves: the devices' own memory, or host
+// memory page-locked ("pinned") for copies to and from those devices.
+enum class MemoryKind { kDevice, kPinnedHost };
+
 // 64-byte aligned host memory.
 Allocator* cpu_allocator();
-// The allocator for `device`; errors if no backend for its type was linked in.
+// The allocator for `device`; errors if no allocator for its type was linked in.
 Allocator* allocator_for(Device device);
-void register_allocator(DeviceType type, Allocator* allocator);
+// The pinned host allocator of devices of `type`; nullptr when none is registered (a program
+// without //cuda, a build without CUDA, the simulated device). Its allocate(nbytes, device)
+// returns host memory for copies to and from `device` (kCPU: the calling thread's current
+// device), and raises, saying why, when pinned memory cannot be had, even for 0 bytes.
+Allocator* pinned_allocator_for(DeviceType type);
+// Registers (or, in tests, replaces) the allocator of `kind` for `type`; nullptr unregisters.
+void register_allocator(DeviceType type, Allocator* allocator, MemoryKind kind = MemoryKind::kDevice);
 
 }  // namespace brisk

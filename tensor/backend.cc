@@ -1,7 +1,6 @@
 #include "tensor/backend.h"
 
 #include "profiler/record.h"
-#include "tensor/missing_cuda_backend.h"
 #include "tensor/profiled_backend.h"
 
 namespace brisk {
@@ -18,8 +17,9 @@ Backend& device_backend(Device device) {
   switch (device.type) {
     case DeviceType::CPU: return cpu_backend();
     case DeviceType::CUDA:
-      BRISK_CHECK(cuda_backend_slot != nullptr, "device {} requested, but {}", device,
-                  detail::missing_cuda_backend_reason());
+      BRISK_CHECK(cuda_backend_slot != nullptr,
+                  "device {} requested, but no CUDA backend is linked (depend on //cuda, in a build with CUDA)",
+                  device);
       return *cuda_backend_slot;
     case DeviceType::Sim:
       BRISK_CHECK(sim_backend_slot != nullptr,

@@ -29,6 +29,15 @@ Tensor empty(const Shape& shape, TensorOptions options) {
   return finish(t, options);
 }
 
+Tensor empty_pinned(const Shape& shape, DType dtype, Device copies_to) {
+  Allocator* pinned = pinned_allocator_for(copies_to.type);
+  if (pinned == nullptr) return empty(shape, TensorOptions(dtype));
+  for (int64_t s : shape) BRISK_CHECK(s >= 0, "empty_pinned: negative size in shape {}", shape);
+  size_t nbytes = static_cast<size_t>(shape_numel(shape)) * element_size(dtype);
+  auto storage = std::make_shared<Storage>(pinned->allocate(nbytes, copies_to), nbytes, kCPU);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), shape, contiguous_strides(shape), 0, dtype));
+}
+
 Tensor empty_like(const Tensor& t) { return empty(t.sizes(), TensorOptions(t.dtype()).device(t.device())); }
 
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {

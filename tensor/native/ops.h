@@ -32,6 +32,10 @@ Device common_device(const char* op, const std::vector<Tensor>& tensors);
 // ---- Factories ----
 Tensor empty(const Shape& shape, TensorOptions options = {});
 Tensor empty_like(const Tensor& t);
+// A contiguous host tensor for copies to and from `copies_to`: page-locked memory from the
+// pinned allocator of its device type (pinned_allocator_for in tensor/allocator.h), allocated
+// for `copies_to`, or plain host memory when none is registered (no CUDA, the sim device).
+Tensor empty_pinned(const Shape& shape, DType dtype, Device copies_to);
 Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
 Tensor zeros(const Shape& shape, TensorOptions options = {});
 Tensor ones(const Shape& shape, TensorOptions options = {});

@@ -1,18 +1,19 @@
-// Which device the DataLoader's threads pin batches on, checked without a GPU through a fake
-// PinnedMemoryRuntime: each thread has its own current device (0 until set, as in CUDA), and
-// every pinned allocation records the current device of the thread that made it.
+// Which device the DataLoader's threads pin batches for, checked without a GPU through a fake
+// pinned allocator registered for CUDA (tensor/allocator.h) in place of //cuda's: it records
+// the device of every request and the thread that made it, and serves plain host memory.
 #include "data/pin_memory.h"
 
 #include <catch2/catch.hpp>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "autograd/ops.h"
 #include "data/data_loader.h"
-#include "data/pinned_memory_runtime.h"
 #include "data/tensor_dataset.h"
+#include "tensor/allocator.h"
 
 using namespace brisk;
 using namespace brisk::data;
@@ -20,24 +21,25 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-thread_local int fake_current_device = 0;
-
-class FakeRuntime final : public PinnedMemoryRuntime {
+class FakePinnedAllocator final : public Allocator {
  public:
-  std::string unavailable_reason() const override { return ""; }
-  int current_device() const override { return fake_current_device; }
-  void set_device(int device) override { fake_current_device = device; }
-  Tensor pin(const Tensor& tensor) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pinned_on_.push_back(fake_current_device);
-    threads_.insert({std::this_thread::get_id(), 0});
-    return tensor.clone();
+  // Requests then raise this, as CUDA's allocator does on a machine without a GPU.
+  explicit FakePinnedAllocator(std::string failure = "") : failure_(std::move(failure)) {}
+
+  DataPtr allocate(size_t nbytes, Device device) override {
+    BRISK_CHECK(failure_.empty(), "{}", failure_);
+    if (nbytes > 0) {  // 0 bytes: check_pin_memory_available's probe
+      std::lock_guard<std::mutex> lock(mutex_);
+      pinned_for_.push_back(device.index);
+      threads_.insert({std::this_thread::get_id(), 0});
+    }
+    return cpu_allocator()->allocate(nbytes, kCPU);
   }
 
-  // The current device of the pinning thread at each allocation.
-  std::vector<int> pinned_on() const {
+  // The device of each allocation of pinned memory.
+  std::vector<int> pinned_for() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return pinned_on_;
+    return pinned_for_;
   }
   size_t threads() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -45,19 +47,17 @@ class FakeRuntime final : public PinnedMemoryRuntime {
   }
 
  private:
+  std::string failure_;
   mutable std::mutex mutex_;
-  std::vector<int> pinned_on_;
+  std::vector<int> pinned_for_;
   std::map<std::thread::id, int> threads_;
 };
 
-// Installs a FakeRuntime for a test's scope.
-struct UseFakeRuntime {
-  FakeRuntime fake;
-  PinnedMemoryRuntime* previous = set_pinned_memory_runtime(&fake);
-  ~UseFakeRuntime() {
-    set_pinned_memory_runtime(previous);
-    fake_current_device = 0;
-  }
+// Registers `allocator` as CUDA's pinned allocator for a test's scope.
+struct UsePinned {
+  Allocator* previous = pinned_allocator_for(DeviceType::CUDA);
+  explicit UsePinned(Allocator* allocator) { register_allocator(DeviceType::CUDA, allocator, MemoryKind::kPinnedHost); }
+  ~UsePinned() { register_allocator(DeviceType::CUDA, previous, MemoryKind::kPinnedHost); }
 };
 
 std::shared_ptr<TensorDataset> numbers(int64_t n) {
@@ -70,8 +70,9 @@ void run_epoch(DataLoader& loader) {
 
 }  // namespace
 
-TEST_CASE("DataLoader workers pin on the pin_memory_device, not on the device a new thread starts with") {
-  UseFakeRuntime runtime;
+TEST_CASE("DataLoader workers pin for the pin_memory_device, whatever thread pins") {
+  FakePinnedAllocator fake;
+  UsePinned use(&fake);
   for (int workers : {0, 1, 3}) {
     INFO(workers << " workers");
     DataLoader loader(
@@ -79,26 +80,15 @@ TEST_CASE("DataLoader workers pin on the pin_memory_device, not on the device a 
         DataLoaderOptions().batch_size(4).num_workers(workers).pin_memory(true).pin_memory_device(cuda_device(2)));
     run_epoch(loader);
   }
-  std::vector<int> devices = runtime.fake.pinned_on();
+  std::vector<int> devices = fake.pinned_for();
   REQUIRE(devices.size() == 3 * 5 * 2);  // 3 loaders, 5 batches, data and target
   for (int device : devices) CHECK(device == 2);
-  CHECK(runtime.fake.threads() >= 2);  // the consumer thread and worker threads
-  CHECK(fake_current_device == 0);     // the consumer's own device is restored
-}
-
-TEST_CASE("without pin_memory_device, batches are pinned on the constructing thread's current device") {
-  UseFakeRuntime runtime;
-  fake_current_device = 3;  // the training program's cuda::set_device(local_rank)
-  DataLoader loader(numbers(12), DataLoaderOptions().batch_size(4).num_workers(2).pin_memory(true));
-  fake_current_device = 0;
-  run_epoch(loader);
-  std::vector<int> devices = runtime.fake.pinned_on();
-  REQUIRE(devices.size() == 6);
-  for (int device : devices) CHECK(device == 3);
+  CHECK(fake.threads() >= 2);  // the consumer thread and worker threads
 }
 
 TEST_CASE("pinned batches equal the unpinned ones") {
-  UseFakeRuntime runtime;
+  FakePinnedAllocator fake;
+  UsePinned use(&fake);
   auto options = DataLoaderOptions().batch_size(5).shuffle(true).seed(7).num_workers(2);
   DataLoader plain(numbers(17), options);
   DataLoader pinned(numbers(17), options.pin_memory(true).pin_memory_device(cuda_device(1)));
@@ -115,17 +105,37 @@ TEST_CASE("pinned batches equal the unpinned ones") {
 }
 
 TEST_CASE("pin_memory_device must be a CUDA device") {
-  UseFakeRuntime runtime;
+  FakePinnedAllocator fake;
+  UsePinned use(&fake);
   CHECK_THROWS_WITH(DataLoader(numbers(4), DataLoaderOptions().pin_memory(true).pin_memory_device(kCPU)),
                     Contains("pin_memory_device must be a CUDA device") && Contains("cpu"));
   CHECK_THROWS_WITH(pin_memory(Batch{arange(0, 3, 1, kFloat32), Tensor()}, kCPU),
                     Contains("pinned memory is for copies to a CUDA device"));
 }
 
-TEST_CASE("pin_memory pins on the given device and restores the calling thread's") {
-  UseFakeRuntime runtime;
-  fake_current_device = 1;
-  Batch pinned = pin_memory(Batch{arange(0, 3, 1, kFloat32), arange(0, 3, 1, kInt64)}, cuda_device(4));
-  CHECK(runtime.fake.pinned_on() == std::vector<int>{4, 4});
-  CHECK(fake_current_device == 1);
+TEST_CASE("pin_memory copies each CPU tensor into memory pinned for the given device") {
+  FakePinnedAllocator fake;
+  UsePinned use(&fake);
+  Tensor data = arange(0, 6, 1, kFloat32).view({3, 2}).transpose(0, 1);  // not contiguous
+  Batch pinned = pin_memory(Batch{data, Tensor()}, cuda_device(4));
+  CHECK(fake.pinned_for() == std::vector<int>{4});
+  CHECK(pinned.data.is_contiguous());
+  CHECK(equal(pinned.data, data));
+  CHECK_FALSE(pinned.target.defined());
+}
+
+TEST_CASE("without usable pinned memory, the DataLoader says why when it is made") {
+  SECTION("no pinned allocator registered: a build without CUDA") {
+    UsePinned use(nullptr);
+    CHECK_THROWS_WITH(DataLoader(numbers(4), DataLoaderOptions().pin_memory(true).pin_memory_device(cuda_device(0))),
+                      Contains("DataLoader: cannot pin memory: pinned memory needs CUDA, but"));
+    CHECK_THROWS_WITH(pin_memory(Batch{arange(0, 3, 1, kFloat32), Tensor()}, cuda_device(0)),
+                      Contains("pin_memory: cannot pin memory: pinned memory needs CUDA"));
+  }
+  SECTION("a pinned allocator that cannot serve: a machine without a GPU") {
+    FakePinnedAllocator failing("pinned memory needs CUDA, but no CUDA GPU present");
+    UsePinned use(&failing);
+    CHECK_THROWS_WITH(DataLoader(numbers(4), DataLoaderOptions().pin_memory(true).pin_memory_device(cuda_device(0))),
+                      Contains("DataLoader: cannot pin memory: pinned memory needs CUDA, but no CUDA GPU present"));
+  }
 }

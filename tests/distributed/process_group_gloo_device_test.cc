@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "distributed/process_group_gloo.h"
 #include "tensor/native/ops.h"
@@ -172,3 +173,36 @@ TEST_CASE("ProcessGroupGloo on the test device: CPU tensors and other devices' t
       },
       options);
 }
+
+#if defined(BRISK_TEST_DEVICE_SIM)
+TEST_CASE("ProcessGroupGloo on sim:0: host buffers come from the device type's pinned allocator when it has one") {
+  // The simulated device registers no pinned allocator (plain host memory, as without CUDA);
+  // a stand-in registered for it records what the staging asks for, as CUDA's would serve it.
+  struct Recording final : Allocator {
+    std::mutex mutex;
+    std::vector<Device> requests;
+    DataPtr allocate(size_t nbytes, Device device) override {
+      std::lock_guard<std::mutex> lock(mutex);
+      requests.push_back(device);
+      return cpu_allocator()->allocate(nbytes, kCPU);
+    }
+  } pinned;
+  REQUIRE(pinned_allocator_for(DeviceType::Sim) == nullptr);
+  struct Registered {
+    explicit Registered(Allocator* a) { register_allocator(DeviceType::Sim, a, MemoryKind::kPinnedHost); }
+    ~Registered() { register_allocator(DeviceType::Sim, nullptr, MemoryKind::kPinnedHost); }
+  } registered(&pinned);
+  ProcessGroupOptions options;
+  options.device = sim_device(0);
+  run_gloo_ranks(
+      2,
+      [&](ProcessGroupGloo& g) {
+        Tensor t = native::to(make<float>({1.f + g.rank(), 2}), sim_device(0), kFloat32);
+        g.all_reduce(t)->wait();
+        THREAD_CHECK(native::to(t, kCPU, kFloat32).to_vector<float>() == std::vector<float>{3, 4});
+      },
+      options);
+  REQUIRE(pinned.requests.size() >= 2);  // at least one staging buffer per rank
+  for (Device d : pinned.requests) CHECK(d == sim_device(0));
+}
+#endif

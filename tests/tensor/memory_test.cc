@@ -1,9 +1,10 @@
-// The device-neutral memory statistics (tensor/memory.h) on the CPU, the counters behind them
-// and the out-of-memory error.
+// The device-neutral memory statistics (tensor/memory.h) on the CPU, the counters behind them,
+// the out-of-memory error, and the allocators of a program that links no device (only //tensor).
 #include <catch2/catch.hpp>
 
 #include <string>
 
+#include "tensor/backend.h"
 #include "tensor/cpu_caching_allocator.h"
 #include "tensor/memory.h"
 #include "tensor/native/ops.h"
@@ -90,3 +91,29 @@ TEST_CASE("a CPU allocation the system refuses raises an error with the request,
   CHECK(allocator.allocate(100, kCPU) != nullptr);  // still usable
 }
 #endif
+
+TEST_CASE("a CUDA tensor in a program that does not link //cuda: the error says what to link") {
+  CHECK_THROWS_WITH(
+      native::empty({2, 3}, cuda_device(0)),
+      Contains("device cuda:0 requested") && Contains("does not link Brisk's CUDA runtime (depend on //cuda)"));
+  CHECK_THROWS_WITH(backend_for(cuda_device(1)),
+                    Contains("device cuda:1 requested") && Contains("no CUDA backend is linked (depend on //cuda"));
+}
+
+TEST_CASE("pinned host allocators: none until one is registered for the device type") {
+  struct Host final : Allocator {
+    DataPtr allocate(size_t nbytes, Device) override { return cpu_allocator()->allocate(nbytes, kCPU); }
+  } pinned;
+  CHECK(pinned_allocator_for(DeviceType::CPU) == nullptr);
+  CHECK(pinned_allocator_for(DeviceType::CUDA) == nullptr);
+  CHECK(pinned_allocator_for(DeviceType::Sim) == nullptr);
+  register_allocator(DeviceType::Sim, &pinned, MemoryKind::kPinnedHost);
+  CHECK(pinned_allocator_for(DeviceType::Sim) == &pinned);
+  CHECK(pinned_allocator_for(DeviceType::CUDA) == nullptr);
+  // The device allocator of the type is another slot: still missing.
+  CHECK_THROWS_WITH(native::empty({2}, sim_device(0)), Contains("does not link the simulated device"));
+  register_allocator(DeviceType::Sim, nullptr, MemoryKind::kPinnedHost);
+  CHECK(pinned_allocator_for(DeviceType::Sim) == nullptr);
+  CHECK_THROWS_WITH(register_allocator(DeviceType::CPU, &pinned, MemoryKind::kPinnedHost),
+                    Contains("the CPU allocators are built in"));
+}
