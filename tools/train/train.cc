@@ -201,6 +201,7 @@ int run_training(const TrainOptions& options) {
   const std::string data_dir =
       resolve_path(options.data_dir.empty() ? default_data_dir(options.dataset) : options.data_dir);
   TrainingData data = load_training_data(options.dataset, data_dir, options.train_limit, options.test_limit);
+  check_batch_size(options, data.train->size());
   const uint64_t data_seed = resumed ? resumed->data_seed : data::derive_seed(options.seed, kDataSeedStream);
   data::DataLoader train_loader = make_train_loader(options, data, data_seed, device, run);
   // Distributed, each rank evaluates its own part of the test set and the sums are added.

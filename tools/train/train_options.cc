@@ -1,5 +1,9 @@
 #include "tools/train/train_options.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "checkpoint/save_pattern.h"
@@ -22,6 +26,43 @@ std::string check_device_flag(const std::string& flag) {
     return fmt::format("{} (or 'auto')", e.what());
   }
 }
+
+// The bounds of numeric flags, in place of CLI11's PositiveNumber and NonNegativeNumber: those
+// print their upper bound, DBL_MAX, in 309 digits, and an integer flag converts a value past
+// its type's range to the largest value without a word. CLI11 puts the flag's name in front of
+// the message; a value that is no number at all is left to its conversion error.
+template <typename Int>
+CLI::Validator integer_at_least(Int lowest, const char* what) {
+  return CLI::Validator(
+      [lowest, what](const std::string& input) -> std::string {
+        Int value = 0;
+        auto [end, error] = std::from_chars(input.data(), input.data() + input.size(), value);
+        if (error == std::errc::result_out_of_range) {
+          return fmt::format("{} is too large; the largest accepted is {}", input, std::numeric_limits<Int>::max());
+        }
+        if (error != std::errc() || end != input.data() + input.size()) return "";
+        return value < lowest ? fmt::format("{} is not {}", input, what) : "";
+      },
+      what);
+}
+
+CLI::Validator number_above(double bound, bool inclusive, const char* what) {
+  return CLI::Validator(
+      [bound, inclusive, what](const std::string& input) -> std::string {
+        char* end = nullptr;
+        double value = std::strtod(input.c_str(), &end);
+        if (end == input.c_str() || *end != '\0') return "";
+        bool fits = std::isfinite(value) && (inclusive ? value >= bound : value > bound);
+        return fits ? "" : fmt::format("{} is not {}", input, what);
+      },
+      what);
+}
+
+const CLI::Validator kPositiveInt = integer_at_least<int64_t>(1, "a positive integer");
+const CLI::Validator kNonNegativeInt = integer_at_least<int64_t>(0, "a non-negative integer");
+const CLI::Validator kNonNegativeInt32 = integer_at_least<int>(0, "a non-negative integer");
+const CLI::Validator kPositiveNumber = number_above(0, false, "a positive number");
+const CLI::Validator kNonNegativeNumber = number_above(0, true, "a non-negative number");
 
 // "mnist: data/mnist, fashion-mnist: /usr/share/datasets/fashion-mnist, ..."
 std::string default_data_dirs_help() {
@@ -48,20 +89,20 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(CLI::IsMember(model_names()))
       ->capture_default_str();
   app.add_option("--epochs", o.epochs, "epochs to train (in total, counting those of a resumed checkpoint)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveInt)
       ->capture_default_str();
   app.add_option("--batch-size", o.batch_size,
                  "examples per optimizer step (global: split over the processes and the --accumulate micro-steps)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveInt)
       ->capture_default_str();
   app.add_option("--optimizer", o.optimizer, "sgd (torch.optim.SGD) or adamw (torch.optim.AdamW)")
       ->check(CLI::IsMember({"sgd", "adamw"}))
       ->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate (onecycle: its peak)")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate (onecycle: its peak)")->check(kPositiveNumber)->capture_default_str();
   app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   app.add_flag("--nesterov", o.nesterov, "SGD with Nesterov momentum");
   app.add_option("--weight-decay", o.weight_decay, "weight decay (SGD: L2 through the gradient; AdamW: decoupled)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegativeNumber)
       ->capture_default_str();
   app.add_option("--lr-schedule", o.lr_schedule,
                  "per step: cosine (from --lr down to 0 over all epochs), onecycle (OneCycleLR up to --lr and "
@@ -71,16 +112,16 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--warmup-epochs", o.warmup_epochs,
                  "epochs (may be fractional) of linear warm-up from 0 to --lr before the schedule; onecycle: its "
                  "rising phase (default there: 30% of the steps)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegativeNumber)
       ->capture_default_str();
   app.add_option("--max-grad-norm", o.max_grad_norm,
                  "clip the gradients' total 2-norm to this before each optimizer step (0: no clipping)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegativeNumber)
       ->capture_default_str();
   app.add_option("--accumulate", o.accumulate,
                  "micro-steps per optimizer step: gradients of --batch-size / N examples each are accumulated (under "
                  "DDP only the last micro-step all-reduces)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveInt)
       ->capture_default_str();
   app.add_flag("--sync-bn", o.sync_bn,
                "distributed: BatchNorm layers normalize with the statistics of the whole global batch "
@@ -106,29 +147,28 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "also checkpoint every N optimizer steps within epochs, written in the background (0: after "
                  "each epoch only); needs --save with {step}, or without placeholders (one file, replaced)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegativeInt)
       ->capture_default_str();
   app.add_option("--keep-checkpoints", o.keep_checkpoints,
                  "keep only the newest N checkpoints of --save, removing older ones (0: all); needs {step} or "
                  "{epoch} in --save")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegativeInt)
       ->capture_default_str();
   app.add_option("--resume", o.resume,
                  "checkpoint file to continue training from; auto: the newest complete checkpoint of --save's "
                  "pattern if there is one, else start afresh (for jobs restarted by launch --max-restarts)");
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveInt)
       ->capture_default_str();
   app.add_option("--metrics-csv", o.metrics_csv, "per-epoch metrics file (appended to when resuming)")
       ->capture_default_str();
   app.add_flag("--plot,!--no-plot", o.plot,
                "draw the per-epoch metrics as a PNG next to the CSV (its name with .png) after every epoch "
                "(default: on)");
-  app.add_option("--train-limit", o.train_limit, "train on the first N examples only (0: all)")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--train-limit", o.train_limit, "train on the first N examples only (0: all)")->check(kNonNegativeInt);
   app.add_option("--test-limit", o.test_limit, "evaluate on the first N test examples only (0: all)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--workers", o.workers, "data loader threads")->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(kNonNegativeInt);
+  app.add_option("--workers", o.workers, "data loader threads")->check(kNonNegativeInt32)->capture_default_str();
   app.add_option("--dist-backend", o.dist_backend,
                  "train distributed (DDP) over this backend; auto: nccl for CUDA devices, gloo otherwise "
                  "(default: distributed when started by the launcher with WORLD_SIZE > 1)")
@@ -136,17 +176,23 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--heartbeat-timeout", o.heartbeat_timeout,
                  "seconds without a rank's heartbeat (stopped, hung, dead) before the others name it and fail "
                  "(0: off; default: BRISK_HEARTBEAT_TIMEOUT, else 30)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegativeNumber);
   app.add_option("--stall-timeout", o.stall_timeout,
                  "seconds a rank may wait in a collective for a live peer that has not entered it (an infinite "
                  "loop, a deadlock) before the job fails naming that peer (0: only a warning)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(kNonNegativeInt32);
   app.add_option("--profile-steps", o.profile_steps,
                  "A-B: profile optimizer steps A to B (from 0) and write a Chrome trace per rank (docs/profiler.md)");
   app.add_option("--profile-trace", o.profile_trace, "trace file of --profile-steps; {rank} is replaced by the rank")
       ->capture_default_str();
+}
+
+void check_batch_size(const TrainOptions& o, int64_t train_examples) {
+  BRISK_CHECK(o.batch_size <= train_examples,
+              "--batch-size {} is larger than the training set ({} examples{}); give at most {}", o.batch_size,
+              train_examples, o.train_limit > 0 ? ", --train-limit" : "", train_examples);
 }
 
 void check_train_options(const TrainOptions& o) {

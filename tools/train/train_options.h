@@ -68,5 +68,8 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 // --keep-checkpoints without a --save pattern that names their files apart, --resume auto
 // without --save.
 void check_train_options(const TrainOptions& options);
+// Raises brisk::Error naming --batch-size when one optimizer step would take more examples
+// than the training set (after --train-limit) has.
+void check_batch_size(const TrainOptions& options, int64_t train_examples);
 
 }  // namespace brisk::train

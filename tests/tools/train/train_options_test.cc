@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,42 @@ TEST_CASE("train flags: values out of range are refused by name") {
   CHECK_THAT(parse({"--weight-decay", "-1"}, o), Contains("--weight-decay"));
   CHECK_THAT(parse({"--label-smoothing", "1.5"}, o), Contains("--label-smoothing"));
   CHECK_THAT(parse({"--heartbeat-timeout", "-2"}, o), Contains("--heartbeat-timeout"));
+}
+
+TEST_CASE("train flags: range errors name the flag and the value, and print no 309-digit bound") {
+  TrainOptions o;
+  CHECK(parse({"--batch-size", "0"}, o) == "--batch-size: 0 is not a positive integer");
+  CHECK(parse({"--batch-size", "-3"}, o) == "--batch-size: -3 is not a positive integer");
+  // Past int64: refused, not taken as int64's largest value.
+  CHECK(parse({"--batch-size", "99999999999999999999"}, o) ==
+        "--batch-size: 99999999999999999999 is too large; the largest accepted is 9223372036854775807");
+  CHECK(parse({"--workers", "3000000000"}, o) ==
+        "--workers: 3000000000 is too large; the largest accepted is 2147483647");
+  CHECK(parse({"--lr", "0"}, o) == "--lr: 0 is not a positive number");
+  CHECK(parse({"--lr", "inf"}, o) == "--lr: inf is not a positive number");
+  CHECK(parse({"--weight-decay", "-1e-3"}, o) == "--weight-decay: -1e-3 is not a non-negative number");
+  CHECK_THAT(parse({"--batch-size", "abc"}, o), Contains("--batch-size") && Contains("abc"));
+  // The help names the bounds in words.
+  CLI::App app;
+  add_train_flags(app, o);
+  std::string help = app.help();
+  CHECK_THAT(help, Contains("a positive integer"));
+  CHECK(help.find("179769313486231570") == std::string::npos);
+  REQUIRE(parse({"--batch-size", "9223372036854775807", "--lr", "1e300", "--workers", "0"}, o) == "");
+  CHECK(o.batch_size == std::numeric_limits<int64_t>::max());
+}
+
+TEST_CASE("check_batch_size: a --batch-size larger than the training set is refused by name") {
+  TrainOptions o;
+  REQUIRE(parse({"--batch-size", "100", "--train-limit", "60"}, o) == "");
+  CHECK_THROWS_WITH(check_batch_size(o, 60),
+                    "--batch-size 100 is larger than the training set (60 examples, --train-limit); give at most 60");
+  CHECK_NOTHROW(check_batch_size(o, 100));
+  o.batch_size = std::numeric_limits<int64_t>::max();
+  o.train_limit = 0;
+  CHECK_THROWS_WITH(check_batch_size(o, 60000),
+                    "--batch-size 9223372036854775807 is larger than the training set (60000 examples); give at most "
+                    "60000");
 }
 
 TEST_CASE("check_train_options: flags that do not go together, named") {
