@@ -16,49 +16,17 @@
 
 namespace brisk::cuda {
 
+// Every method of Backend (tensor/backend.h) but the batch norm kernels, which
+// nn::functional::batch_norm composes from other ops on CUDA. Each family in its own file:
+// copy.cu, elementwise.cu (unary, binary, ternary), reduce.cu, softmax.cu, gemm.cc
+// (batched_gemm), index.cu (index_select, gather, scatter_add), random.cu, conv.cc, pool.cu
+// and optimizer_step.cu (sgd_step, adam_step, non_finite_check_and_unscale).
 class CudaBackend final : public Backend {
  public:
-  // cuda/copy.cu
-  void copy(const Tensor& dst, const Tensor& src, bool non_blocking) override;
-  // cuda/elementwise.cu
-  void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams params) override;
-  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams params) override;
-  void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c,
-               OpParams params) override;
-  // cuda/reduce.cu
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in, const std::vector<int64_t>& dims,
-              OpParams params) override;
-  // cuda/softmax.cu
-  void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) override;
-  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim,
-                        bool log) override;
-  // cuda/gemm.cc
-  void batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) override;
-  // cuda/index.cu
-  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
-  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
-  void scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) override;
-  // cuda/random.cu
-  void random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) override;
-  // cuda/optimizer_step.cu
-  void sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
-                const SgdStepParams& params) override;
-  void adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                 const Tensor& max_exp_avg_sq, const AdamStepParams& params) override;
-  void non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) override;
-  // cuda/conv.cc
-  void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
-              const Conv2dParams& params) override;
-  void conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
-                       const Tensor& grad_out, const Tensor& input, const Tensor& weight,
-                       const Conv2dParams& params) override;
-  // cuda/pool.cu
-  void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) override;
-  void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) override;
-  void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) override;
-  void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) override;
-  void adaptive_avg_pool2d(const Tensor& out, const Tensor& input) override;
-  void adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) override;
+  BRISK_BACKEND_COPY(BRISK_BACKEND_OVERRIDE)
+  BRISK_BACKEND_CORE_KERNELS(BRISK_BACKEND_OVERRIDE)
+  BRISK_BACKEND_CONV_POOL_KERNELS(BRISK_BACKEND_OVERRIDE)
+  BRISK_BACKEND_OPTIMIZER_KERNELS(BRISK_BACKEND_OVERRIDE)
 };
 
 }  // namespace brisk::cuda

@@ -1,5 +1,7 @@
 #include "tensor/backend.h"
 
+#include <initializer_list>
+
 #include "profiler/record.h"
 #include "tensor/profiled_backend.h"
 
@@ -9,8 +11,10 @@ namespace {
 Backend* cuda_backend_slot = nullptr;
 Backend* sim_backend_slot = nullptr;
 
-[[noreturn]] void op_missing(const char* op, const Tensor& t) {
-  BRISK_FAIL("{}: not implemented for device {} yet", op, t.device());
+// The error of an optional kernel a backend lacks, naming the device of the kernel's first
+// input (a row's inputs, whose first is always defined).
+[[noreturn]] void op_missing(const char* op, std::initializer_list<const Tensor*> inputs) {
+  BRISK_FAIL("{}: not implemented for device {} yet", op, (*inputs.begin())->device());
 }
 
 Backend& device_backend(Device device) {
@@ -42,46 +46,9 @@ Backend& backend_for(Device device) {
   return profiler::is_enabled() ? profiled_backend(device.type, backend) : backend;
 }
 
-void Backend::conv2d(const Tensor& out, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
-  op_missing("conv2d", out);
-}
-void Backend::conv2d_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor& grad_out, const Tensor&,
-                              const Tensor&, const Conv2dParams&) {
-  op_missing("conv2d_backward", grad_out);
-}
-void Backend::max_pool2d(const Tensor& out, const Tensor&, const Tensor&, const Pool2dParams&) {
-  op_missing("max_pool2d", out);
-}
-void Backend::max_pool2d_backward(const Tensor& grad_input, const Tensor&, const Tensor&) {
-  op_missing("max_pool2d_backward", grad_input);
-}
-void Backend::avg_pool2d(const Tensor& out, const Tensor&, const Pool2dParams&) { op_missing("avg_pool2d", out); }
-void Backend::avg_pool2d_backward(const Tensor& grad_input, const Tensor&, const Pool2dParams&) {
-  op_missing("avg_pool2d_backward", grad_input);
-}
-void Backend::adaptive_avg_pool2d(const Tensor& out, const Tensor&) { op_missing("adaptive_avg_pool2d", out); }
-void Backend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor&) {
-  op_missing("adaptive_avg_pool2d_backward", grad_input);
-}
-
-void Backend::batch_norm(const Tensor& out, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                         const Tensor&, const Tensor&, bool, double, double) {
-  op_missing("batch_norm", out);
-}
-void Backend::batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor& grad_out, const Tensor&,
-                                  const Tensor&, const Tensor&, const Tensor&, bool) {
-  op_missing("batch_norm_backward", grad_out);
-}
-
-void Backend::sgd_step(const Tensor& param, const Tensor&, const Tensor&, const SgdStepParams&) {
-  op_missing("sgd_step", param);
-}
-void Backend::adam_step(const Tensor& param, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                        const AdamStepParams&) {
-  op_missing("adam_step", param);
-}
-void Backend::non_finite_check_and_unscale(const Tensor& grad, const Tensor&, float) {
-  op_missing("non_finite_check_and_unscale", grad);
-}
+#define BRISK_BACKEND_DEFAULT(name, params, args, event, inputs) \
+  void Backend::name params { op_missing(#name, {BRISK_BACKEND_UNPACK inputs}); }
+BRISK_BACKEND_OPTIONAL_KERNELS(BRISK_BACKEND_DEFAULT)
+#undef BRISK_BACKEND_DEFAULT
 
 }  // namespace brisk

@@ -9,7 +9,7 @@ namespace {
 
 [[maybe_unused]] const bool registered = [] {
   static SimAllocator allocator;
-  static SimBackend backend;
+  static SimBackend backend(cpu_backend());
   register_allocator(DeviceType::Sim, &allocator);
   register_backend(DeviceType::Sim, &backend);
   return true;

@@ -8,8 +8,6 @@
 namespace brisk::sim {
 namespace {
 
-Backend& cpu() { return backend_for(kCPU); }
-
 std::atomic<uint64_t> device_to_host_copies{0}, host_to_device_copies{0}, device_to_device_copies{0};
 
 // Errors unless every defined tensor is on one simulated device, naming the op, the device
@@ -17,7 +15,7 @@ std::atomic<uint64_t> device_to_host_copies{0}, host_to_device_copies{0}, device
 void check_one_sim_device(const char* op, std::initializer_list<const Tensor*> tensors) {
   const Tensor* first = nullptr;
   for (const Tensor* t : tensors) {
-    if (!t->defined()) continue;
+    if (t == nullptr || !t->defined()) continue;
     if (first == nullptr) {
       first = t;
       BRISK_CHECK(t->device().is_sim(), "{}: the simulated device's kernel was given a tensor on {} ({})", op,
@@ -31,8 +29,26 @@ void check_one_sim_device(const char* op, std::initializer_list<const Tensor*> t
   }
 }
 
-// The host alias of `t` (sim_memory.h); shorter to read in the calls below.
-Tensor h(const Tensor& t) { return host_alias(t); }
+// A kernel argument as check_one_sim_device sees it (null: not a tensor) and as the host's
+// kernel receives it (a tensor's host alias, sim_memory.h; anything else unchanged).
+const Tensor* tensor_or_null(const Tensor& t) { return &t; }
+template <typename T>
+const Tensor* tensor_or_null(const T&) {
+  return nullptr;
+}
+Tensor on_host_view(const Tensor& t) { return host_alias(t); }
+template <typename T>
+const T& on_host_view(const T& arg) {
+  return arg;
+}
+
+// Runs `kernel` (the host backend's) on `args` seen from the host, once they are all on one
+// simulated device.
+template <typename Kernel, typename... Args>
+void on_host(const char* op, Kernel&& kernel, const Args&... args) {
+  check_one_sim_device(op, {tensor_or_null(args)...});
+  kernel(on_host_view(args)...);
+}
 
 }  // namespace
 
@@ -55,143 +71,15 @@ void SimBackend::copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (!to_sim) ++device_to_host_copies;
   if (!from_sim) ++host_to_device_copies;
   if (to_sim && from_sim && dst.device() != src.device()) ++device_to_device_copies;
-  cpu().copy(to_sim ? h(dst) : dst, from_sim ? h(src) : src, non_blocking);
+  host_.copy(to_sim ? host_alias(dst) : dst, from_sim ? host_alias(src) : src, non_blocking);
 }
 
-void SimBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams params) {
-  check_one_sim_device(op_name(op), {&out, &in});
-  cpu().unary(op, h(out), h(in), params);
-}
-
-void SimBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams params) {
-  check_one_sim_device(op_name(op), {&out, &a, &b});
-  cpu().binary(op, h(out), h(a), h(b), params);
-}
-
-void SimBackend::ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c,
-                         OpParams params) {
-  check_one_sim_device(op_name(op), {&out, &a, &b, &c});
-  cpu().ternary(op, h(out), h(a), h(b), h(c), params);
-}
-
-void SimBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& indices, const Tensor& in,
-                        const std::vector<int64_t>& dims, OpParams params) {
-  check_one_sim_device(op_name(op), {&out, &indices, &in});
-  cpu().reduce(op, h(out), h(indices), h(in), dims, params);
-}
-
-void SimBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
-  check_one_sim_device(log ? "log_softmax" : "softmax", {&out, &in});
-  cpu().softmax(h(out), h(in), dim, log);
-}
-
-void SimBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t dim,
-                                  bool log) {
-  check_one_sim_device(log ? "log_softmax_backward" : "softmax_backward", {&grad_in, &grad_out, &out});
-  cpu().softmax_backward(h(grad_in), h(grad_out), h(out), dim, log);
-}
-
-void SimBackend::batched_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) {
-  check_one_sim_device("matmul", {&out, &a, &b});
-  cpu().batched_gemm(h(out), h(a), h(b), alpha, beta);
-}
-
-void SimBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  check_one_sim_device("index_select", {&out, &in, &index});
-  cpu().index_select(h(out), h(in), dim, h(index));
-}
-
-void SimBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
-  check_one_sim_device("gather", {&out, &in, &index});
-  cpu().gather(h(out), h(in), dim, h(index));
-}
-
-void SimBackend::scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_one_sim_device("scatter_add", {&self, &index, &src});
-  cpu().scatter_add(h(self), dim, h(index), h(src));
-}
-
-void SimBackend::random(RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params) {
-  check_one_sim_device("random", {&out});
-  cpu().random(op, h(out), seed, offset, params);
-}
-
-void SimBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
-                        const Conv2dParams& params) {
-  check_one_sim_device("conv2d", {&out, &input, &weight, &bias});
-  cpu().conv2d(h(out), h(input), h(weight), h(bias), params);
-}
-
-void SimBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
-                                 const Tensor& grad_out, const Tensor& input, const Tensor& weight,
-                                 const Conv2dParams& params) {
-  check_one_sim_device("conv2d_backward", {&grad_out, &grad_input, &grad_weight, &grad_bias, &input, &weight});
-  cpu().conv2d_backward(h(grad_input), h(grad_weight), h(grad_bias), h(grad_out), h(input), h(weight), params);
-}
-
-void SimBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input, const Pool2dParams& params) {
-  check_one_sim_device("max_pool2d", {&out, &indices, &input});
-  cpu().max_pool2d(h(out), h(indices), h(input), params);
-}
-
-void SimBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& indices) {
-  check_one_sim_device("max_pool2d_backward", {&grad_input, &grad_out, &indices});
-  cpu().max_pool2d_backward(h(grad_input), h(grad_out), h(indices));
-}
-
-void SimBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) {
-  check_one_sim_device("avg_pool2d", {&out, &input});
-  cpu().avg_pool2d(h(out), h(input), params);
-}
-
-void SimBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) {
-  check_one_sim_device("avg_pool2d_backward", {&grad_input, &grad_out});
-  cpu().avg_pool2d_backward(h(grad_input), h(grad_out), params);
-}
-
-void SimBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
-  check_one_sim_device("adaptive_avg_pool2d", {&out, &input});
-  cpu().adaptive_avg_pool2d(h(out), h(input));
-}
-
-void SimBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) {
-  check_one_sim_device("adaptive_avg_pool2d_backward", {&grad_input, &grad_out});
-  cpu().adaptive_avg_pool2d_backward(h(grad_input), h(grad_out));
-}
-
-void SimBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
-                            const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                            const Tensor& running_var, bool training, double momentum, double eps) {
-  check_one_sim_device("batch_norm",
-                       {&out, &save_mean, &save_invstd, &input, &weight, &bias, &running_mean, &running_var});
-  cpu().batch_norm(h(out), h(save_mean), h(save_invstd), h(input), h(weight), h(bias), h(running_mean), h(running_var),
-                   training, momentum, eps);
-}
-
-void SimBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
-                                     const Tensor& grad_out, const Tensor& input, const Tensor& weight,
-                                     const Tensor& save_mean, const Tensor& save_invstd, bool training) {
-  check_one_sim_device("batch_norm_backward",
-                       {&grad_input, &grad_weight, &grad_bias, &grad_out, &input, &weight, &save_mean, &save_invstd});
-  cpu().batch_norm_backward(h(grad_input), h(grad_weight), h(grad_bias), h(grad_out), h(input), h(weight), h(save_mean),
-                            h(save_invstd), training);
-}
-
-void SimBackend::sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
-                          const SgdStepParams& params) {
-  check_one_sim_device("sgd_step", {&param, &grad, &momentum_buffer});
-  cpu().sgd_step(h(param), h(grad), h(momentum_buffer), params);
-}
-
-void SimBackend::adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                           const Tensor& max_exp_avg_sq, const AdamStepParams& params) {
-  check_one_sim_device("adam_step", {&param, &grad, &exp_avg, &exp_avg_sq, &max_exp_avg_sq});
-  cpu().adam_step(h(param), h(grad), h(exp_avg), h(exp_avg_sq), h(max_exp_avg_sq), params);
-}
-
-void SimBackend::non_finite_check_and_unscale(const Tensor& grad, const Tensor& found_inf, float inv_scale) {
-  check_one_sim_device("non_finite_check_and_unscale", {&grad, &found_inf});
-  cpu().non_finite_check_and_unscale(h(grad), h(found_inf), inv_scale);
-}
+#define BRISK_SIM_FORWARD(name, params, args, event, inputs)                                            \
+  void SimBackend::name params {                                                                        \
+    on_host(                                                                                            \
+        event, [&](const auto&... host_args) { host_.name(host_args...); }, BRISK_BACKEND_UNPACK args); \
+  }
+BRISK_BACKEND_KERNELS(BRISK_SIM_FORWARD)
+#undef BRISK_SIM_FORWARD
 
 }  // namespace brisk::sim
