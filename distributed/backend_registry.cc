@@ -3,7 +3,7 @@
 #include <map>
 #include <mutex>
 
-#include "distributed/process_group_gloo.h"
+#include "distributed/gloo/process_group_gloo.h"
 #include "tensor/error.h"
 
 namespace brisk::dist {
@@ -41,7 +41,7 @@ const ProcessGroupFactory& process_group_backend(const std::string& name) {
     std::vector<std::string> names;
     for (const auto& [known, f] : registry().factories) names.push_back(known);
     BRISK_FAIL("init_process_group: unknown backend '{}' (available: {}{})", name, fmt::join(names, ", "),
-               name == "nccl" ? "; nccl needs a CUDA build linking //distributed:nccl" : "");
+               name == "nccl" ? "; nccl needs a CUDA build linking //distributed/nccl" : "");
   }
   return it->second;
 }

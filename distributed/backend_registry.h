@@ -1,6 +1,6 @@
 #pragma once
 // Process-group backends by name, so init_process_group("nccl", ...) finds ProcessGroupNCCL
-// when the cuda-only //distributed:nccl target is linked, without //distributed depending
+// when the cuda-only //distributed/nccl target is linked, without //distributed depending
 // on CUDA. "gloo" is registered by //distributed itself.
 //
 //   // in process_group_nccl.cc:
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "distributed/process_group.h"
-#include "distributed/store.h"
+#include "distributed/store/store.h"
 
 namespace brisk::dist {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "distributed/process_group.h"
-#include "distributed/store.h"
+#include "distributed/store/store.h"
 #include "tensor/tensor.h"
 
 namespace brisk::dist {

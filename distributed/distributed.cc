@@ -8,9 +8,9 @@
 
 #include "distributed/backend_registry.h"
 #include "distributed/environment.h"
-#include "distributed/file_store.h"
-#include "distributed/prefix_store.h"
-#include "distributed/tcp_store.h"
+#include "distributed/store/file_store.h"
+#include "distributed/store/prefix_store.h"
+#include "distributed/store/tcp_store.h"
 #include "tensor/error.h"
 
 namespace brisk::dist {

@@ -28,7 +28,7 @@
 
 #include "distributed/process_group.h"
 #include "distributed/reduce_op.h"
-#include "distributed/store.h"
+#include "distributed/store/store.h"
 #include "distributed/work.h"
 #include "tensor/tensor.h"
 

@@ -29,7 +29,7 @@ struct ProcessGroupOptions {
   // Compare each collective's (op, sequence number, numel, dtype, root, reduce op) across
   // ranks in the background (never on the collective's path) and fail it promptly on a
   // mismatch, naming the odd rank. Off, a mismatch still fails (Gloo: at the timeout) with the
-  // same diagnosis; NCCL compares always (distributed/desync_monitor.h).
+  // same diagnosis; NCCL compares always (distributed/health/desync_monitor.h).
   bool check_desync = true;
   // The device whose tensors the group's operations take: every tensor argument must be on
   // it, as NCCL requires. Unset: the CPU for Gloo; for NCCL the current CUDA device when the
@@ -37,7 +37,7 @@ struct ProcessGroupOptions {
   // tensors on ProcessGroup::device().
   std::optional<Device> device;
   // A rank whose heartbeats stop (stopped, hung, dead) for this long fails the group on the
-  // others, naming it, collective running or not (distributed/heartbeat.h). Unset: the
+  // others, naming it, collective running or not (distributed/health/heartbeat.h). Unset: the
   // environment's BRISK_HEARTBEAT_TIMEOUT (seconds), else kDefaultHeartbeatTimeout; zero: off.
   std::optional<std::chrono::milliseconds> heartbeat_timeout;
   // A rank that has waited this long in a collective that a live peer has not entered (an
@@ -62,25 +62,30 @@ class ProcessGroup {
   Device device() const { return device_; }
   virtual std::string backend_name() const = 0;
 
+  // Each operation a backend does not override throws "<op>: not implemented by backend
+  // '<backend_name()>'", so a test's fake implements only what it uses.
   // tensor on `root` is copied into tensor on every rank.
-  virtual std::shared_ptr<Work> broadcast(Tensor& tensor, int root) = 0;
-  virtual std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) = 0;
+  virtual std::shared_ptr<Work> broadcast(Tensor& tensor, int root);
+  virtual std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM);
   // The reduction lands in tensor on `root`; other ranks' tensors are unspecified after.
-  virtual std::shared_ptr<Work> reduce(Tensor& tensor, int root, ReduceOp op = ReduceOp::SUM) = 0;
+  virtual std::shared_ptr<Work> reduce(Tensor& tensor, int root, ReduceOp op = ReduceOp::SUM);
   // outputs[r] receives rank r's input; outputs has size() tensors shaped like input.
-  virtual std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) = 0;
+  virtual std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input);
   // As all_gather, into outputs on `root` only (outputs is ignored elsewhere).
-  virtual std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) = 0;
+  virtual std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root);
   // Rank r receives inputs[r] from `root` (inputs is ignored elsewhere).
-  virtual std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) = 0;
+  virtual std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root);
   // output = reduction over ranks of their inputs[rank()].
   virtual std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
-                                               ReduceOp op = ReduceOp::SUM) = 0;
+                                               ReduceOp op = ReduceOp::SUM);
   // outputs[r] receives rank r's inputs[rank()].
-  virtual std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) = 0;
-  virtual std::shared_ptr<Work> barrier() = 0;
-  virtual std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag = 0) = 0;
-  virtual std::shared_ptr<Work> recv(Tensor& tensor, int src, int tag = 0) = 0;
+  virtual std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs);
+  virtual std::shared_ptr<Work> barrier();
+  virtual std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag = 0);
+  virtual std::shared_ptr<Work> recv(Tensor& tensor, int src, int tag = 0);
+
+ protected:
+  [[noreturn]] void not_implemented(const char* op) const;
 
  private:
   int rank_;

@@ -9,7 +9,7 @@
 #include "cuda/device.h"
 #include "distributed/distributed.h"
 #include "distributed/init_distributed.h"
-#include "tools/launch/free_port.h"
+#include "distributed/launch/free_port.h"
 
 using namespace brisk;
 using Catch::Contains;

@@ -1,12 +1,10 @@
 // sync_batch_norm within one process: the parts of a batch that several processes would hold,
 // each normalized with statistics exchanged in memory, against batch_norm on their
 // concatenation (float64: outputs, every gradient, running statistics), and the float64
-// gradcheck of the whole exchange as one function of all the parts. Then nn::SyncBatchNorm
-// and convert_sync_batchnorm on their own (no process group: plain BatchNorm).
-// tests/distributed/sync_batchnorm_multiprocess_test.cc runs the exchange over real process
+// gradcheck of the whole exchange as one function of all the parts.
+// tests/distributed/nn/sync_batchnorm_multiprocess_test.cc runs the exchange over real process
 // groups.
 #include <catch2/catch.hpp>
-#include <sstream>
 
 #include "autograd/grad_mode.h"
 #include "autograd/gradcheck.h"
@@ -14,7 +12,6 @@
 #include "nn/functional.h"
 #include "nn/modules/batchnorm.h"
 #include "nn/modules/linear.h"
-#include "nn/modules/sync_batchnorm.h"
 #include "nn/sequential.h"
 #include "tests/test_device.h"
 
@@ -186,76 +183,6 @@ TEST_CASE("sync_batch_norm errors name it and the argument") {
                     Contains("sync_batch_norm: weight") && Contains("should have shape [3]"));
   CHECK_THROWS_WITH(F::sync_batch_norm(leaf({4}), Tensor(), Tensor(), Tensor(), Tensor(), 0.1, 1e-5, exchange),
                     Contains("sync_batch_norm: expected an input [N, C, *] with at least 2 dims"));
-}
-
-struct NetImpl : Module {
-  NetImpl() {
-    fc = register_module("fc", Linear(4, 3));
-    bn = register_module("bn", BatchNorm1d(3));
-    head = register_module("head", Sequential(Linear(3, 2), BatchNorm1d(2)));
-  }
-  Linear fc{nullptr};
-  BatchNorm1d bn{nullptr};
-  Sequential head{nullptr};
-};
-BRISK_MODULE(Net);
-
-TEST_CASE("convert_sync_batchnorm converts every BatchNorm layer in place, keeping the state_dict") {
-  Net net;
-  std::vector<std::string> keys_before;
-  for (const auto& item : net->state_dict()) keys_before.push_back(item.first);
-  CHECK(convert_sync_batchnorm(*net) == 2);
-  std::vector<std::string> keys_after;
-  for (const auto& item : net->state_dict()) keys_after.push_back(item.first);
-  CHECK(keys_after == keys_before);
-  CHECK(net->bn->stats_exchange != nullptr);
-  std::ostringstream printed;
-  printed << *net->bn;
-  CHECK_THAT(printed.str(), Contains("SyncBatchNorm(3, eps=1e-05, momentum=0.1"));
-}
-
-TEST_CASE("SyncBatchNorm alone (no process group) is BatchNorm") {
-  SyncBatchNorm sync(BatchNormOptions(3).momentum(std::nullopt));
-  BatchNorm2d plain(BatchNormOptions(3).momentum(std::nullopt));
-  sync->to(kFloat64);
-  plain->to(kFloat64);
-  Tensor x = leaf({4, 3, 2, 2}, 2.0, 1.0).detach();
-  for (int step = 0; step < 2; ++step) CHECK(max_diff(sync(x.to(kCPU)), plain(x.to(kCPU))) == 0);
-  CHECK(max_diff(sync->running_var, plain->running_var) == 0);
-  CHECK(sync->num_batches_tracked.item<int64_t>() == 2);
-  CHECK_THROWS_WITH(sync(zeros({2, 3, 1, 1, 1, 1})), Contains("SyncBatchNorm: expected a 2-D or 3-D or 4-D or 5-D"));
-}
-
-// A rank of a data-parallel job may hold no rows; with world size 1 (one GPU over NCCL) that
-// is the whole batch, and SyncBatchNorm is BatchNorm. As in PyTorch, the output is empty, the
-// running statistics stay and weight and bias get zero gradients (issue 32, item 6).
-TEST_CASE("BatchNorm and SyncBatchNorm alone take an empty batch, leaving the running statistics") {
-  for (bool sync : {false, true}) {
-    DYNAMIC_SECTION((sync ? "SyncBatchNorm" : "BatchNorm2d")) {
-      const BatchNormOptions options = BatchNormOptions(3).momentum(0.3);
-      SyncBatchNorm sync_bn(options);
-      BatchNorm2d plain_bn(options);
-      BatchNormImplBase& bn = sync ? static_cast<BatchNormImplBase&>(*sync_bn) : *plain_bn;
-      bn.to(kFloat64);
-      bn.to(test_device());
-      bn.forward(leaf({4, 3, 2, 2}, 2.0, 1.0).detach());  // running statistics of their own
-      const Tensor running_mean = bn.running_mean.clone(), running_var = bn.running_var.clone();
-
-      Tensor x = leaf({0, 3, 2, 2});
-      Tensor y = bn.forward(x);
-      CHECK(y.sizes() == Shape{0, 3, 2, 2});
-      y.sum().backward();
-      CHECK(x.grad().sizes() == Shape{0, 3, 2, 2});
-      CHECK(max_diff(bn.weight.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
-      CHECK(max_diff(bn.bias.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
-      CHECK(max_diff(bn.running_mean, running_mean) == 0);
-      CHECK(max_diff(bn.running_var, running_var) == 0);
-      CHECK(bn.num_batches_tracked.to(kCPU).item<int64_t>() == 2);  // PyTorch counts it too
-
-      bn.eval();
-      CHECK(bn.forward(x.detach()).sizes() == Shape{0, 3, 2, 2});
-    }
-  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // All-reduce latency and bandwidth of ProcessGroupGloo, with the desync check (a background
-// comparison of the ranks' signatures, distributed/desync_monitor.h) on and off. Run through
+// comparison of the ranks' signatures, distributed/health/desync_monitor.h) on and off. Run through
 // the launcher; rank 0 prints one line per size:
 //
 //   bazel build -c opt //tools/bench:allreduce_bench //tools/launch

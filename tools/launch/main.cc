@@ -16,12 +16,12 @@
 #include <climits>
 #include <cstdlib>
 
+#include "distributed/launch/free_port.h"
+#include "distributed/launch/launch_options.h"
+#include "distributed/launch/store_token.h"
+#include "distributed/launch/supervisor.h"
 #include "tensor/error.h"
-#include "tools/launch/free_port.h"
-#include "tools/launch/launch_options.h"
 #include "tools/launch/option_checks.h"
-#include "tools/launch/store_token.h"
-#include "tools/launch/supervisor.h"
 
 namespace {
 

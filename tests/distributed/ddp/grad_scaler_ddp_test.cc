@@ -7,7 +7,7 @@
 
 #include "autograd/ops.h"
 #include "distributed/ddp/distributed_data_parallel.h"
-#include "distributed/zero_redundancy_optimizer.h"
+#include "distributed/zero/zero_redundancy_optimizer.h"
 #include "nn/modules/linear.h"
 #include "optim/grad_scaler.h"
 #include "optim/sgd.h"

@@ -96,10 +96,6 @@ bool ThreadWorld::completed(const std::shared_ptr<Slot>& slot) {
   return slot->done;
 }
 
-void ThreadProcessGroup::unsupported(const char* op) {
-  BRISK_FAIL("ThreadProcessGroup: {} is not implemented by the in-memory test group", op);
-}
-
 std::shared_ptr<Work> ThreadProcessGroup::start(ThreadWorld::Call call,
                                                 const std::function<void(std::vector<ThreadWorld::Call>&)>& compute) {
   std::string op = call.op;

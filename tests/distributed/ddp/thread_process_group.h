@@ -76,23 +76,11 @@ class ThreadProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) override;
   std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override;
   std::shared_ptr<Work> barrier() override;
-  std::shared_ptr<Work> reduce(Tensor&, int, ReduceOp) override { unsupported("reduce"); }
-  std::shared_ptr<Work> gather(std::vector<Tensor>&, const Tensor&, int) override { unsupported("gather"); }
-  std::shared_ptr<Work> scatter(Tensor&, const std::vector<Tensor>&, int) override { unsupported("scatter"); }
-  std::shared_ptr<Work> reduce_scatter(Tensor&, const std::vector<Tensor>&, ReduceOp) override {
-    unsupported("reduce_scatter");
-  }
-  std::shared_ptr<Work> all_to_all(std::vector<Tensor>&, const std::vector<Tensor>&) override {
-    unsupported("all_to_all");
-  }
-  std::shared_ptr<Work> send(const Tensor&, int, int) override { unsupported("send"); }
-  std::shared_ptr<Work> recv(Tensor&, int, int) override { unsupported("recv"); }
 
   // Collectives issued so far, by name ("all_reduce"): what tests assert on.
   const std::vector<std::string>& history() const { return history_; }
 
  private:
-  [[noreturn]] static void unsupported(const char* op);
   std::shared_ptr<Work> start(ThreadWorld::Call call,
                               const std::function<void(std::vector<ThreadWorld::Call>&)>& compute);
 

@@ -8,7 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/join.h"
-#include "distributed/zero_redundancy_optimizer.h"
+#include "distributed/zero/zero_redundancy_optimizer.h"
 #include "nn/nn.h"
 #include "optim/sgd.h"
 #include "tensor/native/ops.h"

@@ -11,7 +11,7 @@
 // puts each rank on cuda:LOCAL_RANK; its collectives then take only tensors on that device.
 // "cuda" is a Gloo group on cuda:(LOCAL_RANK mod GPUs), so several ranks can share the one GPU
 // of a test machine; "nccl" is an NCCL group on cuda:LOCAL_RANK, one rank per GPU. Both make
-// their device current and need a CUDA build (the worker links //cuda and //distributed:nccl
+// their device current and need a CUDA build (the worker links //cuda and //distributed/nccl
 // there).
 #include <functional>
 #include <memory>

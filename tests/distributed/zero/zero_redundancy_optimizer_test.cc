@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <mutex>
 
-#include "distributed/zero_redundancy_optimizer.h"
+#include "distributed/zero/zero_redundancy_optimizer.h"
 #include "optim/sgd.h"
 #include "tensor/native/ops.h"
 #include "tests/distributed/ddp/thread_process_group.h"

@@ -23,7 +23,7 @@
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "distributed/host_value_collectives.h"
-#include "distributed/zero_redundancy_optimizer.h"
+#include "distributed/zero/zero_redundancy_optimizer.h"
 #include "models/mlp.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"

@@ -1,7 +1,7 @@
 // launch --max-restarts with two nodes: two launchers on this machine (--nnodes 2 on
 // 127.0.0.1), each with two workers (test_worker.cc). A worker that dies on one node stops the
 // other node's workers too, and both launchers start round 1 together, through the control
-// store node 0's launcher hosts (tools/launch/round_coordinator.h).
+// store node 0's launcher hosts (distributed/launch/round_coordinator.h).
 #include <signal.h>
 
 #include <catch2/catch.hpp>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "distributed/launch/free_port.h"
 #include "tests/tools/launch/process_runner.h"
-#include "tools/launch/free_port.h"
 
 namespace {
 

@@ -11,12 +11,12 @@
 #include "autograd/ops.h"
 #include "data/distributed_sampler.h"
 #include "data/tensor_dataset.h"
-#include "distributed/process_group_gloo.h"
+#include "distributed/gloo/process_group_gloo.h"
 #include "nn/modules/batchnorm.h"
 #include "nn/modules/linear.h"
 #include "optim/sgd.h"
 #include "tensor/sim/sim_backend.h"
-#include "tests/distributed/gloo_thread_ranks.h"
+#include "tests/distributed/gloo/gloo_thread_ranks.h"
 #include "tools/train/distributed_run.h"
 
 using namespace brisk;

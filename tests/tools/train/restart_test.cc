@@ -16,11 +16,11 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/save_pattern.h"
+#include "distributed/launch/free_port.h"
 #include "tests/scratch_files.h"
 #include "tests/tools/train/csv_lines.h"
 #include "tests/tools/train/launch_train.h"
 #include "tests/tools/train/run_train.h"
-#include "tools/launch/free_port.h"
 
 using namespace brisk;
 using namespace brisk::testing;

@@ -152,7 +152,7 @@ TEST_CASE("train distributed with --sync-bn: a BatchNorm model's layers normaliz
           "says so and a resume without the flag is refused",
           "[distributed][train][cifar]") {
   // That DDP with SyncBatchNorm equals one process on the global batch is
-  // tests/distributed/sync_batchnorm_multiprocess_test's; here, that the program converts.
+  // tests/distributed/nn/sync_batchnorm_multiprocess_test's; here, that the program converts.
   std::string dir = scratch_dir("train_distributed_sync_bn");
   tools::SyntheticCifar10Options synthetic;
   synthetic.train_size = 64;

@@ -1,0 +1,89 @@
+#pragma once
+// dist::ProcessGroupGloo: the collectives of ProcessGroup over Gloo's TCP transport (as
+// c10d::ProcessGroupGloo), on tensors of the group's device (ProcessGroupOptions::device; the
+// CPU by default).
+//
+//   auto store = std::make_shared<TCPStore>(addr, options);
+//   ProcessGroupGloo group(std::make_shared<PrefixStore>("default", store), rank, size);
+//   group.all_reduce(t)->wait();
+//
+// Ranks connect a full mesh of TCP pairs on the interface that routes to `host` (the
+// MASTER_ADDR; loopback when local). Collectives run one at a time, in call order, on one
+// worker thread per group, so Work completes asynchronously; send/recv are posted in order
+// on that thread and completed by a second one, so a send never waits for the peer's recv
+// to be posted before later operations start.
+//
+// Devices: a CPU group works on its tensors in place. A group on an accelerator (cuda:N, or
+// the simulated sim:N) takes only tensors of that device (a CPU tensor is refused at the call,
+// naming both devices) and stages them through host memory (distributed/gloo/host_staging.h): at
+// the call, before the operation is queued, its input tensors are copied to host buffers
+// (pinned for CUDA) in the order of the caller's current stream, so they hold what the work
+// queued before the call produced; the results are copied back to the device tensors before
+// the Work completes, so after wait() they are in place. Several ranks can so share one GPU.
+//
+// Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce, reduce and
+// reduce_scatter also take bfloat16 and float16 (each pairwise step computed in float).
+//
+// Failure (ProcessGroupOptions): nothing is exchanged per collective beyond its own data. Each
+// rank fingerprints each collective locally (op, number, numel, dtype, root, reduce op) and
+// uses the fingerprint as its Gloo tag, so calls that differ between ranks never exchange data
+// (they cannot corrupt memory or abort in Gloo) and cannot complete. A background thread
+// publishes the rank's recent signatures and progress to the store in batches
+// (distributed/health/desync_monitor.h); with check_desync it also compares them with the peers' and
+// fails the pending Work promptly on a mismatch, naming each rank's call and the odd rank. A
+// collective that does not finish within `timeout`, or a peer that died, fails the Work with
+// the op, its number and what the published signatures tell: the mismatch (check on or off) or
+// the ranks that never entered it. A rank that stops responding (stopped, hung, dead) is named
+// within ProcessGroupOptions::heartbeat_timeout, collective running or not, and fails the group
+// the same way (distributed/health/heartbeat.h); every such message ends with the flight recorder,
+// each rank's last collectives. The group is then unusable: every later Work fails at once
+// with the first error. wait() throws that brisk::Error; left uncaught it terminates the
+// program (std::terminate prints it on stderr, exit status non-zero), which is how a job stops
+// instead of hanging. A failed collective whose Gloo call is still waiting keeps the worker
+// thread until `timeout`, so destroying the group then takes up to that long. So that a dead
+// peer surfaces as that error rather than killing this process with SIGPIPE (Gloo writes to
+// sockets without MSG_NOSIGNAL), constructing a group sets SIGPIPE to ignored unless the
+// program installed a handler of its own.
+#include <memory>
+#include <string>
+
+#include "distributed/process_group.h"
+#include "distributed/store/store.h"
+
+namespace brisk::dist {
+
+class ProcessGroupGloo : public ProcessGroup {
+ public:
+  // `store` should be private to this group (a PrefixStore). `host`: see device_host().
+  ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options = {},
+                   std::string host = device_host(), std::string name = "default");
+  ~ProcessGroupGloo() override;  // finishes queued work first
+
+  std::string backend_name() const override { return "gloo"; }
+  const std::string& name() const;
+  const ProcessGroupOptions& options() const;
+
+  std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;
+  std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) override;
+  std::shared_ptr<Work> reduce(Tensor& tensor, int root, ReduceOp op = ReduceOp::SUM) override;
+  std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override;
+  std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) override;
+  std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) override;
+  std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                                       ReduceOp op = ReduceOp::SUM) override;
+  std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) override;
+  std::shared_ptr<Work> barrier() override;
+  std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag = 0) override;
+  std::shared_ptr<Work> recv(Tensor& tensor, int src, int tag = 0) override;
+
+  // The address whose interface Gloo binds: the local address routing to MASTER_ADDR when
+  // that is set, else 127.0.0.1.
+  static std::string device_host();
+
+  struct Impl;  // distributed/gloo/process_group_gloo_impl.h
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace brisk::dist

@@ -1,0 +1,367 @@
+#include "distributed/health/desync_monitor.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <future>
+#include <optional>
+
+#include "tensor/error.h"
+
+namespace brisk::dist {
+namespace {
+
+std::string batch_key(int rank, int64_t batch) { return fmt::format("desync/{}/{}", rank, batch); }
+// The number of collectives the rank entered, as decimal text.
+std::string progress_key(int rank) { return fmt::format("desync/{}/progress", rank); }
+// The number of collectives the rank completed, as decimal text.
+std::string finished_key(int rank) { return fmt::format("desync/{}/finished", rank); }
+
+// The store's host (rank 0 for a TCPStore) may be the rank that died or stopped: questions
+// to the store from a failure path wait this long at most.
+constexpr std::chrono::seconds kStoreAnswerTime{3};
+
+// Runs `ask` (store reads that catch their own errors) on a thread of its own and returns its
+// answer, or nothing when it did not come within kStoreAnswerTime (the thread is left to finish).
+std::optional<std::string> answer_within(std::function<std::string()> ask) {
+  auto result = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> future = result->get_future();
+  std::thread([ask = std::move(ask), result] { result->set_value(ask()); }).detach();
+  if (future.wait_for(kStoreAnswerTime) != std::future_status::ready) return std::nullopt;
+  return future.get();
+}
+
+// "rank 1: started 13, finished 12; last: all_reduce #12(...), ..." (`last` in seq order).
+std::string flight_line(int rank, int64_t started, int64_t finished, const std::vector<CollectiveSignature>& last) {
+  std::vector<std::string> calls;
+  for (const CollectiveSignature& sig : last) calls.push_back(sig.str());
+  return fmt::format("rank {}: started {}, finished {}; last: {}", rank, started, finished,
+                     calls.empty() ? std::string("none") : fmt::format("{}", fmt::join(calls, ", ")));
+}
+
+// A peer's flight-recorder line, from what it published.
+std::string peer_flight_line(Store& store, int rank) {
+  if (!store.check({progress_key(rank)})) return fmt::format("rank {}: nothing published", rank);
+  int64_t started = std::stoll(store.get_string(progress_key(rank)));
+  int64_t finished = store.check({finished_key(rank)}) ? std::stoll(store.get_string(finished_key(rank))) : 0;
+  int64_t first = std::max<int64_t>(0, started - DesyncMonitor::kFlightRecords);
+  std::vector<CollectiveSignature> last;
+  for (int64_t batch = first / DesyncMonitor::kBatch; started > 0 && batch <= (started - 1) / DesyncMonitor::kBatch;
+       ++batch) {
+    if (!store.check({batch_key(rank, batch)})) continue;
+    for (const CollectiveSignature& sig : decode_signatures(store.get(batch_key(rank, batch))))
+      if (sig.seq >= first && sig.seq < started) last.push_back(sig);
+  }
+  return flight_line(rank, started, finished, last);
+}
+
+using Snapshot = DesyncMonitor::Snapshot;
+
+Snapshot collect(Store& store, int size, int64_t seq) {
+  Snapshot snap{std::vector<std::optional<CollectiveSignature>>(static_cast<size_t>(size)),
+                std::vector<int64_t>(static_cast<size_t>(size), -1)};
+  int64_t batch = seq / DesyncMonitor::kBatch;
+  for (int r = 0; r < size; ++r) {
+    if (store.check({progress_key(r)})) snap.progress[r] = std::stoll(store.get_string(progress_key(r)));
+    if (!store.check({batch_key(r, batch)})) continue;
+    for (const CollectiveSignature& sig : decode_signatures(store.get(batch_key(r, batch))))
+      if (sig.seq == seq) snap.calls[r] = sig;
+  }
+  return snap;
+}
+
+std::string describe(const Snapshot& snap, int64_t seq, const CollectiveSignature& mine) {
+  std::map<std::string, std::vector<int>> by_call;
+  std::vector<int> absent;
+  for (int r = 0; r < static_cast<int>(snap.calls.size()); ++r) {
+    if (snap.calls[r]) by_call[snap.calls[r]->str()].push_back(r);
+    else if (snap.progress[r] <= seq) absent.push_back(r);
+  }
+  std::string never = fmt::format("Ranks that never entered {} #{}: ", collective_name(mine.kind), seq);
+  if (by_call.size() <= 1) {
+    return never + (absent.empty() ? std::string("none (every rank entered it; a peer died or dropped out during it)")
+                                   : fmt::format("[{}]", fmt::join(absent, ", ")));
+  }
+  // The largest group of equal calls is taken as the intended one; the others are odd.
+  std::vector<std::pair<std::string, std::vector<int>>> groups(by_call.begin(), by_call.end());
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  std::vector<std::string> lines;
+  for (const auto& [call, ranks] : groups)
+    lines.push_back(fmt::format("ranks [{}] called {}", fmt::join(ranks, ", "), call));
+  std::string message = fmt::format("collective desync at #{}: {}", seq, fmt::join(lines, "; "));
+  if (groups[0].second.size() > groups[1].second.size()) {
+    std::vector<int> odd;
+    for (size_t g = 1; g < groups.size(); ++g) odd.insert(odd.end(), groups[g].second.begin(), groups[g].second.end());
+    std::sort(odd.begin(), odd.end());
+    message += fmt::format("; odd rank{}: {}", odd.size() == 1 ? "" : "s", fmt::join(odd, ", "));
+  } else {
+    message += "; no majority, so no single odd rank";
+  }
+  if (!absent.empty()) message += fmt::format(". {}[{}]", never, fmt::join(absent, ", "));
+  return message;
+}
+
+}  // namespace
+
+DesyncMonitor::DesyncMonitor(std::shared_ptr<Store> store, int rank, int size, bool verify, MismatchHandler on_mismatch,
+                             std::chrono::milliseconds interval)
+    : store_(std::move(store)),
+      rank_(rank),
+      size_(size),
+      verify_(verify),
+      on_mismatch_(std::move(on_mismatch)),
+      interval_(interval),
+      thread_([this] { loop(); }) {}
+
+DesyncMonitor::~DesyncMonitor() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+void DesyncMonitor::record(const CollectiveSignature& sig) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t batch = sig.seq / kBatch;
+  batches_[batch].push_back(sig);
+  if (recorded_ == finished_) waiting_since_ = std::chrono::steady_clock::now();
+  recorded_ = sig.seq + 1;
+  while (!batches_.empty() && batches_.begin()->first <= batch - kKeptBatches) batches_.erase(batches_.begin());
+}
+
+void DesyncMonitor::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, interval_);
+    if (stop_) break;
+    lock.unlock();
+    publish();
+    if (!store_failed_) {
+      try {
+        if (verify_ && !reported_) verify_step();
+        check_stall();
+      } catch (const std::exception&) {
+        // The store is gone (its host exited or died): a collective will fail if it matters,
+        // and diagnose() will say so.
+        store_failed_ = true;
+      }
+    }
+    lock.lock();
+  }
+}
+
+void DesyncMonitor::publish() {
+  std::lock_guard<std::mutex> publishing(publish_mutex_);
+  if (store_failed_) return;
+  std::vector<std::pair<int64_t, std::vector<CollectiveSignature>>> changed;
+  int64_t recorded, finished;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    recorded = recorded_;
+    finished = finished_;
+    if (recorded == published_ && finished == published_finished_) return;
+    if (recorded != published_)
+      for (auto it = batches_.lower_bound(published_ / kBatch); it != batches_.end(); ++it) changed.emplace_back(*it);
+  }
+  try {
+    for (const auto& [batch, sigs] : changed) {
+      Bytes bytes;
+      for (const CollectiveSignature& sig : sigs) append_encoded(bytes, sig);
+      store_->set(batch_key(rank_, batch), bytes);
+      bool new_batch = batch * kBatch >= published_;
+      if (new_batch && batch >= kKeptBatches) store_->delete_key(batch_key(rank_, batch - kKeptBatches));
+    }
+    store_->set(progress_key(rank_), std::to_string(recorded));
+    if (finished != published_finished_) store_->set(finished_key(rank_), std::to_string(finished));
+    published_ = recorded;
+    published_finished_ = finished;
+  } catch (const std::exception&) {
+    // The store is gone (at shutdown its host may exit first). Publishing only serves
+    // diagnosis, and a later attempt could wait out the store's timeout reconnecting, which
+    // would hold up this group's destruction: stop using the store.
+    store_failed_ = true;
+  }
+}
+
+DesyncMonitor::Snapshot DesyncMonitor::settled_snapshot(int64_t seq, const CollectiveSignature& mine) {
+  // Naming the odd rank takes every rank's call: wait a little for ranks that have not
+  // published #seq yet (a rank that never enters it is named as absent).
+  auto deadline = std::chrono::steady_clock::now() + kSettleTime;
+  for (;;) {
+    Snapshot snap = collect(*store_, size_, seq);
+    snap.calls[rank_] = mine;
+    bool complete = std::all_of(snap.calls.begin(), snap.calls.end(), [](const auto& c) { return c.has_value(); });
+    if (complete || std::chrono::steady_clock::now() > deadline) return snap;
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (wake_.wait_for(lock, interval_, [&] { return stop_; })) return snap;
+  }
+}
+
+void DesyncMonitor::verify_step() {
+  std::vector<CollectiveSignature> mine;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (verified_ >= recorded_) return;
+    auto it = batches_.lower_bound(verified_ / kBatch);
+    if (it == batches_.end()) return;
+    verified_ = std::max(verified_, it->first * kBatch);  // batches this rank dropped cannot be compared
+    mine = it->second;
+  }
+  int64_t batch = verified_ / kBatch;
+  int64_t upto = mine.back().seq + 1;  // compared: [verified_, upto)
+  for (int r = 0; r < size_ && upto > verified_; ++r) {
+    if (r == rank_) continue;
+    if (!store_->check({batch_key(r, batch)})) {
+      // Not there yet, or deleted because the peer went far ahead (then it cannot be compared).
+      bool gone = store_->check({progress_key(r)}) &&
+                  std::stoll(store_->get_string(progress_key(r))) >= (batch + kKeptBatches) * kBatch;
+      if (!gone) upto = verified_;
+      continue;
+    }
+    std::vector<CollectiveSignature> theirs = decode_signatures(store_->get(batch_key(r, batch)));
+    int64_t their_end = theirs.empty() ? verified_ : theirs.back().seq + 1;
+    for (int64_t seq = verified_; seq < std::min(upto, their_end); ++seq) {
+      const CollectiveSignature& a = mine[static_cast<size_t>(seq - batch * kBatch)];
+      const CollectiveSignature& b = theirs[static_cast<size_t>(seq - batch * kBatch)];
+      if (a != b) {
+        reported_ = true;
+        on_mismatch_(describe(settled_snapshot(seq, a), seq, a));
+        return;
+      }
+    }
+    upto = std::min(upto, their_end);
+  }
+  verified_ = std::max(verified_, upto);
+}
+
+std::string DesyncMonitor::diagnose(int64_t seq) {
+  std::optional<CollectiveSignature> mine;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = batches_.find(seq / kBatch);
+    if (it != batches_.end())
+      for (const CollectiveSignature& sig : it->second)
+        if (sig.seq == seq) mine = sig;
+  }
+  if (!mine) return fmt::format("which ranks called what at collective #{} is unknown (no longer recorded)", seq);
+  // The peers publish every interval: give a peer that just entered #seq time to say so.
+  std::this_thread::sleep_for(3 * interval_);
+  std::optional<std::string> answer = answer_within([store = store_, size = size_, rank = rank_, seq, mine = *mine] {
+    try {
+      Snapshot snap = collect(*store, size, seq);
+      snap.calls[rank] = mine;
+      return describe(snap, seq, mine);
+    } catch (const std::exception& e) {
+      return fmt::format("which ranks called what at {} is unknown: the store does not answer ({}); "
+                         "rank 0 hosts it and may have died",
+                         mine.str(), e.what());
+    }
+  });
+  if (!answer)
+    return fmt::format("which ranks called what at {} is unknown: the store did not answer within {} s", mine->str(),
+                       kStoreAnswerTime.count());
+  return *answer;
+}
+
+void DesyncMonitor::finished(int64_t seq) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (seq + 1 > finished_) waiting_since_ = std::chrono::steady_clock::now();
+  finished_ = std::max(finished_, seq + 1);
+}
+
+void DesyncMonitor::on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> handler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stall_handlers_.push_back({after, std::move(handler)});
+}
+
+std::function<void(const std::string&)> DesyncMonitor::print_stall_warning(
+    std::string group, std::chrono::milliseconds timeout, std::optional<std::chrono::milliseconds> stall_timeout) {
+  std::string consequence = stall_timeout
+                                ? fmt::format("the group fails at its stall timeout ({} ms)", stall_timeout->count())
+                                : fmt::format("the collective fails at its timeout ({} ms)", timeout.count());
+  return [group = std::move(group), consequence = std::move(consequence)](const std::string& message) {
+    std::fprintf(stderr, "%s: warning: %s; %s\n", group.c_str(), message.c_str(), consequence.c_str());
+    std::fflush(stderr);
+  };
+}
+
+std::string DesyncMonitor::stall_failure(const std::string& message, std::chrono::milliseconds stall_timeout) {
+  return fmt::format("stall timeout ({} ms): {}", stall_timeout.count(), message);
+}
+
+void DesyncMonitor::check_stall() {
+  int64_t seq;
+  std::chrono::steady_clock::duration waited;
+  std::vector<std::function<void(const std::string&)>> due;
+  std::optional<CollectiveSignature> waiting_on;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seq = finished_;
+    if (seq >= recorded_) return;
+    waited = std::chrono::steady_clock::now() - waiting_since_;
+    for (StallHandler& h : stall_handlers_)
+      if (h.called_seq != seq && waited >= h.after) {
+        h.called_seq = seq;
+        due.push_back(h.handler);
+      }
+    if (due.empty()) return;
+    auto it = batches_.find(seq / kBatch);
+    if (it != batches_.end())
+      for (const CollectiveSignature& sig : it->second)
+        if (sig.seq == seq) waiting_on = sig;
+  }
+  if (!waiting_on) return;
+  std::vector<int> absent;
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_ && (!store_->check({progress_key(r)}) || std::stoll(store_->get_string(progress_key(r))) <= seq))
+      absent.push_back(r);
+  if (absent.empty()) return;  // all entered it: a stopped or dead peer is the heartbeat's to name
+  std::string who = absent.size() == 1 ? fmt::format("rank {}, which has", absent[0])
+                                       : fmt::format("ranks [{}], which have", fmt::join(absent, ", "));
+  const std::string message =
+      fmt::format("waiting {:.1f} s in {} for {} not entered it (an infinite loop, a deadlock, or long work "
+                  "outside collectives)",
+                  std::chrono::duration<double>(waited).count(), waiting_on->str(), who);
+  for (const auto& handler : due) handler(message);
+}
+
+std::string DesyncMonitor::own_flight_line() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<CollectiveSignature> last;
+  for (const auto& [batch, sigs] : batches_)
+    for (const CollectiveSignature& sig : sigs)
+      if (sig.seq >= recorded_ - kFlightRecords) last.push_back(sig);
+  return flight_line(rank_, recorded_, finished_, last);
+}
+
+std::string DesyncMonitor::flight_record(bool ask_store) {
+  std::string header = "flight recorder (the last collectives each rank started; a peer's as it last published them):";
+  std::string own = own_flight_line();
+  if (!ask_store) return fmt::format("{}\n  {}\n  other ranks: unknown: the store does not answer", header, own);
+  std::optional<std::string> lines = answer_within([store = store_, size = size_, rank = rank_, own] {
+    std::string out;
+    for (int r = 0; r < size; ++r) {
+      std::string line = own;
+      if (r != rank) {
+        try {
+          line = peer_flight_line(*store, r);
+        } catch (const std::exception& e) {
+          line = fmt::format("rank {}: unknown: the store does not answer ({})", r, e.what());
+        }
+      }
+      out += "\n  " + line;
+    }
+    return out;
+  });
+  if (!lines)
+    return fmt::format("{}\n  {}\n  other ranks: unknown: the store did not answer within {} s", header, own,
+                       kStoreAnswerTime.count());
+  return header + *lines;
+}
+
+}  // namespace brisk::dist

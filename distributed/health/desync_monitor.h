@@ -1,0 +1,156 @@
+#pragma once
+// DesyncMonitor: detects and explains collectives that the ranks of a group call differently
+// (another numel, dtype, op, root or reduce op) or not at all, without a host or network
+// round trip on the path of any collective. Shared by ProcessGroupGloo and ProcessGroupNCCL.
+//
+// - record() (each collective, in order) only appends the signature to memory.
+// - A background thread publishes this rank's recent signatures and its progress to the
+//   group's store in batches (keys "desync/<rank>/..."), every `interval` when something new
+//   was recorded. After a failed store call (its host exited) it stops using the store, so
+//   destroying the group never waits on a dead store.
+// - With `verify` (ProcessGroupOptions::check_desync) the same thread reads the peers'
+//   signatures as they appear and compares them with this rank's; at the first difference it
+//   calls on_mismatch once with a message naming the collective, each rank's call and the odd
+//   rank(s). The backend then fails its pending work (the mismatched collective itself cannot
+//   complete: see fingerprint() in collective_signature.h).
+// - diagnose(seq), called by a backend whose collective #seq failed or timed out (check on or
+//   off), reads what the ranks published and says why: the desync (each call, the odd ranks)
+//   or the ranks that never entered it. It takes at most a few seconds, even when the store
+//   is gone.
+// - The flight recorder: finished(seq) (memory only) counts the collectives this rank
+//   completed; the thread publishes that count with the progress, and flight_record(), which
+//   every failure message carries, lists the last collectives each rank started and how many it
+//   finished, so a reader sees where the ranks diverged.
+// - on_stall: while this rank waits in a collective longer than a given time, the thread
+//   names, once per collective, the peers that have not entered it: alive (their heartbeats
+//   say so) but elsewhere, in an infinite loop, a deadlock or long work of their own. The
+//   groups warn at the heartbeat timeout (that cannot be told from legitimate work on one
+//   rank, such as rank 0 evaluating while the others wait at a barrier) and fail at
+//   ProcessGroupOptions::stall_timeout when the program sets one, as a lock-step training
+//   loop can.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "distributed/health/collective_signature.h"
+#include "distributed/store/store.h"
+
+namespace brisk::dist {
+
+class DesyncMonitor {
+ public:
+  using MismatchHandler = std::function<void(const std::string& message)>;
+
+  // `store` is the group's own (a PrefixStore). on_mismatch runs on the monitor's thread.
+  DesyncMonitor(std::shared_ptr<Store> store, int rank, int size, bool verify, MismatchHandler on_mismatch,
+                std::chrono::milliseconds interval = std::chrono::milliseconds(50));
+  // Stops the thread; never throws.
+  ~DesyncMonitor();
+  DesyncMonitor(const DesyncMonitor&) = delete;
+  DesyncMonitor& operator=(const DesyncMonitor&) = delete;
+
+  // This rank enters collective sig.seq (seqs are recorded in order, 0, 1, 2, ...). Memory only.
+  void record(const CollectiveSignature& sig);
+
+  // Why collective #seq failed, as far as the published signatures tell: "collective desync at
+  // #seq: ranks [0, 2] called ...; ranks [1] called ...; odd rank: 1", else "Ranks that never
+  // entered all_reduce #seq: [2]" (or "none (...)"), or why that is unknown.
+  std::string diagnose(int64_t seq);
+
+  // This rank completed collectives [0, seq]. Memory only.
+  void finished(int64_t seq);
+
+  // Calls `handler` (on the monitor's thread, once per collective) when this rank has waited
+  // `after` in a collective that some peers have not entered, naming them:
+  //   "waiting 2.0 s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered
+  //    it (an infinite loop, a deadlock, or long work outside collectives)"
+  // Several handlers may wait for different times (a warning, then a failure). Call it before
+  // the first record().
+  void on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> handler);
+  // A handler that prints "<group>: warning: <message>; the collective fails at its timeout
+  // (<timeout> ms)" on stderr, or "...; the group fails at its stall timeout (<ms> ms)".
+  static std::function<void(const std::string&)> print_stall_warning(
+      std::string group, std::chrono::milliseconds timeout, std::optional<std::chrono::milliseconds> stall_timeout);
+  // What a group that fails at its stall timeout says: "stall timeout (<ms> ms): <message>".
+  static std::string stall_failure(const std::string& message, std::chrono::milliseconds stall_timeout);
+
+  // The flight recorder: per rank, how many collectives it started and finished and the last
+  // kFlightRecords it started, one line each:
+  //   "flight recorder (the last collectives each rank started; a peer's as it last published them):
+  //      rank 0: started 13, finished 12; last: all_reduce #9(numel 4, float32, SUM), ...
+  //      rank 1: started 12, finished 12; last: ..."
+  // This rank's line comes from memory; the others' from the store (published every interval,
+  // so up to one interval behind), asked for at most 3 s (not at all without ask_store: a
+  // caller that knows the store hangs).
+  std::string flight_record(bool ask_store = true);
+  static constexpr int64_t kFlightRecords = 4;
+
+  // What the ranks published about one collective.
+  struct Snapshot {
+    std::vector<std::optional<CollectiveSignature>> calls;  // per rank; unset: not published
+    std::vector<int64_t> progress;                          // per rank: collectives entered; -1: unknown
+  };
+
+  // Signatures of one published batch: seqs [batch * kBatch, (batch + 1) * kBatch).
+  static constexpr int64_t kBatch = 64;
+  // Batches kept in memory and in the store per rank (older ones are deleted).
+  static constexpr int64_t kKeptBatches = 8;
+
+ private:
+  void loop();
+  // on_stall's check, on the thread; reads the peers' progress from the store.
+  void check_stall();
+  // Writes the batches recorded since the last publish and the progress. Store errors are
+  // swallowed (the store may be gone at shutdown; publishing only serves diagnosis).
+  void publish();
+  // Compares the peers' published signatures with this rank's, as far as all have published.
+  void verify_step();
+  // This rank's flight-recorder line, from memory.
+  std::string own_flight_line();
+  // What every rank published about #seq, waiting up to kSettleTime for all of them.
+  Snapshot settled_snapshot(int64_t seq, const CollectiveSignature& mine);
+  static constexpr std::chrono::seconds kSettleTime{1};
+
+  const std::shared_ptr<Store> store_;
+  const int rank_;
+  const int size_;
+  const bool verify_;
+  const MismatchHandler on_mismatch_;
+  const std::chrono::milliseconds interval_;
+
+  std::mutex mutex_;  // batches_, recorded_, stop_; never held during store I/O
+  std::map<int64_t, std::vector<CollectiveSignature>> batches_;
+  int64_t recorded_ = 0;  // collectives recorded (the next seq)
+  int64_t finished_ = 0;  // collectives completed
+  // Since when collective #finished_ has been waited for (the last record() or finished()
+  // that changed what this rank waits on).
+  std::chrono::steady_clock::time_point waiting_since_;
+  struct StallHandler {
+    std::chrono::milliseconds after;
+    std::function<void(const std::string&)> handler;
+    int64_t called_seq = -1;  // the collective it was last called for
+  };
+  std::vector<StallHandler> stall_handlers_;
+  bool stop_ = false;
+  std::condition_variable wake_;
+
+  std::mutex publish_mutex_;  // publishing runs on the thread and in diagnose()
+  int64_t published_ = 0;     // collectives published
+  int64_t published_finished_ = 0;
+  int64_t verified_ = 0;   // seqs below this were compared with every peer (thread only)
+  bool reported_ = false;  // on_mismatch was called (thread only)
+  // A store call failed: the store is not used again (but by diagnose()'s bounded reads).
+  std::atomic<bool> store_failed_{false};
+  std::thread thread_;
+};
+
+}  // namespace brisk::dist

@@ -1,0 +1,101 @@
+#pragma once
+// Supervisor: runs the workers of one node and watches them until they have all ended.
+//
+// - Each worker runs in its own process group, with stdin from /dev/null, and dies with the
+//   launcher (PR_SET_PDEATHSIG), so a killed launcher leaves no workers behind.
+// - Their stdout and stderr go through pipes to the launcher's stdout and stderr, each line
+//   led by "[rank N] ".
+// - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher are forwarded to every worker's
+//   process group; a second one sends SIGKILL at once.
+// - When a worker exits non-zero or is killed by a signal, the launcher says which rank
+//   failed and how, sends SIGTERM to the others and SIGKILL to those still running after
+//   the grace period. It first waits kSettleTime for other failures: a killed worker's
+//   peers can notice its closed sockets and exit before its own death is reported. Of the
+//   failures seen by then, the first one killed by a signal is taken as the cause (a peer
+//   exiting with an error is more likely a consequence), else the first one; all are named.
+//   SIGTERM is followed by SIGCONT, so that a stopped worker (SIGSTOP) gets it at once.
+// - Restarts (options.max_restarts = N > 0): once every worker of a failed round has ended,
+//   the whole group starts again as round r + 1, up to N times, each restart logged with its
+//   cause ("launch: restart 1 of 2 (round 1) after rank 1 (local rank 1, pid 4242) was killed
+//   by signal SIGKILL (9)"). Each round's workers see its number and present their own store
+//   token (worker_env.h), so a worker of an earlier round cannot join a later one. A job
+//   stopped by a signal to the launcher is not restarted. With several nodes, every node's
+//   launcher takes part in every round through a RoundCoordinator (round_coordinator.h): a
+//   failure on one node stops the workers of all, and they all start the next round together.
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "distributed/launch/launch_options.h"
+#include "distributed/launch/line_prefixer.h"
+#include "distributed/launch/round_coordinator.h"
+
+namespace brisk::launch {
+
+class Supervisor {
+ public:
+  explicit Supervisor(LaunchOptions options);
+  ~Supervisor();
+  Supervisor(const Supervisor&) = delete;
+  Supervisor& operator=(const Supervisor&) = delete;
+
+  // Starts the workers and returns once all of them ended in a round that is not restarted,
+  // with the launcher's exit status: 0 when every worker of the last round exited with 0;
+  // else its failed worker's status as a shell reports it (its exit code, or 128 + its
+  // signal); 128 + the signal when the launcher was interrupted.
+  int run();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  struct Worker {
+    int local_rank;
+    int rank;
+    pid_t pid = -1;
+    int out_fd = -1;
+    int err_fd = -1;
+    LinePrefixer out;
+    LinePrefixer err;
+    bool running = false;
+  };
+
+  // One round: starts every worker and returns once all ended; the failure, if any.
+  std::optional<RoundFailure> run_round(int round);
+  void start(Worker& worker, int round);
+  void loop();
+  void check_other_nodes();
+  void reap();
+  void on_worker_exit(Worker& worker, int wait_status);
+  void settle_failures();
+  void read_signals();
+  void on_signal(int signal);
+  void stop_all(int signal, const std::string& reason);
+  void kill_stragglers();
+  void drain(Worker& worker, int& fd, LinePrefixer& prefixer);
+  bool any_running() const;
+  bool any_pipe_open() const;
+
+  LaunchOptions options_;
+  std::unique_ptr<RoundCoordinator> coordinator_;  // several nodes with restarts only
+  int round_ = 0;
+  Clock::time_point last_check_;  // of the other nodes' failures
+  std::vector<Worker> workers_;
+  std::vector<std::string> env_base_;
+  struct Failure {
+    const Worker* worker;
+    int wait_status;
+  };
+  std::vector<Failure> failures_;  // seen before the job was stopped, in order
+  std::optional<Clock::time_point> settle_deadline_;
+  std::optional<RoundFailure> failure_;  // of the current round, once settled
+  std::optional<int> received_signal_;   // the first signal that stopped the job
+  bool interrupted_ = false;             // a signal came: no more restarts
+  std::optional<Clock::time_point> kill_deadline_;
+  std::optional<Clock::time_point> drain_deadline_;
+};
+
+}  // namespace brisk::launch

@@ -1,0 +1,263 @@
+#include "distributed/nccl/process_group_nccl_impl.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "cuda/device.h"
+#include "cuda/error.h"
+#include "cuda/event.h"
+#include "cuda/memory.h"
+#include "cuda/stream.h"
+#include "distributed/collective_checks.h"
+#include "distributed/health/collective_event.h"
+#include "distributed/nccl/nccl_teardown.h"
+#include "tensor/error.h"
+
+namespace brisk::dist {
+namespace {
+
+// How often the watchdog looks at the queued operations, and the teardown at the last ones.
+constexpr auto kWatchInterval = std::chrono::milliseconds(100);
+constexpr auto kTeardownPoll = std::chrono::milliseconds(10);
+
+// The groups' streams. Never destroyed: tensors used by a collective record its stream with
+// the caching allocator (cuda::record_stream), and a tensor freed after its group is gone
+// makes the allocator record an event on that stream, which must still exist. A group gives
+// its stream back once its work finished, for the next group on that device.
+class StreamPool {
+ public:
+  static StreamPool& instance() {
+    static auto* pool = new StreamPool();
+    return *pool;
+  }
+  cudaStream_t acquire(int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& free = free_[device];
+    if (free.empty()) return (new cuda::Stream(device))->handle();  // intentionally never destroyed
+    cudaStream_t stream = free.back();
+    free.pop_back();
+    return stream;
+  }
+  void release(int device, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_[device].push_back(stream);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<int, std::vector<cudaStream_t>> free_;
+};
+
+}  // namespace
+
+ncclDataType_t nccl_dtype(DType dtype) {
+  switch (dtype) {
+    case kFloat32: return ncclFloat32;
+    case kFloat64: return ncclFloat64;
+    case kFloat16: return ncclFloat16;
+    case kBFloat16: return ncclBfloat16;
+    case kInt64: return ncclInt64;
+    case kInt32: return ncclInt32;
+    case kUInt8: return ncclUint8;
+    case kBool: return ncclUint8;
+  }
+  BRISK_FAIL("ProcessGroupNCCL: dtype {} reached NCCL unchecked", dtype_name(dtype));
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::SUM: return ncclSum;
+    case ReduceOp::PRODUCT: return ncclProd;
+    case ReduceOp::MIN: return ncclMin;
+    case ReduceOp::MAX: return ncclMax;
+    case ReduceOp::AVG: return ncclAvg;
+  }
+  BRISK_FAIL("ProcessGroupNCCL: unknown ReduceOp");
+}
+
+Bytes NcclCalls::unique_id() {
+  ncclUniqueId id;
+  BRISK_NCCL_CHECK(ncclGetUniqueId(&id));
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&id);
+  return Bytes(bytes, bytes + sizeof(id));
+}
+
+void NcclCalls::init_rank(const Bytes& bytes, int size, int rank) {
+  ncclUniqueId id;
+  BRISK_CHECK(bytes.size() == sizeof(id), "ProcessGroupNCCL: rank {}: the store's NCCL id has {} bytes, expected {}",
+              rank, bytes.size(), sizeof(id));
+  std::memcpy(&id, bytes.data(), sizeof(id));
+  cuda::DeviceGuard guard(device_);
+  BRISK_NCCL_CHECK(ncclCommInitRank(&comm_, size, id, rank));
+}
+
+void NcclCalls::abort() noexcept {
+  if (comm_ != nullptr) ncclCommAbort(comm_);
+}
+
+bool NcclCalls::destroy() noexcept { return ncclCommDestroy(comm_) == ncclSuccess; }
+
+ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_, ProcessGroupOptions options_,
+                             Device device)
+    : store(std::move(store_)), rank(rank_), size(size_), options(options_), device_(device.index), nccl_(device_) {
+  BRISK_CHECK(device.is_cuda(), "ProcessGroupNCCL: rank {}: the group's device must be a CUDA device, got {}", rank_,
+              device);
+  check_group_arguments("ProcessGroupNCCL", store.get(), rank, size, options);
+  const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);  // a malformed setting fails first
+  cuda::check_device(device_);
+  communicator_ = std::make_unique<Communicator>(*store, rank, size, options.timeout, nccl_);
+  stream_ = StreamPool::instance().acquire(device_);
+  // Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
+  // collective silently (garbage in, garbage out) where Gloo's tags make it fail, and the
+  // comparison runs in the background at no cost to the collectives.
+  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true,
+                                             [this](const std::string& m) { fail(m, -1); });
+  // Started once every rank arrived (the communicator waited for them), so no rank is silent yet.
+  if (beat_timeout.count() > 0) {
+    monitor_->on_stall(beat_timeout, DesyncMonitor::print_stall_warning(fmt::format("ProcessGroupNCCL: rank {}", rank),
+                                                                        options.timeout, options.stall_timeout));
+    heartbeat_ =
+        std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
+                                    [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
+  }
+  if (options.stall_timeout)
+    monitor_->on_stall(*options.stall_timeout, [this, after = *options.stall_timeout](const std::string& m) {
+      fail(DesyncMonitor::stall_failure(m, after), -1);
+    });
+  watchdog_ = std::thread([this] { watch(); });
+}
+
+ProcessGroupNCCL::Impl::~Impl() {
+  // The watchdog (which diagnoses through the monitor), the heartbeat and the monitor (whose
+  // handlers abort the communicator) stop first, in that order.
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (watchdog_.joinable()) watchdog_.join();
+  heartbeat_.reset();
+  monitor_.reset();
+  // After a peer died mid-collective the queued work never finishes (nccl_teardown.h).
+  const bool finished = drain_before_destroy(
+      [this] {
+        cudaError_t state = cuda::settle_query(cudaStreamQuery(stream_));
+        if (state == cudaSuccess) return QueuedWork::kFinished;
+        ncclResult_t async = ncclSuccess;
+        ncclCommGetAsyncError(nccl_.comm(), &async);
+        if (state != cudaErrorNotReady || (async != ncclSuccess && async != ncclInProgress)) return QueuedWork::kFailed;
+        return QueuedWork::kRunning;
+      },
+      options.timeout, kTeardownPoll);
+  if (finished && nccl_.destroy()) {
+    StreamPool::instance().release(device_, stream_);
+    return;
+  }
+  // The stream may still hold work of the aborted communicator: it is not handed out again.
+  std::fprintf(stderr, "ProcessGroupNCCL: rank %d: %s; aborting the communicator\n", rank,
+               finished ? "destroying the communicator failed"
+                        : "the queued collectives did not finish within the timeout or failed");
+  communicator_->abort();
+}
+
+std::shared_ptr<Work> ProcessGroupNCCL::Impl::collective(CollectiveSignature sig, const std::vector<Tensor>& tensors,
+                                                         bool blocking, const Launch& launch) {
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  sig.seq = seq_++;
+  monitor_->record(sig);
+  profiler::RecordScope scope(
+      profiler::Category::Collective, [&] { return collective_event_name("nccl", sig); },
+      [&] { return collective_event_args(sig, "(unnamed)", size); });
+  return enqueue(sig.str(), sig.seq, tensors, blocking, launch);
+}
+
+std::shared_ptr<Work> ProcessGroupNCCL::Impl::p2p(const std::string& call, const std::vector<Tensor>& tensors,
+                                                  const Launch& launch) {
+  std::lock_guard<std::mutex> lock(launch_mutex_);
+  return enqueue(fmt::format("{} (point-to-point #{})", call, p2p_seq_++), -1, tensors, false, launch);
+}
+
+std::shared_ptr<Work> ProcessGroupNCCL::Impl::enqueue(const std::string& label, int64_t seq,
+                                                      const std::vector<Tensor>& tensors, bool blocking,
+                                                      const Launch& launch) {
+  cuda::DeviceGuard guard(device_);
+  cuda::Event ready;
+  ready.record(cuda::current_stream(device_));
+  ready.wait(stream_);
+  launch(nccl_.comm(), stream_);
+  for (const Tensor& t : tensors) cuda::record_stream(t, stream_);
+  auto work = std::make_shared<WorkNCCL>(label, seq, device_, tensors, blocking);
+  work->record_end(stream_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_.push_back(work);
+  }
+  return work;
+}
+
+void ProcessGroupNCCL::Impl::watch() {
+  cuda::DeviceGuard guard(device_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, kWatchInterval);
+    if (stop_) break;
+    std::string failure;
+    int64_t failed_seq = -1;
+    try {
+      pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+                                    [this](const std::shared_ptr<WorkNCCL>& w) {
+                                      if (!w->is_completed()) return false;
+                                      if (w->seq() >= 0) monitor_->finished(w->seq());
+                                      return true;
+                                    }),
+                     pending_.end());
+    } catch (const std::exception& e) {
+      // A sticky CUDA error (e.g. a faulting kernel): no later work on this device can finish.
+      const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
+      failure = fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
+                            e.what());
+      failed_seq = oldest ? oldest->seq() : -1;
+    }
+    const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
+    ncclResult_t async = ncclSuccess;
+    ncclCommGetAsyncError(nccl_.comm(), &async);
+    if (failure.empty() && async != ncclSuccess && async != ncclInProgress) {
+      failure = fmt::format("{}: NCCL reported {} ({}); a peer may have died",
+                            oldest ? oldest->label() : std::string("after the last collective"),
+                            ncclGetErrorString(async), ncclGetLastError(nccl_.comm()));
+      failed_seq = oldest ? oldest->seq() : -1;
+    }
+    if (failure.empty() && oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout) {
+      failure = fmt::format("{} did not finish within {} ms", oldest->label(), options.timeout.count());
+      failed_seq = oldest->seq();
+    }
+    if (!failure.empty()) {
+      lock.unlock();  // diagnosing reads the store
+      fail(failure, failed_seq);
+    }
+  }
+}
+
+void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq, bool store_answers) {
+  std::string message = fmt::format("ProcessGroupNCCL: rank {}: {}", rank, reason);
+  if (seq >= 0 && monitor_) message += ". " + monitor_->diagnose(seq);
+  if (monitor_) message += "\n" + monitor_->flight_record(store_answers);
+  std::fprintf(stderr, "%s; aborting the communicator and exiting\n", message.c_str());
+  std::fflush(stderr);
+  {
+    // The watchdog asks NCCL under mutex_ only while !stop_: it never touches the communicator
+    // being aborted (or after). The watchdog itself calls fail() without the lock.
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  communicator_->abort();
+  std::_Exit(1);
+}
+
+}  // namespace brisk::dist
