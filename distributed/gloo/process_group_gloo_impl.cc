@@ -114,8 +114,22 @@ std::string ProcessGroupGloo::Impl::broken_reason() {
   return broken_;
 }
 
+std::string ProcessGroupGloo::Impl::not_run(const std::string& op, const std::string& earlier) const {
+  return fmt::format("{}: {} not run: an earlier collective on this group failed: {}", where(), op, earlier);
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::Impl::refused_if_broken(const std::string& op) {
+  std::string earlier = broken_reason();
+  if (earlier.empty()) return nullptr;
+  auto work = std::make_shared<WorkGloo>();
+  work->finish(std::make_exception_ptr(Error(not_run(op, earlier))));
+  return work;
+}
+
 std::shared_ptr<Work> ProcessGroupGloo::Impl::collective(CollectiveSignature sig, std::shared_ptr<HostStaging> staging,
                                                          std::function<void(uint32_t tag)> body) {
+  // Behind a failed collective (possibly stuck in Gloo until its timeout), fail at once.
+  if (auto refused = refused_if_broken(collective_name(sig.kind))) return refused;
   auto work = new_work();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -134,7 +148,7 @@ std::shared_ptr<Work> ProcessGroupGloo::Impl::collective(CollectiveSignature sig
 void ProcessGroupGloo::Impl::run(const CollectiveSignature& sig, const std::function<void(uint32_t)>& body) {
   monitor_->record(sig);
   std::string earlier = broken_reason();
-  BRISK_CHECK(earlier.empty(), "{}: {} not run: the group failed earlier: {}", where(), sig.str(), earlier);
+  BRISK_CHECK(earlier.empty(), "{}", not_run(sig.str(), earlier));
   profiler::RecordScope scope(
       profiler::Category::Collective, [&] { return collective_event_name("gloo", sig); },
       [&] { return collective_event_args(sig, name, size); });
@@ -152,9 +166,10 @@ void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_po
   if (!earlier.empty()) BRISK_FAIL("{}", earlier);  // the monitor failed it already, saying why
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   std::string op = fmt::format("{} #{}", collective_name(sig.kind), sig.seq);
-  std::string message =
-      fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}\n{}", where(), op, elapsed,
-                  options.timeout.count(), cause, monitor_->diagnose(sig.seq), monitor_->flight_record());
+  // The diagnosis first: when the store does not answer it, the flight recorder does not ask again.
+  std::string diagnosis = monitor_->diagnose(sig.seq);
+  std::string message = fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}\n{}", where(), op, elapsed,
+                                    options.timeout.count(), cause, diagnosis, monitor_->flight_record());
   break_group(message);
   // The other ranks fail at about the same moment and ask the store too; rank 0 hosts it, so
   // give them time to read it before this failure ends the process.
@@ -164,15 +179,17 @@ void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_po
 
 std::shared_ptr<Work> ProcessGroupGloo::Impl::p2p(bool is_send, Tensor tensor, std::shared_ptr<HostStaging> staging,
                                                   int peer, int tag) {
+  std::string op = fmt::format("{} rank {} (tag {})", is_send ? "send to" : "recv from", peer, tag);
+  if (auto refused = refused_if_broken(op)) return refused;
   auto work = new_work();
-  std::string what = fmt::format("{} {} rank {} (tag {})", where(), is_send ? "send to" : "recv from", peer, tag);
+  std::string what = fmt::format("{} {}", where(), op);
   auto fail_work = [work, what](const std::exception& e) {
     work->finish(std::make_exception_ptr(Error(fmt::format("{} failed: {}", what, e.what()))));
   };
   auto post = [this, work, is_send, tensor, staging, peer, tag, fail_work] {
     try {
       std::string earlier = broken_reason();
-      BRISK_CHECK(earlier.empty(), "the group failed earlier: {}", earlier);
+      BRISK_CHECK(earlier.empty(), "an earlier collective on this group failed: {}", earlier);
       std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
           context->createUnboundBuffer(tensor.raw_data(), tensor.nbytes());
       uint64_t slot = kP2PSlotPrefix | static_cast<uint32_t>(tag);

@@ -37,7 +37,7 @@ struct ProcessGroupGloo::Impl {
 
   // Queues `body` (the transport part of one collective, given its Gloo tag) as collective
   // number next_seq; then `staging` copies its results back to the device (null: nothing
-  // staged).
+  // staged). Once the group is broken, the Work fails at once with the first failure.
   std::shared_ptr<Work> collective(CollectiveSignature sig, std::shared_ptr<HostStaging> staging,
                                    std::function<void(uint32_t tag)> body);
   // Point-to-point: posted in order on the worker, waited for on p2p_waiter, so posting never
@@ -63,6 +63,10 @@ struct ProcessGroupGloo::Impl {
   // it answers).
   void break_group_in_background(const std::string& cause, bool store_answers);
   std::string broken_reason();
+  // "<where>: <op> not run: an earlier collective on this group failed: <earlier>".
+  std::string not_run(const std::string& op, const std::string& earlier) const;
+  // Once the group is broken: a Work failed at once with its first failure; else null.
+  std::shared_ptr<Work> refused_if_broken(const std::string& op);
   void run(const CollectiveSignature& sig, const std::function<void(uint32_t)>& body);
   [[noreturn]] void fail(const CollectiveSignature& sig, Clock::time_point start, const std::string& cause);
 

@@ -23,6 +23,17 @@ std::string finished_key(int rank) { return fmt::format("desync/{}/finished", ra
 // to the store from a failure path wait this long at most.
 constexpr std::chrono::seconds kStoreAnswerTime{3};
 
+// `what` said of the store's host: "rank 0, which hosts the store at 10.0.0.1:29500, <what>"
+// (init_process_group's TCPStore is served by rank 0), else "the store <what>".
+std::string of_store_host(const Store& store, const std::string& what) {
+  std::string address = store.address();
+  return address.empty() ? "the store " + what : fmt::format("rank 0, which hosts the store at {}, {}", address, what);
+}
+
+std::string no_answer(const Store& store) {
+  return of_store_host(store, fmt::format("did not answer within {} s", kStoreAnswerTime.count()));
+}
+
 // Runs `ask` (store reads that catch their own errors) on a thread of its own and returns its
 // answer, or nothing when it did not come within kStoreAnswerTime (the thread is left to finish).
 std::optional<std::string> answer_within(std::function<std::string()> ask) {
@@ -249,6 +260,7 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
         if (sig.seq == seq) mine = sig;
   }
   if (!mine) return fmt::format("which ranks called what at collective #{} is unknown (no longer recorded)", seq);
+  if (store_silent_) return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), no_answer(*store_));
   // The peers publish every interval: give a peer that just entered #seq time to say so.
   std::this_thread::sleep_for(3 * interval_);
   std::optional<std::string> answer = answer_within([store = store_, size = size_, rank = rank_, seq, mine = *mine] {
@@ -257,14 +269,14 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
       snap.calls[rank] = mine;
       return describe(snap, seq, mine);
     } catch (const std::exception& e) {
-      return fmt::format("which ranks called what at {} is unknown: the store does not answer ({}); "
-                         "rank 0 hosts it and may have died",
-                         mine.str(), e.what());
+      return fmt::format("which ranks called what at {} is unknown: {}", mine.str(),
+                         of_store_host(*store, fmt::format("does not answer ({}); it may have exited", e.what())));
     }
   });
-  if (!answer)
-    return fmt::format("which ranks called what at {} is unknown: the store did not answer within {} s", mine->str(),
-                       kStoreAnswerTime.count());
+  if (!answer) {
+    store_silent_ = true;
+    return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), no_answer(*store_));
+  }
   return *answer;
 }
 
@@ -343,6 +355,7 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
   std::string header = "flight recorder (the last collectives each rank started; a peer's as it last published them):";
   std::string own = own_flight_line();
   if (!ask_store) return fmt::format("{}\n  {}\n  other ranks: unknown: the store does not answer", header, own);
+  if (store_silent_) return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, no_answer(*store_));
   std::optional<std::string> lines = answer_within([store = store_, size = size_, rank = rank_, own] {
     std::string out;
     for (int r = 0; r < size; ++r) {
@@ -351,16 +364,18 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
         try {
           line = peer_flight_line(*store, r);
         } catch (const std::exception& e) {
-          line = fmt::format("rank {}: unknown: the store does not answer ({})", r, e.what());
+          line = fmt::format("rank {}: unknown: {}", r,
+                             of_store_host(*store, fmt::format("does not answer ({})", e.what())));
         }
       }
       out += "\n  " + line;
     }
     return out;
   });
-  if (!lines)
-    return fmt::format("{}\n  {}\n  other ranks: unknown: the store did not answer within {} s", header, own,
-                       kStoreAnswerTime.count());
+  if (!lines) {
+    store_silent_ = true;
+    return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, no_answer(*store_));
+  }
   return header + *lines;
 }
 

@@ -63,7 +63,8 @@ class DesyncMonitor {
 
   // Why collective #seq failed, as far as the published signatures tell: "collective desync at
   // #seq: ranks [0, 2] called ...; ranks [1] called ...; odd rank: 1", else "Ranks that never
-  // entered all_reduce #seq: [2]" (or "none (...)"), or why that is unknown.
+  // entered all_reduce #seq: [2]" (or "none (...)"), or why that is unknown ("...: rank 0,
+  // which hosts the store at host:port, did not answer within 3 s").
   std::string diagnose(int64_t seq);
 
   // This rank completed collectives [0, seq]. Memory only.
@@ -90,7 +91,7 @@ class DesyncMonitor {
   //      rank 1: started 12, finished 12; last: ..."
   // This rank's line comes from memory; the others' from the store (published every interval,
   // so up to one interval behind), asked for at most 3 s (not at all without ask_store: a
-  // caller that knows the store hangs).
+  // caller that knows the store hangs, nor after a read that did not come back in time).
   std::string flight_record(bool ask_store = true);
   static constexpr int64_t kFlightRecords = 4;
 
@@ -150,6 +151,8 @@ class DesyncMonitor {
   bool reported_ = false;  // on_mismatch was called (thread only)
   // A store call failed: the store is not used again (but by diagnose()'s bounded reads).
   std::atomic<bool> store_failed_{false};
+  // A failure path's read did not come back in time: the next one does not wait again.
+  std::atomic<bool> store_silent_{false};
   std::thread thread_;
 };
 

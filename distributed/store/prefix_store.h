@@ -25,6 +25,8 @@ class PrefixStore : public Store {
   using Store::set;
   using Store::wait;
 
+  std::string address() const override { return store_->address(); }
+
   const std::shared_ptr<Store>& underlying() const { return store_; }
 
  private:

@@ -47,6 +47,10 @@ class Store {
     return std::string(value.begin(), value.end());
   }
 
+  // Where the store is served from, for messages naming who failed to answer: "host:port"
+  // for a TCPStore; empty for a store that no process serves (a FileStore).
+  virtual std::string address() const { return {}; }
+
   std::chrono::milliseconds timeout() const { return timeout_; }
   void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
 

@@ -63,6 +63,8 @@ net::Fd TCPStore::connect_with_backoff() {
   }
 }
 
+std::string TCPStore::address() const { return fmt::format("{}:{}", host_, port_); }
+
 TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame, std::chrono::milliseconds server_wait,
                                   const char* what) {
   net::Fd fd;

@@ -48,6 +48,7 @@ class TCPStore : public Store {
   using Store::set;
   using Store::wait;
 
+  std::string address() const override;
   const std::string& host() const { return host_; }
   uint16_t port() const { return port_; }
 

@@ -139,6 +139,41 @@ TEST_CASE("fault: a SIGSTOPped store host is named by the others within the hear
   CHECK(count(r.err, "[rank 1]   other ranks: unknown: the store does not answer") == 1);
 }
 
+// The collective's timeout (3 s) comes before the heartbeat's (30 s): the failure at the timeout
+// names rank 0 as the store's host that did not answer, not only "the store".
+TEST_CASE("fault: a SIGSTOPped store host is named at the collective timeout, before the heartbeat timeout",
+          "[distributed][fault]") {
+  RunResult r = train(2, {"--stop", "0", "12"}, scratch_dir("fault_stop_host_timeout"), 1,
+                      {{"BRISK_TEST_TIMEOUT_MS", "3000"}, {"BRISK_HEARTBEAT_TIMEOUT", "30"}});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(r.seconds < 20);
+  std::vector<std::string> errors = lines_starting_with(r.err, "[rank 1] rank ");
+  REQUIRE(errors.size() == 1);
+  CHECK(count(errors[0], "all_reduce #12 failed after") == 1);
+  CHECK(count(errors[0], "is unknown: rank 0, which hosts the store at ") == 1);
+  CHECK(count(errors[0], ", did not answer within 3 s") == 1);
+  CHECK(count(r.err, "[rank 1]   other ranks: unknown: rank 0, which hosts the store at ") == 1);
+  double seconds = detection_seconds(r, "stopping", 0, 1);
+  CHECK(seconds > 2.5);
+  CHECK(seconds < 9);  // the 3 s timeout, then at most 3 s asking the store
+}
+
+// Rank 0 exits (status 0) in the middle of the job without destroying its group: its peer's
+// collective fails at once and names rank 0 as the store's host.
+TEST_CASE("fault: a store host that exited early is named by the others", "[distributed][fault]") {
+  RunResult r = train(2, {"--exit", "0", "12"}, scratch_dir("fault_exit_host"), 1,
+                      {{"BRISK_TEST_TIMEOUT_MS", "5000"}, {"BRISK_HEARTBEAT_TIMEOUT", "30"}});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(r.seconds < 20);
+  std::vector<std::string> errors = lines_starting_with(r.err, "[rank 1] rank ");
+  REQUIRE(errors.size() == 1);
+  CHECK(count(errors[0], "all_reduce #12 failed after") == 1);
+  CHECK(count(r.err, "rank 0, which hosts the store at ") >= 1);
+  CHECK(detection_seconds(r, "exiting", 0, 1) < 9);
+}
+
 TEST_CASE("fault: a rank looping outside collectives is named within the heartbeat timeout, failed at the timeout",
           "[distributed][fault]") {
   std::string dir = scratch_dir("fault_spin");

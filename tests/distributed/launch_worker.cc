@@ -4,15 +4,16 @@
 //
 //   allreduce
 //       all_reduce(SUM) of [rank + 1] * 4; prints "rank R of W: sum S".
-//   train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--spin RANK STEP] [--resume]
-//         [--ignore-sigterm]
+//   train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--spin RANK STEP] [--exit RANK STEP]
+//         [--resume] [--ignore-sigterm]
 //       A deterministic data-parallel "training": each step all-reduces (AVG) a gradient that
 //       depends on the parameters, the rank and the step, and takes an SGD step. Rank 0 saves
 //       a checkpoint (next step and parameters, exactly, as hex floats) to <dir>/checkpoint
 //       every 5 steps; --resume starts from it. With --kill, rank RANK sends itself SIGKILL
 //       at the start of step STEP; with --stop, SIGSTOP (it hangs until the launcher's SIGKILL);
-//       with --spin, it loops forever there, outside any collective.
-//       Both print "... at step STEP (monotonic T ms)", CLOCK_MONOTONIC being one clock for
+//       with --spin, it loops forever there, outside any collective; with --exit, it exits
+//       with status 0 there, without destroying its group (as a rank that ran out of work).
+//       All print "... at step STEP (monotonic T ms)", CLOCK_MONOTONIC being one clock for
 //       every process of the machine, so a test can time how long the others took to notice.
 //       At the end rank 0 prints "final: <parameters>".
 //       --ignore-sigterm: survive the launcher's SIGTERM, so that a failure has to be found
@@ -105,17 +106,17 @@ int load_checkpoint(const std::string& dir, std::vector<float>& w) {
 
 int train(int argc, char** argv) {
   BRISK_CHECK(argc >= 4,
-              "usage: train <dir> <steps> [--kill RANK STEP] [--stop RANK STEP] [--resume] [--ignore-sigterm]");
+              "usage: train <dir> <steps> [--kill|--stop|--spin|--exit RANK STEP] [--resume] [--ignore-sigterm]");
   std::string dir = argv[2];
   int steps = std::atoi(argv[3]);
-  int kill_rank = -1, kill_step = -1, kill_signal = SIGKILL;  // kill_signal 0: spin
+  int kill_rank = -1, kill_step = -1, kill_signal = SIGKILL;  // kill_signal 0: spin; -1: exit
   bool resume = false;
   for (int i = 4; i < argc; ++i) {
     std::string arg = argv[i];
-    if ((arg == "--kill" || arg == "--stop" || arg == "--spin") && i + 2 < argc) {
+    if ((arg == "--kill" || arg == "--stop" || arg == "--spin" || arg == "--exit") && i + 2 < argc) {
       kill_rank = std::atoi(argv[++i]);
       kill_step = std::atoi(argv[++i]);
-      kill_signal = arg == "--kill" ? SIGKILL : arg == "--stop" ? SIGSTOP : 0;
+      kill_signal = arg == "--kill" ? SIGKILL : arg == "--stop" ? SIGSTOP : arg == "--spin" ? 0 : -1;
     } else if (arg == "--resume") {
       resume = true;
     } else if (arg == "--ignore-sigterm") {
@@ -135,9 +136,13 @@ int train(int argc, char** argv) {
     if (rank == kill_rank && step == kill_step) {
       // Let the others enter this step's all_reduce first.
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      const char* what = kill_signal == SIGKILL ? "killing" : kill_signal == SIGSTOP ? "stopping" : "spinning";
+      const char* what = kill_signal == SIGKILL   ? "killing"
+                         : kill_signal == SIGSTOP ? "stopping"
+                         : kill_signal == 0       ? "spinning"
+                                                  : "exiting";
       std::printf("%s myself at step %d (monotonic %lld ms)\n", what, step, static_cast<long long>(monotonic_ms()));
       std::fflush(stdout);
+      if (kill_signal == -1) std::_Exit(0);
       if (kill_signal != 0) raise(kill_signal);
       for (volatile uint64_t spins = 0;; spins = spins + 1) {
       }

@@ -155,7 +155,8 @@ void expect_size_mismatch_named(bool check_desync, std::chrono::milliseconds wit
                                             "odd rank: 1"));
         }
         THREAD_CHECK_FALSE(work->is_success());
-        THREAD_CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("failed earlier"));
+        THREAD_CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("an earlier collective on this group failed: ") &&
+                                                           Catch::Contains("collective desync at #0"));
       },
       options);
 }
@@ -189,10 +190,36 @@ TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the t
               what, Catch::Contains("all_reduce #0") && Catch::Contains("Ranks that never entered all_reduce #0: [2]"));
         }
         // The group is unusable afterwards, and says why.
-        THREAD_CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("failed earlier"));
+        THREAD_CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("an earlier collective on this group failed: ") &&
+                                                           Catch::Contains("never entered all_reduce #0: [2]"));
       },
       options);
   CHECK(std::chrono::steady_clock::now() - start < 8s);
+}
+
+// The mismatched all_reduce stays stuck in Gloo until its 6 s timeout; the calls after the
+// failure do not queue behind it: they fail at once, naming the first failure.
+TEST_CASE("ProcessGroupGloo: after a collective failed, the next calls fail at once with the first error") {
+  ProcessGroupOptions options;
+  options.timeout = 6s;
+  run_gloo_ranks(
+      2,
+      [&](ProcessGroupGloo& g) {
+        Tensor t = make<float>(std::vector<float>(g.rank() == 1 ? 5 : 4, 1.f));
+        THREAD_CHECK_THROWS_WITH(g.all_reduce(t)->wait(), Catch::Contains("collective desync at #0"));
+        auto start = std::chrono::steady_clock::now();
+        std::vector<std::shared_ptr<Work>> next = {g.all_reduce(t), g.barrier(), g.send(t, 1 - g.rank()),
+                                                   g.recv(t, 1 - g.rank())};
+        for (auto& work : next) {
+          THREAD_CHECK(work->is_completed());
+          THREAD_CHECK_FALSE(work->is_success());
+          THREAD_CHECK_THROWS_WITH(work->wait(), Catch::Contains(" not run: an earlier collective on this group "
+                                                                 "failed: ProcessGroupGloo") &&
+                                                     Catch::Contains("collective desync at #0: ranks"));
+        }
+        THREAD_CHECK(std::chrono::steady_clock::now() - start < 500ms);
+      },
+      options);
 }
 
 TEST_CASE("ProcessGroupGloo: argument errors are raised at the call") {
