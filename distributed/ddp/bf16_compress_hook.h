@@ -14,7 +14,7 @@ class BF16CompressHook final : public CommHook {
  public:
   explicit BF16CompressHook(std::shared_ptr<ProcessGroup> group) : group_(std::move(group)) {}
   std::string name() const override { return "bf16_compress"; }
-  std::shared_ptr<CommFuture> run(GradBucket& bucket) override;
+  std::shared_ptr<Work> run(GradBucket& bucket) override;
 
  private:
   std::shared_ptr<ProcessGroup> group_;

@@ -4,22 +4,12 @@
 
 namespace brisk::dist {
 
-Tensor WorkFuture::wait() {
-  if (!result_.defined()) {
-    work_->wait();
-    result_ = then_();
-  }
-  return result_;
-}
-
-std::shared_ptr<CommFuture> AllReduceHook::run(GradBucket& bucket) {
+std::shared_ptr<Work> AllReduceHook::run(GradBucket& bucket) {
   Tensor buffer = bucket.buffer();
   if (divisor_ == 0) {
-    auto work = group_->all_reduce(buffer, ReduceOp::AVG);
-    return std::make_shared<WorkFuture>(std::move(work), [buffer] { return buffer; });
+    return group_->all_reduce(buffer, ReduceOp::AVG)->then([buffer] { return buffer; });
   }
-  auto work = group_->all_reduce(buffer, ReduceOp::SUM);
-  return std::make_shared<WorkFuture>(std::move(work), [buffer, divisor = divisor_]() mutable {
+  return group_->all_reduce(buffer, ReduceOp::SUM)->then([buffer, divisor = divisor_]() mutable {
     native::binary_(BinaryOp::Div, buffer, Scalar(static_cast<double>(divisor)));
     return buffer;
   });

@@ -6,11 +6,9 @@
 //   ddp->register_comm_hook(std::make_shared<dist::BF16CompressHook>(group));
 //
 // A hook runs on the autograd thread as soon as a bucket is ready, starts the reduction,
-// and returns at once with a CommFuture; DistributedDataParallel waits for every bucket's
-// future at the end of backward and copies the result into the parameters' .grad.
-#include <chrono>
+// and returns at once with a Work; DistributedDataParallel waits for every bucket's Work at
+// the end of backward and copies its result() into the parameters' .grad.
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,40 +46,13 @@ class GradBucket {
   std::vector<Tensor> gradients_;
 };
 
-// The pending result of a hook: wait() returns the averaged gradients as a flat tensor of the
-// bucket's numel and dtype (often the bucket buffer itself).
-class CommFuture {
- public:
-  virtual ~CommFuture() = default;
-  // Never blocks.
-  virtual bool is_completed() = 0;
-  // Blocks until the result is there; rethrows the communication's error.
-  virtual Tensor wait() = 0;
-  // When the communication completed, where known (Work::completed_at).
-  virtual std::optional<std::chrono::steady_clock::time_point> completed_at() { return std::nullopt; }
-};
-
 class CommHook {
  public:
   virtual ~CommHook() = default;
   virtual std::string name() const = 0;
-  virtual std::shared_ptr<CommFuture> run(GradBucket& bucket) = 0;
-};
-
-// A CommFuture over a collective's Work: wait() waits for the work and then returns
-// `then()` (which may post-process, e.g. decompress).
-class WorkFuture final : public CommFuture {
- public:
-  WorkFuture(std::shared_ptr<Work> work, std::function<Tensor()> then)
-      : work_(std::move(work)), then_(std::move(then)) {}
-  bool is_completed() override { return work_->is_completed(); }
-  Tensor wait() override;
-  std::optional<std::chrono::steady_clock::time_point> completed_at() override { return work_->completed_at(); }
-
- private:
-  std::shared_ptr<Work> work_;
-  std::function<Tensor()> then_;
-  Tensor result_;
+  // Starts reducing the bucket; the Work's result(), after wait(), is the averaged gradients as
+  // a flat tensor of the bucket's numel and dtype (often the bucket buffer itself: Work::then).
+  virtual std::shared_ptr<Work> run(GradBucket& bucket) = 0;
 };
 
 // The default: all_reduce of the bucket with ReduceOp::AVG, in place. Under a Join (join.h)
@@ -92,7 +63,7 @@ class AllReduceHook final : public CommHook {
  public:
   explicit AllReduceHook(std::shared_ptr<ProcessGroup> group) : group_(std::move(group)) {}
   std::string name() const override { return "allreduce"; }
-  std::shared_ptr<CommFuture> run(GradBucket& bucket) override;
+  std::shared_ptr<Work> run(GradBucket& bucket) override;
   // 0: ReduceOp::AVG over the group; else sum, then divide by `divisor`.
   void set_divisor(int divisor) { divisor_ = divisor; }
 

@@ -150,7 +150,7 @@ void Reducer::launch_ready_buckets() {
     if (timeline_.bucket_launched.size() == buckets_.size()) {
       timeline_.bucket_launched[next_bucket_] = ReducerTimeline::Clock::now();
     }
-    bucket.future = comm_hook_->run(grad_bucket);
+    bucket.reduction = comm_hook_->run(grad_bucket);
     ++next_bucket_;
   }
   if (next_bucket_ == buckets_.size() && options_.find_unused_parameters() && !local_used_work_) {
@@ -164,7 +164,7 @@ void Reducer::launch_ready_buckets() {
 
 void Reducer::note_reduced(size_t index) {
   const Bucket& bucket = buckets_[index];
-  auto reduced = bucket.future->completed_at().value_or(ReducerTimeline::Clock::now());
+  auto reduced = bucket.reduction->completed_at().value_or(ReducerTimeline::Clock::now());
   timeline_.bucket_reduced.push_back(reduced);
   if (!profiler::is_enabled() || timeline_.bucket_launched.size() != buckets_.size()) return;
   auto ns = [](ReducerTimeline::Clock::time_point t) {
@@ -220,7 +220,8 @@ void Reducer::copy_back_reduced() {
   timeline_.bucket_reduced.clear();  // this iteration's, a synchronized or a shadow backward's
   for (size_t b = 0; b < buckets_.size(); ++b) {
     Bucket& bucket = buckets_[b];
-    Tensor result = bucket.future->wait();
+    bucket.reduction->wait();
+    Tensor result = bucket.reduction->result();
     note_reduced(b);
     BRISK_CHECK(result.numel() == bucket.buffer.numel(),
                 "DistributedDataParallel: comm hook {} returned {} elements for a bucket of {}", comm_hook_->name(),
@@ -262,7 +263,7 @@ void Reducer::reset_iteration() {
   next_bucket_ = 0;
   for (Bucket& bucket : buckets_) {
     bucket.pending = bucket.variables.size();
-    bucket.future.reset();
+    bucket.reduction.reset();
   }
   local_used_work_.reset();
   globally_used_ = Tensor();

@@ -33,7 +33,7 @@ struct ReducerTimeline {
   using Clock = std::chrono::steady_clock;
   Clock::time_point first_gradient;                // the first hook of the backward
   std::vector<Clock::time_point> bucket_launched;  // per bucket, when handed to the comm hook
-  // Per bucket, when its communication completed (CommFuture::completed_at), or, where the
+  // Per bucket, when its communication completed (Work::completed_at), or, where the
   // backend cannot tell, when the end of backward finished waiting for it.
   std::vector<Clock::time_point> bucket_reduced;
   Clock::time_point backward_end;  // the final callback starts: autograd is done
@@ -86,7 +86,7 @@ class Reducer {
     Tensor buffer;
     std::vector<Tensor> views;
     size_t pending = 0;
-    std::shared_ptr<CommFuture> future;
+    std::shared_ptr<Work> reduction;  // the comm hook's
   };
   struct Locator {
     size_t bucket = 0;

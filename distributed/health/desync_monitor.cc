@@ -260,7 +260,8 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
         if (sig.seq == seq) mine = sig;
   }
   if (!mine) return fmt::format("which ranks called what at collective #{} is unknown (no longer recorded)", seq);
-  if (store_silent_) return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), no_answer(*store_));
+  if (store_silent_)
+    return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), no_answer(*store_));
   // The peers publish every interval: give a peer that just entered #seq time to say so.
   std::this_thread::sleep_for(3 * interval_);
   std::optional<std::string> answer = answer_within([store = store_, size = size_, rank = rank_, seq, mine = *mine] {

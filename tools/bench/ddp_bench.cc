@@ -61,7 +61,7 @@ class TimedAllReduceHook final : public CommHook {
   }
   std::string name() const override { return "timed_allreduce"; }
 
-  std::shared_ptr<CommFuture> run(GradBucket& bucket) override {
+  std::shared_ptr<Work> run(GradBucket& bucket) override {
     Tensor buffer = bucket.buffer();
     auto launched = Clock::now();
     auto work = group_->all_reduce(buffer, dist::ReduceOp::AVG);
@@ -75,7 +75,7 @@ class TimedAllReduceHook final : public CommHook {
       pending_.emplace_back(bucket.index(), work);
     }
     cv_.notify_all();
-    return std::make_shared<WorkFuture>(work, [buffer] { return buffer; });
+    return work->then([buffer] { return buffer; });
   }
 
   // Launch and completion times of the last backward's buckets (after it was reduced).

@@ -156,7 +156,7 @@ void expect_size_mismatch_named(bool check_desync, std::chrono::milliseconds wit
         }
         THREAD_CHECK_FALSE(work->is_success());
         THREAD_CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("an earlier collective on this group failed: ") &&
-                                                           Catch::Contains("collective desync at #0"));
+                                                          Catch::Contains("collective desync at #0"));
       },
       options);
 }
@@ -191,7 +191,7 @@ TEST_CASE("ProcessGroupGloo: a rank that skips a collective is named after the t
         }
         // The group is unusable afterwards, and says why.
         THREAD_CHECK_THROWS_WITH(g.barrier()->wait(), Catch::Contains("an earlier collective on this group failed: ") &&
-                                                           Catch::Contains("never entered all_reduce #0: [2]"));
+                                                          Catch::Contains("never entered all_reduce #0: [2]"));
       },
       options);
   CHECK(std::chrono::steady_clock::now() - start < 8s);
