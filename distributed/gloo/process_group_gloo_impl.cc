@@ -166,7 +166,10 @@ void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_po
   if (!earlier.empty()) BRISK_FAIL("{}", earlier);  // the monitor failed it already, saying why
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
   std::string op = fmt::format("{} #{}", collective_name(sig.kind), sig.seq);
-  // The diagnosis first: when the store does not answer it, the flight recorder does not ask again.
+  // A store the heartbeat already found silent (rank 0, its host, stopped or gone) is not asked:
+  // the error comes at the timeout. The diagnosis first: when the store does not answer it, the
+  // flight recorder does not ask again.
+  if (auto silence = heartbeat_ ? heartbeat_->store_silence() : std::nullopt) monitor_->store_is_silent(*silence);
   std::string diagnosis = monitor_->diagnose(sig.seq);
   std::string message = fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}\n{}", where(), op, elapsed,
                                     options.timeout.count(), cause, diagnosis, monitor_->flight_record());

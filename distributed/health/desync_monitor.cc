@@ -260,8 +260,7 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
         if (sig.seq == seq) mine = sig;
   }
   if (!mine) return fmt::format("which ranks called what at collective #{} is unknown (no longer recorded)", seq);
-  if (store_silent_)
-    return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), no_answer(*store_));
+  if (store_silent_) return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
   // The peers publish every interval: give a peer that just entered #seq time to say so.
   std::this_thread::sleep_for(3 * interval_);
   std::optional<std::string> answer = answer_within([store = store_, size = size_, rank = rank_, seq, mine = *mine] {
@@ -275,10 +274,27 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
     }
   });
   if (!answer) {
-    store_silent_ = true;
-    return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), no_answer(*store_));
+    store_is_silent(no_answer(*store_));
+    return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
   }
   return *answer;
+}
+
+void DesyncMonitor::store_is_silent(std::chrono::steady_clock::duration silence) {
+  store_is_silent(of_store_host(
+      *store_, fmt::format("has not answered for {:.1f} s", std::chrono::duration<double>(silence).count())));
+}
+
+void DesyncMonitor::store_is_silent(const std::string& message) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (store_silent_) return;
+  silence_ = message;
+  store_silent_ = true;
+}
+
+std::string DesyncMonitor::silence() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return silence_;
 }
 
 void DesyncMonitor::finished(int64_t seq) {
@@ -356,7 +372,7 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
   std::string header = "flight recorder (the last collectives each rank started; a peer's as it last published them):";
   std::string own = own_flight_line();
   if (!ask_store) return fmt::format("{}\n  {}\n  other ranks: unknown: the store does not answer", header, own);
-  if (store_silent_) return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, no_answer(*store_));
+  if (store_silent_) return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
   std::optional<std::string> lines = answer_within([store = store_, size = size_, rank = rank_, own] {
     std::string out;
     for (int r = 0; r < size; ++r) {
@@ -374,8 +390,8 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
     return out;
   });
   if (!lines) {
-    store_silent_ = true;
-    return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, no_answer(*store_));
+    store_is_silent(no_answer(*store_));
+    return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
   }
   return header + *lines;
 }

@@ -67,6 +67,11 @@ class DesyncMonitor {
   // which hosts the store at host:port, did not answer within 3 s").
   std::string diagnose(int64_t seq);
 
+  // The store has not answered for `silence` (the heartbeat says so): diagnose() and
+  // flight_record() no longer ask it, and say "rank 0, which hosts the store at host:port, has
+  // not answered for <silence> s".
+  void store_is_silent(std::chrono::steady_clock::duration silence);
+
   // This rank completed collectives [0, seq]. Memory only.
   void finished(int64_t seq);
 
@@ -115,6 +120,9 @@ class DesyncMonitor {
   void publish();
   // Compares the peers' published signatures with this rank's, as far as all have published.
   void verify_step();
+  // store_is_silent() with its message; what it said.
+  void store_is_silent(const std::string& message);
+  std::string silence();
   // This rank's flight-recorder line, from memory.
   std::string own_flight_line();
   // What every rank published about #seq, waiting up to kSettleTime for all of them.
@@ -151,8 +159,10 @@ class DesyncMonitor {
   bool reported_ = false;  // on_mismatch was called (thread only)
   // A store call failed: the store is not used again (but by diagnose()'s bounded reads).
   std::atomic<bool> store_failed_{false};
-  // A failure path's read did not come back in time: the next one does not wait again.
+  // A failure path's read did not come back in time, or store_is_silent(): the next one does
+  // not wait again, and says this (guarded by mutex_).
   std::atomic<bool> store_silent_{false};
+  std::string silence_;
   std::thread thread_;
 };
 

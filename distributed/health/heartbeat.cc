@@ -100,6 +100,13 @@ std::chrono::milliseconds Heartbeat::interval_for(std::chrono::milliseconds time
   return std::clamp<std::chrono::milliseconds>(timeout / 10, std::chrono::milliseconds(10), std::chrono::seconds(1));
 }
 
+std::optional<Clock::duration> Heartbeat::store_silence() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  Clock::duration silence = Clock::now() - state_->answered;
+  if (state_->store_failed || silence <= 2 * state_->interval) return std::nullopt;
+  return silence;
+}
+
 Heartbeat::Heartbeat(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout,
                      FailureHandler on_failure)
     : state_(std::make_shared<State>(std::move(store), rank, size, timeout)), on_failure_(std::move(on_failure)) {

@@ -26,6 +26,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -48,6 +49,10 @@ class Heartbeat {
 
   // How often a rank beats and reads its peers: a tenth of the timeout, within [10 ms, 1 s].
   static std::chrono::milliseconds interval_for(std::chrono::milliseconds timeout);
+
+  // How long the store has not answered this rank's rounds, once that exceeds two intervals
+  // (a failure path then need not wait on it); nothing while it answers.
+  std::optional<std::chrono::steady_clock::duration> store_silence() const;
 
   struct State;  // shared with the store thread, which may outlive this object on a hung store
 

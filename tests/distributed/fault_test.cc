@@ -140,7 +140,8 @@ TEST_CASE("fault: a SIGSTOPped store host is named by the others within the hear
 }
 
 // The collective's timeout (3 s) comes before the heartbeat's (30 s): the failure at the timeout
-// names rank 0 as the store's host that did not answer, not only "the store".
+// names rank 0 as the store's host, silent since the stop (the heartbeat's rounds say so, so the
+// failure does not wait on the store), not only "the store".
 TEST_CASE("fault: a SIGSTOPped store host is named at the collective timeout, before the heartbeat timeout",
           "[distributed][fault]") {
   RunResult r = train(2, {"--stop", "0", "12"}, scratch_dir("fault_stop_host_timeout"), 1,
@@ -152,11 +153,11 @@ TEST_CASE("fault: a SIGSTOPped store host is named at the collective timeout, be
   REQUIRE(errors.size() == 1);
   CHECK(count(errors[0], "all_reduce #12 failed after") == 1);
   CHECK(count(errors[0], "is unknown: rank 0, which hosts the store at ") == 1);
-  CHECK(count(errors[0], ", did not answer within 3 s") == 1);
+  CHECK(count(errors[0], ", has not answered for ") == 1);
   CHECK(count(r.err, "[rank 1]   other ranks: unknown: rank 0, which hosts the store at ") == 1);
   double seconds = detection_seconds(r, "stopping", 0, 1);
   CHECK(seconds > 2.5);
-  CHECK(seconds < 9);  // the 3 s timeout, then at most 3 s asking the store
+  CHECK(seconds < 4.5);  // the 3 s timeout, not more asking the store
 }
 
 // Rank 0 exits (status 0) in the middle of the job without destroying its group: its peer's
