@@ -37,7 +37,7 @@ struct CheckpointWriterOptions {
 
 class CheckpointWriter {
  public:
-  // Raises brisk::Error when `pattern` is not a save pattern (check_save_pattern) or keep_last is
+  // Raises brisk::Error when `pattern` is not a save pattern (save_pattern_placeholder) or keep_last is
   // negative or set for a pattern that names only one file.
   explicit CheckpointWriter(std::string pattern, CheckpointWriterOptions options = {});
   // Waits for the write in flight; its error, if any, goes to the log (a destructor cannot
