@@ -23,7 +23,7 @@
 #include <thread>
 
 #include "checkpoint/checkpoint.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::checkpoint {
 

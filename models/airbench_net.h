@@ -29,7 +29,7 @@
 #include "nn/module_holder.h"
 #include "nn/modules/conv.h"
 #include "nn/modules/linear.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::models {
 

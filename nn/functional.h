@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "nn/options.h"
 #include "nn/size2.h"
+#include "tensor/arg.h"
 #include "tensor/generator.h"
 #include "tensor/tensor.h"
 
