@@ -31,9 +31,8 @@
 //                  "brisk.scheduler": JSON           LRScheduler::state_dict(), when there is one
 //                  any other key                     Checkpoint::metadata, the program's own
 //
-// Other frameworks read the weights as they read any safetensors file; in PyTorch:
-//   state = safetensors.torch.load_file(path)
-//   model.load_state_dict({k: v for k, v in state.items() if not k.startswith("optimizer/")})
+// Other frameworks read the weights as any safetensors file (docs/training.md, "Reading
+// checkpoints elsewhere").
 #include <cstdint>
 #include <string>
 
