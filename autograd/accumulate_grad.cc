@@ -6,14 +6,9 @@
 
 namespace brisk::autograd {
 
-namespace {
-// True when no tensor other than the one handle can see `t`'s memory and no two of its
-// elements share memory (as in an expanded gradient), so it can be adopted as .grad or
-// updated in place.
 bool exclusively_owned(const Tensor& t) {
   return t.use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
 }
-}  // namespace
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor grad = std::move(grads[0]);

@@ -29,6 +29,10 @@ class AccumulateGrad final : public Node {
   Tensor variable_;
 };
 
+// Whether a gradient buffer may be adopted or summed into in place: no handle but `t` sees its
+// memory, and it is contiguous (an expanded gradient's stride-0 elements share memory).
+bool exclusively_owned(const Tensor& t);
+
 // The leaf's AccumulateGrad: created on first use, shared by every graph using the leaf, and
 // freed with the last of them.
 std::shared_ptr<Node> grad_accumulator(const Tensor& leaf);

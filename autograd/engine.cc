@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "autograd/accumulate_grad.h"
 #include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "profiler/record.h"
@@ -95,12 +96,6 @@ void count_dependencies(Node* root, GraphTask& task) {
       if (seen.insert(child).second) stack.push_back(child);
     }
   }
-}
-
-// A buffer that may be summed into in place: nobody else sees it, and it is contiguous (a
-// gradient can be an expanded view, whose stride-0 elements share memory).
-bool exclusively_owned(const Tensor& t) {
-  return t.use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
 }
 
 // Sums a gradient into a node's input slot, in place when the buffer allows it.

@@ -13,10 +13,9 @@ namespace brisk::checkpoint {
 namespace {
 
 constexpr const char* kOptimizerPrefix = "optimizer/";
-// Version 2 has checksums (checkpoint/checksums.h); version 1, written before them, loads
-// unverified.
+// The layout's version: 2 since checksums (checkpoint/checksums.h). Version 1, written before
+// any release, is refused.
 constexpr const char* kVersion = "2";
-constexpr const char* kVersionWithoutChecksums = "1";
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
@@ -122,18 +121,18 @@ Checkpoint load_checkpoint(const std::string& path) {
               "Brisk checkpoint (read its weights with load_safetensors)",
               path);
   const std::string& version = metadata.at("brisk.checkpoint");
-  BRISK_CHECK(version == kVersion || version == kVersionWithoutChecksums,
-              "checkpoint '{}': layout version \"{}\", this build reads versions {} and {}", path, version,
-              kVersionWithoutChecksums, kVersion);
-  // A checksums entry whose key a corruption changed reads as none: only version 1 may lack it.
-  BRISK_CHECK(file.checksums_verified || version == kVersionWithoutChecksums,
+  BRISK_CHECK(version == kVersion,
+              "checkpoint '{}': layout version \"{}\" is not supported, this build reads only version {} (version 1, "
+              "without checksums, predates any release: save the checkpoint again with a build of its time)",
+              path, version, kVersion);
+  // A checksums entry whose key a corruption changed reads as none.
+  BRISK_CHECK(file.checksums_verified,
               "checkpoint '{}': no \"{}\" in the safetensors metadata, which checkpoints of version {} have: the "
               "header is corrupt",
               path, kChecksumsKey, kVersion);
 
   Checkpoint out;
   out.path = path;
-  out.checksums_verified = file.checksums_verified;
   for (const auto& [name, tensor] : file.tensors) {
     if (starts_with(name, kOptimizerPrefix)) {
       out.optimizer.tensors[name.substr(std::string(kOptimizerPrefix).size())] = tensor;

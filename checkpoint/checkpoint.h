@@ -22,7 +22,7 @@
 //                  optimizer's state tensors under "optimizer/" + their name in
 //                  optim::OptimizerState ("optimizer/state.0.momentum_buffer")
 //   __metadata__   "format": "pt"
-//                  "brisk.checkpoint": "2"           (the layout's version; 1: without checksums)
+//                  "brisk.checkpoint": "2"           (the layout's version)
 //                  "brisk.checksums": JSON           of every tensor and entry (checkpoint/checksums.h)
 //                  "brisk.optimizer": JSON           {"name": "SGD", "param_groups": [...]}
 //                  "brisk.progress": JSON            {"epoch": 1, "batch": 0, "step": 938}
@@ -31,9 +31,8 @@
 //                  "brisk.scheduler": JSON           LRScheduler::state_dict(), when there is one
 //                  any other key                     Checkpoint::metadata, the program's own
 //
-// Other frameworks read the weights as they read any safetensors file; in PyTorch:
-//   state = safetensors.torch.load_file(path)
-//   model.load_state_dict({k: v for k, v in state.items() if not k.startswith("optimizer/")})
+// Other frameworks read the weights as any safetensors file (docs/training.md, "Reading
+// checkpoints elsewhere").
 #include <cstdint>
 #include <string>
 
@@ -63,9 +62,6 @@ struct Checkpoint {
   uint64_t data_seed = 0;      // data::DataLoaderOptions::seed of the training data
   Metadata metadata;           // the program's own entries; keys other than "format" and "brisk.*"
   std::string path;            // the file load_checkpoint read, for messages; "" for one captured
-  // load_checkpoint checked the file against its checksums; false for a checkpoint written
-  // before Brisk wrote them (layout version 1), which a program may want to mention.
-  bool checksums_verified = false;
 };
 
 // The state of live objects and of brisk::default_generator(); `scheduler` may be null. The
@@ -84,8 +80,8 @@ void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& 
 void save_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 // Raises brisk::Error naming the file and the entry when the file is not a safetensors file
 // (see load_safetensors), lacks, or has a malformed, brisk.* entry, or does not match its
-// checksums (naming the tensor or entry). A checkpoint of layout version 1 (without
-// checksums) loads unverified: Checkpoint::checksums_verified says so.
+// checksums (naming the tensor or entry), or is of another layout version than this build's
+// (naming it).
 Checkpoint load_checkpoint(const std::string& path);
 
 }  // namespace brisk::checkpoint

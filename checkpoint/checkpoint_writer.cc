@@ -36,10 +36,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 CheckpointWriter::CheckpointWriter(std::string pattern, CheckpointWriterOptions options)
     : pattern_(std::move(pattern)), options_(std::move(options)) {
-  check_save_pattern(pattern_);
+  const Placeholder placeholder = save_pattern_placeholder(pattern_);
   BRISK_CHECK(options_.keep_last() >= 0, "CheckpointWriter '{}': keep_last must be 0 (all) or more, got {}", pattern_,
               options_.keep_last());
-  BRISK_CHECK(options_.keep_last() == 0 || names_several_checkpoints(pattern_),
+  BRISK_CHECK(options_.keep_last() == 0 || placeholder != Placeholder::kNone,
               "CheckpointWriter '{}': keep_last {} needs a pattern that names several files ({{step}} or {{epoch}} in "
               "it); this one names one file, which each checkpoint replaces",
               pattern_, options_.keep_last());

@@ -14,8 +14,7 @@
 // and hands the copy to a background thread, which writes it with save_checkpoint (atomically,
 // with checksums) to the pattern's file for its progress (checkpoint/save_pattern.h). Exactly one
 // write is in flight: save() first waits for the previous one. A write that failed raises its
-// error from the next save() or wait(), so a run does not go on for long believing in a
-// checkpoint that was never written. Before each write the pattern's stale temporary files are
+// error from the next save() or wait(). Before each write the pattern's stale temporary files are
 // removed; after it, all but the newest keep_last checkpoints of the pattern.
 #include <exception>
 #include <functional>
@@ -23,7 +22,7 @@
 #include <thread>
 
 #include "checkpoint/checkpoint.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::checkpoint {
 
@@ -37,7 +36,7 @@ struct CheckpointWriterOptions {
 
 class CheckpointWriter {
  public:
-  // Raises brisk::Error when `pattern` is not a save pattern (check_save_pattern) or keep_last is
+  // Raises brisk::Error when `pattern` is not a save pattern (save_pattern_placeholder) or keep_last is
   // negative or set for a pattern that names only one file.
   explicit CheckpointWriter(std::string pattern, CheckpointWriterOptions options = {});
   // Waits for the write in flight; its error, if any, goes to the log (a destructor cannot

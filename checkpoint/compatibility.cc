@@ -103,15 +103,15 @@ void check_compatible(const Checkpoint& checkpoint, const nn::Module& model, con
               file_of(checkpoint), fmt::join(problems, "\n  "));
 }
 
-void check_metadata(const Checkpoint& checkpoint, const Metadata& run, const Metadata& implied) {
+void check_metadata(const Checkpoint& checkpoint, const Metadata& run) {
   std::vector<std::string> differences;
   for (const auto& [key, value] : run) {
     auto saved = checkpoint.metadata.find(key);
-    auto fallback = implied.find(key);
-    if (saved == checkpoint.metadata.end() && fallback == implied.end()) continue;
-    const std::string& saved_value = saved != checkpoint.metadata.end() ? saved->second : fallback->second;
-    if (saved_value != value)
-      differences.push_back(fmt::format("saved with {} {}, this run has {}", key, saved_value, value));
+    if (saved == checkpoint.metadata.end()) {
+      differences.push_back(fmt::format("saved without {}, this run has {}", key, value));
+    } else if (saved->second != value) {
+      differences.push_back(fmt::format("saved with {} {}, this run has {}", key, saved->second, value));
+    }
   }
   BRISK_CHECK(differences.empty(), "{}: {} (resuming exactly needs the same)", file_of(checkpoint),
               fmt::join(differences, "; "));

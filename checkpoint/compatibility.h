@@ -36,9 +36,8 @@ void check_compatible(const Checkpoint& checkpoint, const nn::Module& model, con
 
 // Compares the program's own record of the run (Checkpoint::metadata: the data set, the batch
 // size, the number of processes, ...) with this run's `run` entries, and raises brisk::Error
-// naming every entry that differs ("saved with batch_size 32, this run has 16"). An entry the
-// checkpoint lacks is compared with `implied`'s value for it (what a checkpoint written before
-// the program recorded the entry implies), and is not checked when `implied` has none.
-void check_metadata(const Checkpoint& checkpoint, const Metadata& run, const Metadata& implied = {});
+// naming every entry that differs ("saved with batch_size 32, this run has 16") or that the
+// checkpoint lacks ("saved without batch_size, this run has 16").
+void check_metadata(const Checkpoint& checkpoint, const Metadata& run);
 
 }  // namespace brisk::checkpoint

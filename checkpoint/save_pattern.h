@@ -1,21 +1,14 @@
 #pragma once
-// The file names of a run's checkpoints: a save pattern (train's --save) with the placeholders
-// {epoch} and {step}, the name of the checkpoint at a point of training, and the newest
-// complete checkpoint of a pattern, which a restarted run resumes from (train --resume auto):
+// The file names of a run's checkpoints: a save pattern (train's --save) with at most one
+// placeholder, {epoch} (epochs completed) or {step} (optimizer steps, zero-padded to 8 digits
+// so that `ls` lists them in order), in its file name:
 //
 //   "runs/a/ckpt-{step}.safetensors"      runs/a/ckpt-00000500.safetensors, ...-00001000..., ...
-//   "runs/a/ckpt-e{epoch}-s{step}.st"     runs/a/ckpt-e0-s00000500.st, runs/a/ckpt-e1-s00000938.st
 //   "runs/a/ckpt-{epoch}.safetensors"     runs/a/ckpt-1.safetensors after the first epoch
 //   "runs/a/model.safetensors"            one file, each checkpoint replacing the one before
 //
-//   std::optional<std::string> path = checkpoint::newest_checkpoint("runs/a/ckpt-{step}.safetensors");
-//
-// {epoch} is the number of epochs completed (1 after the first epoch, and in the middle of the
-// second), {step} the optimizer steps since the run began, zero-padded to 8 digits so that `ls`
-// lists the checkpoints in order. Newest means the largest step, then the largest epoch (the
-// numbers in the names, not the files' times, which a copy changes). Every file of a pattern is
-// complete: checkpoints are written to a temporary file renamed over the name only once it is
-// whole (checkpoint/atomic_file.h), and temporary names never match the pattern.
+// The newest checkpoint of a pattern is the one with the largest number (not the newest file
+// time). Every file of a pattern is complete (checkpoint/atomic_file.h).
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,16 +17,12 @@
 
 namespace brisk::checkpoint {
 
-// Raises brisk::Error naming the pattern when it is not one: a placeholder in the directory
-// part, a placeholder twice, an unknown {...}, or two placeholders not separated by a character
-// that is not a digit (the numbers could not be told apart).
-void check_save_pattern(const std::string& pattern);
+enum class Placeholder { kNone, kEpoch, kStep };
 
-// Whether `pattern`'s file name has `placeholder` ("{epoch}" or "{step}").
-bool has_placeholder(const std::string& pattern, const std::string& placeholder);
-
-// Whether `pattern` names more than one file ({epoch} or {step} in it).
-bool names_several_checkpoints(const std::string& pattern);
+// The placeholder of `pattern`'s file name. Raises brisk::Error naming the pattern when it is
+// not one: empty or a directory, a placeholder in the directory part, an unknown {...}, or
+// more than one placeholder.
+Placeholder save_pattern_placeholder(const std::string& pattern);
 
 // The checkpoint file of `pattern` at `progress` (its epoch and step).
 std::string checkpoint_path(const std::string& pattern, const Progress& progress);

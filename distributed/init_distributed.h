@@ -17,7 +17,7 @@
 #include <string>
 
 #include "distributed/process_group.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 #include "tensor/device.h"
 
 namespace brisk::dist {

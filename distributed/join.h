@@ -47,7 +47,7 @@
 #include <vector>
 
 #include "distributed/process_group.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::dist {
 

@@ -10,14 +10,10 @@
 //   max-pool 3, flatten, linear 256->num_classes (no bias), times 1/9
 //
 // with the groups of models/airbench_conv_group.h. 1,972,792 parameters at the default widths.
-// What differs from airbench94: its first layer is a fixed data-whitening convolution
-// computed from the training images (its weights frozen), here `stem`, an ordinary
-// trainable convolution with PyTorch's default initialization; airbench freezes the BN
-// weights at 1, here they train; and its label smoothing, test-time augmentation (flip and
-// translate), lookahead EMA, half precision and channels-last layout are training-recipe
-// choices left to the training program. The layers map onto airbench's nn.Sequential as
-// 0 -> stem, 2/3/4 -> group1/2/3, 7 -> linear. Names are PyTorch's (models/torch_twins.py,
-// AirbenchNet): stem, group1.conv1, group1.norm1, ..., linear.
+// `stem` is an ordinary trainable convolution and the BN weights train (docs/training.md,
+// "CIFAR-10", lists what differs from airbench94). The layers map onto airbench's
+// nn.Sequential as 0 -> stem, 2/3/4 -> group1/2/3, 7 -> linear. Names are PyTorch's
+// (models/torch_twins.py, AirbenchNet): stem, group1.conv1, group1.norm1, ..., linear.
 //
 //   models::AirbenchNet model;                // or AirbenchNetOptions().widths({32, 64, 128})
 //   Tensor logits = model->forward(images);  // images [N, 3, 32, 32] -> [N, 10]
@@ -29,7 +25,7 @@
 #include "nn/module_holder.h"
 #include "nn/modules/conv.h"
 #include "nn/modules/linear.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::models {
 

@@ -22,8 +22,8 @@
 #include "nn/module_holder.h"
 #include "nn/modules/batchnorm.h"
 #include "nn/modules/conv.h"
-#include "nn/options.h"
 #include "nn/sequential.h"
+#include "tensor/arg.h"
 
 namespace brisk::models {
 

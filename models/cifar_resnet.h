@@ -8,15 +8,11 @@
 //   layer3: n BasicBlocks at 64, the first of stride 2  [N, 64, 8, 8]
 //   global average pool, linear 64->num_classes
 //
-// The shortcuts are the paper's option A for CIFAR (models/basic_block.h): identity, and
-// where a stage halves the resolution, the input subsampled with zero channels added; no
-// parameters, so ResNet-20 has the paper's 0.27M (269,722), ResNet-32 464,154 and ResNet-56
-// 853,018. Option B, a 1x1 convolution + BN on the two downsampling shortcuts (the paper's
-// ImageNet choice, and ResNet-18's here), is the other common one. Weights start as in the
-// common reference implementation (akamaster/pytorch_resnet_cifar10): kaiming_normal_ (fan_in,
-// gain sqrt(2)) for every convolution and the linear weight, PyTorch's defaults for the rest
-// (BN weight 1, bias 0; the linear bias uniform). Names are PyTorch's (models/torch_twins.py,
-// CIFARResNet), which are also that reference's: conv1, bn1, layer1.0.conv1, ...,
+// The shortcuts are the paper's option A (models/basic_block.h): parameter-free, so ResNet-20
+// has 269,722 parameters, ResNet-32 464,154 and ResNet-56 853,018. Weights start with
+// kaiming_normal_ (fan_in, gain sqrt(2)) for every convolution and the linear weight,
+// PyTorch's defaults for the rest (docs/training.md, "CIFAR-10", says why). Names are
+// PyTorch's (models/torch_twins.py, CIFARResNet): conv1, bn1, layer1.0.conv1, ...,
 // layer3.{n-1}.bn2, linear.
 //
 //   models::CIFARResNet model = models::resnet20();  // or CIFARResNet(CIFARResNetOptions(110))
@@ -28,8 +24,8 @@
 #include "nn/modules/batchnorm.h"
 #include "nn/modules/conv.h"
 #include "nn/modules/linear.h"
-#include "nn/options.h"
 #include "nn/sequential.h"
+#include "tensor/arg.h"
 
 namespace brisk::models {
 

@@ -26,8 +26,8 @@
 #include "nn/modules/batchnorm.h"
 #include "nn/modules/conv.h"
 #include "nn/modules/linear.h"
-#include "nn/options.h"
 #include "nn/sequential.h"
+#include "tensor/arg.h"
 
 namespace brisk::models {
 

@@ -14,8 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "nn/options.h"
+#include "autograd/ops.h"
 #include "nn/size2.h"
+#include "tensor/arg.h"
 #include "tensor/generator.h"
 #include "tensor/tensor.h"
 
@@ -28,23 +29,18 @@ enum class Reduction { None, Mean, Sum };
 
 namespace brisk::nn::functional {
 
-// ---- Activations (nn/functional/activation.cc) ----
-Tensor relu(const Tensor& x);
-// approximate: "none" (exact, with erf) or "tanh".
-Tensor gelu(const Tensor& x, const std::string& approximate = "none");
-Tensor silu(const Tensor& x);
-// x above zero, negative_slope * x otherwise.
-Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
-// x above zero, alpha * (exp(x) - 1) otherwise.
-Tensor elu(const Tensor& x, double alpha = 1.0);
-// log(1 + exp(beta * x)) / beta, and x where beta * x > threshold.
-Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
-// x * relu6(x + 3) / 6.
-Tensor hardswish(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor softmax(const Tensor& x, int64_t dim);
-Tensor log_softmax(const Tensor& x, int64_t dim);
+// ---- Activations: the differentiable ops of autograd/ops.h, under these names too ----
+using brisk::elu;
+using brisk::gelu;
+using brisk::hardswish;
+using brisk::leaky_relu;
+using brisk::log_softmax;
+using brisk::relu;
+using brisk::sigmoid;
+using brisk::silu;
+using brisk::softmax;
+using brisk::softplus;
+using brisk::tanh;
 
 // ---- Linear and reshaping (nn/functional/linear.cc) ----
 // input [*, in_features] @ weight [out_features, in_features]^T + bias [out_features].

@@ -82,6 +82,20 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& ho
   return stream << *holder;
 }
 
+namespace detail {
+// The shared_ptr to the module of a holder (nn::Linear) or of a std::shared_ptr<SomeModule>.
+template <typename M>
+auto module_pointer(const M& module) {
+  if constexpr (std::is_base_of_v<ModuleHolderBase, M>) {
+    return module.ptr();
+  } else {
+    static_assert(std::is_base_of_v<Module, typename M::element_type>,
+                  "expected a module holder (nn::Linear) or a std::shared_ptr<SomeModule>");
+    return module;
+  }
+}
+}  // namespace detail
+
 }  // namespace brisk::nn
 
 // Declares `Name` as the holder of `NameImpl` (torch's TORCH_MODULE).

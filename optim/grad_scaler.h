@@ -1,9 +1,8 @@
 #pragma once
-// Dynamic loss scaling for float16 training, as torch.amp.GradScaler. float16's small range
-// turns small gradients into zeros; scaling the loss by S before backward scales every
-// gradient by S, and unscaling before the optimizer step gives the true gradients back. A step
-// whose gradients hold an inf or NaN (S was too large) is skipped and S shrinks; after
-// growth_interval steps in a row without one, S grows.
+// Dynamic loss scaling for float16 training, as torch.amp.GradScaler (docs/amp.md): the loss
+// is scaled by S before backward and the gradients unscaled before the optimizer step; a step
+// whose gradients hold an inf or NaN is skipped and S shrinks; after growth_interval steps in
+// a row without one, S grows.
 //
 //   optim::GradScaler scaler;  // init_scale 2^16, growth 2, backoff 0.5, interval 2000
 //   for (...) {
@@ -20,11 +19,8 @@
 //     scaler.update();
 //   }
 //
-// unscale_ checks and unscales each gradient in one fused pass on its device, with no host
-// synchronization; step() reads the verdict once per device. Under DDP every rank unscales the
-// same all-reduced gradients, so every rank skips the same steps (dist::ZeroRedundancyOptimizer
-// likewise: the optimizer argument may be any object with params() and step()). The scale
-// is kept in float32 and updated as PyTorch's _amp_update_scale_.
+// The optimizer argument may be any object with params() and step()
+// (dist::ZeroRedundancyOptimizer).
 #include <functional>
 #include <map>
 #include <optional>

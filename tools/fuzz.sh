@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Fuzzes the dataset file parsers with libFuzzer: builds each target of data/fuzz/ with clang
-# (-fsanitize=fuzzer,address,undefined) outside Bazel, then runs it for a while on its seed
-# corpus (data/fuzz/corpus/<target>). tools/test.sh only replays the seeds and fixed mutations of
-# them (//tests/data:<target>_fuzz_replay_test); this explores.
+# Fuzzes the dataset parsers with libFuzzer for longer than the test suite's 20 s per target
+# (//tests/data/fuzz, which in the default gcc build runs data/fuzz/driver.cc instead): builds
+# data/fuzz's targets with --config=fuzz (clang-14, ASan, UBSan: .bazelrc) in an output base
+# of their own, so that the default build's C++ toolchain is not reconfigured, and runs each.
 #
 #   tools/fuzz.sh                 # every target, 60 s each
 #   tools/fuzz.sh 600 idx         # only idx, 10 minutes
-#   FUZZ_DIR=/tmp/f tools/fuzz.sh # where objects, binaries, new corpus entries and crashes go
+#   FUZZ_DIR=/tmp/f tools/fuzz.sh # where new corpus entries and crashes go
 #
-# New interesting inputs are kept in $FUZZ_DIR/corpus/<target> (the committed seeds are only
-# read); a crashing input is written to $FUZZ_DIR/crash-<target>-* and the script exits
-# non-zero. Reproduce one with: $FUZZ_DIR/<target>_fuzzer <file>.
+# New inputs are kept in $FUZZ_DIR/corpus/<target> (the committed seeds are only read); a
+# crashing input is written to $FUZZ_DIR/crash-<target>-* and the script exits non-zero.
+# Reproduce one by running the fuzzer (the path this script prints) on the file.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,54 +19,18 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(idx cifar10)
 out="${FUZZ_DIR:-/tmp/brisk-fuzz}"
-jobs="$(nproc)"
+bazel_fuzz() { bazel --output_base="$HOME/.cache/brisk/fuzz-output-base" "$@"; }
 
-command -v clang++ >/dev/null || { echo "tools/fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 1; }
-
-flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I. -isystem /usr/include/eigen3 -fsanitize=address,undefined
-       -fno-sanitize-recover=undefined -Wno-unknown-pragmas)
-
-# Only the parsers are coverage-instrumented; the code beneath them (the tensor library,
-# file reading) just gets the sanitizers, which keeps libFuzzer's feedback on the parsers.
-parsers=(data/gzip.cc data/idx.cc data/cifar10_format.cc)
-library=(data/file_bytes.cc tensor/*.cc tensor/native/*.cc tensor/cpu/*.cc)
-
-# Compiles $1 to its object under $out/obj, with the extra flags that follow, unless the
-# object is newer than the source and every header it included (from clang's -MMD file).
-compile() {
-  local src="$1" obj="$out/obj/${1%.cc}.o"
-  shift
-  local dep="${obj%.o}.d"
-  if [ -f "$obj" ] && [ -f "$dep" ]; then
-    local inputs
-    inputs="$(sed -e 's/^[^:]*://' -e 's/\\$//' "$dep")"
-    # shellcheck disable=SC2086  # one path per word
-    [ -z "$(find $inputs -newer "$obj" 2>/dev/null)" ] && return 0
-  fi
-  mkdir -p "$(dirname "$obj")"
-  clang++ "${flags[@]}" "$@" -MMD -c "$src" -o "$obj"
-}
-
-echo "tools/fuzz.sh: building into $out"
-objects=()
-for src in "${library[@]}" "${parsers[@]}"; do
-  extra=()
-  [[ " ${parsers[*]} " == *" $src "* ]] && extra=(-fsanitize=fuzzer-no-link)
-  compile "$src" "${extra[@]}" &
-  objects+=("$out/obj/${src%.cc}.o")
-  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-done
-for pid in $(jobs -p); do wait "$pid"; done
-
+labels=()
+for target in "${targets[@]}"; do labels+=("//data/fuzz:${target}_fuzzer"); done
+bazel_fuzz build --config=fuzz "${labels[@]}"
+bin="$(bazel_fuzz info --config=fuzz bazel-bin 2>/dev/null)"
 status=0
 for target in "${targets[@]}"; do
-  binary="$out/${target}_fuzzer"
-  clang++ "${flags[@]}" -fsanitize=fuzzer "data/fuzz/${target}_fuzzer.cc" "${objects[@]}" -lfmt -lz -o "$binary"
-  corpus="$out/corpus/$target"
-  mkdir -p "$corpus"
-  echo "tools/fuzz.sh: fuzzing $target for ${seconds}s"
-  if ! "$binary" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=4096 -print_final_stats=1 \
-      -artifact_prefix="$out/crash-$target-" "$corpus" "data/fuzz/corpus/$target"; then
+  mkdir -p "$out/corpus/$target"
+  echo "tools/fuzz.sh: fuzzing $target for ${seconds}s: $bin/data/fuzz/${target}_fuzzer"
+  if ! "$bin/data/fuzz/${target}_fuzzer" -max_total_time="$seconds" -max_len=16384 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix="$out/crash-$target-" "$out/corpus/$target" "data/fuzz/corpus/$target"; then
     echo "tools/fuzz.sh: $target FAILED; see $out/crash-$target-*"
     status=1
   fi

@@ -1,7 +1,7 @@
 // libFuzzer target: the CIFAR-10 record parser (with gzip detection) on arbitrary bytes. A
 // malformed input must end in a brisk::Error; anything else (a crash, a sanitizer report,
 // another exception, or a result that breaks the format's invariants) is a bug. Built and
-// run by tools/fuzz.sh.
+// run as data/fuzz/BUILD says.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

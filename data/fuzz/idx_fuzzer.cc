@@ -1,6 +1,6 @@
 // libFuzzer target: the IDX parser (with gzip detection) on arbitrary bytes. A malformed input
 // must end in a brisk::Error; anything else (a crash, a sanitizer report, another exception,
-// or an array that does not fit the input) is a bug. Built and run by tools/fuzz.sh.
+// or an array that does not fit the input) is a bug. Built and run as data/fuzz/BUILD says.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -163,15 +163,6 @@ void collect_tensors(const std::pair<A, B>& pair, std::vector<Tensor>& out) {
 
 // The default group, or an error naming what to call first when there is none.
 std::shared_ptr<ProcessGroup> ddp_default_group();
-
-template <typename M>
-std::shared_ptr<nn::Module> module_ptr(const M& module) {
-  if constexpr (std::is_base_of_v<nn::ModuleHolderBase, M>) {
-    return module.ptr();
-  } else {
-    return module;
-  }
-}
 }  // namespace detail
 
 // M: the wrapped module as a holder (models::MLP) or a std::shared_ptr to a module whose
@@ -181,7 +172,7 @@ class DistributedDataParallelImpl : public DistributedDataParallelBase {
  public:
   DistributedDataParallelImpl(M module, std::shared_ptr<ProcessGroup> group,
                               const DistributedDataParallelOptions& options = {})
-      : DistributedDataParallelBase(detail::module_ptr(module), std::move(group), options),
+      : DistributedDataParallelBase(nn::detail::module_pointer(module), std::move(group), options),
         module_(std::move(module)) {}
   // Over the default group.
   explicit DistributedDataParallelImpl(M module, const DistributedDataParallelOptions& options = {})

@@ -3,7 +3,7 @@
 // torch.nn.parallel.DistributedDataParallel:
 //
 //   auto options = dist::DistributedDataParallelOptions().bucket_cap_mb(25).find_unused_parameters(true);
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::dist {
 

@@ -8,8 +8,8 @@
 
 #include "nn/module.h"
 #include "nn/module_holder.h"
-#include "nn/options.h"
 #include "nn/size2.h"
+#include "tensor/arg.h"
 
 namespace brisk::nn {
 

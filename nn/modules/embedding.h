@@ -7,7 +7,7 @@
 
 #include "nn/module.h"
 #include "nn/module_holder.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::nn {
 

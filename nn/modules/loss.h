@@ -8,7 +8,7 @@
 #include "nn/functional.h"
 #include "nn/module.h"
 #include "nn/module_holder.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::nn {
 

@@ -4,7 +4,7 @@
 
 #include "nn/module.h"
 #include "nn/module_holder.h"
-#include "nn/options.h"
+#include "tensor/arg.h"
 
 namespace brisk::nn {
 

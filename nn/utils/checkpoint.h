@@ -10,12 +10,9 @@
 //   Tensor out = nn::utils::checkpoint_sequential(*net, 4, x);
 //   out.sum().backward();  // the same gradients as without checkpointing
 //
-// How: the forward runs under saved-tensor hooks (autograd/saved_tensors_hooks.h) that keep a
-// number instead of each saved tensor. The first time backward needs one of them, `fn` runs
-// again on the same inputs, with grad mode on and the random-number state of the forward (so
-// dropout draws the same mask), and what it saves is handed out in place of the forward's.
-// The graph of the forward is the one backward walks, so every parameter's gradient (and a
-// DistributedDataParallel hook on it) is produced exactly once.
+// `fn` runs again with the forward's random-number state (dropout draws the same mask), and
+// every parameter's gradient (and a DistributedDataParallel hook on it) is produced exactly
+// once (docs/guide.md, "Memory").
 //
 // `fn` must do the same work when run again: the same ops on tensors of the same shapes and
 // dtypes (a difference is reported as an error). Its inputs must not be modified in place

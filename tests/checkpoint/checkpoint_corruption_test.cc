@@ -81,7 +81,7 @@ void expect_refused(const std::string& path, const std::string& what, std::vecto
 TEST_CASE("checkpoint corruption: every single flipped bit, in the length, header or data, is refused") {
   const std::string path = scratch_dir("corrupt_flips") + "/c.safetensors";
   const std::vector<uint8_t> good = write_checkpoint(path);
-  REQUIRE(load_checkpoint(path).checksums_verified);
+  REQUIRE(load_safetensors(path).checksums_verified);
   const size_t start = data_start(good);
   INFO("file of " << good.size() << " bytes, data from byte " << start);
   std::vector<std::string> accepted;
@@ -158,19 +158,18 @@ TEST_CASE("checkpoint corruption: random overwrites of 1 to 16 bytes anywhere ar
   REQUIRE(accepted.empty());
 }
 
-TEST_CASE("checkpoint corruption: a checkpoint without checksums loads only as layout version 1") {
+TEST_CASE("checkpoint corruption: only layout version 2 loads; an older or newer one is refused by name") {
   const std::string dir = scratch_dir("corrupt_versions");
   write_checkpoint(dir + "/c.safetensors");
   Safetensors file = load_safetensors(dir + "/c.safetensors");
   REQUIRE(file.metadata.at("brisk.checkpoint") == "2");
 
-  // As Brisk wrote checkpoints before checksums: loads, and says it was not verified.
+  // As Brisk wrote checkpoints before checksums, before any release: refused, naming the file and the version.
   file.metadata["brisk.checkpoint"] = "1";
   save_safetensors(dir + "/v1.safetensors", file.tensors, file.metadata);
-  Checkpoint v1 = load_checkpoint(dir + "/v1.safetensors");
-  REQUIRE_FALSE(v1.checksums_verified);
-  REQUIRE(v1.progress.step == 1);
-  REQUIRE(v1.metadata.at("model") == "toy");
+  REQUIRE_THROWS_WITH(load_checkpoint(dir + "/v1.safetensors"),
+                      Contains("checkpoint '" + dir + "/v1.safetensors'") &&
+                          Contains("layout version \"1\" is not supported, this build reads only version 2"));
 
   file.metadata["brisk.checkpoint"] = "2";
   save_safetensors(dir + "/v2.safetensors", file.tensors, file.metadata);
@@ -178,5 +177,5 @@ TEST_CASE("checkpoint corruption: a checkpoint without checksums loads only as l
                       Contains("no \"brisk.checksums\"") && Contains("version 2 have"));
   file.metadata["brisk.checkpoint"] = "3";
   save_safetensors(dir + "/v3.safetensors", file.tensors, file.metadata, Checksums::kWrite);
-  REQUIRE_THROWS_WITH(load_checkpoint(dir + "/v3.safetensors"), Contains("layout version \"3\""));
+  REQUIRE_THROWS_WITH(load_checkpoint(dir + "/v3.safetensors"), Contains("layout version \"3\" is not supported"));
 }

@@ -32,52 +32,53 @@ void touch(const std::string& path) { write_bytes(path, {1, 2, 3}); }
 
 TEST_CASE("checkpoint_path: {epoch} is the epochs completed, {step} the steps, zero-padded to 8 digits") {
   REQUIRE(checkpoint_path("runs/ckpt-{step}.safetensors", at(1, 1200)) == "runs/ckpt-00001200.safetensors");
-  REQUIRE(checkpoint_path("runs/ckpt-e{epoch}-s{step}.st", at(2, 5)) == "runs/ckpt-e2-s00000005.st");
   REQUIRE(checkpoint_path("ckpt-{epoch}.safetensors", at(3, 99)) == "ckpt-3.safetensors");
   REQUIRE(checkpoint_path("/abs/model.safetensors", at(3, 99)) == "/abs/model.safetensors");
   REQUIRE(checkpoint_path("s{step}", at(0, 123456789)) == "s123456789");
-  REQUIRE(names_several_checkpoints("a/ckpt-{step}"));
-  REQUIRE(names_several_checkpoints("a/ckpt-{epoch}"));
-  REQUIRE_FALSE(names_several_checkpoints("a/ckpt.safetensors"));
+  REQUIRE(save_pattern_placeholder("a/ckpt-{step}") == Placeholder::kStep);
+  REQUIRE(save_pattern_placeholder("a/ckpt-{epoch}") == Placeholder::kEpoch);
+  REQUIRE(save_pattern_placeholder("a/ckpt.safetensors") == Placeholder::kNone);
 }
 
-TEST_CASE("check_save_pattern refuses patterns whose numbers could not be read back, naming the problem") {
-  REQUIRE_NOTHROW(check_save_pattern("runs/{x/ckpt-{step}.st"));  // braces in the directory are just characters
-  REQUIRE_THROWS_WITH(check_save_pattern("runs/{epoch}/ckpt.st"),
+TEST_CASE("save_pattern_placeholder refuses what is not a pattern of one placeholder, naming the problem") {
+  REQUIRE(save_pattern_placeholder("runs/{x/ckpt-{step}.st") == Placeholder::kStep);  // braces in the directory
+  REQUIRE_THROWS_WITH(save_pattern_placeholder("runs/{epoch}/ckpt.st"),
                       Contains("runs/{epoch}/ckpt.st") && Contains("not in the directory 'runs/{epoch}/'"));
-  REQUIRE_THROWS_WITH(check_save_pattern("ckpt-{steps}.st"), Contains("unknown placeholder {steps}"));
-  REQUIRE_THROWS_WITH(check_save_pattern("ckpt-{step}-{step}.st"), Contains("{step} appears twice"));
-  REQUIRE_THROWS_WITH(check_save_pattern("ckpt-{epoch}{step}.st"), Contains("{epoch} must be followed"));
-  REQUIRE_THROWS_WITH(check_save_pattern("ckpt-{step}0.st"), Contains("{step} must be followed"));
-  REQUIRE_THROWS_WITH(check_save_pattern("runs/"), Contains("not a file path"));
+  REQUIRE_THROWS_WITH(save_pattern_placeholder("ckpt-{steps}.st"), Contains("unknown placeholder {steps}"));
+  REQUIRE_THROWS_WITH(save_pattern_placeholder("ckpt-{step"), Contains("unknown placeholder {step;"));
+  REQUIRE_THROWS_WITH(save_pattern_placeholder("ckpt-{step}-{step}.st"),
+                      Contains("save pattern 'ckpt-{step}-{step}.st': more than one placeholder"));
+  REQUIRE_THROWS_WITH(save_pattern_placeholder("ckpt-e{epoch}-s{step}.st"), Contains("more than one placeholder"));
+  REQUIRE_THROWS_WITH(save_pattern_placeholder("runs/"), Contains("not a file path"));
   REQUIRE_THROWS_WITH(checkpoint_path("ckpt-{stp}", at(0, 0)), Contains("unknown placeholder {stp}"));
 }
 
-TEST_CASE("newest_checkpoint: the largest step, then epoch, by number; other files and temporaries ignored") {
+TEST_CASE("newest_checkpoint: the largest number; other files and temporaries ignored") {
   std::string dir = scratch_dir("save_pattern_newest");
-  const std::string pattern = dir + "/ckpt-e{epoch}-s{step}.safetensors";
+  const std::string pattern = dir + "/ckpt-s{step}.safetensors";
   REQUIRE(list_checkpoints(pattern).empty());
   REQUIRE_FALSE(newest_checkpoint(pattern).has_value());
   REQUIRE_FALSE(newest_checkpoint(dir + "/missing_dir/ckpt-{step}").has_value());
 
   touch(checkpoint_path(pattern, at(0, 500)));
   touch(checkpoint_path(pattern, at(1, 938)));
-  touch(dir + "/ckpt-e1-s9999.safetensors");  // written unpadded by hand: still read as a number
-  touch(dir + "/ckpt-e2-s1000.safetensors");
-  touch(dir + "/ckpt-e2-sX.safetensors");  // not a number
-  touch(dir + "/ckpt-e2-s2000.safetensors.bak");
-  touch(dir + "/other-e2-s3000.safetensors");
-  touch(dir + "/.ckpt-e3-s00090000.safetensors.tmp-node1-123-0");  // a write in progress or killed
+  touch(dir + "/ckpt-s9999.safetensors");  // written unpadded by hand: still read as a number
+  touch(dir + "/ckpt-s1000.safetensors");
+  touch(dir + "/ckpt-sX.safetensors");  // not a number
+  touch(dir + "/ckpt-s.safetensors");   // no number
+  touch(dir + "/ckpt-s2000.safetensors.bak");
+  touch(dir + "/other-s3000.safetensors");
+  touch(dir + "/.ckpt-s00090000.safetensors.tmp-node1-123-0");  // a write in progress or killed
   REQUIRE(list_checkpoints(pattern) ==
-          std::vector<std::string>{dir + "/ckpt-e0-s00000500.safetensors", dir + "/ckpt-e1-s00000938.safetensors",
-                                   dir + "/ckpt-e2-s1000.safetensors", dir + "/ckpt-e1-s9999.safetensors"});
-  REQUIRE(newest_checkpoint(pattern) == dir + "/ckpt-e1-s9999.safetensors");
+          std::vector<std::string>{dir + "/ckpt-s00000500.safetensors", dir + "/ckpt-s00000938.safetensors",
+                                   dir + "/ckpt-s1000.safetensors", dir + "/ckpt-s9999.safetensors"});
+  REQUIRE(newest_checkpoint(pattern) == dir + "/ckpt-s9999.safetensors");
 
-  // Only {epoch}: ordered by epoch as numbers (10 after 9).
-  const std::string by_epoch = dir + "/ep{epoch}.st";
+  // {epoch}: ordered by epoch as numbers (10 after 9); a digit after the placeholder is part of the suffix.
+  const std::string by_epoch = dir + "/ep{epoch}0.st";
   for (int64_t e : {1, 9, 10, 2}) touch(checkpoint_path(by_epoch, at(e, 0)));
-  REQUIRE(newest_checkpoint(by_epoch) == dir + "/ep10.st");
-  REQUIRE(list_checkpoints(by_epoch).front() == dir + "/ep1.st");
+  REQUIRE(newest_checkpoint(by_epoch) == dir + "/ep100.st");
+  REQUIRE(list_checkpoints(by_epoch).front() == dir + "/ep10.st");
 }
 
 TEST_CASE("newest_checkpoint: a pattern without placeholders is its one file, when it exists") {

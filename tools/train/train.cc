@@ -113,23 +113,9 @@ std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
 checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
                                     const dist::DistributedContext& run) {
   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
-  if (!ckpt.checksums_verified) {
-    spdlog::warn("{}: written before checkpoints had checksums, so loaded without checking its data", path);
-  }
   checkpoint::Metadata compared = run_metadata(options, run);
   compared.erase("seed");  // the checkpoint's generator state replaces the seed
-  // What a checkpoint written before an entry existed implies for it (the program then had
-  // only that setting). The model, batch size, train limit and schedule were recorded from the
-  // start; label_smoothing and epochs, missing from an older checkpoint, say nothing.
-  checkpoint::check_metadata(ckpt, compared,
-                             {{"dataset", "fashion-mnist"},
-                              {"accumulate", "1"},
-                              {"world_size", "1"},
-                              {"optimizer", "sgd"},
-                              {"warmup_epochs", "0"},
-                              {"max_grad_norm", "0"},
-                              {"sync_bn", "off"},
-                              {"amp", "off"}});
+  checkpoint::check_metadata(ckpt, compared);
   return ckpt;
 }
 

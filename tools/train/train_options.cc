@@ -142,8 +142,8 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->capture_default_str();
   app.add_option("--save", o.save,
                  "checkpoint file to write (atomically, with checksums) after every epoch and every "
-                 "--checkpoint-every steps; {epoch} (epochs done) or {step} (steps done) in the name keeps one "
-                 "per epoch or step");
+                 "--checkpoint-every steps; {epoch} (epochs done) or {step} (steps done) in the name, one of them, "
+                 "keeps one per epoch or step");
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "also checkpoint every N optimizer steps within epochs, written in the background (0: after "
                  "each epoch only); needs --save with {step}, or without placeholders (one file, replaced)")
@@ -208,14 +208,12 @@ void check_train_options(const TrainOptions& o) {
   BRISK_CHECK((o.checkpoint_every == 0 && o.keep_checkpoints == 0) || !o.save.empty(),
               "--checkpoint-every and --keep-checkpoints need --save, the checkpoints' file name");
   if (o.save.empty()) return;
-  checkpoint::check_save_pattern(o.save);
-  const bool has_step = checkpoint::has_placeholder(o.save, "{step}");
-  const bool has_epoch = checkpoint::has_placeholder(o.save, "{epoch}");
-  BRISK_CHECK(o.checkpoint_every == 0 || has_step || !has_epoch,
+  const checkpoint::Placeholder placeholder = checkpoint::save_pattern_placeholder(o.save);
+  BRISK_CHECK(o.checkpoint_every == 0 || placeholder != checkpoint::Placeholder::kEpoch,
               "--checkpoint-every {}: --save '{}' names checkpoints by epoch only, so the ones within an epoch would "
               "replace the last epoch's; put {{step}} in it (e.g. ckpt-{{step}}.safetensors)",
               o.checkpoint_every, o.save);
-  BRISK_CHECK(o.keep_checkpoints == 0 || has_step || has_epoch,
+  BRISK_CHECK(o.keep_checkpoints == 0 || placeholder != checkpoint::Placeholder::kNone,
               "--keep-checkpoints {}: --save '{}' names one file, which each checkpoint replaces; put {{step}} or "
               "{{epoch}} in it",
               o.keep_checkpoints, o.save);

@@ -161,7 +161,7 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
   refuses({"--save", "c", "--keep-checkpoints", "3"}, "--keep-checkpoints 3: --save 'c' names one file");
   refuses({"--save", "c-{stp}"}, "save pattern 'c-{stp}': unknown placeholder {stp}");
   TrainOptions fine;
-  REQUIRE(parse({"--save", "c-e{epoch}-s{step}", "--checkpoint-every", "5", "--keep-checkpoints", "3"}, fine) == "");
+  REQUIRE(parse({"--save", "c-{step}", "--checkpoint-every", "5", "--keep-checkpoints", "3"}, fine) == "");
   REQUIRE(fine.checkpoint_every == 5);
   REQUIRE(fine.keep_checkpoints == 3);
   REQUIRE_NOTHROW(check_train_options(fine));
