@@ -2,8 +2,9 @@
 // default) or on CIFAR-10 (the MLP, and the CIFAR models of models/) with SGD (momentum,
 // Nesterov, weight decay) or AdamW, a per-step cosine, one-cycle or constant schedule with
 // optional warm-up, label smoothing, gradient clipping and accumulation; evaluates test
-// accuracy after every epoch, writes per-epoch metrics to a CSV file and a PNG plot of them
-// and, with --save, a checkpoint that --resume continues from exactly (docs/training.md).
+// accuracy after every epoch, writes per-epoch metrics to a CSV file and an SVG chart of them
+// (with --tensorboard, TensorBoard event files too) and, with --save, a checkpoint that --resume continues from exactly
+// (docs/training.md).
 //
 //   bazel run -c opt //tools/train:train -- --model lenet --epochs 2 --save lenet.safetensors
 //   bazel run -c opt //tools/train:train -- --dataset cifar10 --data-dir data/cifar10 --model mlp
@@ -49,11 +50,12 @@
 #include "tools/train/distributed_run.h"
 #include "tools/train/fault_injection.h"
 #include "tools/train/metrics_csv.h"
-#include "tools/train/metrics_plot.h"
+#include "tools/train/metrics_svg.h"
 #include "tools/train/optimization.h"
 #include "tools/train/progress_reporter.h"
 #include "tools/train/resolve_path.h"
 #include "tools/train/step_profiler.h"
+#include "tools/train/tensorboard_log.h"
 #include "tools/train/train_loop.h"
 #include "tools/train/train_options.h"
 #include "tools/train/training_data.h"
@@ -240,6 +242,9 @@ int run_training(const TrainOptions& options) {
   const std::string csv_path = resolve_path(options.metrics_csv);
   std::optional<MetricsCsv> csv;
   if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value(), progress.epoch);
+  std::optional<TensorBoardLog> tensorboard;
+  if (run.is_main() && !options.tensorboard.empty())
+    tensorboard.emplace(resolve_path(options.tensorboard), options.log_interval);
   spdlog::info("{} {} ({} schedule{}), batch {}{}, {} steps an epoch, epochs {} to {}", optimizer->name(),
                optimizer->param_groups()[0].options().to_json().dump(), options.lr_schedule,
                options.warmup_epochs > 0 ? fmt::format(", {} warm-up epochs", options.warmup_epochs) : "",
@@ -285,6 +290,7 @@ int run_training(const TrainOptions& options) {
     // as often as rank 0 reads its metrics.
     dist::CommOverlap epoch_overlap;  // summed over this rank's steps
     int64_t epoch_steps = 0;
+    if (tensorboard) tensorboard->start_epoch();
     MetricSums local = train_epoch(
         trained, *optimizer, scheduler.get(), train_loader, device, progress,
         [&](const checkpoint::Progress& p, const MetricSums& epoch) {
@@ -292,6 +298,7 @@ int run_training(const TrainOptions& options) {
           if (step_profiler) step_profiler->at_step(p.step);
           if (ddp) epoch_overlap += ddp->comm_overlap();
           ++epoch_steps;
+          if (tensorboard) tensorboard->after_step(p, epoch, optimizer->param_groups()[0].options().get_lr());
           if (reporter) {
             reporter->update(p.batch, epoch);
           } else if (p.batch % options.log_interval == 0) {
@@ -332,8 +339,9 @@ int run_training(const TrainOptions& options) {
                    100 * epoch_overlap.hidden_fraction());
     }
     csv->write(row);
-    // Drawn from the file, so that a resumed run's plot shows the epochs before it too.
-    if (options.plot) write_metrics_plot(csv_path, metrics_png_path(csv_path));
+    if (tensorboard) tensorboard->after_epoch(row);
+    // Drawn from the file, so that a resumed run's chart shows the epochs before it too.
+    write_metrics_svg(csv_path, metrics_svg_path(csv_path));
     if (writer) checkpoint_now(progress);
   }
   if (writer) writer->wait();  // the last checkpoint is complete before the program ends

@@ -160,11 +160,13 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
       ->check(kPositiveInt)
       ->capture_default_str();
-  app.add_option("--metrics-csv", o.metrics_csv, "per-epoch metrics file (appended to when resuming)")
+  app.add_option("--metrics-csv", o.metrics_csv,
+                 "per-epoch metrics file (appended to when resuming), charted after every epoch in an SVG next to "
+                 "it (its name with .svg)")
       ->capture_default_str();
-  app.add_flag("--plot,!--no-plot", o.plot,
-               "draw the per-epoch metrics as a PNG next to the CSV (its name with .png) after every epoch "
-               "(default: on)");
+  app.add_option("--tensorboard", o.tensorboard,
+                 "write TensorBoard event files to this directory: per-step and per-epoch scalars "
+                 "(tensorboard --logdir DIR)");
   app.add_option("--train-limit", o.train_limit, "train on the first N examples only (0: all)")->check(kNonNegativeInt);
   app.add_option("--test-limit", o.test_limit, "evaluate on the first N test examples only (0: all)")
       ->check(kNonNegativeInt);

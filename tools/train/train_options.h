@@ -38,7 +38,7 @@ struct TrainOptions {
   std::string resume;            // checkpoint to continue from, or kResumeAuto; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
-  bool plot = true;         // the CSV drawn as a PNG next to it (metrics.png), rewritten every epoch
+  std::string tensorboard;  // TensorBoard event files written to this directory (tensorboard_log.h); empty: none
   int64_t train_limit = 0;  // first N training examples only; 0: all
   int64_t test_limit = 0;
   int workers = 0;  // data loader threads

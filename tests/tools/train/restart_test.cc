@@ -36,8 +36,7 @@ constexpr int kCheckpointEvery = 4;
 
 std::vector<std::string> train_args(const std::string& save, const std::string& csv) {
   return {"--epochs",           std::to_string(kEpochs),          "--batch-size",       "48", "--save",        save,
-          "--checkpoint-every", std::to_string(kCheckpointEvery), "--keep-checkpoints", "2",  "--metrics-csv", csv,
-          "--no-plot"};
+          "--checkpoint-every", std::to_string(kCheckpointEvery), "--keep-checkpoints", "2",  "--metrics-csv", csv};
 }
 
 // The steps after which the run checkpoints, and 0 (a fresh start).
