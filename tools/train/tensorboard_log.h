@@ -19,8 +19,8 @@
 
 #include "checkpoint/checkpoint.h"
 #include "tensorboard/summary_writer.h"
-#include "tools/train/metrics.h"
 #include "tools/train/metrics_csv.h"
+#include "train/metrics.h"
 
 namespace brisk::train {
 

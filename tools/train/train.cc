@@ -13,11 +13,11 @@
 // ...), it trains data-parallel: DistributedDataParallel over Gloo (on any device: the CPU, GPUs,
 // the simulated device) or NCCL (one GPU per process), each rank on its DistributedSampler share
 // with --batch-size / world size examples a step; the logged and saved metrics are sums over the
-// ranks, and only rank 0 logs and writes files (dist::init_distributed, tools/train/distributed_run.h, docs/training.md
+// ranks, and only rank 0 logs and writes files (dist::init_distributed, train/distributed_run.h, docs/training.md
 // "Distributed").
 //
 // One training step, from here down to the ops: run_training() -> train_epoch -> train_step
-// (tools/train/train_loop.cc): Classifier::forward (models/lenet.cc: conv2d, relu,
+// (train/train_loop.cc): LeNet5Impl::forward (models/lenet.cc: conv2d, relu,
 // max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
 // clip_grad_norm_ (optim/clip_grad.cc), SGD::step (optim/sgd.cc), then the scheduler's step.
 #include <CLI/CLI.hpp>
@@ -40,14 +40,13 @@
 #include "data/random.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/init_distributed.h"
+#include "models/registry.h"
 #include "nn/functional.h"
 #include "nn/modules/sync_batchnorm.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tensor/memory.h"
 #include "tensor/parallel.h"
-#include "tools/train/classifier.h"
-#include "tools/train/distributed_run.h"
 #include "tools/train/fault_injection.h"
 #include "tools/train/metrics_csv.h"
 #include "tools/train/metrics_svg.h"
@@ -56,9 +55,10 @@
 #include "tools/train/resolve_path.h"
 #include "tools/train/step_profiler.h"
 #include "tools/train/tensorboard_log.h"
-#include "tools/train/train_loop.h"
 #include "tools/train/train_options.h"
 #include "tools/train/training_data.h"
+#include "train/distributed_run.h"
+#include "train/train_loop.h"
 
 using namespace brisk;
 using namespace brisk::train;
@@ -211,17 +211,17 @@ int run_training(const TrainOptions& options) {
       evaluation_shard(data.test, run),
       data::DataLoaderOptions().batch_size(kTestBatchSize).num_workers(options.workers).collate(data.collate));
 
-  Classifier model = make_classifier(options.model, data.image, data.num_classes);
+  std::shared_ptr<nn::Module> model = models::make_model(options.model, data.image, data.num_classes);
   if (options.sync_bn && run.enabled) {
-    spdlog::info("--sync-bn: {} BatchNorm layers normalize over all {} processes",
-                 nn::convert_sync_batchnorm(*model.module), run.world_size);
+    spdlog::info("--sync-bn: {} BatchNorm layers normalize over all {} processes", nn::convert_sync_batchnorm(*model),
+                 run.world_size);
   }
-  model.module->to(device);
-  std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model.module->parameters());
+  model->to(device);
+  std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model->parameters());
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, *optimizer, steps);
   spdlog::info("{} ({} parameters) on {}, {} threads; {} {} training and {} test images from {}", options.model,
-               count_parameters(*model.module), device.str(), get_num_threads(), data.train->size(), data.image.str(),
+               count_parameters(*model), device.str(), get_num_threads(), data.train->size(), data.image.str(),
                data.test->size(), data_dir);
   if (run.enabled) {
     spdlog::info("distributed: {} processes over {}, {} examples per process and step", run.world_size, run.backend,
@@ -230,15 +230,16 @@ int run_training(const TrainOptions& options) {
 
   checkpoint::Progress progress;
   if (resumed) {
-    checkpoint::restore(*resumed, *model.module, *optimizer, scheduler.get());
+    checkpoint::restore(*resumed, *model, *optimizer, scheduler.get());
     progress = resumed->progress;
     spdlog::info("resumed from {}: epoch {}, batch {}, step {}", resumed->path, progress.epoch + 1, progress.batch,
                  progress.step);
   }
-  fault.start(progress, model.module->parameters().front());
+  fault.start(progress, model->parameters().front());
   // Trained through DDP when distributed; evaluated and saved as the plain model, whose
   // parameters DDP shares.
-  const Classifier trained = run.enabled ? wrap_ddp(model, run) : model;
+  const std::shared_ptr<dist::DistributedDataParallelBase> ddp = run.enabled ? wrap_ddp(model, run) : nullptr;
+  nn::Module& trained = ddp ? *ddp : *model;
   const std::string csv_path = resolve_path(options.metrics_csv);
   std::optional<MetricsCsv> csv;
   if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value(), progress.epoch);
@@ -261,7 +262,7 @@ int run_training(const TrainOptions& options) {
   std::unique_ptr<checkpoint::CheckpointWriter> writer;
   if (run.is_main() && !options.save.empty()) writer = make_checkpoint_writer(options);
   auto checkpoint_now = [&](const checkpoint::Progress& at) {
-    checkpoint::Checkpoint ckpt = checkpoint::capture(*model.module, *optimizer, at, data_seed, scheduler.get());
+    checkpoint::Checkpoint ckpt = checkpoint::capture(*model, *optimizer, at, data_seed, scheduler.get());
     ckpt.metadata = run_metadata(options, run);
     if (scaler.is_enabled()) ckpt.metadata["grad_scaler"] = scaler.state_dict().dump();
     fault.before_checkpoint(at);
@@ -272,7 +273,6 @@ int run_training(const TrainOptions& options) {
     step_profiler.emplace(*range, resolve_path(options.profile_trace), run.rank);
     step_profiler->at_step(progress.step);
   }
-  const auto* ddp = dynamic_cast<const dist::DistributedDataParallelBase*>(trained.module.get());
 
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
@@ -319,8 +319,8 @@ int run_training(const TrainOptions& options) {
     // Training's peak apart from evaluation's, whose batches are larger and run in float32.
     const MemoryStats training_memory = memory_stats(memory_device(device));
     reset_peak_memory_stats(memory_device(device));
-    broadcast_buffers(model, run);  // every rank evaluates rank 0's model, the one saved
-    row.test = all_reduce_metrics(evaluate(model, test_loader, device), run);
+    broadcast_buffers(*model, run);  // every rank evaluates rank 0's model, the one saved
+    row.test = all_reduce_metrics(evaluate(*model, test_loader, device), run);
     row.seconds = seconds_since(epoch_start);
     if (!run.is_main()) continue;
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "checkpoint/save_pattern.h"
+#include "models/registry.h"
 #include "tensor/device.h"
 #include "tensor/error.h"
-#include "tools/train/classifier.h"
 #include "tools/train/step_profiler.h"
 #include "tools/train/training_data.h"
 
@@ -86,7 +86,7 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--data-dir", o.data_dir,
                  "directory of the dataset's files (default: " + default_data_dirs_help() + ")");
   app.add_option("--model", o.model, "model to train (docs/training.md; CIFAR-10 models take 3x32x32 images)")
-      ->check(CLI::IsMember(model_names()))
+      ->check(CLI::IsMember(models::model_names()))
       ->capture_default_str();
   app.add_option("--epochs", o.epochs, "epochs to train (in total, counting those of a resumed checkpoint)")
       ->check(kPositiveInt)

@@ -13,7 +13,7 @@ inline constexpr const char* kResumeAuto = "auto";
 struct TrainOptions {
   std::string dataset = "fashion-mnist";  // mnist, fashion-mnist or cifar10 (tools/train/training_data.h)
   std::string data_dir;                   // empty: the dataset's default (default_data_dir)
-  std::string model = "lenet";            // a name of model_names() (tools/train/classifier.h)
+  std::string model = "lenet";            // a name of models::model_names() (models/registry.h)
   int64_t epochs = 2;
   int64_t batch_size = 64;        // global: examples per optimizer step, split over processes and micro-steps
   std::string optimizer = "sgd";  // or "adamw"
