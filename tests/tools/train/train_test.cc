@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,17 @@ TEST_CASE("train: the MLP trains too") {
   std::vector<std::string> files = checkpoint::testing::list_dir(dir);
   std::sort(files.begin(), files.end());
   REQUIRE(files == std::vector<std::string>{"m.csv", "m.svg"});  // no event files without --tensorboard
+}
+
+TEST_CASE("train: the program users run has no fault injection; BRISK_TRAIN_FAULT changes nothing") {
+  std::string dir = scratch_dir("train_no_faults");
+  // tests/tools/train:train_with_faults would kill rank 0 after step 1.
+  REQUIRE(setenv("BRISK_TRAIN_FAULT", "step=1", 1) == 0);
+  Result run = run_train("--epochs 1 --metrics-csv " + dir + "/m.csv");
+  unsetenv("BRISK_TRAIN_FAULT");
+  REQUIRE(run.status == 0);
+  REQUIRE_THAT(run.output, !Contains("fault injection") && Contains("done: 1 epochs"));
+  REQUIRE(lines(dir + "/m.csv").size() == 2);
 }
 
 TEST_CASE("train --device sim: trains on the simulated device with the CPU's numbers") {
