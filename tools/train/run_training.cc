@@ -13,8 +13,6 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_writer.h"
-#include "checkpoint/compatibility.h"
-#include "checkpoint/save_pattern.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/random.h"
@@ -32,6 +30,7 @@
 #include "tools/train/optimization.h"
 #include "tools/train/progress_reporter.h"
 #include "tools/train/resolve_path.h"
+#include "tools/train/run_checkpoints.h"
 #include "tools/train/step_profiler.h"
 #include "tools/train/tensorboard_log.h"
 #include "tools/train/train_options.h"
@@ -51,86 +50,6 @@ int64_t count_parameters(const nn::Module& module) {
   int64_t n = 0;
   for (const Tensor& p : module.parameters()) n += p.numel();
   return n;
-}
-
-// What a checkpoint records about the run besides the training state: a resumed run must
-// train the same model on the same data with the same batches, steps and schedule (the
-// optimizer's hyperparameters come back with its state). epochs: the length of every schedule
-// but the constant one, which a resumed run may extend. world_size: "1" for a run that is not
-// distributed; a distributed run shards and orders the data differently.
-checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::DistributedContext& run) {
-  return {{"dataset", options.dataset},
-          {"model", options.model},
-          {"batch_size", std::to_string(options.batch_size)},
-          {"accumulate", std::to_string(options.accumulate)},
-          {"train_limit", std::to_string(options.train_limit)},
-          {"optimizer", options.optimizer},
-          {"lr_schedule", options.lr_schedule},
-          {"epochs", options.lr_schedule == "constant" ? "any (constant schedule)" : std::to_string(options.epochs)},
-          {"warmup_epochs", fmt::format("{}", options.warmup_epochs)},
-          {"max_grad_norm", fmt::format("{}", options.max_grad_norm)},
-          {"label_smoothing", fmt::format("{}", options.label_smoothing)},
-          {"sync_bn", options.sync_bn && run.enabled ? "on" : "off"},
-          {"amp", options.amp},
-          {"seed", std::to_string(options.seed)},
-          {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
-}
-
-// The checkpoint file --resume names: its path, or with "auto" the newest complete checkpoint
-// of --save's pattern, none when there is none yet (a job restarted by the launcher before
-// its first checkpoint starts afresh).
-std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
-  if (options.resume.empty()) return std::nullopt;
-  if (options.resume != kResumeAuto) return resolve_path(options.resume);
-  std::optional<std::string> newest = checkpoint::newest_checkpoint(resolve_path(options.save));
-  if (!newest) spdlog::info("--resume auto: no checkpoint of {} yet; starting afresh", options.save);
-  return newest;
-}
-
-// The checkpoint at `path`, after checking that it comes from a run like this one. Every
-// rank of a distributed run loads the same file.
-checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
-                                    const dist::DistributedContext& run) {
-  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
-  if (!ckpt.checksums_verified) {
-    spdlog::warn("{}: written before checkpoints had checksums, so loaded without checking its data", path);
-  }
-  checkpoint::Metadata compared = run_metadata(options, run);
-  compared.erase("seed");  // the checkpoint's generator state replaces the seed
-  // What a checkpoint written before an entry existed implies for it (the program then had
-  // only that setting). The model, batch size, train limit and schedule were recorded from the
-  // start; label_smoothing and epochs, missing from an older checkpoint, say nothing.
-  checkpoint::check_metadata(ckpt, compared,
-                             {{"dataset", "fashion-mnist"},
-                              {"accumulate", "1"},
-                              {"world_size", "1"},
-                              {"optimizer", "sgd"},
-                              {"warmup_epochs", "0"},
-                              {"max_grad_norm", "0"},
-                              {"sync_bn", "off"},
-                              {"amp", "off"}});
-  return ckpt;
-}
-
-// Rank 0's writer of --save's checkpoints, after removing the temporary files that killed
-// writes of them left behind.
-std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const TrainOptions& options) {
-  const std::string pattern = resolve_path(options.save);
-  for (const std::string& removed : checkpoint::remove_stale_checkpoint_temporaries(pattern)) {
-    spdlog::info("removed {}, a temporary file that a killed checkpoint write left behind", removed);
-  }
-  return std::make_unique<checkpoint::CheckpointWriter>(
-      pattern,
-      checkpoint::CheckpointWriterOptions().keep_last(options.keep_checkpoints).log([](const std::string& line) {
-        spdlog::info("{}", line);
-      }));
-}
-
-// The loss scale and growth tracker that an --amp fp16 checkpoint keeps in its metadata.
-void restore_grad_scaler(const checkpoint::Checkpoint& ckpt, optim::GradScaler& scaler) {
-  auto saved = ckpt.metadata.find("grad_scaler");
-  BRISK_CHECK(saved != ckpt.metadata.end(), "{}: an --amp fp16 checkpoint without the GradScaler's state", ckpt.path);
-  scaler.load_state_dict(nlohmann::json::parse(saved->second));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
