@@ -2,7 +2,8 @@
 // Everything a training program uses, in one include (as torch/torch.h): tensors and their
 // differentiable ops, nn, optim, data, checkpoints, distributed training (init_distributed,
 // process groups, DistributedDataParallel, metrics reduced over ranks,
-// ZeroRedundancyOptimizer, Join for uneven inputs), the profiler and the CUDA device queries.
+// ZeroRedundancyOptimizer, Join for uneven inputs), the training loop (train::train_epoch,
+// evaluate), the profiler and the CUDA device queries.
 // Bazel: deps = ["@brisk//:brisk"]; CMake: target_link_libraries(app Brisk::brisk)
 // (docs/install.md). Brisk's own sources include the headers they use, never this one, so
 // that a change in one layer recompiles only what depends on it.
@@ -24,3 +25,6 @@
 #include "tensor/generator.h"
 #include "tensor/memory.h"
 #include "tensor/tensor.h"
+#include "train/distributed_run.h"
+#include "train/metrics.h"
+#include "train/train_loop.h"

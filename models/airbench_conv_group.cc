@@ -37,7 +37,7 @@ AirbenchConvGroupImpl::AirbenchConvGroupImpl(int64_t in_channels, int64_t out_ch
   norm2 = register_module("norm2", airbench_batch_norm(out_channels));
 }
 
-Tensor AirbenchConvGroupImpl::forward(const Tensor& x) const {
+Tensor AirbenchConvGroupImpl::forward(const Tensor& x) {
   Tensor y = F::gelu(norm1(F::max_pool2d(conv1(x), 2)));
   return F::gelu(norm2(conv2(y)));
 }

@@ -24,7 +24,7 @@ class AirbenchConvGroupImpl : public nn::Module {
   AirbenchConvGroupImpl(int64_t in_channels, int64_t out_channels);
 
   // [N, in, H, W] -> [N, out, H / 2, W / 2]
-  Tensor forward(const Tensor& x) const;
+  Tensor forward(const Tensor& x) override;
 
   nn::Conv2d conv1{nullptr}, conv2{nullptr};
   nn::BatchNorm2d norm1{nullptr}, norm2{nullptr};

@@ -40,7 +40,7 @@ class AirbenchNetImpl : public nn::Module {
  public:
   explicit AirbenchNetImpl(const AirbenchNetOptions& options = AirbenchNetOptions());
 
-  Tensor forward(const Tensor& images) const;
+  Tensor forward(const Tensor& images) override;
 
   // airbench's fixed scale of the logits ("scaling_factor"), in place of a temperature.
   static constexpr double kLogitScale = 1.0 / 9.0;

@@ -55,7 +55,7 @@ bool BasicBlockImpl::changes_shape() const {
   return options.stride() != 1 || options.in_channels() != options.out_channels();
 }
 
-Tensor BasicBlockImpl::forward(const Tensor& x) const {
+Tensor BasicBlockImpl::forward(const Tensor& x) {
   Tensor out = F::relu(bn1(conv1(x)));
   out = bn2(conv2(out));
   bool zero_pad = changes_shape() && options.shortcut() == Shortcut::ZeroPad;

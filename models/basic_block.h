@@ -43,7 +43,7 @@ class BasicBlockImpl : public nn::Module {
  public:
   explicit BasicBlockImpl(const BasicBlockOptions& options);
 
-  Tensor forward(const Tensor& x) const;
+  Tensor forward(const Tensor& x) override;
   // Whether the shortcut is anything but the identity.
   bool changes_shape() const;
 

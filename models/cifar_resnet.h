@@ -40,7 +40,7 @@ class CIFARResNetImpl : public nn::Module {
  public:
   explicit CIFARResNetImpl(const CIFARResNetOptions& options);
 
-  Tensor forward(const Tensor& images) const;
+  Tensor forward(const Tensor& images) override;
 
   CIFARResNetOptions options;
   nn::Conv2d conv1{nullptr};

@@ -14,7 +14,7 @@ LeNet5Impl::LeNet5Impl(int64_t num_classes) {
   fc3 = register_module("fc3", nn::Linear(84, num_classes));
 }
 
-Tensor LeNet5Impl::forward(const Tensor& images) const {
+Tensor LeNet5Impl::forward(const Tensor& images) {
   Tensor x = F::max_pool2d(F::relu(conv1(images)), 2);
   x = F::max_pool2d(F::relu(conv2(x)), 2);
   x = F::flatten(x, 1);

@@ -21,7 +21,7 @@ class LeNet5Impl : public nn::Module {
  public:
   explicit LeNet5Impl(int64_t num_classes = 10);
 
-  Tensor forward(const Tensor& images) const;
+  Tensor forward(const Tensor& images) override;
 
   nn::Conv2d conv1{nullptr}, conv2{nullptr};
   nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};

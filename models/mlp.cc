@@ -17,7 +17,7 @@ MLPImpl::MLPImpl(const MLPOptions& options) : options(options) {
   layers->push_back(nn::Linear(in, options.num_classes()));
 }
 
-Tensor MLPImpl::forward(const Tensor& input) const {
+Tensor MLPImpl::forward(const Tensor& input) {
   Tensor x = F::flatten(input, 1);
   const size_t n = layers->size();
   for (size_t i = 0; i < n; ++i) {

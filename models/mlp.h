@@ -25,7 +25,7 @@ class MLPImpl : public nn::Module {
   explicit MLPImpl(const MLPOptions& options = MLPOptions(28 * 28, 10));
 
   // Flattens every dim after the first, then Linear -> ReLU -> ... -> Linear.
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
 
   MLPOptions options;
   nn::ModuleList layers;  // the nn::Linear layers, input to output

@@ -19,7 +19,7 @@ ResNet18Impl::ResNet18Impl(const ResNet18Options& options_) : options(options_) 
   linear = register_module("linear", nn::Linear(8 * w, options.num_classes()));
 }
 
-Tensor ResNet18Impl::forward(const Tensor& images) const {
+Tensor ResNet18Impl::forward(const Tensor& images) {
   Tensor x = F::relu(bn1(conv1(images)));
   x = layer4(layer3(layer2(layer1(x))));
   return linear(F::flatten(F::adaptive_avg_pool2d(x, 1), 1));

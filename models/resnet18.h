@@ -40,7 +40,7 @@ class ResNet18Impl : public nn::Module {
  public:
   explicit ResNet18Impl(const ResNet18Options& options = ResNet18Options());
 
-  Tensor forward(const Tensor& images) const;
+  Tensor forward(const Tensor& images) override;
 
   ResNet18Options options;
   nn::Conv2d conv1{nullptr};

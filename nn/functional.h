@@ -199,7 +199,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 // calls met on a device since the last check, naming its value, the number of classes, the
 // call and the element; forgets the calls checked. Reads one small tensor per device and loss
 // (a synchronization with each device used): a training loop calls it where it reads its
-// metrics anyway (tools/train/train_loop.h), not every step.
+// metrics anyway (train/train_loop.h), not every step.
 void check_deferred_targets();
 
 // (input - target)^2, broadcast.

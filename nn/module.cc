@@ -58,6 +58,12 @@ std::string indent(const std::string& text) {
 
 }  // namespace
 
+Tensor Module::forward(const Tensor&) {
+  BRISK_FAIL(
+      "{}: no forward(const Tensor&) to call through nn::Module (declare `Tensor forward(const Tensor& x) override`)",
+      name());
+}
+
 std::string Module::name() const {
   std::string full = autograd::demangle(typeid(*this).name());
   size_t colon = full.rfind("::");

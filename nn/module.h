@@ -6,7 +6,7 @@
 //       fc1 = register_module("fc1", nn::Linear(784, 64));
 //       fc2 = register_module("fc2", nn::Linear(64, 10));
 //     }
-//     Tensor forward(const Tensor& x) { return fc2(relu(fc1(x.flatten(1)))); }
+//     Tensor forward(const Tensor& x) override { return fc2(relu(fc1(x.flatten(1)))); }
 //     nn::Linear fc1{nullptr}, fc2{nullptr};
 //   };
 //   BRISK_MODULE(Net);  // Net: a shared handle to a NetImpl (nn/module_holder.h)
@@ -95,6 +95,13 @@ class Module : public std::enable_shared_from_this<Module> {
   const T* as() const {
     return dynamic_cast<const T*>(this);
   }
+
+  // ---- Forward ----
+
+  // images -> logits, or any one tensor to one tensor: a model that declares
+  // `Tensor forward(const Tensor& x) override` can be trained through nn::Module& (the
+  // training loop of //train, DDP). The default raises brisk::Error naming the module.
+  virtual Tensor forward(const Tensor& input);
 
   // ---- Modes ----
 

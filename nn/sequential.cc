@@ -2,7 +2,7 @@
 
 namespace brisk::nn {
 
-Tensor SequentialImpl::forward(const Tensor& input) const { return forward_range(0, entries_.size(), input); }
+Tensor SequentialImpl::forward(const Tensor& input) { return forward_range(0, entries_.size(), input); }
 
 Tensor SequentialImpl::forward_range(size_t begin, size_t end, const Tensor& input) const {
   BRISK_CHECK(begin <= end && end <= entries_.size(),

@@ -44,7 +44,7 @@ class SequentialImpl : public Module {
   }
 
   // Applies the modules in order; an empty Sequential is the identity.
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   // Applies the modules at [begin, end) in order (what checkpoint_sequential runs per segment).
   Tensor forward_range(size_t begin, size_t end, const Tensor& input) const;
 

@@ -18,6 +18,8 @@ packages=(
   nlohmann-json3-dev     # @nlohmann_json
   libdnnl-dev            # @onednn (oneDNN 2.6: the CPU backend's float32 convolution)
   libxxhash-dev          # @xxhash (checkpoints' checksums; header-only use)
+  libprotobuf-dev        # @protobuf (TensorBoard's event files, tensorboard/)
+  protobuf-compiler      # @protobuf//:protoc
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
   clang-format           # clang-format 14, for tools/format.sh
   libomp-14-dev          # LLVM's OpenMP runtime and archer, on which --config=tsan runs the kernels

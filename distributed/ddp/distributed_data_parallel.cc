@@ -25,7 +25,7 @@ NoSyncGuard::~NoSyncGuard() { ddp_.set_require_backward_grad_sync(previous_); }
 DistributedDataParallelBase::DistributedDataParallelBase(std::shared_ptr<nn::Module> module,
                                                          std::shared_ptr<ProcessGroup> group,
                                                          const DistributedDataParallelOptions& options)
-    : group_(std::move(group)), options_(options) {
+    : wrapped_(module), group_(std::move(group)), options_(options) {
   BRISK_CHECK(module != nullptr, "DistributedDataParallel: the module is null");
   BRISK_CHECK(group_ != nullptr, "DistributedDataParallel: the process group is null");
   BRISK_CHECK(options_.bucket_cap_mb() > 0 && options_.first_bucket_cap_mb() > 0,
@@ -75,6 +75,13 @@ void DistributedDataParallelBase::pre_forward() {
 
 bool DistributedDataParallelBase::will_sync_buffers() const {
   return options_.broadcast_buffers() && require_forward_param_sync_ && !buffers_.empty() && group_->size() > 1;
+}
+
+Tensor DistributedDataParallelBase::forward(const Tensor& input) {
+  pre_forward();
+  Tensor output = wrapped_->forward(input);
+  post_forward({output});
+  return output;
 }
 
 void DistributedDataParallelBase::post_forward(const std::vector<Tensor>& outputs) {

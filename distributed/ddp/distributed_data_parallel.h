@@ -83,6 +83,10 @@ class DistributedDataParallelBase : public nn::Module, public Joinable {
 
   std::string name() const override { return "DistributedDataParallel"; }
 
+  // nn::Module's forward: the wrapped module's, between pre_forward and post_forward, so that
+  // code written for any nn::Module (//train's loop) trains the DDP as it trains the model.
+  Tensor forward(const Tensor& input) override;
+
   // Backwards of forwards run in the guard's scope accumulate gradients locally.
   NoSyncGuard no_sync() { return NoSyncGuard(*this); }
   bool require_backward_grad_sync() const { return require_backward_grad_sync_; }
@@ -136,6 +140,7 @@ class DistributedDataParallelBase : public nn::Module, public Joinable {
   // rank among the last to join (DDPJoinHook::post_hook).
   void sync_final_model(bool is_last_joiner);
 
+  std::shared_ptr<nn::Module> wrapped_;
   std::shared_ptr<ProcessGroup> group_;
   DistributedDataParallelOptions options_;
   std::unique_ptr<Reducer> reducer_;

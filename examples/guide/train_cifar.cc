@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +26,7 @@ class NetImpl : public nn::Module {
     bn2 = register_module("bn2", nn::BatchNorm2d(32));
     fc = register_module("fc", nn::Linear(32 * 8 * 8, 10));
   }
-  Tensor forward(const Tensor& x) {
+  Tensor forward(const Tensor& x) override {
     Tensor h = nn::functional::max_pool2d(relu(bn1(conv1(x))), 2);  // [N, 16, 16, 16]
     h = nn::functional::max_pool2d(relu(bn2(conv2(h))), 2);         // [N, 32, 8, 8]
     return fc(h.flatten(1));
@@ -59,30 +58,7 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-// The test set's examples rank, rank + world_size, ...: every example on exactly one rank.
-std::shared_ptr<data::Dataset> shard(std::shared_ptr<data::Dataset> dataset, const dist::DistributedContext& ctx) {
-  std::vector<int64_t> indices;
-  for (int64_t i = ctx.rank; i < dataset->size(); i += ctx.world_size) indices.push_back(i);
-  return std::make_shared<data::Subset>(dataset, indices);
-}
-
-// Loss sum, correct count and example count over the whole test set, the same on every rank.
-std::vector<double> evaluate(Net& model, data::DataLoader& loader, Device device) {
-  NoGradGuard no_grad;
-  model->eval();
-  double loss_sum = 0, correct = 0, count = 0;
-  for (data::Batch& batch : loader) {
-    Tensor x = batch.data.to(device), y = batch.target.to(device);
-    Tensor logits = model(x);
-    loss_sum += nn::functional::cross_entropy(logits, y, {}, -100, nn::Reduction::Sum).item<double>();
-    correct += sum(eq(argmax(logits, 1), y)).item<double>();
-    count += static_cast<double>(y.size(0));
-  }
-  model->train();
-  return dist::all_reduce_metrics({loss_sum, correct, count});
-}
-
-void train(const Options& options) {
+void train_cifar(const Options& options) {
   // The launcher's RANK, WORLD_SIZE and LOCAL_RANK, or a process of its own.
   const dist::DistributedContext ctx = dist::init_distributed();
   manual_seed(0);
@@ -96,20 +72,18 @@ void train(const Options& options) {
   auto test_set =
       std::make_shared<data::TransformDataset>(std::make_shared<data::CIFAR10>(options.data, false),
                                                data::Compose({data::ToTensor(), data::Normalize(mean, stdev)}));
-  // Each rank trains on its share of every epoch, in batches of its part of the global batch.
-  BRISK_CHECK(options.batch_size % (ctx.world_size * options.accumulate) == 0,
-              "--batch-size {} does not split into {} processes x {} micro-batches", options.batch_size, ctx.world_size,
-              options.accumulate);
-  const int64_t batch = options.batch_size / (ctx.world_size * options.accumulate);
+  // Each rank trains on its share of every epoch, in batches of its part of the global batch,
+  // and evaluates its share of the test set.
+  const int64_t batch = train::per_rank_batch_size(options.batch_size, ctx.world_size, options.accumulate);
   auto sampler = std::make_shared<data::DistributedSampler>(train_set->size(), ctx.world_size, ctx.rank,
                                                             data::DistributedSamplerOptions().seed(1));
   data::DataLoader train_loader(train_set, sampler, data::DataLoaderOptions().batch_size(batch).num_workers(2));
-  data::DataLoader test_loader(shard(test_set, ctx), data::DataLoaderOptions().batch_size(500));
+  data::DataLoader test_loader(train::evaluation_shard(test_set, ctx), data::DataLoaderOptions().batch_size(500));
 
   Net model;
   model->to(ctx.device);
   optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(5e-4));
-  const int64_t steps_per_epoch = train_loader.size() / options.accumulate;
+  const int64_t steps_per_epoch = train::steps_per_epoch(train_loader.size(), options.accumulate);
   optim::CosineAnnealingLR scheduler(optimizer, options.epochs * steps_per_epoch);  // per step
   // What must not change between a run and its resumption, besides what restore() checks.
   const checkpoint::Metadata run = {{"batch_size", std::to_string(options.batch_size)},
@@ -124,47 +98,27 @@ void train(const Options& options) {
     progress = ckpt.progress;
   }
   // Data-parallel when launched: gradients are averaged over the ranks during backward.
-  dist::DistributedDataParallel<Net> ddp{nullptr};
-  if (ctx.enabled) ddp = dist::DistributedDataParallel<Net>(model);
-  auto forward = [&](const Tensor& x) { return ddp ? ddp->forward(x) : model(x); };
+  std::shared_ptr<nn::Module> trained = model.ptr();
+  if (ctx.enabled) trained = train::wrap_ddp(trained, ctx);
+  // Micro-batches but the last of a step accumulate locally; clipping at a norm of 5.
+  const train::StepOptions step{/*label_smoothing=*/0.0, /*max_grad_norm=*/5.0, options.accumulate};
 
-  for (; progress.epoch < options.epochs; ++progress.epoch) {
-    train_loader.set_epoch(progress.epoch);
-    double loss_sum = 0, count = 0;
-    int64_t micro = 0, steps = 0;
-    for (data::Batch& b : train_loader) {
-      if (steps == steps_per_epoch) break;  // a last, incomplete accumulation is left out
-      if (micro == 0) optimizer.zero_grad();
-      const bool last = ++micro == options.accumulate;
-      // Micro-batches but the last accumulate locally; the last one's backward all-reduces.
-      std::optional<dist::NoSyncGuard> no_sync;
-      if (ddp && !last) no_sync.emplace(*ddp);
-      Tensor x = b.data.to(ctx.device), y = b.target.to(ctx.device);
-      Tensor loss = nn::functional::cross_entropy(forward(x), y);
-      (loss / static_cast<double>(options.accumulate)).backward();
-      loss_sum += loss.item<double>() * static_cast<double>(y.size(0));
-      count += static_cast<double>(y.size(0));
-      if (!last) continue;
-      optim::clip_grad_norm_(model->parameters(), 5.0);
-      optimizer.step();
-      scheduler.step();
-      ++progress.step;
-      ++steps;
-      micro = 0;
-    }
-    const std::vector<double> train = dist::all_reduce_metrics({loss_sum, count});
-    const std::vector<double> test = evaluate(model, test_loader, ctx.device);
+  while (progress.epoch < options.epochs) {
+    // Each rank's sums, added over the ranks: the same on every rank.
+    const train::Metrics epoch = train::all_reduce_metrics(
+        train::train_epoch(*trained, optimizer, &scheduler, train_loader, ctx.device, progress, nullptr, step), ctx);
+    train::broadcast_buffers(*model, ctx);  // every rank evaluates rank 0's BatchNorm statistics
+    const train::Metrics test = train::all_reduce_metrics(train::evaluate(*model, test_loader, ctx.device), ctx);
     if (!ctx.is_main()) continue;  // rank 0 speaks and writes for the job
     std::printf("epoch %lld/%lld: train loss %.4f, test loss %.4f, test accuracy %.2f%%\n",
-                static_cast<long long>(progress.epoch + 1), static_cast<long long>(options.epochs), train[0] / train[1],
-                test[0] / test[2], 100 * test[1] / test[2]);
+                static_cast<long long>(progress.epoch), static_cast<long long>(options.epochs), epoch.loss(),
+                test.loss(), 100 * test.accuracy());
     std::fflush(stdout);
     if (!options.save.empty()) {
-      checkpoint::Progress next{progress.epoch + 1, 0, progress.step};
-      checkpoint::Checkpoint ckpt = checkpoint::capture(*model, optimizer, next, train_loader.seed(), &scheduler);
+      checkpoint::Checkpoint ckpt = checkpoint::capture(*model, optimizer, progress, train_loader.seed(), &scheduler);
       ckpt.metadata = run;
       std::filesystem::create_directories(options.save);
-      checkpoint::save_checkpoint(options.save + "/epoch-" + std::to_string(next.epoch) + ".ckpt", ckpt);
+      checkpoint::save_checkpoint(options.save + "/epoch-" + std::to_string(progress.epoch) + ".ckpt", ckpt);
     }
   }
   dist::finish_distributed(ctx);
@@ -172,7 +126,7 @@ void train(const Options& options) {
 
 int main(int argc, char** argv) {
   try {
-    train(parse(argc, argv));
+    train_cifar(parse(argc, argv));
   } catch (const Error& e) {  // Brisk's errors say what was wrong: a missing file, a bad checkpoint
     std::fprintf(stderr, "train_cifar: %s\n", e.what());
     return 1;

@@ -21,7 +21,7 @@ struct NetImpl : Module {
     scale = register_parameter("scale", ones({1}));
     step = register_buffer("step", zeros({}, kInt64));
   }
-  Tensor forward(const Tensor& x) { return fc2(relu(bn(fc1(x)))) * scale; }
+  Tensor forward(const Tensor& x) override { return fc2(relu(bn(fc1(x)))) * scale; }
 
   Linear fc1{nullptr};
   BatchNorm1d bn{nullptr};
@@ -186,6 +186,22 @@ TEST_CASE("zero_grad clears gradients to none or to zeros") {
   CHECK(equal(grad, zeros_like(grad)));
   net->zero_grad();
   for (const Tensor& p : net->parameters()) CHECK_FALSE(p.grad().defined());
+}
+
+TEST_CASE("forward through Module&: a model's override, a Sequential's, else an error naming the module") {
+  manual_seed(0);
+  Net net;
+  net->eval();
+  Tensor x = randn({5, 4});
+  Module& model = *net;
+  CHECK(equal(model.forward(x), net->forward(x)));
+  Sequential seq(Linear(4, 3), ReLU());
+  Module& chain = *seq;
+  CHECK(equal(chain.forward(x), relu(seq->at<LinearImpl>(0).forward(x))));
+  // Linear's forward is a const member of its own, not nn::Module's.
+  Linear linear(4, 3);
+  Module& layer = *linear;
+  CHECK_THROWS_WITH(layer.forward(x), Contains("Linear: no forward(const Tensor&) to call through nn::Module"));
 }
 
 TEST_CASE("Sequential chains forwards, names children by position and is indexable") {

@@ -14,8 +14,8 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("train --profile-steps: one trace per rank, the top ops and the overlap in the log", "[profiler][train]") {
   std::string dir = scratch_dir("train_profile");
-  RunResult r = launch_train(2, {"--epochs", "1", "--metrics-csv", dir + "/m.csv", "--no-plot", "--profile-steps",
-                                 "2-3", "--profile-trace", dir + "/trace_rank{rank}.json"});
+  RunResult r = launch_train(2, {"--epochs", "1", "--metrics-csv", dir + "/m.csv", "--profile-steps", "2-3",
+                                 "--profile-trace", dir + "/trace_rank{rank}.json"});
   INFO(output_of(r));
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Contains("top ops by self time:") && Contains("Self CPU time total:") && Contains("conv2d"));

@@ -31,7 +31,7 @@ for seed in $seeds; do
   for precision in off "$amp"; do
     OMP_NUM_THREADS=1 "$bin/tools/train/train" --dataset cifar10 --data-dir "$work/data" --model resnet20 \
       --device "${DEVICE:-cpu}" --threads 1 --epochs "${EPOCHS:-6}" --batch-size "${BATCH:-128}" --lr "${LR:-0.1}" \
-      --nesterov --seed "$seed" --amp "$precision" --no-plot --metrics-csv "$work/$seed-$precision.csv" \
+      --nesterov --seed "$seed" --amp "$precision" --metrics-csv "$work/$seed-$precision.csv" \
       >"$work/$seed-$precision.log" 2>&1 &
   done
   wait

@@ -69,7 +69,7 @@ TrainingData load_cifar10(const std::string& dir, int64_t train_limit, int64_t t
                           data::Compose({data::ToTensor(), data::RandomCrop(kSide, kCropPadding),
                                          data::RandomHorizontalFlip(), normalize()}));
   out.test = transformed(test, test_limit, data::Compose({data::ToTensor(), normalize()}));
-  out.image = ImageShape{3, kSide, kSide};
+  out.image = models::ImageShape{3, kSide, kSide};
   out.num_classes = data::CIFAR10::kNumClasses;
   return out;
 }

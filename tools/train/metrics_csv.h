@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "tools/train/metrics.h"
+#include "train/metrics.h"
 
 namespace brisk::train {
 

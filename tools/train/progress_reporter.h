@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tools/train/metrics.h"
+#include "train/metrics.h"
 
 namespace brisk::train {
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "checkpoint/save_pattern.h"
+#include "models/registry.h"
 #include "tensor/device.h"
 #include "tensor/error.h"
-#include "tools/train/classifier.h"
 #include "tools/train/step_profiler.h"
 #include "tools/train/training_data.h"
 
@@ -86,7 +86,7 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--data-dir", o.data_dir,
                  "directory of the dataset's files (default: " + default_data_dirs_help() + ")");
   app.add_option("--model", o.model, "model to train (docs/training.md; CIFAR-10 models take 3x32x32 images)")
-      ->check(CLI::IsMember(model_names()))
+      ->check(CLI::IsMember(models::model_names()))
       ->capture_default_str();
   app.add_option("--epochs", o.epochs, "epochs to train (in total, counting those of a resumed checkpoint)")
       ->check(kPositiveInt)
@@ -160,11 +160,13 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
       ->check(kPositiveInt)
       ->capture_default_str();
-  app.add_option("--metrics-csv", o.metrics_csv, "per-epoch metrics file (appended to when resuming)")
+  app.add_option("--metrics-csv", o.metrics_csv,
+                 "per-epoch metrics file (appended to when resuming), charted after every epoch in an SVG next to "
+                 "it (its name with .svg)")
       ->capture_default_str();
-  app.add_flag("--plot,!--no-plot", o.plot,
-               "draw the per-epoch metrics as a PNG next to the CSV (its name with .png) after every epoch "
-               "(default: on)");
+  app.add_option("--tensorboard", o.tensorboard,
+                 "write TensorBoard event files to this directory: per-step and per-epoch scalars "
+                 "(tensorboard --logdir DIR)");
   app.add_option("--train-limit", o.train_limit, "train on the first N examples only (0: all)")->check(kNonNegativeInt);
   app.add_option("--test-limit", o.test_limit, "evaluate on the first N test examples only (0: all)")
       ->check(kNonNegativeInt);

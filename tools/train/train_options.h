@@ -13,7 +13,7 @@ inline constexpr const char* kResumeAuto = "auto";
 struct TrainOptions {
   std::string dataset = "fashion-mnist";  // mnist, fashion-mnist or cifar10 (tools/train/training_data.h)
   std::string data_dir;                   // empty: the dataset's default (default_data_dir)
-  std::string model = "lenet";            // a name of model_names() (tools/train/classifier.h)
+  std::string model = "lenet";            // a name of models::model_names() (models/registry.h)
   int64_t epochs = 2;
   int64_t batch_size = 64;        // global: examples per optimizer step, split over processes and micro-steps
   std::string optimizer = "sgd";  // or "adamw"
@@ -38,7 +38,7 @@ struct TrainOptions {
   std::string resume;            // checkpoint to continue from, or kResumeAuto; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
-  bool plot = true;         // the CSV drawn as a PNG next to it (metrics.png), rewritten every epoch
+  std::string tensorboard;  // TensorBoard event files written to this directory (tensorboard_log.h); empty: none
   int64_t train_limit = 0;  // first N training examples only; 0: all
   int64_t test_limit = 0;
   int workers = 0;  // data loader threads

@@ -9,12 +9,6 @@
 
 namespace brisk::train {
 
-std::string ImageShape::str() const { return fmt::format("{}x{}x{}", channels, height, width); }
-
-bool ImageShape::operator==(const ImageShape& other) const {
-  return channels == other.channels && height == other.height && width == other.width;
-}
-
 const std::vector<std::string>& dataset_names() {
   static const std::vector<std::string> names{"mnist", "fashion-mnist", "cifar10"};
   return names;
@@ -35,7 +29,7 @@ TrainingData load_training_data(const std::string& dataset, const std::string& d
   MnistData mnist = load_mnist(dir, train_limit, test_limit);
   const Tensor& images = mnist.train->data();  // [N, 1, H, W]
   return {mnist.train, mnist.test, standardizing_collate(mnist.mean, mnist.std),
-          ImageShape{images.size(1), images.size(2), images.size(3)}, data::MNIST::kNumClasses};
+          models::ImageShape{images.size(1), images.size(2), images.size(3)}, data::MNIST::kNumClasses};
 }
 
 }  // namespace brisk::train

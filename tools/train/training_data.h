@@ -14,21 +14,9 @@
 
 #include "data/collate.h"
 #include "data/dataset.h"
+#include "models/registry.h"
 
 namespace brisk::train {
-
-// The shape of one image, channels first.
-struct ImageShape {
-  int64_t channels = 0;
-  int64_t height = 0;
-  int64_t width = 0;
-
-  int64_t numel() const { return channels * height * width; }
-  // "3x32x32"
-  std::string str() const;
-  bool operator==(const ImageShape& other) const;
-  bool operator!=(const ImageShape& other) const { return !(*this == other); }
-};
 
 struct TrainingData {
   // Examples: data [C, H, W] (`image`; uint8 as stored, or float32), target int64 [].
@@ -37,7 +25,7 @@ struct TrainingData {
   // Turns the examples of either set into a batch of float32 images [B, C, H, W] and int64
   // labels [B] (the data loaders' collate).
   data::Collate collate = data::default_collate;
-  ImageShape image;
+  models::ImageShape image;
   int64_t num_classes = 0;
 };
 

@@ -15,9 +15,10 @@
 #include "data/data_loader.h"
 #include "data/tensor_dataset.h"
 #include "nn/modules/linear.h"
+#include "nn/sequential.h"
 #include "optim/sgd.h"
 #include "tests/scratch_files.h"
-#include "tools/train/train_loop.h"
+#include "train/train_loop.h"
 
 using namespace brisk;
 using Catch::Matchers::Contains;
@@ -78,15 +79,14 @@ TEST_CASE("write_synthetic_cifar10: a linear classifier learns the set in a few 
   auto test_set = as_set(data::CIFAR10(dir, false));
 
   manual_seed(0);
-  nn::Linear linear(3072, 10);
-  train::Classifier model{linear.ptr(), [m = linear.ptr()](const Tensor& x) { return m->forward(x); }};
-  optim::SGD optimizer(linear->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+  nn::Sequential model(nn::Linear(3072, 10));
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.01).momentum(0.9));
   data::DataLoader train_loader(train_set, data::DataLoaderOptions().batch_size(50).shuffle(true).seed(0));
   data::DataLoader test_loader(test_set, data::DataLoaderOptions().batch_size(300));
-  const double chance = train::evaluate(model, test_loader, kCPU).read().accuracy();
+  const double chance = train::evaluate(*model, test_loader, kCPU).read().accuracy();
   checkpoint::Progress progress;
-  for (int epoch = 0; epoch < 3; ++epoch) train::train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress);
-  const double learned = train::evaluate(model, test_loader, kCPU).read().accuracy();
+  for (int epoch = 0; epoch < 3; ++epoch) train::train_epoch(*model, optimizer, nullptr, train_loader, kCPU, progress);
+  const double learned = train::evaluate(*model, test_loader, kCPU).read().accuracy();
   INFO("test accuracy " << chance << " before training, " << learned << " after");
   CHECK(chance < 0.3);
   CHECK(learned > 0.9);

@@ -46,7 +46,7 @@ TEST_CASE("load_cifar10: test images as ToTensor and Normalize make them; traini
   TrainingData cifar = load_training_data("cifar10", dir, /*train_limit=*/30, /*test_limit=*/0);
   CHECK(cifar.train->size() == 30);
   CHECK(cifar.test->size() == 12);
-  CHECK(cifar.image == ImageShape{3, 32, 32});
+  CHECK(cifar.image == models::ImageShape{3, 32, 32});
   CHECK(cifar.num_classes == 10);
 
   // A test image: (byte / 255 - mean[c]) / std[c] in float32, channels first.
@@ -81,7 +81,7 @@ TEST_CASE("load_training_data: MNIST-format datasets, unknown names, default dir
   CHECK(default_data_dir("cifar10") == "data/cifar10");
   CHECK_THROWS_WITH(load_training_data("imagenet", "x"), Contains("unknown dataset \"imagenet\""));
   TrainingData fashion = load_training_data("fashion-mnist", "external/fashion_mnist", 20, 10);
-  CHECK(fashion.image == ImageShape{1, 28, 28});
+  CHECK(fashion.image == models::ImageShape{1, 28, 28});
   CHECK(fashion.train->size() == 20);
   CHECK(fashion.train->get(0).data.sizes() == Shape{1, 28, 28});
 }

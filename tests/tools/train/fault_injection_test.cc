@@ -1,6 +1,6 @@
 // BRISK_TRAIN_FAULT's parsing: which rank and round it arms, and malformed specs refused by
 // name. (Its faults themselves are exercised by restart_test, in real jobs.)
-#include "tools/train/fault_injection.h"
+#include "tests/tools/train/fault_injection.h"
 
 #include <catch2/catch.hpp>
 

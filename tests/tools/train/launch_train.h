@@ -16,9 +16,14 @@
 
 namespace brisk::testing {
 
-// The worker's command line: the training program, the settings above, then `args`.
-inline std::vector<std::string> train_command(const std::vector<std::string>& args) {
-  std::vector<std::string> command{"tools/train/train",
+inline constexpr const char* kTrainProgram = "tools/train/train";
+// The program built with BRISK_TRAIN_FAULT's injector (fault_injection.h), for restart_test.
+inline constexpr const char* kTrainWithFaults = "tests/tools/train/train_with_faults";
+
+// The worker's command line: `program`, the settings above, then `args`.
+inline std::vector<std::string> train_command(const std::vector<std::string>& args,
+                                              const std::string& program = kTrainProgram) {
+  std::vector<std::string> command{program,
                                    "--data-dir",
                                    "external/fashion_mnist",
                                    "--train-limit",
@@ -40,10 +45,11 @@ inline std::vector<std::string> train_command(const std::vector<std::string>& ar
 }
 
 inline RunResult launch_train(int nproc, const std::vector<std::string>& args,
-                              const std::vector<std::string>& launcher = {}, const RunOptions& options = {}) {
+                              const std::vector<std::string>& launcher = {}, const RunOptions& options = {},
+                              const std::string& program = kTrainProgram) {
   std::vector<std::string> argv{"--nproc-per-node", std::to_string(nproc)};
   argv.insert(argv.end(), launcher.begin(), launcher.end());
-  std::vector<std::string> command = train_command(args);
+  std::vector<std::string> command = train_command(args, program);
   argv.insert(argv.end(), command.begin(), command.end());
   RunResult r = run_launcher(argv, options);
   r.out += r.err;  // spdlog logs to stdout, the launcher to stderr: the checks look at both

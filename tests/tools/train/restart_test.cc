@@ -1,6 +1,6 @@
 // The issue's proof of exact recovery: a training job under `launch --max-restarts 2` whose
 // rank, drawn at random, is killed at a random step (between steps, in a backward, in the
-// middle of a checkpoint write: BRISK_TRAIN_FAULT, tools/train/fault_injection.h) is restarted
+// middle of a checkpoint write: BRISK_TRAIN_FAULT, tests/tools/train/fault_injection.h) is restarted
 // by the launcher, resumes with `--resume auto` from the newest complete checkpoint, and ends
 // with a final checkpoint equal, byte for byte, to the uninterrupted run's; on 2 and 3 ranks,
 // and on two nodes (two launchers on this machine, one rank each).
@@ -36,8 +36,7 @@ constexpr int kCheckpointEvery = 4;
 
 std::vector<std::string> train_args(const std::string& save, const std::string& csv) {
   return {"--epochs",           std::to_string(kEpochs),          "--batch-size",       "48", "--save",        save,
-          "--checkpoint-every", std::to_string(kCheckpointEvery), "--keep-checkpoints", "2",  "--metrics-csv", csv,
-          "--no-plot"};
+          "--checkpoint-every", std::to_string(kCheckpointEvery), "--keep-checkpoints", "2",  "--metrics-csv", csv};
 }
 
 // The steps after which the run checkpoints, and 0 (a fresh start).
@@ -54,7 +53,8 @@ std::string reference_checkpoint(int nproc) {
   static std::map<int, std::string> computed;
   if (computed.count(nproc)) return computed[nproc];
   std::string dir = scratch_dir("restart_reference_" + std::to_string(nproc));
-  RunResult r = launch_train(nproc, train_args(dir + "/ckpt-{step}.safetensors", dir + "/metrics.csv"));
+  RunResult r =
+      launch_train(nproc, train_args(dir + "/ckpt-{step}.safetensors", dir + "/metrics.csv"), {}, {}, kTrainWithFaults);
   INFO(output_of(r));
   REQUIRE(r.status == 0);
   std::optional<std::string> last = checkpoint::newest_checkpoint(dir + "/ckpt-{step}.safetensors");
@@ -100,7 +100,7 @@ TEST_CASE("train under launch --max-restarts: a rank killed at a random point, t
   RunOptions options;
   options.env = {{"BRISK_TRAIN_FAULT", fault}};
   options.timeout = std::chrono::seconds(240);
-  RunResult r = launch_train(nproc, args, {"--max-restarts", "2", "--grace-period", "2"}, options);
+  RunResult r = launch_train(nproc, args, {"--max-restarts", "2", "--grace-period", "2"}, options, kTrainWithFaults);
   INFO(output_of(r));
   REQUIRE(r.status == 0);
   CHECK(count(r.out, "[rank " + std::to_string(rank) + "] fault injection: rank " + std::to_string(rank) + " dies") >=
@@ -171,7 +171,7 @@ TEST_CASE("train under launch --max-restarts on two nodes: node 1's rank killed,
                                   "2",
                                   "--grace-period",
                                   "2"};
-    std::vector<std::string> command = train_command(args);
+    std::vector<std::string> command = train_command(args, kTrainWithFaults);
     argv.insert(argv.end(), command.begin(), command.end());
     nodes.push_back(std::async(std::launch::async, [argv, options] { return run_process(argv, options); }));
   }

@@ -46,7 +46,7 @@ TEST_CASE("train --amp bf16: ResNet-20's first epoch on a synthetic CIFAR-format
   const std::string dir = scratch_dir("train_amp_resnet20");
   const std::string common =
       "--dataset cifar10 --data-dir " + data +
-      " --model resnet20 --epochs 1 --batch-size 32 --lr 0.05 --lr-schedule constant --no-plot --test-limit 128";
+      " --model resnet20 --epochs 1 --batch-size 32 --lr 0.05 --lr-schedule constant --test-limit 128";
   Result fp32 = run_train(common + " --metrics-csv " + dir + "/fp32.csv");
   Result bf16 = run_train(common + " --amp bf16 --metrics-csv " + dir + "/bf16.csv --save " + dir + "/bf16.ckpt");
   REQUIRE(fp32.status == 0);
@@ -68,7 +68,7 @@ TEST_CASE("train --amp bf16: ResNet-20's first epoch on a synthetic CIFAR-format
 
 TEST_CASE("train --amp fp16: the GradScaler's state is checkpointed and a resumed run is exact") {
   const std::string dir = scratch_dir("train_amp_fp16");
-  const std::string common = "--model lenet --epochs 2 --lr 0.05 --amp fp16 --no-plot --metrics-csv " + dir;
+  const std::string common = "--model lenet --epochs 2 --lr 0.05 --amp fp16 --metrics-csv " + dir;
   Result full = run_train(common + "/full.csv --save " + dir + "/full-{epoch}.ckpt");
   REQUIRE(full.status == 0);
   checkpoint::Checkpoint first = checkpoint::load_checkpoint(dir + "/full-1.ckpt");

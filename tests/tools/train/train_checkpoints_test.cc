@@ -38,7 +38,7 @@ TEST_CASE("train --checkpoint-every: checkpoints within epochs, the newest M kep
   brisk::testing::write_bytes(other, {1});
 
   // 8 steps an epoch: checkpoints at steps 3, 6, 8 (the epoch's end), 9, 12, 15, 16.
-  Result full = run_train("--model lenet --epochs 2 --no-plot --metrics-csv " + dir + "/full.csv --save " + pattern +
+  Result full = run_train("--model lenet --epochs 2 --metrics-csv " + dir + "/full.csv --save " + pattern +
                           " --checkpoint-every 3 --keep-checkpoints 3");
   REQUIRE(full.status == 0);
   REQUIRE_THAT(full.output, Contains("removed " + stale + ", a temporary file that a killed checkpoint write left"));
@@ -62,8 +62,8 @@ TEST_CASE("train --checkpoint-every: checkpoints within epochs, the newest M kep
   REQUIRE(last.progress.batch == 0);
 
   // Interrupted after step 12, in the middle of the second epoch, and resumed in a new process.
-  Result resumed = run_train("--model lenet --epochs 2 --no-plot --metrics-csv " + dir + "/resumed.csv --resume " +
-                             dir + "/ckpt-00000012.ckpt --save " + dir + "/resumed-{step}.ckpt --checkpoint-every 3");
+  Result resumed = run_train("--model lenet --epochs 2 --metrics-csv " + dir + "/resumed.csv --resume " + dir +
+                             "/ckpt-00000012.ckpt --save " + dir + "/resumed-{step}.ckpt --checkpoint-every 3");
   REQUIRE(resumed.status == 0);
   REQUIRE_THAT(resumed.output, Contains("epoch 2, batch 4, step 12"));
   checkpoint::Checkpoint resumed_last = checkpoint::load_checkpoint(dir + "/resumed-00000016.ckpt");

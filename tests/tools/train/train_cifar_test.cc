@@ -54,7 +54,7 @@ TEST_CASE("train --dataset cifar10: the MLP learns a synthetic CIFAR-format set 
   for (int r = 0; r < 2; ++r) {
     const std::string run = dir + "/" + std::to_string(r);
     const std::string common = "--dataset cifar10 --data-dir " + synthetic_cifar10() + " --model mlp --epochs 2 " +
-                               recipes[r] + " --no-plot --metrics-csv " + run;
+                               recipes[r] + " --metrics-csv " + run;
     Result full = run_train(common + "-full.csv --save " + run + "-full-{epoch}.ckpt");
     REQUIRE(full.status == 0);
     REQUIRE_THAT(full.output, Contains("mlp (820874 parameters) on cpu") &&
@@ -84,7 +84,7 @@ TEST_CASE("train --dataset cifar10: the MLP learns a synthetic CIFAR-format set 
   // A resumed run must train as the saved one did.
   const std::string saved = dir + "/0-full-1.ckpt";
   const std::string base = "--dataset cifar10 --data-dir " + synthetic_cifar10() +
-                           " --model mlp --epochs 2 --no-plot --metrics-csv " + dir + "/x.csv --resume " + saved;
+                           " --model mlp --epochs 2 --metrics-csv " + dir + "/x.csv --resume " + saved;
   // The saved run's settings, then (a flag given twice takes its last value) the one that differs.
   const std::string same = " --optimizer adamw --lr-schedule cosine --warmup-epochs 0.5 --max-grad-norm 1 "
                            "--label-smoothing 0.1 --accumulate 2";
@@ -124,7 +124,7 @@ TEST_CASE("train --dataset cifar10 --model resnet20: the CIFAR ResNet trains and
   const std::string dir = scratch_dir("train_cifar_resnet20");
   Result run = run_train("--dataset cifar10 --data-dir " + synthetic_cifar10() +
                          " --model resnet20 --epochs 1 --train-limit 64 --test-limit 32 --batch-size 16 --lr 0.1 "
-                         "--nesterov --weight-decay 5e-4 --no-plot --metrics-csv " +
+                         "--nesterov --weight-decay 5e-4 --metrics-csv " +
                          dir + "/m.csv --save " + dir + "/r.ckpt");
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, Contains("resnet20 (269722 parameters) on cpu"));

@@ -115,9 +115,9 @@ TEST_CASE("train distributed on CIFAR-format data with accumulation: 2 ranks lea
   synthetic.test_size = 64;
   tools::write_synthetic_cifar10(dir + "/data", synthetic);
   const std::vector<std::string> cifar{
-      "--dataset", "cifar10",         "--data-dir", dir + "/data",   "--model",  "mlp",        "--epochs",
-      "2",         "--accumulate",    "2",          "--optimizer",   "sgd",      "--nesterov", "--weight-decay",
-      "5e-4",      "--max-grad-norm", "2",          "--lr-schedule", "onecycle", "--no-plot"};
+      "--dataset", "cifar10",         "--data-dir", dir + "/data",   "--model", "mlp",        "--epochs",
+      "2",         "--accumulate",    "2",          "--optimizer",   "sgd",     "--nesterov", "--weight-decay",
+      "5e-4",      "--max-grad-norm", "2",          "--lr-schedule", "onecycle"};
   auto with = [&](const std::vector<std::string>& more) {
     std::vector<std::string> args = cifar;
     args.insert(args.end(), more.begin(), more.end());
@@ -158,9 +158,9 @@ TEST_CASE("train distributed with --sync-bn: a BatchNorm model's layers normaliz
   synthetic.train_size = 64;
   synthetic.test_size = 32;
   tools::write_synthetic_cifar10(dir + "/data", synthetic);
-  const std::vector<std::string> resnet{"--dataset", "cifar10",       "--data-dir",  dir + "/data",  "--model",
-                                        "resnet20",  "--epochs",      "1",           "--batch-size", "32",
-                                        "--no-plot", "--metrics-csv", dir + "/x.csv"};
+  const std::vector<std::string> resnet{"--dataset",    "cifar10",  "--data-dir",    dir + "/data",
+                                        "--model",      "resnet20", "--epochs",      "1",
+                                        "--batch-size", "32",       "--metrics-csv", dir + "/x.csv"};
   std::vector<std::string> synced = resnet;
   synced.insert(synced.end(), {"--sync-bn", "--save", dir + "/synced.ckpt"});
   RunResult two = launch_train(2, synced);

@@ -1,16 +1,19 @@
 // Runs the training program on a few hundred Fashion-MNIST images: it trains, writes its
-// CSV, its PNG plot and checkpoints, and a run resumed from the first epoch's checkpoint ends with the same
-// weights, optimizer and scheduler state, bitwise, as the run that was never interrupted.
+// CSV, its SVG chart, TensorBoard events and checkpoints, and a run resumed from the first epoch's checkpoint ends with
+// the same weights, optimizer and scheduler state, bitwise, as the run that was never interrupted.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
 #include "tests/checkpoint/dtype_samples.h"
 #include "tests/checkpoint/file_util.h"
+#include "tests/tensorboard/event_file.h"
 #include "tests/tools/train/csv_lines.h"
-#include "tests/tools/train/png_decode.h"
 #include "tests/tools/train/run_train.h"
 
 using namespace brisk;
@@ -24,8 +27,8 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("train: trains LeNet-5, writes per-epoch metrics and checkpoints; resuming is exact") {
   std::string dir = scratch_dir("train_lenet");
-  Result full =
-      run_train("--model lenet --epochs 2 --metrics-csv " + dir + "/full.csv --save " + dir + "/full-{epoch}.ckpt");
+  Result full = run_train("--model lenet --epochs 2 --metrics-csv " + dir + "/full.csv --save " + dir +
+                          "/full-{epoch}.ckpt --tensorboard " + dir + "/tb");
   REQUIRE(full.status == 0);
   REQUIRE_THAT(full.output, Contains("lenet (61706 parameters) on cpu"));
   REQUIRE_THAT(full.output, Contains("epoch 1/2 batch 4/8"));
@@ -49,9 +52,38 @@ TEST_CASE("train: trains LeNet-5, writes per-epoch metrics and checkpoints; resu
   }
   // 256 images are enough to learn something: the second epoch's loss is lower.
   REQUIRE(std::stod(split(csv[2])[1]) < std::stod(split(csv[1])[1]));
-  // Its plot next to it (tests/tools/train/metrics_plot_test checks what is drawn).
-  namespace png = brisk::train::testing;
-  REQUIRE(png::decode_png(png::read_file(dir + "/full.png")).width > 0);
+  // Its chart next to it (tests/tools/train/metrics_svg_test checks what is drawn).
+  const std::vector<std::string> svg = lines(dir + "/full.svg");
+  REQUIRE(svg.front().rfind("<svg ", 0) == 0);
+  REQUIRE(svg.back() == "</svg>");
+
+  // TensorBoard: the CSV's rows against the epoch; the learning rate every step (8 an epoch);
+  // the loss every 4 steps (--log-interval), the mean over those steps.
+  namespace tb = brisk::tensorboard::testing;
+  const std::vector<std::string> event_files = tb::event_files(dir + "/tb");
+  REQUIRE(event_files.size() == 1);
+  tb::Scalars scalars = tb::read_scalars(event_files[0]);
+  const std::pair<const char*, int> from_csv[] = {
+      {"epoch/train_loss", 1}, {"epoch/train_accuracy", 2}, {"epoch/test_loss", 3}, {"epoch/test_accuracy", 4}};
+  for (const auto& [tag, column] : from_csv) {
+    INFO(tag);
+    REQUIRE(scalars[tag].size() == 2);
+    for (int epoch = 1; epoch <= 2; ++epoch) {
+      REQUIRE(scalars[tag][epoch - 1].first == epoch);
+      REQUIRE(std::abs(scalars[tag][epoch - 1].second - std::stod(split(csv[epoch])[column])) < 1e-5);
+    }
+  }
+  REQUIRE(scalars["epoch/images_per_s"].size() == 2);
+  REQUIRE(scalars["epoch/seconds"].size() == 2);
+  REQUIRE(scalars["train/lr"].size() == 16);
+  for (int step = 1; step <= 16; ++step) REQUIRE(scalars["train/lr"][step - 1].first == step);
+  REQUIRE(scalars["train/lr"][15].second < scalars["train/lr"][0].second);  // the cosine schedule
+  const auto& loss = scalars["train/loss"];
+  REQUIRE(loss.size() == 4);
+  for (int point = 0; point < 4; ++point) REQUIRE(loss[point].first == 4 * (point + 1));
+  REQUIRE(std::abs((loss[0].second + loss[1].second) / 2 - std::stod(split(csv[1])[1])) < 1e-4);
+  REQUIRE(scalars["train/accuracy"].size() == 4);
+  REQUIRE(scalars["train/images_per_s"].size() == 4);
 
   // One checkpoint per epoch ("{epoch}" in --save), each saying how far the run got.
   checkpoint::Checkpoint after_one = checkpoint::load_checkpoint(dir + "/full-1.ckpt");
@@ -87,19 +119,32 @@ TEST_CASE("train: trains LeNet-5, writes per-epoch metrics and checkpoints; resu
 
 TEST_CASE("train: the MLP trains too") {
   std::string dir = scratch_dir("train_mlp");
-  Result run = run_train("--model mlp --epochs 1 --no-plot --metrics-csv " + dir + "/m.csv");
+  Result run = run_train("--model mlp --epochs 1 --metrics-csv " + dir + "/m.csv");
   REQUIRE(run.status == 0);
   REQUIRE_THAT(run.output, Contains("mlp (235146 parameters)"));
   REQUIRE(lines(dir + "/m.csv").size() == 2);
-  REQUIRE(checkpoint::testing::list_dir(dir) == std::vector<std::string>{"m.csv"});  // --no-plot: no PNG
+  std::vector<std::string> files = checkpoint::testing::list_dir(dir);
+  std::sort(files.begin(), files.end());
+  REQUIRE(files == std::vector<std::string>{"m.csv", "m.svg"});  // no event files without --tensorboard
+}
+
+TEST_CASE("train: the program users run has no fault injection; BRISK_TRAIN_FAULT changes nothing") {
+  std::string dir = scratch_dir("train_no_faults");
+  // tests/tools/train:train_with_faults would kill rank 0 after step 1.
+  REQUIRE(setenv("BRISK_TRAIN_FAULT", "step=1", 1) == 0);
+  Result run = run_train("--epochs 1 --metrics-csv " + dir + "/m.csv");
+  unsetenv("BRISK_TRAIN_FAULT");
+  REQUIRE(run.status == 0);
+  REQUIRE_THAT(run.output, !Contains("fault injection") && Contains("done: 1 epochs"));
+  REQUIRE(lines(dir + "/m.csv").size() == 2);
 }
 
 TEST_CASE("train --device sim: trains on the simulated device with the CPU's numbers") {
   std::string dir = scratch_dir("train_sim");
-  Result sim = run_train("--device sim --epochs 1 --no-plot --metrics-csv " + dir + "/sim.csv");
+  Result sim = run_train("--device sim --epochs 1 --metrics-csv " + dir + "/sim.csv");
   REQUIRE(sim.status == 0);
   REQUIRE_THAT(sim.output, Contains("lenet (61706 parameters) on sim:0"));
-  Result cpu = run_train("--epochs 1 --no-plot --metrics-csv " + dir + "/cpu.csv");
+  Result cpu = run_train("--epochs 1 --metrics-csv " + dir + "/cpu.csv");
   REQUIRE(cpu.status == 0);
   // The progress lines (read from the device every 4 batches) and the epoch's row agree.
   for (const char* batch : {"epoch 1/1 batch 4/8  loss ", "epoch 1/1 batch 8/8  loss "}) {

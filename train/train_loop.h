@@ -1,6 +1,7 @@
 #pragma once
-// The pieces of a classifier's training loop, one per function, so that a program reads
-// top to bottom and distributed training changes only what it must (each process runs
+// The pieces of a classifier's training loop, one per function, for any model whose
+// nn::Module::forward maps images to logits (a dist::DistributedDataParallel of one too), so
+// that a program reads top to bottom and distributed training changes only what it must (each process runs
 // train_epoch on its share of the data; metrics are sums, all-reduced before they are
 // divided):
 //
@@ -23,11 +24,11 @@
 
 #include "checkpoint/checkpoint.h"
 #include "data/data_loader.h"
+#include "nn/module.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
 #include "optim/schedulers/lr_scheduler.h"
-#include "tools/train/classifier.h"
-#include "tools/train/metrics.h"
+#include "train/metrics.h"
 
 namespace brisk::train {
 
@@ -47,25 +48,25 @@ struct StepOptions {
 
 // One optimizer step on the examples of `micro_batches` (one or more, already on the model's
 // device), gradient accumulation when there are several: clears the gradients; for each
-// micro-batch computes logits and the mean cross-entropy loss, scaled by the micro-batch's
-// share of the step's examples, and backpropagates, adding to the gradients; so the gradients
-// are those of the mean loss over all the step's examples, as if they were one batch (but for
-// layers that look across a batch, such as BatchNorm in training mode). Distributed, every
-// micro-batch but the last runs under model.no_sync(): only the last backward all-reduces,
-// the sum. Then clips (options.max_grad_norm) and updates the parameters. With
-// options.autocast_dtype the forward and the loss run under autocast; with options.scaler the
-// loss is scaled before backward, the gradients unscaled before clipping, and the step skipped
-// when they overflow (the scaler reads that verdict on the host: the one wait of such a
-// step). Returns the
-// examples' metrics (the loss as minimized, smoothing included), on the device.
-MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
-                      const std::vector<data::Batch>& micro_batches, const StepOptions& options = {});
+// micro-batch computes logits (model.forward) and the mean cross-entropy loss, scaled by the
+// micro-batch's share of the step's examples, and backpropagates, adding to the gradients; so
+// the gradients are those of the mean loss over all the step's examples, as if they were one
+// batch (but for layers that look across a batch, such as BatchNorm in training mode). When
+// `model` is a dist::DistributedDataParallel, every micro-batch but the last runs under its
+// NoSyncGuard: only the last backward all-reduces, the sum. Then clips
+// (options.max_grad_norm) and updates the parameters. With options.autocast_dtype the forward
+// and the loss run under autocast; with options.scaler the loss is scaled before backward, the
+// gradients unscaled before clipping, and the step skipped when they overflow (the scaler
+// reads that verdict on the host: the one wait of such a step). Returns the examples' metrics
+// (the loss as minimized, smoothing included), on the device.
+MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const std::vector<data::Batch>& micro_batches,
+                      const StepOptions& options = {});
 // One step on one batch.
-MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
+MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const data::Batch& batch,
                       const StepOptions& options = {});
 
 // The batch's metrics without gradients, for evaluation (the model in eval mode).
-MetricSums eval_step(const Classifier& model, const data::Batch& batch);
+MetricSums eval_step(nn::Module& model, const data::Batch& batch);
 
 // Called after every training step with the progress so far and the metrics of the epoch
 // so far (those of the batches this process trained in this run), to be read only when shown.
@@ -77,7 +78,7 @@ using StepCallback = std::function<void(const checkpoint::Progress& progress, co
 // and stepping `scheduler` (when not null: a per-step schedule) after each step. Leaves
 // `progress` at the start of the next epoch. Returns the metrics of the batches it trained,
 // on `device`.
-MetricSums train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+MetricSums train_epoch(nn::Module& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                        data::DataLoader& loader, Device device, checkpoint::Progress& progress,
                        const StepCallback& on_step = nullptr, const StepOptions& options = {});
 
@@ -87,6 +88,6 @@ int64_t steps_per_epoch(int64_t batches, int64_t accumulate);
 
 // Loss and accuracy over every batch of `loader`, in eval mode and without gradients, on
 // `device`.
-MetricSums evaluate(const Classifier& model, data::DataLoader& loader, Device device);
+MetricSums evaluate(nn::Module& model, data::DataLoader& loader, Device device);
 
 }  // namespace brisk::train

@@ -1,5 +1,5 @@
-// The training loop's pieces (tools/train/): one step, an epoch resumed part-way, on the CPU
-// and on a device (sim:0) without host reads, evaluation, the model factory and the metrics CSV.
+// The training loop (train/train_loop.h): one step, an epoch resumed part-way, on the CPU and on
+// a device (sim:0) without host reads, accumulation, clipping, evaluation.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -22,9 +22,7 @@
 #include "optim/schedulers/step_lr.h"
 #include "optim/sgd.h"
 #include "tensor/sim/sim_backend.h"
-#include "tools/train/classifier.h"
-#include "tools/train/metrics_csv.h"
-#include "tools/train/train_loop.h"
+#include "train/train_loop.h"
 
 using namespace brisk;
 using namespace brisk::train;
@@ -39,103 +37,94 @@ std::shared_ptr<data::TensorDataset> separable(int64_t n) {
   return std::make_shared<data::TensorDataset>(x, y);
 }
 
-Classifier linear_classifier() {
+// A model as users write one: a module whose forward overrides nn::Module's.
+class NetImpl : public nn::Module {
+ public:
+  explicit NetImpl(nn::Sequential layers) : layers_(register_module("layers", std::move(layers))) {}
+  Tensor forward(const Tensor& x) override { return layers_(x); }
+
+ private:
+  nn::Sequential layers_;
+};
+
+std::shared_ptr<NetImpl> linear_classifier() {
   manual_seed(0);
-  nn::Linear linear(2, 2);
-  return {linear.ptr(), [m = linear.ptr()](const Tensor& x) { return m->forward(x); }};
-}
-
-int64_t count_parameters(const nn::Module& module) {
-  int64_t n = 0;
-  for (const Tensor& p : module.parameters()) n += p.numel();
-  return n;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string scratch(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+  return std::make_shared<NetImpl>(nn::Sequential(nn::Linear(2, 2)));
 }
 
 }  // namespace
 
 TEST_CASE("train_step and eval_step: the batch's summed loss and correct count") {
-  Classifier model = linear_classifier();
+  std::shared_ptr<NetImpl> model = linear_classifier();
   auto set = separable(16);
   data::Batch batch{set->data(), set->target()};
-  Tensor logits = model.forward(batch.data);
+  Tensor logits = model->forward(batch.data);
   double want_loss = nn::functional::cross_entropy(logits, batch.target).item<double>() * 16;
   int64_t want_correct = logits.argmax(1).eq(batch.target).sum().item<int64_t>();
 
-  Metrics eval = eval_step(model, batch).read();
+  Metrics eval = eval_step(*model, batch).read();
   REQUIRE(eval.count == 16);
   REQUIRE(eval.correct == want_correct);
   REQUIRE(eval.loss_sum == Approx(want_loss).epsilon(1e-6));
 
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
-  Tensor before = model.module->parameters()[0].clone();
-  Metrics step = train_step(model, optimizer, batch).read();
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.5));
+  Tensor before = model->parameters()[0].clone();
+  Metrics step = train_step(*model, optimizer, batch).read();
   REQUIRE(step.count == 16);
   REQUIRE(step.correct == want_correct);  // measured on the logits before the update
   REQUIRE(step.loss_sum == Approx(want_loss).epsilon(1e-6));
-  REQUIRE_FALSE(equal(before, model.module->parameters()[0]));
+  REQUIRE_FALSE(equal(before, model->parameters()[0]));
 }
 
 TEST_CASE("train_step with label smoothing minimizes the smoothed cross-entropy") {
-  Classifier model = linear_classifier();
+  std::shared_ptr<NetImpl> model = linear_classifier();
   auto set = separable(16);
   data::Batch batch{set->data(), set->target()};
-  Tensor logits = model.forward(batch.data);
+  Tensor logits = model->forward(batch.data);
   double smoothed =
       nn::functional::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, 0.3).item<double>();
   double plain = nn::functional::cross_entropy(logits, batch.target).item<double>();
   REQUIRE(smoothed != Approx(plain).epsilon(1e-3));
 
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5));
-  Metrics step = train_step(model, optimizer, batch, StepOptions{/*label_smoothing=*/0.3}).read();
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.5));
+  Metrics step = train_step(*model, optimizer, batch, StepOptions{/*label_smoothing=*/0.3}).read();
   REQUIRE(step.loss_sum == Approx(smoothed * 16).epsilon(1e-6));
 }
 
 TEST_CASE("train_epoch: learns a separable problem; evaluate measures it in eval mode") {
-  Classifier model = linear_classifier();
+  std::shared_ptr<NetImpl> model = linear_classifier();
   auto set = separable(64);
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.5).momentum(0.9));
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.5).momentum(0.9));
   data::DataLoader train_loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
   data::DataLoader test_loader(set, data::DataLoaderOptions().batch_size(64));
 
-  Metrics first = evaluate(model, test_loader, kCPU).read();
-  REQUIRE_FALSE(model.module->is_training());
+  Metrics first = evaluate(*model, test_loader, kCPU).read();
+  REQUIRE_FALSE(model->is_training());
   checkpoint::Progress progress;
   Metrics train;
   for (int epoch = 0; epoch < 5; ++epoch) {
-    train = train_epoch(model, optimizer, nullptr, train_loader, kCPU, progress).read();
+    train = train_epoch(*model, optimizer, nullptr, train_loader, kCPU, progress).read();
   }
-  REQUIRE(model.module->is_training());
+  REQUIRE(model->is_training());
   REQUIRE(train.count == 64);
   REQUIRE(progress.epoch == 5);
   REQUIRE(progress.batch == 0);
   REQUIRE(progress.step == 40);
-  Metrics last = evaluate(model, test_loader, kCPU).read();
+  Metrics last = evaluate(*model, test_loader, kCPU).read();
   REQUIRE(last.count == 64);
   REQUIRE(last.loss() < first.loss() / 2);
   REQUIRE(last.accuracy() >= 0.95);
 }
 
 TEST_CASE("train_epoch: a resumed epoch trains only the batches after progress.batch, stepping the scheduler") {
-  Classifier model = linear_classifier();
+  std::shared_ptr<NetImpl> model = linear_classifier();
   auto set = separable(36);  // batches of 8: 8, 8, 8, 8, 4
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.1));
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.1));
   optim::StepLR scheduler(optimizer, 1, 0.5);  // halves the lr at every step
   data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(1));
   checkpoint::Progress progress{2, 3, 17};
   std::vector<int64_t> seen_batches, seen_counts;
-  MetricSums trained = train_epoch(model, optimizer, &scheduler, loader, kCPU, progress,
+  MetricSums trained = train_epoch(*model, optimizer, &scheduler, loader, kCPU, progress,
                                    [&](const checkpoint::Progress& p, const MetricSums& epoch) {
                                      seen_batches.push_back(p.batch);
                                      seen_counts.push_back(epoch.count());
@@ -157,15 +146,15 @@ TEST_CASE("train_epoch and evaluate on a device: no copy to the host but where t
   auto set = separable(40);  // batches of 8: 5 steps
   auto copies = [] { return sim::copy_counts().device_to_host; };
   struct Run {
-    Classifier model = linear_classifier();
-    optim::SGD optimizer{model.module->parameters(), optim::SGDOptions(0.5).momentum(0.9)};
+    std::shared_ptr<NetImpl> model = linear_classifier();
+    optim::SGD optimizer{model->parameters(), optim::SGDOptions(0.5).momentum(0.9)};
     optim::StepLR scheduler{optimizer, 2, 0.5};
     checkpoint::Progress progress;
   };
   auto train = [&](Run& run, Device device, const StepCallback& on_step) {
-    run.model.module->to(device);
+    run.model->to(device);
     data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8).shuffle(true).seed(3));
-    return train_epoch(run.model, run.optimizer, &run.scheduler, loader, device, run.progress, on_step);
+    return train_epoch(*run.model, run.optimizer, &run.scheduler, loader, device, run.progress, on_step);
   };
 
   Run on_cpu;
@@ -201,16 +190,16 @@ TEST_CASE("train_epoch and evaluate on a device: no copy to the host but where t
   CHECK(sim_train.loss_sum == cpu_train.loss_sum);
   CHECK(sim_train.correct == cpu_train.correct);
   CHECK(sim_train.count == 40);
-  for (size_t i = 0; i < on_cpu.model.module->parameters().size(); ++i) {
-    CHECK(equal(on_sim.model.module->parameters()[i].to(kCPU), on_cpu.model.module->parameters()[i]));
+  for (size_t i = 0; i < on_cpu.model->parameters().size(); ++i) {
+    CHECK(equal(on_sim.model->parameters()[i].to(kCPU), on_cpu.model->parameters()[i]));
   }
 
   data::DataLoader test_loader(set, data::DataLoaderOptions().batch_size(16));
   const uint64_t before_eval = copies();
-  MetricSums sim_test = evaluate(on_sim.model, test_loader, sim);
+  MetricSums sim_test = evaluate(*on_sim.model, test_loader, sim);
   CHECK(copies() == before_eval);
   Metrics test = sim_test.read();
-  Metrics cpu_test = evaluate(on_cpu.model, test_loader, kCPU).read();
+  Metrics cpu_test = evaluate(*on_cpu.model, test_loader, kCPU).read();
   CHECK(test.loss_sum == cpu_test.loss_sum);
   CHECK(test.correct == cpu_test.correct);
 }
@@ -218,68 +207,27 @@ TEST_CASE("train_epoch and evaluate on a device: no copy to the host but where t
 TEST_CASE("train_epoch on a device: a bad label fails at the next read of the metrics, naming it") {
   nn::functional::check_deferred_targets();  // nothing left from other tests
   const Device sim = sim_device(0);
-  Classifier model = linear_classifier();
-  model.module->to(sim);
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.1));
+  std::shared_ptr<NetImpl> model = linear_classifier();
+  model->to(sim);
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.1));
   Tensor x = randn({8, 2});
   Tensor y = tensor<int64_t>({0, 1, 0, 1, 1, 5, 0, 1}, {8});
   data::DataLoader loader(std::make_shared<data::TensorDataset>(x, y), data::DataLoaderOptions().batch_size(4));
   checkpoint::Progress progress;
-  MetricSums sums = train_epoch(model, optimizer, nullptr, loader, sim, progress);
+  MetricSums sums = train_epoch(*model, optimizer, nullptr, loader, sim, progress);
   REQUIRE(progress.step == 2);
   REQUIRE_THROWS_WITH(sums.read(), Catch::Contains("cross_entropy: target 5 is out of bounds for 2 classes") &&
                                        Catch::Contains("element 1 of the target of call 2 of 2"));
 }
 
-TEST_CASE("make_classifier: lenet and mlp, with their parameter counts; other names are errors") {
-  const ImageShape mnist{1, 28, 28};
-  Classifier lenet = make_classifier("lenet", mnist, 10);
-  REQUIRE(count_parameters(*lenet.module) == 61706);
-  REQUIRE(lenet.forward(zeros({2, 1, 28, 28})).sizes() == Shape{2, 10});
-  Classifier mlp = make_classifier("mlp", mnist, 10);
-  REQUIRE(count_parameters(*mlp.module) == 235146);
-  REQUIRE(mlp.forward(zeros({2, 1, 28, 28})).sizes() == Shape{2, 10});
-  REQUIRE_THROWS_WITH(make_classifier("resnet", mnist, 10),
-                      Catch::Contains("unknown model \"resnet\" (expected one of lenet, mlp"));
-}
-
-TEST_CASE("make_classifier: the MLP sizes itself from the images; a model that does not take them is an error") {
-  const ImageShape cifar{3, 32, 32};
-  Classifier mlp = make_classifier("mlp", cifar, 10);
-  REQUIRE(count_parameters(*mlp.module) == 3072 * 256 + 256 + 256 * 128 + 128 + 128 * 10 + 10);
-  REQUIRE(mlp.forward(zeros({2, 3, 32, 32})).sizes() == Shape{2, 10});
-  REQUIRE(model_input("lenet") == ImageShape{1, 28, 28});
-  REQUIRE_FALSE(model_input("mlp").has_value());
-  REQUIRE_THROWS_WITH(make_classifier("lenet", cifar, 10),
-                      Catch::Contains("--model lenet takes 1x28x28 images, and the dataset's are 3x32x32; models for "
-                                      "them: mlp, resnet20, resnet32, resnet56, resnet18, airbench"));
-  REQUIRE_THROWS_WITH(make_classifier("resnet20", ImageShape{1, 28, 28}, 10),
-                      Catch::Contains("--model resnet20 takes 3x32x32 images, and the dataset's are 1x28x28; models "
-                                      "for them: lenet, mlp"));
-}
-
-TEST_CASE("make_classifier: the CIFAR models of models/, with their parameter counts") {
-  const ImageShape cifar{3, 32, 32};
-  const std::vector<std::pair<std::string, int64_t>> models{
-      {"resnet20", 269722}, {"resnet32", 464154}, {"resnet56", 853018}, {"resnet18", 11173962}, {"airbench", 1972792}};
-  for (const auto& [name, parameters] : models) {
-    INFO(name);
-    REQUIRE(model_input(name) == cifar);
-    Classifier model = make_classifier(name, cifar, 10);
-    CHECK(count_parameters(*model.module) == parameters);
-    model.module->eval();
-    CHECK(model.forward(zeros({2, 3, 32, 32})).sizes() == Shape{2, 10});
-  }
-}
-
 namespace {
 
 // A float64 two-layer network, so that accumulated and whole-batch gradients compare to ~1e-15.
-Classifier float64_network() {
+std::shared_ptr<NetImpl> float64_network() {
   manual_seed(3);
-  nn::Sequential net(nn::Linear(4, 8), nn::Tanh(), nn::Linear(8, 3));
+  auto net = std::make_shared<NetImpl>(nn::Sequential(nn::Linear(4, 8), nn::Tanh(), nn::Linear(8, 3)));
   net->to(kFloat64);
-  return {net.ptr(), [m = net.ptr()](const Tensor& x) { return m->forward(x); }};
+  return net;
 }
 
 }  // namespace
@@ -292,47 +240,47 @@ TEST_CASE("train_step with micro-batches: the step of one batch of all their exa
   const std::vector<data::Batch> micro{{x.narrow(0, 0, 6), y.narrow(0, 0, 6)}, {x.narrow(0, 6, 4), y.narrow(0, 6, 4)}};
   const StepOptions options{/*label_smoothing=*/0.1, /*max_grad_norm=*/0.5, /*accumulate=*/2};
 
-  Classifier whole = float64_network();
-  optim::AdamW whole_optimizer(whole.module->parameters(), optim::AdamWOptions(0.01));
-  Classifier accumulated = float64_network();
-  optim::AdamW accumulated_optimizer(accumulated.module->parameters(), optim::AdamWOptions(0.01));
+  std::shared_ptr<NetImpl> whole = float64_network();
+  optim::AdamW whole_optimizer(whole->parameters(), optim::AdamWOptions(0.01));
+  std::shared_ptr<NetImpl> accumulated = float64_network();
+  optim::AdamW accumulated_optimizer(accumulated->parameters(), optim::AdamWOptions(0.01));
   for (int step = 0; step < 3; ++step) {
-    Metrics a = train_step(whole, whole_optimizer, data::Batch{x, y}, options).read();
-    Metrics b = train_step(accumulated, accumulated_optimizer, micro, options).read();
+    Metrics a = train_step(*whole, whole_optimizer, data::Batch{x, y}, options).read();
+    Metrics b = train_step(*accumulated, accumulated_optimizer, micro, options).read();
     CHECK(b.count == 10);
     CHECK(b.correct == a.correct);
     CHECK(b.loss_sum == Approx(a.loss_sum).epsilon(1e-12));
   }
-  const std::vector<Tensor> want = whole.module->parameters(), got = accumulated.module->parameters();
+  const std::vector<Tensor> want = whole->parameters(), got = accumulated->parameters();
   for (size_t i = 0; i < want.size(); ++i) CHECK((got[i] - want[i]).abs().max().item<double>() < 1e-12);
 }
 
 TEST_CASE("train_step: --max-grad-norm clips the gradients' total norm before the update") {
-  Classifier model = float64_network();
+  std::shared_ptr<NetImpl> model = float64_network();
   Generator gen(4);
   data::Batch batch{randn({8, 4}, TensorOptions(kFloat64), &gen), tensor<int64_t>({0, 1, 2, 0, 1, 2, 0, 1}, {8})};
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(1.0));
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(1.0));
   std::vector<Tensor> before;
-  for (const Tensor& p : model.module->parameters()) before.push_back(p.clone());
-  train_step(model, optimizer, batch, StepOptions{0.0, /*max_grad_norm=*/1e-3});
+  for (const Tensor& p : model->parameters()) before.push_back(p.clone());
+  train_step(*model, optimizer, batch, StepOptions{0.0, /*max_grad_norm=*/1e-3});
   // With lr 1 and no momentum the update is the clipped gradient: total norm 1e-3.
   double squares = 0;
   for (size_t i = 0; i < before.size(); ++i) {
-    squares += (model.module->parameters()[i] - before[i]).pow(2).sum().item<double>();
+    squares += (model->parameters()[i] - before[i]).pow(2).sum().item<double>();
   }
   CHECK(std::sqrt(squares) == Approx(1e-3).epsilon(1e-4));  // PyTorch divides by the norm + 1e-6
 }
 
 TEST_CASE("train_epoch with accumulation: steps of N loader batches, the epoch's last step taking what is left") {
-  Classifier model = linear_classifier();
+  std::shared_ptr<NetImpl> model = linear_classifier();
   auto set = separable(36);  // batches of 4: 9 a epoch, so steps of 2, 2, 2, 2, 1
-  optim::SGD optimizer(model.module->parameters(), optim::SGDOptions(0.1));
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.1));
   optim::StepLR scheduler(optimizer, 1, 0.5);
   data::DataLoader loader(set, data::DataLoaderOptions().batch_size(4).shuffle(true).seed(1));
   checkpoint::Progress progress;
   std::vector<int64_t> seen_batches;
   train_epoch(
-      model, optimizer, &scheduler, loader, kCPU, progress,
+      *model, optimizer, &scheduler, loader, kCPU, progress,
       [&](const checkpoint::Progress& p, const MetricSums&) { seen_batches.push_back(p.batch); },
       StepOptions{0.0, 0.0, /*accumulate=*/2});
   CHECK(seen_batches == std::vector<int64_t>{2, 4, 6, 8, 9});
@@ -341,46 +289,4 @@ TEST_CASE("train_epoch with accumulation: steps of N loader batches, the epoch's
   CHECK(steps_per_epoch(9, 2) == 5);
   CHECK(steps_per_epoch(8, 2) == 4);
   CHECK(steps_per_epoch(9, 1) == 9);
-}
-
-TEST_CASE("MetricsCsv: a header, one row per epoch; appending keeps the rows") {
-  std::string path = scratch("metrics.csv");
-  EpochRow row{1, Metrics{6.0, 3, 4}, Metrics{2.0, 9, 10}, 1234.56, 7.891};
-  {
-    MetricsCsv csv(path, /*append=*/false);
-    csv.write(row);
-  }
-  REQUIRE(read_text(path) ==
-          std::string(MetricsCsv::kHeader) + "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89\n");
-  {
-    MetricsCsv csv(path, /*append=*/true);
-    row.epoch = 2;
-    csv.write(row);
-  }
-  REQUIRE(read_text(path) == std::string(MetricsCsv::kHeader) +
-                                 "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89"
-                                 "\n2,1.500000,0.750000,0.200000,0.900000,1234.6,7.89\n");
-  REQUIRE_THROWS_WITH(MetricsCsv("/nonexistent-dir/m.csv", false), Catch::Contains("/nonexistent-dir/m.csv"));
-}
-
-TEST_CASE("MetricsCsv: appending after a checkpoint of epoch E drops the rows of later epochs") {
-  std::string path = scratch("metrics_resumed.csv");
-  EpochRow row{1, Metrics{6.0, 3, 4}, Metrics{2.0, 9, 10}, 1234.56, 7.891};
-  {
-    MetricsCsv csv(path, /*append=*/false);
-    for (int64_t epoch : {1, 2, 3}) {
-      row.epoch = epoch;
-      csv.write(row);
-    }
-  }
-  {
-    // Resumed from the checkpoint after epoch 1: epochs 2 and 3 are trained, and written, again.
-    MetricsCsv csv(path, /*append=*/true, /*completed_epochs=*/1);
-    row.epoch = 2;
-    row.seconds = 1.5;
-    csv.write(row);
-  }
-  REQUIRE(read_text(path) == std::string(MetricsCsv::kHeader) +
-                                 "\n1,1.500000,0.750000,0.200000,0.900000,1234.6,7.89"
-                                 "\n2,1.500000,0.750000,0.200000,0.900000,1234.6,1.50\n");
 }

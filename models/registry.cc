@@ -1,4 +1,8 @@
-#include "tools/train/classifier.h"
+#include "models/registry.h"
+
+#include <fmt/format.h>
+
+#include <functional>
 
 #include "models/airbench_net.h"
 #include "models/cifar_resnet.h"
@@ -7,46 +11,31 @@
 #include "models/resnet18.h"
 #include "tensor/error.h"
 
-namespace brisk::train {
+namespace brisk::models {
 namespace {
 
 // The images of MNIST-format and of CIFAR-10 datasets.
 constexpr ImageShape kMnistImage{1, 28, 28};
 constexpr ImageShape kCifarImage{3, 32, 32};
 
-// The Classifier of a module holder (models::LeNet5, ...) whose forward takes the images.
-template <typename Holder>
-Classifier classifier_of(const Holder& model) {
-  return {model.ptr(), [m = model.ptr()](const Tensor& images) { return m->forward(images); }, nullptr};
-}
-
 struct ModelEntry {
   std::string name;
   std::optional<ImageShape> input;  // the only image shape it takes; nullopt: any
-  std::function<Classifier(const ImageShape& image, int64_t num_classes)> make;
+  std::function<std::shared_ptr<nn::Module>(const ImageShape& image, int64_t num_classes)> make;
 };
 
 const std::vector<ModelEntry>& model_table() {
   static const std::vector<ModelEntry> table{
-      {"lenet", kMnistImage, [](const ImageShape&, int64_t classes) { return classifier_of(models::LeNet5(classes)); }},
+      {"lenet", kMnistImage, [](const ImageShape&, int64_t classes) { return LeNet5(classes).ptr(); }},
       {"mlp", std::nullopt,
-       [](const ImageShape& image, int64_t classes) {
-         return classifier_of(models::MLP(models::MLPOptions(image.numel(), classes)));
-       }},
-      {"resnet20", kCifarImage,
-       [](const ImageShape&, int64_t classes) { return classifier_of(models::resnet20(classes)); }},
-      {"resnet32", kCifarImage,
-       [](const ImageShape&, int64_t classes) { return classifier_of(models::resnet32(classes)); }},
-      {"resnet56", kCifarImage,
-       [](const ImageShape&, int64_t classes) { return classifier_of(models::resnet56(classes)); }},
+       [](const ImageShape& image, int64_t classes) { return MLP(MLPOptions(image.numel(), classes)).ptr(); }},
+      {"resnet20", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet20(classes).ptr(); }},
+      {"resnet32", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet32(classes).ptr(); }},
+      {"resnet56", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet56(classes).ptr(); }},
       {"resnet18", kCifarImage,
-       [](const ImageShape&, int64_t classes) {
-         return classifier_of(models::ResNet18(models::ResNet18Options().num_classes(classes)));
-       }},
+       [](const ImageShape&, int64_t classes) { return ResNet18(ResNet18Options().num_classes(classes)).ptr(); }},
       {"airbench", kCifarImage,
-       [](const ImageShape&, int64_t classes) {
-         return classifier_of(models::AirbenchNet(models::AirbenchNetOptions().num_classes(classes)));
-       }},
+       [](const ImageShape&, int64_t classes) { return AirbenchNet(AirbenchNetOptions().num_classes(classes)).ptr(); }},
   };
   return table;
 }
@@ -62,6 +51,12 @@ const ModelEntry& find_model(const std::string& name) {
 
 }  // namespace
 
+std::string ImageShape::str() const { return fmt::format("{}x{}x{}", channels, height, width); }
+
+bool ImageShape::operator==(const ImageShape& other) const {
+  return channels == other.channels && height == other.height && width == other.width;
+}
+
 std::vector<std::string> model_names() {
   std::vector<std::string> names;
   for (const ModelEntry& entry : model_table()) names.push_back(entry.name);
@@ -70,7 +65,7 @@ std::vector<std::string> model_names() {
 
 std::optional<ImageShape> model_input(const std::string& name) { return find_model(name).input; }
 
-Classifier make_classifier(const std::string& name, const ImageShape& image, int64_t num_classes) {
+std::shared_ptr<nn::Module> make_model(const std::string& name, const ImageShape& image, int64_t num_classes) {
   const ModelEntry& entry = find_model(name);
   if (entry.input && *entry.input != image) {
     std::string fitting;
@@ -83,4 +78,4 @@ Classifier make_classifier(const std::string& name, const ImageShape& image, int
   return entry.make(image, num_classes);
 }
 
-}  // namespace brisk::train
+}  // namespace brisk::models

@@ -1,4 +1,4 @@
-#include "tools/train/fault_injection.h"
+#include "tests/tools/train/fault_injection.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -80,12 +80,12 @@ FaultInjector FaultInjector::from_env(int rank) {
   return FaultInjector(spec ? spec : "", rank, round ? static_cast<int>(parse_count("round", round)) : 0);
 }
 
-void FaultInjector::start(const checkpoint::Progress& progress, const Tensor& first_parameter) {
+void FaultInjector::start(const checkpoint::Progress& progress, nn::Module& model) {
   if (!armed_) return;
   *steps_done_ = progress.step;
   say(describe());
   if (point_ != Point::kBackward) return;
-  first_parameter.register_hook([steps_done = steps_done_, step = step_, what = describe()](const Tensor&) {
+  model.parameters().front().register_hook([steps_done = steps_done_, step = step_, what = describe()](const Tensor&) {
     if (*steps_done == step) die(what);
     return Tensor();
   });

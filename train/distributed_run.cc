@@ -1,33 +1,14 @@
-#include "tools/train/distributed_run.h"
+#include "train/distributed_run.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "data/subset.h"
 #include "distributed/all_reduce_metrics.h"
-#include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/ddp/module_sync.h"
 #include "distributed/host_value_collectives.h"
 #include "tensor/error.h"
 
 namespace brisk::train {
-namespace {
-
-// The classifier's forward as a module's, so that DistributedDataParallel can wrap it; the
-// classifier's module is its child, so DDP sees (and broadcasts) its parameters and buffers.
-class ForwardModule : public nn::Module {
- public:
-  explicit ForwardModule(const Classifier& classifier) : forward_(classifier.forward) {
-    register_module("net", classifier.module);
-  }
-  std::string name() const override { return "ForwardModule"; }
-  Tensor forward(const Tensor& input) { return forward_(input); }
-
- private:
-  std::function<Tensor(const Tensor&)> forward_;
-};
-
-}  // namespace
 
 int64_t per_rank_batch_size(int64_t global_batch, int world_size, int64_t accumulate) {
   BRISK_CHECK(global_batch % (world_size * accumulate) == 0,
@@ -36,18 +17,18 @@ int64_t per_rank_batch_size(int64_t global_batch, int world_size, int64_t accumu
   return global_batch / (world_size * accumulate);
 }
 
-Classifier wrap_ddp(const Classifier& local, const dist::DistributedContext& run) {
+std::shared_ptr<dist::DistributedDataParallelBase> wrap_ddp(const std::shared_ptr<nn::Module>& model,
+                                                            const dist::DistributedContext& run) {
   // Every rank has as many batches (DistributedSampler pads the shards to one length), so the
   // uneven-input check, a collective read back on the host at every forward (a wait for the
   // device each step), guards nothing here.
-  dist::DistributedDataParallel ddp(std::make_shared<ForwardModule>(local), run.group,
-                                    dist::DistributedDataParallelOptions().check_uneven_inputs(false));
-  return {ddp.ptr(), [ddp](const Tensor& input) { return ddp->forward(input); },
-          [ddp]() -> std::shared_ptr<void> { return std::make_shared<dist::NoSyncGuard>(*ddp.ptr()); }};
+  return dist::DistributedDataParallel(model, run.group,
+                                       dist::DistributedDataParallelOptions().check_uneven_inputs(false))
+      .ptr();
 }
 
-void broadcast_buffers(const Classifier& local, const dist::DistributedContext& run) {
-  const std::vector<Tensor> buffers = local.module->buffers();
+void broadcast_buffers(const nn::Module& model, const dist::DistributedContext& run) {
+  const std::vector<Tensor> buffers = model.buffers();
   if (run.enabled && run.world_size > 1 && !buffers.empty()) dist::broadcast_coalesced(*run.group, buffers, 0);
 }
 

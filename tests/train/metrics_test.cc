@@ -1,8 +1,8 @@
-// tools/train/metrics: sums gathered on a device, read on the host.
+// train/metrics: sums gathered on a device, read on the host.
 #include <catch2/catch.hpp>
 
 #include "autograd/ops.h"
-#include "tools/train/metrics.h"
+#include "train/metrics.h"
 
 using namespace brisk;
 using namespace brisk::train;

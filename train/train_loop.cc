@@ -1,11 +1,11 @@
-#include "tools/train/train_loop.h"
+#include "train/train_loop.h"
 
-#include <memory>
 #include <optional>
 
 #include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
+#include "distributed/ddp/distributed_data_parallel.h"
 #include "nn/functional.h"
 #include "optim/clip_grad.h"
 #include "tensor/error.h"
@@ -28,18 +28,20 @@ data::Batch to_device(const data::Batch& batch, Device device) {
   return {batch.data.to(device, /*non_blocking=*/true), batch.target.to(device, /*non_blocking=*/true)};
 }
 
-MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
-                      const std::vector<data::Batch>& micro_batches, const StepOptions& options) {
+MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const std::vector<data::Batch>& micro_batches,
+                      const StepOptions& options) {
   BRISK_CHECK(!micro_batches.empty(), "train_step: no batch to train on");
   int64_t examples = 0;
   for (const data::Batch& batch : micro_batches) examples += batch.target.size(0);
   optimizer.zero_grad();
+  auto* ddp = dynamic_cast<dist::DistributedDataParallelBase*>(&model);
   std::optional<MetricSums> sums;
   for (size_t i = 0; i < micro_batches.size(); ++i) {
     const data::Batch& batch = micro_batches[i];
     const int64_t n = batch.target.size(0);
     // Only the last micro-batch's backward all-reduces (the accumulated sum), when distributed.
-    std::shared_ptr<void> local_only = i + 1 < micro_batches.size() && model.no_sync ? model.no_sync() : nullptr;
+    std::optional<dist::NoSyncGuard> local_only;
+    if (ddp != nullptr && i + 1 < micro_batches.size()) local_only.emplace(*ddp);
     Tensor logits, loss;
     {
       autocast mixed_precision(batch.data.device(), options.autocast_dtype, options.autocast_dtype.has_value());
@@ -60,7 +62,7 @@ MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
   }
   if (options.max_grad_norm > 0) {
     if (options.scaler) options.scaler->unscale_(optimizer);  // clipping bounds the true gradients
-    optim::clip_grad_norm_(model.module->parameters(), options.max_grad_norm);
+    optim::clip_grad_norm_(model.parameters(), options.max_grad_norm);
   }
   if (options.scaler) {
     options.scaler->step(optimizer);
@@ -71,22 +73,22 @@ MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer,
   return *sums;
 }
 
-MetricSums train_step(const Classifier& model, optim::Optimizer& optimizer, const data::Batch& batch,
+MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const data::Batch& batch,
                       const StepOptions& options) {
   return train_step(model, optimizer, std::vector<data::Batch>{batch}, options);
 }
 
-MetricSums eval_step(const Classifier& model, const data::Batch& batch) {
+MetricSums eval_step(nn::Module& model, const data::Batch& batch) {
   autograd::NoGradGuard no_grad;
   Tensor logits = model.forward(batch.data);
   Tensor loss_sum = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Sum);
   return {loss_sum, count_correct(logits, batch.target), batch.target.size(0)};
 }
 
-MetricSums train_epoch(const Classifier& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
+MetricSums train_epoch(nn::Module& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                        data::DataLoader& loader, Device device, checkpoint::Progress& progress,
                        const StepCallback& on_step, const StepOptions& options) {
-  model.module->train();
+  model.train();
   loader.set_epoch(progress.epoch);
   const int64_t batches = loader.size();
   MetricSums epoch(device);
@@ -111,8 +113,8 @@ MetricSums train_epoch(const Classifier& model, optim::Optimizer& optimizer, opt
 
 int64_t steps_per_epoch(int64_t batches, int64_t accumulate) { return (batches + accumulate - 1) / accumulate; }
 
-MetricSums evaluate(const Classifier& model, data::DataLoader& loader, Device device) {
-  model.module->eval();
+MetricSums evaluate(nn::Module& model, data::DataLoader& loader, Device device) {
+  model.eval();
   MetricSums total(device);
   for (data::Batch& batch : loader) total.add(eval_step(model, to_device(batch, device)));
   return total;

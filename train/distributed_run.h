@@ -1,12 +1,13 @@
 #pragma once
-// What train changes when it runs as one of several processes started by the launcher
-// (tools/launch, docs/launch.md), besides what dist::init_distributed sets up (the device, the
+// What a training program changes when it runs as one of several processes started by the
+// launcher (tools/launch, docs/launch.md), besides what dist::init_distributed sets up (the device, the
 // process group on it): the DDP-wrapped model, the per-rank batch, the metrics summed over
 // the ranks and the evaluation shards.
 //
 //   dist::DistributedContext run = dist::init_distributed(...device(options.device));
-//   model.module->to(run.device);
-//   Classifier trained = run.enabled ? wrap_ddp(local, run) : local;   // all-reduces gradients
+//   model->to(run.device);
+//   auto ddp = run.enabled ? wrap_ddp(model, run) : nullptr;           // all-reduces gradients
+//   nn::Module& trained = ddp ? *ddp : *model;                         // what train_epoch trains
 //   Metrics global = all_reduce_metrics(local_sums, run);              // identical on every rank
 //   dist::finish_distributed(run);
 //
@@ -17,9 +18,9 @@
 #include <memory>
 
 #include "data/dataset.h"
+#include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/init_distributed.h"
-#include "tools/train/classifier.h"
-#include "tools/train/train_loop.h"
+#include "train/train_loop.h"
 
 namespace brisk::train {
 
@@ -28,18 +29,18 @@ namespace brisk::train {
 // not divide evenly.
 int64_t per_rank_batch_size(int64_t global_batch, int world_size, int64_t accumulate = 1);
 
-// `local` wrapped in dist::DistributedDataParallel over run.group: its forward is DDP's (the
-// backward that follows averages the gradients over the ranks), and its module is the DDP
-// module, whose parameters are `local`'s; its no_sync is DDP's (gradient accumulation).
-// Checkpoints and evaluation keep using `local`. Without the uneven-input check: the sharded
-// loader gives every rank as many batches.
-Classifier wrap_ddp(const Classifier& local, const dist::DistributedContext& run);
+// `model` wrapped in dist::DistributedDataParallel over run.group: its forward is the
+// model's, and the backward that follows averages the gradients over the ranks; its
+// parameters are `model`'s. Checkpoints and evaluation keep using `model`. Without the
+// uneven-input check: the sharded loader gives every rank as many batches.
+std::shared_ptr<dist::DistributedDataParallelBase> wrap_ddp(const std::shared_ptr<nn::Module>& model,
+                                                            const dist::DistributedContext& run);
 
-// Copies rank 0's buffers of `local` (BatchNorm's running statistics) into every rank's, as
+// Copies rank 0's buffers of `model` (BatchNorm's running statistics) into every rank's, as
 // DDP does before each training forward: after an epoch's last step each rank holds the
 // statistics of its own last batch, and the evaluation of every rank's test shard should be
-// of the model rank 0 saves. Nothing when not distributed or `local` has no buffers.
-void broadcast_buffers(const Classifier& local, const dist::DistributedContext& run);
+// of the model rank 0 saves. Nothing when not distributed or `model` has no buffers.
+void broadcast_buffers(const nn::Module& model, const dist::DistributedContext& run);
 
 // The sums of every rank's metrics on the host (one all-reduce, on the group's device, then
 // one read: MetricSums::read); `metrics`' own when not distributed.

@@ -1,10 +1,11 @@
 #pragma once
-// BRISK_TRAIN_FAULT: a fault injector for tests, read by the training program. It makes one
-// rank die at a precise point of training, so that a test can check that a job restarted by
+// BRISK_TRAIN_FAULT: a fault injector for tests, read by the tests' build of the training
+// program (train_with_faults: the program with this injector as its RunHooks, run_training.h).
+// It makes one rank die at a precise point of training, so that a test can check that a job restarted by
 // `launch --max-restarts` ends exactly as an uninterrupted one (tests/tools/train/
 // restart_test.cc, docs/launch.md "Restarts"). Unset, it does nothing.
 //
-//   BRISK_TRAIN_FAULT="rank=1,step=7,at=backward" launch --max-restarts 2 ... train ... --resume auto
+//   BRISK_TRAIN_FAULT="rank=1,step=7,at=backward" launch --max-restarts 2 ... train_with_faults ... --resume auto
 //
 //   rank=R    the rank that dies (default 0)
 //   step=S    after S optimizer steps of the run (counted from its start, as Progress::step)
@@ -22,11 +23,12 @@
 #include <string>
 
 #include "checkpoint/checkpoint.h"
-#include "tensor/tensor.h"
+#include "nn/module.h"
+#include "tools/train/run_training.h"
 
 namespace brisk::train {
 
-class FaultInjector {
+class FaultInjector : public RunHooks {
  public:
   // The fault `spec` describes for rank `rank` in restart round `round` (nothing for an empty
   // spec). Raises brisk::Error naming BRISK_TRAIN_FAULT and the entry when `spec` is malformed.
@@ -36,12 +38,11 @@ class FaultInjector {
 
   // Whether this process is to die at all; when not, every call below does nothing.
   bool armed() const { return armed_; }
-  // Where training starts (a resumed run's progress); hooks `first_parameter` for at=backward.
-  void start(const checkpoint::Progress& progress, const Tensor& first_parameter);
-  // After every optimizer step.
-  void after_step(const checkpoint::Progress& progress);
-  // Right before a checkpoint of `progress` is written.
-  void before_checkpoint(const checkpoint::Progress& progress);
+  // Where training starts (a resumed run's progress); hooks the model's first parameter for
+  // at=backward.
+  void start(const checkpoint::Progress& progress, nn::Module& model) override;
+  void after_step(const checkpoint::Progress& progress) override;
+  void before_checkpoint(const checkpoint::Progress& progress) override;
   // "rank 1 dies in the backward of step 8", for the log.
   std::string describe() const;
 

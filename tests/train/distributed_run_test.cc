@@ -1,4 +1,4 @@
-// tools/train/distributed_run: the metrics summed over ranks on the group's device, and a
+// train/distributed_run: the metrics summed over ranks on the group's device, and a
 // DDP training epoch whose only copies to the host are Gloo's staging of its collectives
 // (ranks are threads here, each with a Gloo group on its own simulated device).
 #include <catch2/catch.hpp>
@@ -17,13 +17,21 @@
 #include "optim/sgd.h"
 #include "tensor/sim/sim_backend.h"
 #include "tests/distributed/gloo/gloo_thread_ranks.h"
-#include "tools/train/distributed_run.h"
+#include "train/distributed_run.h"
 
 using namespace brisk;
 using namespace brisk::train;
 using Catch::Contains;
 
 namespace {
+
+// A model as users write one: its forward overrides nn::Module's, so DDP and train_epoch take it.
+class LinearNet : public nn::Module {
+ public:
+  LinearNet(int64_t in, int64_t out) : fc(register_module("fc", nn::Linear(in, out))) {}
+  Tensor forward(const Tensor& x) override { return fc(x); }
+  nn::Linear fc;
+};
 
 // Passes every operation to `inner`, counting those that carry tensors: on a simulated
 // device each such collective of Gloo's copies its input to the host once (its staging).
@@ -118,24 +126,23 @@ TEST_CASE("a DDP training epoch on devices copies nothing to the host but Gloo's
       [&](const dist::DistributedContext& run) {
         auto& counting = dynamic_cast<CountingGroup&>(*run.group);
         manual_seed(0);
-        nn::Linear linear(2, 2);
+        auto linear = std::make_shared<LinearNet>(2, 2);
         linear->to(run.device);
-        Classifier local{linear.ptr(), [m = linear.ptr()](const Tensor& x) { return m->forward(x); }};
-        Classifier trained = wrap_ddp(local, run);
+        std::shared_ptr<dist::DistributedDataParallelBase> trained = wrap_ddp(linear, run);
         optim::SGD optimizer(linear->parameters(), optim::SGDOptions(0.1).momentum(0.9));
         Generator gen(7);
         Tensor x = randn({32, 2}, {}, &gen);
         auto set = std::make_shared<data::TensorDataset>(x, x.sum({1}).gt(0.0).to(kInt64));
         data::DataLoader loader(set, data::DataLoaderOptions().batch_size(8));
         checkpoint::Progress progress;
-        train_epoch(trained, optimizer, nullptr, loader, run.device, progress);  // buckets rebuilt after it
+        train_epoch(*trained, optimizer, nullptr, loader, run.device, progress);  // buckets rebuilt after it
 
         // Copies are counted process-wide: the barriers keep the other rank out of the window.
         run.group->barrier()->wait();
         if (run.rank == 0) copies = sim::copy_counts().device_to_host;
         run.group->barrier()->wait();
         const int before = counting.operations();
-        MetricSums sums = train_epoch(trained, optimizer, nullptr, loader, run.device, progress);
+        MetricSums sums = train_epoch(*trained, optimizer, nullptr, loader, run.device, progress);
         operations += static_cast<uint64_t>(counting.operations() - before);
         run.group->barrier()->wait();
         if (run.rank == 0) copies = sim::copy_counts().device_to_host - copies;
@@ -157,18 +164,17 @@ TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces
   const StepOptions step{/*label_smoothing=*/0.1, /*max_grad_norm=*/0.0, /*accumulate=*/2};
   auto make_model = [] {
     manual_seed(0);
-    nn::Linear linear(3, 2);
+    auto linear = std::make_shared<LinearNet>(3, 2);
     linear->to(kFloat64);
     return linear;
   };
 
-  nn::Linear reference = make_model();
-  Classifier one{reference.ptr(), [m = reference.ptr()](const Tensor& input) { return m->forward(input); }};
+  std::shared_ptr<LinearNet> reference = make_model();
   optim::SGD reference_optimizer(reference->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
   data::DataLoader whole(set, data::DataLoaderOptions().batch_size(16));
   checkpoint::Progress reference_progress;
   for (int epoch = 0; epoch < 2; ++epoch) {
-    train_epoch(one, reference_optimizer, nullptr, whole, kCPU, reference_progress, nullptr,
+    train_epoch(*reference, reference_optimizer, nullptr, whole, kCPU, reference_progress, nullptr,
                 StepOptions{step.label_smoothing});
   }
   REQUIRE(reference_progress.step == 8);
@@ -179,18 +185,17 @@ TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces
       2,
       [&](const dist::DistributedContext& run) {
         auto& counting = dynamic_cast<CountingGroup&>(*run.group);
-        nn::Linear linear = make_model();
+        std::shared_ptr<LinearNet> linear = make_model();
         linear->to(run.device);
-        Classifier local{linear.ptr(), [m = linear.ptr()](const Tensor& input) { return m->forward(input); }};
-        Classifier ddp = wrap_ddp(local, run);
+        std::shared_ptr<dist::DistributedDataParallelBase> ddp = wrap_ddp(linear, run);
         optim::SGD optimizer(linear->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
         auto sampler = std::make_shared<data::DistributedSampler>(set->size(), run.world_size, run.rank,
                                                                   data::DistributedSamplerOptions().shuffle(false));
         data::DataLoader shard(set, sampler, data::DataLoaderOptions().batch_size(4));
         checkpoint::Progress progress;
-        train_epoch(ddp, optimizer, nullptr, shard, run.device, progress, nullptr, step);  // buckets rebuilt after it
+        train_epoch(*ddp, optimizer, nullptr, shard, run.device, progress, nullptr, step);  // buckets rebuilt after it
         const int before = counting.operations();
-        train_epoch(ddp, optimizer, nullptr, shard, run.device, progress, nullptr, step);
+        train_epoch(*ddp, optimizer, nullptr, shard, run.device, progress, nullptr, step);
         operations[run.rank] = counting.operations() - before;
         THREAD_CHECK(progress.step == 8);
         for (const Tensor& p : linear->parameters()) trained[run.rank].push_back(p.to(kCPU));
@@ -210,9 +215,8 @@ TEST_CASE("broadcast_buffers: every rank's BatchNorm statistics become rank 0's,
   run_ranks_on_sim(2, [](const dist::DistributedContext& run) {
     nn::BatchNorm1d norm(3);
     norm->to(run.device);
-    Classifier local{norm.ptr(), [m = norm.ptr()](const Tensor& x) { return m->forward(x); }};
     norm->running_mean.fill_(1.0 + run.rank);
-    broadcast_buffers(local, run);
+    broadcast_buffers(*norm, run);
     THREAD_CHECK(norm->running_mean.to(kCPU).to_vector<float>() == std::vector<float>{1, 1, 1});
   });
 }

@@ -1,0 +1,45 @@
+#pragma once
+// The reference models by name, for programs that pick one on the command line (the training
+// program's --model): one table (registry.cc) lists each with the images it takes; adding a
+// model is one entry there.
+//
+//   std::shared_ptr<nn::Module> model = models::make_model("resnet20", {3, 32, 32}, 10);
+//   Tensor logits = model->forward(images);  // nn::Module's virtual forward
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nn/module.h"
+
+namespace brisk::models {
+
+// The shape of one image, channels first.
+struct ImageShape {
+  int64_t channels = 0;
+  int64_t height = 0;
+  int64_t width = 0;
+
+  int64_t numel() const { return channels * height * width; }
+  // "3x32x32"
+  std::string str() const;
+  bool operator==(const ImageShape& other) const;
+  bool operator!=(const ImageShape& other) const { return !(*this == other); }
+};
+
+// The names make_model knows, in the order of its table.
+std::vector<std::string> model_names();
+
+// The images model `name` takes, when it takes only one shape; nullopt when it sizes itself
+// from the dataset's images (the MLP).
+std::optional<ImageShape> model_input(const std::string& name);
+
+// Model `name` for images of shape `image` and `num_classes` classes: images [N, C, H, W] ->
+// logits [N, num_classes] through forward. Weights are drawn from brisk::default_generator().
+// Raises brisk::Error for a name not in model_names(), and for a model that does not take
+// `image`, naming both shapes and the models that would ("--model lenet takes 1x28x28 images,
+// and the dataset's are 3x32x32; models for them: ...").
+std::shared_ptr<nn::Module> make_model(const std::string& name, const ImageShape& image, int64_t num_classes);
+
+}  // namespace brisk::models

@@ -1,0 +1,68 @@
+#include "tools/train/run_checkpoints.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "checkpoint/compatibility.h"
+#include "checkpoint/save_pattern.h"
+#include "tensor/error.h"
+#include "tools/train/resolve_path.h"
+
+namespace brisk::train {
+
+checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::DistributedContext& run) {
+  return {{"dataset", options.dataset},
+          {"model", options.model},
+          {"batch_size", std::to_string(options.batch_size)},
+          {"accumulate", std::to_string(options.accumulate)},
+          {"train_limit", std::to_string(options.train_limit)},
+          {"optimizer", options.optimizer},
+          {"lr_schedule", options.lr_schedule},
+          {"epochs", options.lr_schedule == "constant" ? "any (constant schedule)" : std::to_string(options.epochs)},
+          {"warmup_epochs", fmt::format("{}", options.warmup_epochs)},
+          {"max_grad_norm", fmt::format("{}", options.max_grad_norm)},
+          {"label_smoothing", fmt::format("{}", options.label_smoothing)},
+          {"sync_bn", options.sync_bn && run.enabled ? "on" : "off"},
+          {"amp", options.amp},
+          {"seed", std::to_string(options.seed)},
+          {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
+}
+
+std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
+  if (options.resume.empty()) return std::nullopt;
+  if (options.resume != kResumeAuto) return resolve_path(options.resume);
+  std::optional<std::string> newest = checkpoint::newest_checkpoint(resolve_path(options.save));
+  if (!newest) spdlog::info("--resume auto: no checkpoint of {} yet; starting afresh", options.save);
+  return newest;
+}
+
+checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
+                                    const dist::DistributedContext& run) {
+  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
+  checkpoint::Metadata compared = run_metadata(options, run);
+  compared.erase("seed");  // the checkpoint's generator state replaces the seed
+  checkpoint::check_metadata(ckpt, compared);
+  return ckpt;
+}
+
+std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const TrainOptions& options) {
+  const std::string pattern = resolve_path(options.save);
+  for (const std::string& removed : checkpoint::remove_stale_checkpoint_temporaries(pattern)) {
+    spdlog::info("removed {}, a temporary file that a killed checkpoint write left behind", removed);
+  }
+  return std::make_unique<checkpoint::CheckpointWriter>(
+      pattern,
+      checkpoint::CheckpointWriterOptions().keep_last(options.keep_checkpoints).log([](const std::string& line) {
+        spdlog::info("{}", line);
+      }));
+}
+
+void restore_grad_scaler(const checkpoint::Checkpoint& ckpt, optim::GradScaler& scaler) {
+  auto saved = ckpt.metadata.find("grad_scaler");
+  BRISK_CHECK(saved != ckpt.metadata.end(), "{}: an --amp fp16 checkpoint without the GradScaler's state", ckpt.path);
+  scaler.load_state_dict(nlohmann::json::parse(saved->second));
+}
+
+}  // namespace brisk::train

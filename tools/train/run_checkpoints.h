@@ -1,0 +1,41 @@
+#pragma once
+// The training program's checkpoints beyond the training state (checkpoint/checkpoint.h): what
+// they record about the run, which one --resume names, the check that it comes from a run like
+// this one, rank 0's background writer, and --amp fp16's loss scale.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_writer.h"
+#include "distributed/init_distributed.h"
+#include "optim/grad_scaler.h"
+#include "tools/train/train_options.h"
+
+namespace brisk::train {
+
+// What a checkpoint records about the run besides the training state: a resumed run must
+// train the same model on the same data with the same batches, steps and schedule (the
+// optimizer's hyperparameters come back with its state). epochs: the length of every schedule
+// but the constant one, which a resumed run may extend. world_size: "1" for a run that is not
+// distributed; a distributed run shards and orders the data differently.
+checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::DistributedContext& run);
+
+// The checkpoint file --resume names: its path, or with "auto" the newest complete checkpoint
+// of --save's pattern, none when there is none yet (a job restarted by the launcher before
+// its first checkpoint starts afresh).
+std::optional<std::string> checkpoint_to_resume(const TrainOptions& options);
+
+// The checkpoint at `path`, after checking that it comes from a run like this one. Every
+// rank of a distributed run loads the same file.
+checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
+                                    const dist::DistributedContext& run);
+
+// Rank 0's writer of --save's checkpoints, after removing the temporary files that killed
+// writes of them left behind.
+std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const TrainOptions& options);
+
+// The loss scale and growth tracker that an --amp fp16 checkpoint keeps in its metadata.
+void restore_grad_scaler(const checkpoint::Checkpoint& ckpt, optim::GradScaler& scaler);
+
+}  // namespace brisk::train
