@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <future>
 #include <optional>
 
 #include "tensor/error.h"
@@ -34,14 +33,11 @@ std::string no_answer(const Store& store) {
   return of_store_host(store, fmt::format("did not answer within {} s", kStoreAnswerTime.count()));
 }
 
-// Runs `ask` (store reads that catch their own errors) on a thread of its own and returns its
-// answer, or nothing when it did not come within kStoreAnswerTime (the thread is left to finish).
-std::optional<std::string> answer_within(std::function<std::string()> ask) {
-  auto result = std::make_shared<std::promise<std::string>>();
-  std::future<std::string> future = result->get_future();
-  std::thread([ask = std::move(ask), result] { result->set_value(ask()); }).detach();
-  if (future.wait_for(kStoreAnswerTime) != std::future_status::ready) return std::nullopt;
-  return future.get();
+// Whether reads through a client of kStoreAnswerTime (DesyncMonitor::answering_), asked from
+// `asked` on, that threw gave up waiting (after most of that time: a deadline is kept to the
+// millisecond or so) rather than failed (a refused connection fails within its back-off).
+bool timed_out(std::chrono::steady_clock::time_point asked) {
+  return std::chrono::steady_clock::now() - asked >= kStoreAnswerTime * 9 / 10;
 }
 
 // "rank 1: started 13, finished 12; last: all_reduce #12(...), ..." (`last` in seq order).
@@ -120,6 +116,7 @@ std::string describe(const Snapshot& snap, int64_t seq, const CollectiveSignatur
 DesyncMonitor::DesyncMonitor(std::shared_ptr<Store> store, int rank, int size, bool verify, MismatchHandler on_mismatch,
                              std::chrono::milliseconds interval)
     : store_(std::move(store)),
+      answering_(store_->with_timeout(kStoreAnswerTime)),
       rank_(rank),
       size_(size),
       verify_(verify),
@@ -263,21 +260,18 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
   if (store_silent_) return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
   // The peers publish every interval: give a peer that just entered #seq time to say so.
   std::this_thread::sleep_for(3 * interval_);
-  std::optional<std::string> answer = answer_within([store = store_, size = size_, rank = rank_, seq, mine = *mine] {
-    try {
-      Snapshot snap = collect(*store, size, seq);
-      snap.calls[rank] = mine;
-      return describe(snap, seq, mine);
-    } catch (const std::exception& e) {
-      return fmt::format("which ranks called what at {} is unknown: {}", mine.str(),
-                         of_store_host(*store, fmt::format("does not answer ({}); it may have exited", e.what())));
-    }
-  });
-  if (!answer) {
-    store_is_silent(no_answer(*store_));
-    return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
+  const auto asked = std::chrono::steady_clock::now();
+  try {
+    Snapshot snap = collect(*answering_, size_, seq);
+    snap.calls[rank_] = *mine;
+    return describe(snap, seq, *mine);
+  } catch (const std::exception& e) {
+    if (!timed_out(asked))
+      return fmt::format("which ranks called what at {} is unknown: {}", mine->str(),
+                         of_store_host(*store_, fmt::format("does not answer ({}); it may have exited", e.what())));
   }
-  return *answer;
+  store_is_silent(no_answer(*store_));
+  return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
 }
 
 void DesyncMonitor::store_is_silent(std::chrono::steady_clock::duration silence) {
@@ -373,27 +367,24 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
   std::string own = own_flight_line();
   if (!ask_store) return fmt::format("{}\n  {}\n  other ranks: unknown: the store does not answer", header, own);
   if (store_silent_) return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
-  std::optional<std::string> lines = answer_within([store = store_, size = size_, rank = rank_, own] {
-    std::string out;
-    for (int r = 0; r < size; ++r) {
-      std::string line = own;
-      if (r != rank) {
-        try {
-          line = peer_flight_line(*store, r);
-        } catch (const std::exception& e) {
-          line = fmt::format("rank {}: unknown: {}", r,
-                             of_store_host(*store, fmt::format("does not answer ({})", e.what())));
+  std::string lines = header;
+  const auto asked = std::chrono::steady_clock::now();
+  for (int r = 0; r < size_; ++r) {
+    std::string line = own;
+    if (r != rank_) {
+      try {
+        line = peer_flight_line(*answering_, r);
+      } catch (const std::exception& e) {
+        if (timed_out(asked)) {
+          store_is_silent(no_answer(*store_));
+          return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
         }
+        line = fmt::format("rank {}: unknown: {}", r, of_store_host(*store_, fmt::format("does not answer ({})", e.what())));
       }
-      out += "\n  " + line;
     }
-    return out;
-  });
-  if (!lines) {
-    store_is_silent(no_answer(*store_));
-    return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
+    lines += "\n  " + line;
   }
-  return header + *lines;
+  return lines;
 }
 
 }  // namespace brisk::dist

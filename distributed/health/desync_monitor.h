@@ -130,6 +130,9 @@ class DesyncMonitor {
   static constexpr std::chrono::seconds kSettleTime{1};
 
   const std::shared_ptr<Store> store_;
+  // The same store, each read of which gives up after a few seconds: what the failure paths
+  // (diagnose(), flight_record()) ask, since the store's host may be the rank that failed.
+  const std::shared_ptr<Store> answering_;
   const int rank_;
   const int size_;
   const bool verify_;

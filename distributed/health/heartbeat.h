@@ -11,24 +11,29 @@
 // last round that read the store, is reported:
 //   "rank 1 is unresponsive: no heartbeat for 3.2 s (heartbeat timeout 3 s); it is stopped,
 //    hung or dead"
-// A round that does not come back within `timeout` means the store itself stopped answering;
+// A round that finds the store silent for `timeout` means the store itself stopped answering;
 // its host (rank 0 for the TCPStore of init_process_group) is reported:
 //   "rank 0 (the store's host) is unresponsive: the store has not answered for 3.1 s
 //    (heartbeat timeout 3 s)"
-// A second thread, which never touches the store, does the timing, so a store that hangs
-// cannot hang the detection. on_failure is called once, on that thread, with the message and
-// whether the store still answers (so that the caller does not wait on a hung one).
+// One thread does the rounds and the timing; it asks the store through a client whose calls
+// give up after min(timeout / 2, 500 ms) (Store::with_timeout), so a store that hangs cannot
+// hang the detection nor, for longer than about a second, the destructor. on_failure is called
+// once, on that thread, with the message and whether the store still answers (so that the
+// caller does not wait on a hung one); the rank keeps beating afterwards.
 //
 // Not reported: a store that fails (its host exited: the transport and the launcher report
 // that death), a peer that destroyed its group (it writes a "left" mark), and the time this
-// process itself was stopped or starved (a watcher that wakes late counts from its return).
+// process itself was stopped or starved (a thread that wakes late counts from its return).
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
-#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "distributed/process_group.h"
 #include "distributed/store/store.h"
@@ -42,7 +47,7 @@ class Heartbeat {
   // `store` is the group's own (a PrefixStore); timeout > 0.
   Heartbeat(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout,
             FailureHandler on_failure);
-  // Writes the "left" mark (waiting at most about a second for a store that hangs); never throws.
+  // Writes the "left" mark (waiting about a second at most for a store that hangs); never throws.
   ~Heartbeat();
   Heartbeat(const Heartbeat&) = delete;
   Heartbeat& operator=(const Heartbeat&) = delete;
@@ -54,15 +59,34 @@ class Heartbeat {
   // (a failure path then need not wait on it); nothing while it answers.
   std::optional<std::chrono::steady_clock::duration> store_silence() const;
 
-  struct State;  // shared with the store thread, which may outlive this object on a hung store
-
  private:
-  void watch();
+  enum class Round { kAnswered, kSilent, kFailed };
+  // This rank's beat (`delta`), then every peer's count.
+  Round round(int64_t delta);
+  // What to report after a round, if anything; `resumed`: when this process last came back
+  // from a stop or a starvation (nobody could answer it meanwhile).
+  std::string failure(Round round, std::chrono::steady_clock::time_point resumed, bool& store_answers) const;
+  void loop();
 
-  std::shared_ptr<State> state_;
+  const std::shared_ptr<Store> store_;  // with the per-call deadline
+  const int rank_;
+  const int size_;
+  const std::chrono::milliseconds timeout_;
+  const std::chrono::milliseconds interval_;
+  const std::chrono::milliseconds call_timeout_;
   const FailureHandler on_failure_;
-  std::future<void> beater_done_;
-  std::thread watcher_;
+
+  mutable std::mutex mutex_;  // stop_, store_failed_, answered_
+  std::condition_variable wake_;
+  bool stop_ = false;
+  bool store_failed_ = false;
+  std::chrono::steady_clock::time_point answered_;  // the start of the last round the store answered
+  // Per rank, read and written by the thread only: its last count read, when that count was
+  // first read, and whether it destroyed its group.
+  std::vector<int64_t> seen_;
+  std::vector<std::chrono::steady_clock::time_point> changed_;
+  std::vector<bool> left_;
+  std::thread thread_;
 };
 
 // The heartbeat timeout of a group: options.heartbeat_timeout, else the environment's

@@ -246,6 +246,9 @@ void ProcessGroupNCCL::Impl::watch() {
 
 void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq, bool store_answers) {
   std::string message = fmt::format("ProcessGroupNCCL: rank {}: {}", rank, reason);
+  // A store the heartbeat already found silent (rank 0, its host, stopped) is not asked.
+  if (auto silence = heartbeat_ ? heartbeat_->store_silence() : std::nullopt)
+    if (monitor_) monitor_->store_is_silent(*silence);
   if (seq >= 0 && monitor_) message += ". " + monitor_->diagnose(seq);
   if (monitor_) message += "\n" + monitor_->flight_record(store_answers);
   std::fprintf(stderr, "%s; aborting the communicator and exiting\n", message.c_str());

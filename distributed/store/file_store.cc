@@ -182,4 +182,8 @@ int64_t FileStore::num_keys() {
   return static_cast<int64_t>(cache_.size());
 }
 
+std::shared_ptr<Store> FileStore::with_timeout(std::chrono::milliseconds timeout) const {
+  return std::make_shared<FileStore>(path_, timeout);
+}
+
 }  // namespace brisk::dist

@@ -27,6 +27,7 @@ class FileStore : public Store {
   int64_t num_keys() override;
   using Store::set;
   using Store::wait;
+  std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const override;
 
   const std::string& path() const { return path_; }
 

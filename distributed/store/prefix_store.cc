@@ -36,4 +36,8 @@ bool PrefixStore::delete_key(const std::string& key) { return store_->delete_key
 
 int64_t PrefixStore::num_keys() { return store_->num_keys(); }
 
+std::shared_ptr<Store> PrefixStore::with_timeout(std::chrono::milliseconds timeout) const {
+  return std::make_shared<PrefixStore>(prefix_, store_->with_timeout(timeout));
+}
+
 }  // namespace brisk::dist

@@ -24,6 +24,7 @@ class PrefixStore : public Store {
   int64_t num_keys() override;
   using Store::set;
   using Store::wait;
+  std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const override;
 
   std::string address() const override { return store_->address(); }
 

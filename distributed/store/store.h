@@ -7,6 +7,7 @@
 // keys it waited for.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,11 @@ class Store {
     Bytes value = get(key);
     return std::string(value.begin(), value.end());
   }
+
+  // Another client of the same store whose every call, blocking or not, gives up with an error
+  // after `timeout`: a background thread that must not hang on a store whose host stopped
+  // asks through one. (A FileStore's calls wait only on its file's lock.)
+  virtual std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const = 0;
 
   // Where the store is served from, for messages naming who failed to answer: "host:port"
   // for a TCPStore; empty for a store that no process serves (a FileStore).

@@ -47,11 +47,14 @@ net::Fd TCPStore::connect_with_backoff() {
       w.u8(static_cast<uint8_t>(Op::kAuth)).str(token_);
       const auto& frame = w.frame();
       net::send_all(fd.get(), frame.data(), frame.size(), where);
+      // The reply is awaited one timeout at most, however long connecting took: a client with
+      // a short timeout gives up on a server that accepts connections but is stopped.
+      auto replied = net::Clock::now() + timeout();
       uint32_t len = 0;
-      net::recv_all(fd.get(), &len, 4, deadline + std::chrono::seconds(5), where + " (token)");
+      net::recv_all(fd.get(), &len, 4, replied, where + " (token)");
       BRISK_CHECK(len >= 1 && len <= wire::kMaxFrame, "{}: malformed reply to the token", where);
       std::vector<uint8_t> payload(len);
-      net::recv_all(fd.get(), payload.data(), len, deadline + std::chrono::seconds(5), where);
+      net::recv_all(fd.get(), payload.data(), len, replied, where);
       BRISK_CHECK(payload[0] == static_cast<uint8_t>(Status::kOk),
                   "{}: the server refused this client's token (BRISK_STORE_TOKEN differs from the job's)", where);
       return fd;
@@ -61,6 +64,14 @@ net::Fd TCPStore::connect_with_backoff() {
     std::this_thread::sleep_for(delay);
     delay = std::min(delay * 2, std::chrono::milliseconds(1000));
   }
+}
+
+std::shared_ptr<Store> TCPStore::with_timeout(std::chrono::milliseconds timeout) const {
+  TCPStoreOptions options;
+  options.port = port_;
+  options.timeout = timeout;
+  options.token = token_;
+  return std::make_shared<TCPStore>(host_, options);
 }
 
 std::string TCPStore::address() const { return fmt::format("{}:{}", host_, port_); }

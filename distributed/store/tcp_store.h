@@ -47,6 +47,7 @@ class TCPStore : public Store {
   int64_t num_keys() override;
   using Store::set;
   using Store::wait;
+  std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const override;
 
   std::string address() const override;
   const std::string& host() const { return host_; }

@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -37,17 +39,18 @@ std::shared_ptr<Store> fresh_store(const std::string& name) {
 
 // A store whose every call blocks while it is frozen: what the peers of a stopped process see
 // of it (its calls stop), and what a stopped store host looks like to that process's client.
-// Each call takes at least `delay` (a distant store).
+// Each call takes at least `delay` (a distant store). A client from with_timeout() shares the
+// freeze and gives up waiting for the thaw after its timeout, as a TCPStore client does.
 class FreezableStore : public Store {
  public:
   explicit FreezableStore(std::shared_ptr<Store> inner, std::chrono::milliseconds delay = 0ms)
-      : inner_(std::move(inner)), delay_(delay) {}
+      : FreezableStore(std::move(inner), delay, std::make_shared<Freeze>(), std::nullopt) {}
   void freeze(bool frozen) {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      frozen_ = frozen;
+      std::lock_guard<std::mutex> lock(freeze_->mutex);
+      freeze_->frozen = frozen;
     }
-    thawed_.notify_all();
+    freeze_->thawed.notify_all();
   }
   void set(const std::string& key, const Bytes& value) override { gate()->set(key, value); }
   Bytes get(const std::string& key) override { return gate()->get(key); }
@@ -61,19 +64,31 @@ class FreezableStore : public Store {
   }
   bool delete_key(const std::string& key) override { return gate()->delete_key(key); }
   int64_t num_keys() override { return gate()->num_keys(); }
+  std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const override {
+    return std::shared_ptr<Store>(new FreezableStore(inner_->with_timeout(timeout), delay_, freeze_, timeout));
+  }
 
  private:
+  struct Freeze {
+    std::mutex mutex;
+    std::condition_variable thawed;
+    bool frozen = false;
+  };
+  FreezableStore(std::shared_ptr<Store> inner, std::chrono::milliseconds delay, std::shared_ptr<Freeze> freeze,
+                 std::optional<std::chrono::milliseconds> call_timeout)
+      : inner_(std::move(inner)), delay_(delay), freeze_(std::move(freeze)), call_timeout_(call_timeout) {}
   Store* gate() {
     std::this_thread::sleep_for(delay_);
-    std::unique_lock<std::mutex> lock(mutex_);
-    thawed_.wait(lock, [&] { return !frozen_; });
+    std::unique_lock<std::mutex> lock(freeze_->mutex);
+    auto thawed = [&] { return !freeze_->frozen; };
+    if (!call_timeout_) freeze_->thawed.wait(lock, thawed);
+    else if (!freeze_->thawed.wait_for(lock, *call_timeout_, thawed)) throw std::runtime_error("the store is frozen");
     return inner_.get();
   }
   std::shared_ptr<Store> inner_;
   const std::chrono::milliseconds delay_;
-  std::mutex mutex_;
-  std::condition_variable thawed_;
-  bool frozen_ = false;
+  const std::shared_ptr<Freeze> freeze_;
+  const std::optional<std::chrono::milliseconds> call_timeout_;
 };
 
 struct Report {
