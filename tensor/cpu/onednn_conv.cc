@@ -74,7 +74,7 @@ struct Geometry {
 // airbench-style net's step took a quarter less CPU time and ResNet-20's 5% less, while at 16
 // channels (ResNet-20's first stage) they were slower than direct. Their float32 results
 // differ from the exact ones about ten times more than the direct kernels' (2e-6 against
-// 2e-7 of the largest magnitude, tests/tensor/conv_test.cc), as cuDNN's Winograd ones do.
+// 2e-7 of the largest magnitude, tests/tensor/cpu/conv_test.cc), as cuDNN's Winograd ones do.
 bool winograd_pays(const Tensor& weight, const Conv2dParams& p) {
   return weight.size(2) == 3 && weight.size(3) == 3 && p.stride[0] == 1 && p.stride[1] == 1 && p.dilation[0] == 1 &&
          p.dilation[1] == 1 && p.groups == 1 && weight.size(0) > 16 && weight.size(1) > 16;

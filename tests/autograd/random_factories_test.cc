@@ -1,4 +1,4 @@
-// The public random factories of autograd/ops.h over the native fills (tests/tensor/random_test
+// The public random factories of autograd/ops.h over the native fills (tests/tensor/native/random_test
 // checks the draws themselves).
 #include <catch2/catch.hpp>
 
