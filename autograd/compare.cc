@@ -5,8 +5,8 @@
 
 namespace brisk {
 
-#define BRISK_COMPARISON_FUNCTION(Op, name, ...)                                                           \
-  Tensor name(const Tensor& a, const Tensor& b) { return autograd::run_row(BinaryOp::Op, a, b).out; }       \
+#define BRISK_COMPARISON_FUNCTION(Op, name, ...)                                                               \
+  Tensor name(const Tensor& a, const Tensor& b) { return autograd::run_row(BinaryOp::Op, a, b).out; }          \
   Tensor Tensor::name(const Tensor& other) const { return autograd::run_row(BinaryOp::Op, *this, other).out; } \
   Tensor Tensor::name(Scalar other) const { return autograd::run_row(BinaryOp::Op, *this, other).out; }
 BRISK_COMPARISON_OPS(BRISK_COMPARISON_FUNCTION)

@@ -42,8 +42,8 @@ Tensor math_function(UnaryOp op, const char* node, const Tensor& x_in, autograd:
 
 }  // namespace
 
-#define BRISK_UNARY_MATH_FUNCTION(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved) \
-  Tensor name(const Tensor& x) {                                                               \
+#define BRISK_UNARY_MATH_FUNCTION(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)               \
+  Tensor name(const Tensor& x) {                                                                             \
     return math_function(UnaryOp::Op, #Op "Backward", x, autograd::Saved::saved, autograd::name##_backward); \
   }
 BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_FUNCTION)

@@ -118,7 +118,7 @@ template <typename Loop>
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
   switch (op) {
 #define BRISK_UNARY_CASE(Op, name, Functor, DTypes, Result, ...) \
-  case UnaryOp::Op:                                         \
+  case UnaryOp::Op:                                              \
     return detail::run<Loop, functors::Functor, ResultKind::Result>(DTypes{}, #name, in.dtype(), p, out, in);
     BRISK_UNARY_OPS(BRISK_UNARY_CASE)
 #undef BRISK_UNARY_CASE
@@ -132,7 +132,7 @@ template <typename Loop>
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
   switch (op) {
 #define BRISK_BINARY_CASE(Op, name, Functor, DTypes, Result, ...) \
-  case BinaryOp::Op:                                         \
+  case BinaryOp::Op:                                              \
     return detail::run<Loop, functors::Functor, ResultKind::Result>(DTypes{}, #name, a.dtype(), p, out, a, b);
     BRISK_BINARY_OPS(BRISK_BINARY_CASE)
 #undef BRISK_BINARY_CASE
@@ -143,7 +143,7 @@ template <typename Loop>
 void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, OpParams p) {
   switch (op) {
 #define BRISK_TERNARY_CASE(Op, name, Functor, DTypes, Result, ...) \
-  case TernaryOp::Op:                                         \
+  case TernaryOp::Op:                                              \
     return detail::run<Loop, functors::Functor, ResultKind::Result>(DTypes{}, #name, a.dtype(), p, out, a, b, c);
     BRISK_TERNARY_OPS(BRISK_TERNARY_CASE)
 #undef BRISK_TERNARY_CASE

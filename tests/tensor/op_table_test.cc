@@ -48,8 +48,8 @@ struct UnaryRow {
 // The rows whose function and method are generated: the math rows and the activations that
 // take no numbers.
 const std::vector<UnaryRow>& unary_rows() {
-  static const std::vector<UnaryRow> rows = {
-      BRISK_UNARY_MATH_OPS(BRISK_UNARY_ROW) BRISK_ACTIVATION_OPS(BRISK_UNARY_ROW)};
+  static const std::vector<UnaryRow> rows = {BRISK_UNARY_MATH_OPS(BRISK_UNARY_ROW)
+                                                 BRISK_ACTIVATION_OPS(BRISK_UNARY_ROW)};
   return rows;
 }
 #undef BRISK_UNARY_ROW
@@ -146,8 +146,8 @@ TEST_CASE("op table: each row's derivative passes gradcheck and gradgradcheck in
 }
 
 TEST_CASE("op table: an activation row gives its forward and its fused backward kernel") {
-#define BRISK_ACTIVATION_NAMES(Op, name, ...)                          \
-  CHECK(std::string(op_name(UnaryOp::Op)) == #name);                  \
+#define BRISK_ACTIVATION_NAMES(Op, name, ...)        \
+  CHECK(std::string(op_name(UnaryOp::Op)) == #name); \
   CHECK(std::string(op_name(BinaryOp::Op##Backward)) == #name "_backward");
   BRISK_ALL_ACTIVATION_OPS(BRISK_ACTIVATION_NAMES)
 #undef BRISK_ACTIVATION_NAMES
@@ -155,13 +155,13 @@ TEST_CASE("op table: an activation row gives its forward and its fused backward 
 
 TEST_CASE("op table: each comparison row is a function and two Tensor methods writing bool") {
   Tensor a = tensor<float>({1, 2, 3}), b = tensor<float>({3, 2, 1});
-#define BRISK_COMPARISON_CASE(Op, name, ...)                                       \
-  {                                                                                \
-    INFO(#name);                                                                   \
-    Tensor expected = native::binary(BinaryOp::Op, a, b);                          \
-    CHECK(expected.dtype() == kBool);                                              \
-    CHECK(equal(brisk::name(a, b), expected));                                     \
-    CHECK(equal(a.name(b), expected));                                             \
+#define BRISK_COMPARISON_CASE(Op, name, ...)                                         \
+  {                                                                                  \
+    INFO(#name);                                                                     \
+    Tensor expected = native::binary(BinaryOp::Op, a, b);                            \
+    CHECK(expected.dtype() == kBool);                                                \
+    CHECK(equal(brisk::name(a, b), expected));                                       \
+    CHECK(equal(a.name(b), expected));                                               \
     CHECK(equal(a.name(Scalar(2.0)), native::binary(BinaryOp::Op, a, Scalar(2.0)))); \
   }
   BRISK_COMPARISON_OPS(BRISK_COMPARISON_CASE)
