@@ -1,27 +1,47 @@
-// Activation functions and (log-)softmax. Their backward runs one fused kernel; under
-// create_graph it is itself differentiable (autograd/backward_ops.h).
+// Activation functions and (log-)softmax. An activation's backward runs the fused kernel of its
+// row (tensor/op_table.h); under create_graph it is itself differentiable
+// (autograd/backward_ops.h).
 #include "autograd/autocast.h"
 #include "autograd/backward_ops.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
+#include "autograd/row_op.h"
 #include "tensor/native/ops.h"
 
 namespace brisk {
 
-using autograd::activation_backward;
 using autograd::BackwardArgs;
 using autograd::record;
 using autograd::TensorList;
 
 namespace {
 
-// Records an activation whose gradient is activation_backward(op, grad, saved, params).
-Tensor record_activation(const char* name, const Tensor& out, const Tensor& x, BinaryOp op, const Tensor& saved,
-                         OpParams params = {}) {
-  return record(name, out, {x}, {saved}, [op, params](const BackwardArgs& g) -> TensorList {
-    return {activation_backward(op, g.grad(), g.saved[0], params)};
-  });
+// The activation rows' backward kernels and what they read.
+struct ActivationRow {
+  BinaryOp backward;
+  autograd::Saved saved;
+};
+
+ActivationRow activation_row(UnaryOp op) {
+  switch (op) {
+#define BRISK_ACTIVATION_CASE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved) \
+  case UnaryOp::Op: return {BinaryOp::Op##Backward, autograd::Saved::saved};
+    BRISK_ALL_ACTIVATION_OPS(BRISK_ACTIVATION_CASE)
+#undef BRISK_ACTIVATION_CASE
+    default: BRISK_FAIL("{} is not an activation row of tensor/op_table.h", op_name(op));
+  }
+}
+
+// Runs the activation `op` on x and records `node`, whose gradient is its row's backward kernel.
+Tensor activation(UnaryOp op, const char* node, const Tensor& x_in, OpParams params = {}) {
+  auto [in, out] = autograd::run_row(op, x_in, params);
+  ActivationRow row = activation_row(op);
+  const Tensor& x = in[0];
+  return record(node, out, {x}, {row.saved == autograd::Saved::Output ? out : x},
+                [backward = row.backward, params](const BackwardArgs& g) -> TensorList {
+                  return {autograd::activation_backward(backward, g.grad(), g.saved[0], params)};
+                });
 }
 
 // The backward of softmax (or log_softmax) given its output y. The native kernel is not
@@ -34,57 +54,26 @@ Tensor softmax_grad(const Tensor& grad, const Tensor& y, int64_t dim, bool log) 
 
 }  // namespace
 
-Tensor relu(const Tensor& x) {
-  Tensor out = native::unary(UnaryOp::Relu, x);
-  // relu(x) > 0 exactly where x > 0, so the output serves as the saved input.
-  return record_activation("ReluBackward", out, x, BinaryOp::ReluBackward, out);
-}
-
-Tensor sigmoid(const Tensor& x) {
-  Tensor out = native::unary(UnaryOp::Sigmoid, x);
-  return record_activation("SigmoidBackward", out, x, BinaryOp::SigmoidBackward, out);
-}
-
-Tensor tanh(const Tensor& x) {
-  Tensor out = native::unary(UnaryOp::Tanh, x);
-  return record_activation("TanhBackward", out, x, BinaryOp::TanhBackward, out);
-}
+#define BRISK_ACTIVATION_FUNCTION(Op, name, ...) \
+  Tensor name(const Tensor& x) { return activation(UnaryOp::Op, #Op "Backward", x); }
+BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_FUNCTION)
+#undef BRISK_ACTIVATION_FUNCTION
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
   BRISK_CHECK(approximate == "none" || approximate == "tanh",
               "gelu: approximate must be \"none\" or \"tanh\", got \"{}\"", approximate);
-  bool tanh_form = approximate == "tanh";
-  Tensor out = native::unary(tanh_form ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
-  return record_activation("GeluBackward", out, x, tanh_form ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, x);
-}
-
-Tensor silu(const Tensor& x) {
-  return record_activation("SiluBackward", native::unary(UnaryOp::Silu, x), x, BinaryOp::SiluBackward, x);
+  return activation(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, "GeluBackward", x);
 }
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
-  OpParams params{negative_slope};
-  return record_activation("LeakyReluBackward", native::unary(UnaryOp::LeakyRelu, x, params), x,
-                           BinaryOp::LeakyReluBackward, x, params);
+  return activation(UnaryOp::LeakyRelu, "LeakyReluBackward", x, {negative_slope});
 }
 
-Tensor elu(const Tensor& x, double alpha) {
-  OpParams params{alpha};
-  return record_activation("EluBackward", native::unary(UnaryOp::Elu, x, params), x, BinaryOp::EluBackward, x, params);
-}
+Tensor elu(const Tensor& x, double alpha) { return activation(UnaryOp::Elu, "EluBackward", x, {alpha}); }
 
-Tensor softplus(const Tensor& x_in, double beta, double threshold) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::softplus, x_in);
-  const Tensor& x = autocast_inputs[0];
+Tensor softplus(const Tensor& x, double beta, double threshold) {
   BRISK_CHECK(beta != 0.0, "softplus: beta must not be 0");
-  OpParams params{beta, threshold};
-  return record_activation("SoftplusBackward", native::unary(UnaryOp::Softplus, x, params), x,
-                           BinaryOp::SoftplusBackward, x, params);
-}
-
-Tensor hardswish(const Tensor& x) {
-  return record_activation("HardswishBackward", native::unary(UnaryOp::Hardswish, x), x, BinaryOp::HardswishBackward,
-                           x);
+  return activation(UnaryOp::Softplus, "SoftplusBackward", x, {beta, threshold});
 }
 
 Tensor softmax(const Tensor& x_in, int64_t dim) {

@@ -1,10 +1,10 @@
 // Arithmetic: add, sub, mul, div, pow, neg, addcmul, addcdiv, lerp, with tensor and number operands.
 #include <cmath>
 
-#include "autograd/autocast.h"
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
+#include "autograd/row_op.h"
 #include "tensor/native/ops.h"
 
 namespace brisk {
@@ -27,14 +27,14 @@ TensorList autograd::add_backward(const BackwardArgs& g, Scalar alpha) {
 }
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
-  Tensor out = native::binary(BinaryOp::Add, a, b, OpParams{alpha.to_double()});
-  return record("AddBackward", out, {a, b}, {},
+  auto [in, out] = autograd::run_row(BinaryOp::Add, a, b, OpParams{alpha.to_double()});
+  return record("AddBackward", out, {in[0], in[1]}, {},
                 [alpha](const BackwardArgs& g) { return autograd::add_backward(g, alpha); });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
-  Tensor out = native::binary(BinaryOp::Sub, a, b, OpParams{alpha.to_double()});
-  return record("SubBackward", out, {a, b}, {},
+  auto [in, out] = autograd::run_row(BinaryOp::Sub, a, b, OpParams{alpha.to_double()});
+  return record("SubBackward", out, {in[0], in[1]}, {},
                 [alpha](const BackwardArgs& g) { return autograd::add_backward(g, -alpha.to_double()); });
 }
 
@@ -42,8 +42,9 @@ TensorList autograd::mul_backward(const BackwardArgs& g, const Tensor& a, const 
   return {g.needs_grad[0] ? g.grad() * b : Tensor(), g.needs_grad[1] ? g.grad() * a : Tensor()};
 }
 
-Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Mul, a, b);
+Tensor mul(const Tensor& a_in, const Tensor& b_in) {
+  auto [in, out] = autograd::run_row(BinaryOp::Mul, a_in, b_in);
+  const Tensor &a = in[0], &b = in[1];
   return record("MulBackward", out, {a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
                 [](const BackwardArgs& g) { return autograd::mul_backward(g, g.saved[0], g.saved[1]); });
 }
@@ -52,16 +53,16 @@ TensorList autograd::div_backward(const BackwardArgs& g, const Tensor& a, const 
   return {g.needs_grad[0] ? g.grad() / b : Tensor(), g.needs_grad[1] ? -g.grad() * a / (b * b) : Tensor()};
 }
 
-Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Div, a, b);
+Tensor div(const Tensor& a_in, const Tensor& b_in) {
+  auto [in, out] = autograd::run_row(BinaryOp::Div, a_in, b_in);
+  const Tensor &a = in[0], &b = in[1];
   return record("DivBackward", out, {a, b}, {save_if(b.requires_grad(), a), b},
                 [](const BackwardArgs& g) { return autograd::div_backward(g, g.saved[0], g.saved[1]); });
 }
 
 Tensor pow(const Tensor& a_in, const Tensor& b_in) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::pow, a_in, b_in);
-  const Tensor &a = autocast_inputs[0], &b = autocast_inputs[1];
-  Tensor out = native::binary(BinaryOp::Pow, a, b);
+  auto [in, out] = autograd::run_row(BinaryOp::Pow, a_in, b_in);
+  const Tensor &a = in[0], &b = in[1];
   return record("PowBackward", out, {a, b}, {a, b, save_if(b.requires_grad(), out)},
                 [](const BackwardArgs& g) -> TensorList {
                   const Tensor& base = g.saved[0];
@@ -87,17 +88,15 @@ TensorList autograd::pow_scalar_backward(const BackwardArgs& g, const Tensor& x,
 }
 
 Tensor pow(const Tensor& a_in, Scalar exponent) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::pow, a_in);
-  const Tensor& a = autocast_inputs[0];
-  Tensor out = native::binary(BinaryOp::Pow, a, exponent);
+  auto [in, out] = autograd::run_row(BinaryOp::Pow, a_in, exponent);
+  const Tensor& a = in[0];
   return record("PowBackward", out, {a}, {a},
                 [exponent](const BackwardArgs& g) { return autograd::pow_scalar_backward(g, g.saved[0], exponent); });
 }
 
 Tensor pow(Scalar base, const Tensor& exponent_in) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::pow, exponent_in);
-  const Tensor& exponent = autocast_inputs[0];
-  Tensor out = native::binary(BinaryOp::Pow, base, exponent);
+  auto [in, out] = autograd::run_row(BinaryOp::Pow, base, exponent_in);
+  const Tensor& exponent = in[0];
   return record("PowBackward", out, {exponent}, {exponent, out}, [base](const BackwardArgs& g) -> TensorList {
     double b = base.to_double();
     if (b == 0.0) return {masked_fill(g.grad() * g.saved[1] * -INFINITY, g.saved[0].ge(0.0), 0.0)};
@@ -108,8 +107,8 @@ Tensor pow(Scalar base, const Tensor& exponent_in) {
 TensorList autograd::neg_backward(const BackwardArgs& g) { return {-g.grad()}; }
 
 Tensor neg(const Tensor& x) {
-  Tensor out = native::unary(UnaryOp::Neg, x);
-  return record("NegBackward", out, {x}, {}, autograd::neg_backward);
+  auto [in, out] = autograd::run_row(UnaryOp::Neg, x);
+  return record("NegBackward", out, {in[0]}, {}, autograd::neg_backward);
 }
 
 TensorList autograd::addcmul_backward(const BackwardArgs& g, const Tensor& a, const Tensor& b, Scalar value) {
@@ -118,9 +117,8 @@ TensorList autograd::addcmul_backward(const BackwardArgs& g, const Tensor& a, co
 }
 
 Tensor addcmul(const Tensor& x_in, const Tensor& a_in, const Tensor& b_in, Scalar value) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::addcmul, x_in, a_in, b_in);
-  const Tensor &x = autocast_inputs[0], &a = autocast_inputs[1], &b = autocast_inputs[2];
-  Tensor out = native::ternary(TernaryOp::Addcmul, x, a, b, OpParams{value.to_double()});
+  auto [in, out] = autograd::run_row(TernaryOp::Addcmul, x_in, a_in, b_in, OpParams{value.to_double()});
+  const Tensor &x = in[0], &a = in[1], &b = in[2];
   return record(
       "AddcmulBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), save_if(a.requires_grad(), b)},
       [value](const BackwardArgs& g) { return autograd::addcmul_backward(g, g.saved[0], g.saved[1], value); });
@@ -132,9 +130,8 @@ TensorList autograd::addcdiv_backward(const BackwardArgs& g, const Tensor& a, co
 }
 
 Tensor addcdiv(const Tensor& x_in, const Tensor& a_in, const Tensor& b_in, Scalar value) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::addcdiv, x_in, a_in, b_in);
-  const Tensor &x = autocast_inputs[0], &a = autocast_inputs[1], &b = autocast_inputs[2];
-  Tensor out = native::ternary(TernaryOp::Addcdiv, x, a, b, OpParams{value.to_double()});
+  auto [in, out] = autograd::run_row(TernaryOp::Addcdiv, x_in, a_in, b_in, OpParams{value.to_double()});
+  const Tensor &x = in[0], &a = in[1], &b = in[2];
   return record("AddcdivBackward", out, {x, a, b}, {save_if(b.requires_grad(), a), b}, [value](const BackwardArgs& g) {
     return autograd::addcdiv_backward(g, g.saved[0], g.saved[1], value);
   });
@@ -156,40 +153,40 @@ Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
 TensorList autograd::add_scalar_backward(const BackwardArgs& g) { return {g.grad()}; }
 
 Tensor Tensor::add(Scalar other) const {
-  Tensor out = native::binary(BinaryOp::Add, *this, other, OpParams{1.0});
-  return record("AddBackward", out, {*this}, {}, autograd::add_scalar_backward);
+  auto [in, out] = autograd::run_row(BinaryOp::Add, *this, other, OpParams{1.0});
+  return record("AddBackward", out, {in[0]}, {}, autograd::add_scalar_backward);
 }
 
 Tensor Tensor::sub(Scalar other) const {
-  Tensor out = native::binary(BinaryOp::Sub, *this, other, OpParams{1.0});
-  return record("SubBackward", out, {*this}, {}, autograd::add_scalar_backward);
+  auto [in, out] = autograd::run_row(BinaryOp::Sub, *this, other, OpParams{1.0});
+  return record("SubBackward", out, {in[0]}, {}, autograd::add_scalar_backward);
 }
 
 TensorList autograd::mul_scalar_backward(const BackwardArgs& g, Scalar c) { return {g.grad() * c}; }
 
 Tensor Tensor::mul(Scalar other) const {
-  Tensor out = native::binary(BinaryOp::Mul, *this, other);
-  return record("MulBackward", out, {*this}, {},
+  auto [in, out] = autograd::run_row(BinaryOp::Mul, *this, other);
+  return record("MulBackward", out, {in[0]}, {},
                 [other](const BackwardArgs& g) { return autograd::mul_scalar_backward(g, other); });
 }
 
 TensorList autograd::div_scalar_backward(const BackwardArgs& g, Scalar c) { return {g.grad() / c}; }
 
 Tensor Tensor::div(Scalar other) const {
-  Tensor out = native::binary(BinaryOp::Div, *this, other);
-  return record("DivBackward", out, {*this}, {},
+  auto [in, out] = autograd::run_row(BinaryOp::Div, *this, other);
+  return record("DivBackward", out, {in[0]}, {},
                 [other](const BackwardArgs& g) { return autograd::div_scalar_backward(g, other); });
 }
 
 // c - x = -(x - c): the gradient of neg.
 Tensor operator-(Scalar a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Sub, a, b, OpParams{1.0});
-  return record("RsubBackward", out, {b}, {}, autograd::neg_backward);
+  auto [in, out] = autograd::run_row(BinaryOp::Sub, a, b, OpParams{1.0});
+  return record("RsubBackward", out, {in[0]}, {}, autograd::neg_backward);
 }
 
 Tensor operator/(Scalar a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Div, a, b);
-  return record("RdivBackward", out, {b}, {b, out},
+  auto [in, out] = autograd::run_row(BinaryOp::Div, a, b);
+  return record("RdivBackward", out, {in[0]}, {in[0], out},
                 [](const BackwardArgs& g) -> TensorList { return {-g.grad() * g.saved[1] / g.saved[0]}; });
 }
 

@@ -110,15 +110,15 @@ AutocastScope::~AutocastScope() {
   if (excluded_) set_enabled(*excluded_, true);
 }
 
-bool AutocastScope::apply(AutocastOp op, const Tensor* const* inputs, Tensor* cast, size_t n) {
+bool AutocastScope::apply(AutocastPolicy policy, const Tensor* const* inputs, Tensor* cast, size_t n) {
   std::optional<DeviceType> device_type = inputs_device_type(inputs, n);
   if (!device_type || !is_autocast_enabled(*device_type)) return false;
-  CastPolicy policy = autocast_policy(op, *device_type);
-  if (policy == CastPolicy::None) return false;
+  CastPolicy here = policy.on(*device_type);
+  if (here == CastPolicy::None) return false;
   DType lower = get_autocast_dtype(*device_type);
-  DType target = policy == CastPolicy::LowerPrecision ? lower
-                 : policy == CastPolicy::Float32      ? kFloat32
-                                                      : promoted_dtype(lower, inputs, n, *device_type);
+  DType target = here == CastPolicy::LowerPrecision ? lower
+                 : here == CastPolicy::Float32      ? kFloat32
+                                                    : promoted_dtype(lower, inputs, n, *device_type);
   for (size_t i = 0; i < n; ++i) {
     cast[i] = eligible(*inputs[i], *device_type) ? inputs[i]->to(target) : *inputs[i];
   }
@@ -134,7 +134,7 @@ AutocastInputList::AutocastInputList(AutocastOp op, const std::vector<Tensor>& i
   std::vector<const Tensor*> pointers;
   for (const Tensor& t : inputs) pointers.push_back(&t);
   cast_.resize(inputs.size());
-  cast_applied_ = scope_.apply(op, pointers.data(), cast_.data(), inputs.size());
+  cast_applied_ = scope_.apply(autocast_policy(op), pointers.data(), cast_.data(), inputs.size());
 }
 
 }  // namespace brisk::autograd

@@ -69,15 +69,15 @@ namespace detail {
 // it is off everywhere.
 bool autocast_on_anywhere();
 
-// Applies `op`'s policy to inputs[0..n) into cast[0..n) and, when it applies, turns autocast
-// off for the inputs' device type until the destructor; returns whether it applied.
+// Applies `policy` to inputs[0..n) into cast[0..n) and, when it applies, turns autocast off
+// for the inputs' device type until the destructor; returns whether it applied.
 class AutocastScope {
  public:
   AutocastScope() = default;
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;
-  bool apply(AutocastOp op, const Tensor* const* inputs, Tensor* cast, size_t n);
+  bool apply(AutocastPolicy policy, const Tensor* const* inputs, Tensor* cast, size_t n);
 
  private:
   std::optional<DeviceType> excluded_;
@@ -85,23 +85,27 @@ class AutocastScope {
 
 }  // namespace detail
 
-// An op's inputs as autocast wants them; the ops of the policy table start with one:
+// An op's inputs as autocast wants them; the ops of the policy table start with one (the
+// elementwise rows of tensor/op_table.h get theirs from autograd::run_row):
 //
 //   Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
 //     AutocastInputs in(AutocastOp::matmul, a_in, b_in);
 //     const Tensor &a = in[0], &b = in[1];
 //
 // When autocast is on for the inputs' device type (the first input not on the CPU, else the
-// CPU) and the table gives the op a policy there, in[i] are the casts, and autocast stays off
+// CPU) and the table (or the op's row, for a UnaryOp, BinaryOp or TernaryOp) gives the op a
+// policy there, in[i] are the casts, and autocast stays off
 // for that device type while the object lives, so the ops that the op is built from run as it
 // decided (PyTorch likewise excludes the autocast key while it runs the op). Otherwise in[i]
 // are the arguments themselves. Undefined tensors stay undefined.
 template <size_t N>
 class AutocastInputs {
  public:
-  template <typename... Ts>
-  explicit AutocastInputs(AutocastOp op, const Ts&... inputs) : inputs_{&inputs...} {
-    if (detail::autocast_on_anywhere()) cast_applied_ = scope_.apply(op, inputs_.data(), cast_.data(), N);
+  template <typename Op, typename... Ts>
+  explicit AutocastInputs(Op op, const Ts&... inputs) : inputs_{&inputs...} {
+    if (detail::autocast_on_anywhere()) {
+      cast_applied_ = scope_.apply(autocast_policy(op), inputs_.data(), cast_.data(), N);
+    }
   }
   const Tensor& operator[](size_t i) const { return cast_applied_ ? cast_[i] : *inputs_[i]; }
 
@@ -111,8 +115,8 @@ class AutocastInputs {
   bool cast_applied_ = false;
   detail::AutocastScope scope_;
 };
-template <typename... Ts>
-AutocastInputs(AutocastOp, const Ts&...) -> AutocastInputs<sizeof...(Ts)>;
+template <typename Op, typename... Ts>
+AutocastInputs(Op, const Ts&...) -> AutocastInputs<sizeof...(Ts)>;
 
 // The same for ops taking a list of tensors (cat, stack).
 class AutocastInputList {

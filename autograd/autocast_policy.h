@@ -1,13 +1,16 @@
 #pragma once
 // Autocast's policy: which ops run in the lower precision, which in float32 and which in
 // their widest input's dtype, on the CPU and on CUDA, as torch.autocast's lists (PyTorch 2.x:
-// aten/src/ATen/autocast_mode.{h,cpp}). This table is the one place the policy is written;
-// every op named here applies it where it is called (autograd/autocast.h), and
-// tests/amp/autocast_policy_test replays PyTorch's CPU choices against it.
+// aten/src/ATen/autocast_mode.{h,cpp}). The policy is written in two places: the elementwise
+// ops' in the CpuCast and CudaCast columns of their rows (tensor/op_table.h), applied by
+// autograd::run_row (autograd/row_op.h); the other ops' in the table below, each applying it
+// where it is called (autograd/autocast.h). tests/amp/autocast_policy_test replays PyTorch's
+// CPU choices against both.
 //
 // The simulated device (sim:N) follows the CUDA column, so that column is exercised on
 // machines without a GPU.
 #include "tensor/device.h"
+#include "tensor/op_kinds.h"
 
 namespace brisk::autograd {
 
@@ -49,17 +52,9 @@ enum class CastPolicy {
   X(norm,             None,           Float32)                 \
   X(layer_norm,       None,           Float32)                 \
   X(group_norm,       None,           Float32)                 \
-  /* pointwise math whose range 16 bits do not hold */         \
-  X(exp,              None,           Float32)                 \
-  X(log,              None,           Float32)                 \
-  X(rsqrt,            None,           Float32)                 \
-  X(reciprocal,       None,           Float32)                 \
-  X(pow,              None,           Float32)                 \
-  X(softplus,         None,           Float32)                 \
+  /* resampling */                                             \
   X(interpolate,      None,           Float32)                 \
   /* ops mixing inputs */                                      \
-  X(addcmul,          None,           Promote)                 \
-  X(addcdiv,          None,           Promote)                 \
   X(scatter_add,      None,           Promote)                 \
   X(cat,              Promote,        None)                    \
   X(stack,            Promote,        None)
@@ -71,9 +66,18 @@ enum class AutocastOp {
 #undef BRISK_AUTOCAST_ENUM
 };
 
-// The policy of `op` on devices of type `device` (CUDA's for the simulated device).
-CastPolicy autocast_policy(AutocastOp op, DeviceType device);
-// "matmul", "conv2d", ...: the op's name, as in the table.
-const char* autocast_op_name(AutocastOp op);
+// An op's policy on the CPU and on CUDA.
+struct AutocastPolicy {
+  CastPolicy cpu = CastPolicy::None;
+  CastPolicy cuda = CastPolicy::None;
+  // The policy on devices of type `device` (CUDA's for the simulated device).
+  CastPolicy on(DeviceType device) const { return device == DeviceType::CPU ? cpu : cuda; }
+};
+
+AutocastPolicy autocast_policy(AutocastOp op);
+// The CpuCast and CudaCast columns of the op's row (x ** number: pow's).
+AutocastPolicy autocast_policy(UnaryOp op);
+AutocastPolicy autocast_policy(BinaryOp op);
+AutocastPolicy autocast_policy(TernaryOp op);
 
 }  // namespace brisk::autograd

@@ -12,16 +12,10 @@ namespace {
 
 const char* activation_backward_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::ReluBackward: return "ReluBackwardBackward";
-    case BinaryOp::SigmoidBackward: return "SigmoidBackwardBackward";
-    case BinaryOp::TanhBackward: return "TanhBackwardBackward";
-    case BinaryOp::GeluBackward: return "GeluBackwardBackward";
-    case BinaryOp::GeluTanhBackward: return "GeluTanhBackwardBackward";
-    case BinaryOp::SiluBackward: return "SiluBackwardBackward";
-    case BinaryOp::LeakyReluBackward: return "LeakyReluBackwardBackward";
-    case BinaryOp::EluBackward: return "EluBackwardBackward";
-    case BinaryOp::SoftplusBackward: return "SoftplusBackwardBackward";
-    case BinaryOp::HardswishBackward: return "HardswishBackwardBackward";
+#define BRISK_ACTIVATION_BACKWARD_NAME(Op, ...) \
+  case BinaryOp::Op##Backward: return #Op "BackwardBackward";
+    BRISK_ALL_ACTIVATION_OPS(BRISK_ACTIVATION_BACKWARD_NAME)
+#undef BRISK_ACTIVATION_BACKWARD_NAME
     default: BRISK_FAIL("activation_backward: {} is not an activation backward", op_name(op));
   }
 }

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "autograd/record.h"
+#include "tensor/op_table.h"
 
 namespace brisk::autograd {
 
@@ -42,14 +43,11 @@ TensorList lerp_backward(const BackwardArgs& g, Scalar weight);
 
 // ---- unary.cc ----
 
-// abs(x): grad * sign(x), given sign(x).
-TensorList abs_backward(const BackwardArgs& g, const Tensor& sign_of_x);
-// exp(x): grad * exp(x), given the result.
-TensorList exp_backward(const BackwardArgs& g, const Tensor& result);
-// log(x): grad / x.
-TensorList log_backward(const BackwardArgs& g, const Tensor& x);
-// sqrt(x): grad / (2 sqrt(x)), given the result.
-TensorList sqrt_backward(const BackwardArgs& g, const Tensor& result);
+// The derivative of each math row of tensor/op_table.h: abs_backward(g, saved), exp_backward,
+// ...; `saved` is what the row's Saved column names (x, the result, or undefined).
+#define BRISK_MATH_DERIVATIVE(Op, name, ...) TensorList name##_backward(const BackwardArgs& g, const Tensor& saved);
+BRISK_UNARY_MATH_OPS(BRISK_MATH_DERIVATIVE)
+#undef BRISK_MATH_DERIVATIVE
 
 // ---- select_ops.cc ----
 

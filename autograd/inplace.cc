@@ -132,9 +132,9 @@ Tensor& Tensor::neg_() {
 
 Tensor& Tensor::abs_() {
   check_inplace(*this, "abs_");
-  Tensor sign = needs_history({*this}) ? native::unary(UnaryOp::Sign, *this) : Tensor();
+  Tensor original = value_before_change(*this, needs_history({*this}));
   modify(*this, [&] { native::unary_(UnaryOp::Abs, *this); });
-  rebase_history("AbsBackward", *this, {*this}, {sign},
+  rebase_history("AbsBackward", *this, {*this}, {original},
                  [](const BackwardArgs& g) { return autograd::abs_backward(g, g.saved[0]); });
   return *this;
 }

@@ -69,20 +69,19 @@ Tensor fmod(const Tensor& a, Scalar b);
 #define BRISK_UNARY_MATH_FUNCTION(Op, name, ...) Tensor name(const Tensor& x);
 BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_FUNCTION)
 #undef BRISK_UNARY_MATH_FUNCTION
-Tensor relu(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor tanh(const Tensor& x);
+// relu(x), sigmoid(x), tanh(x), silu(x), hardswish(x): the activation rows of tensor/op_table.h.
+#define BRISK_ACTIVATION_FUNCTION(Op, name, ...) Tensor name(const Tensor& x);
+BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_FUNCTION)
+#undef BRISK_ACTIVATION_FUNCTION
+// The activation rows that take numbers.
 // approximate: "none" (erf) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
-Tensor silu(const Tensor& x);
 // x above zero, negative_slope * x otherwise.
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
 // x above zero, alpha * (exp(x) - 1) otherwise.
 Tensor elu(const Tensor& x, double alpha = 1.0);
 // log(1 + exp(beta * x)) / beta, and x where beta * x > threshold (beta must not be 0).
 Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
-// x * relu6(x + 3) / 6.
-Tensor hardswish(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
 Tensor maximum(const Tensor& a, const Tensor& b);
@@ -93,16 +92,12 @@ Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value =
 Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
 // start + weight * (end - start); start and end share one floating point dtype.
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
-// Comparisons and logical ops return bool tensors and are not differentiable.
-Tensor eq(const Tensor& a, const Tensor& b);
-Tensor ne(const Tensor& a, const Tensor& b);
-Tensor lt(const Tensor& a, const Tensor& b);
-Tensor le(const Tensor& a, const Tensor& b);
-Tensor gt(const Tensor& a, const Tensor& b);
-Tensor ge(const Tensor& a, const Tensor& b);
+// Comparisons and logical ops return bool tensors and are not differentiable: eq(a, b), ...,
+// logical_or(a, b), the comparison rows of tensor/op_table.h, and logical_not(x).
+#define BRISK_COMPARISON_FUNCTION(Op, name, ...) Tensor name(const Tensor& a, const Tensor& b);
+BRISK_COMPARISON_OPS(BRISK_COMPARISON_FUNCTION)
+#undef BRISK_COMPARISON_FUNCTION
 Tensor logical_not(const Tensor& x);
-Tensor logical_and(const Tensor& a, const Tensor& b);
-Tensor logical_or(const Tensor& a, const Tensor& b);
 
 // ---- Reductions; empty dims = all dims ----
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);

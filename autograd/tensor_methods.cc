@@ -18,11 +18,11 @@ Tensor Tensor::fmod(Scalar other) const { return brisk::fmod(*this, other); }
   Tensor Tensor::name() const { return brisk::name(*this); }
 BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)
 #undef BRISK_UNARY_MATH_METHOD
-Tensor Tensor::relu() const { return brisk::relu(*this); }
-Tensor Tensor::sigmoid() const { return brisk::sigmoid(*this); }
-Tensor Tensor::tanh() const { return brisk::tanh(*this); }
+#define BRISK_ACTIVATION_METHOD(Op, name, ...) \
+  Tensor Tensor::name() const { return brisk::name(*this); }
+BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_METHOD)
+#undef BRISK_ACTIVATION_METHOD
 Tensor Tensor::gelu(const std::string& approximate) const { return brisk::gelu(*this, approximate); }
-Tensor Tensor::silu() const { return brisk::silu(*this); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return brisk::clamp(*this, min, max);
 }
@@ -31,12 +31,6 @@ Tensor Tensor::maximum(const Tensor& other) const { return brisk::maximum(*this,
 Tensor Tensor::minimum(const Tensor& other) const { return brisk::minimum(*this, other); }
 Tensor Tensor::lerp(const Tensor& end, Scalar weight) const { return brisk::lerp(*this, end, weight); }
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return brisk::masked_fill(*this, mask, value); }
-Tensor Tensor::eq(const Tensor& other) const { return brisk::eq(*this, other); }
-Tensor Tensor::ne(const Tensor& other) const { return brisk::ne(*this, other); }
-Tensor Tensor::lt(const Tensor& other) const { return brisk::lt(*this, other); }
-Tensor Tensor::le(const Tensor& other) const { return brisk::le(*this, other); }
-Tensor Tensor::gt(const Tensor& other) const { return brisk::gt(*this, other); }
-Tensor Tensor::ge(const Tensor& other) const { return brisk::ge(*this, other); }
 Tensor Tensor::logical_not() const { return brisk::logical_not(*this); }
 
 Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::sum(*this, dims, keepdim); }

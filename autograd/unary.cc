@@ -1,97 +1,52 @@
-// Elementwise math functions of one tensor.
+// Elementwise math functions of one tensor: the forwards generated from the math rows of
+// tensor/op_table.h, and each row's derivative.
 #include <cmath>
 
-#include "autograd/autocast.h"
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
-#include "tensor/native/ops.h"
+#include "autograd/row_op.h"
 
 namespace brisk {
 
 using autograd::BackwardArgs;
-using autograd::record;
 using autograd::TensorList;
 
-TensorList autograd::abs_backward(const BackwardArgs& g, const Tensor& sign_of_x) { return {g.grad() * sign_of_x}; }
-
-Tensor abs(const Tensor& x) {
-  return record("AbsBackward", native::unary(UnaryOp::Abs, x), {x}, {x},
-                [](const BackwardArgs& g) { return autograd::abs_backward(g, sign(g.saved[0])); });
-}
-
+TensorList autograd::abs_backward(const BackwardArgs& g, const Tensor& x) { return {g.grad() * sign(x)}; }
 TensorList autograd::exp_backward(const BackwardArgs& g, const Tensor& result) { return {g.grad() * result}; }
-
-Tensor exp(const Tensor& x_in) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::exp, x_in);
-  const Tensor& x = autocast_inputs[0];
-  Tensor out = native::unary(UnaryOp::Exp, x);
-  return record("ExpBackward", out, {x}, {out},
-                [](const BackwardArgs& g) { return autograd::exp_backward(g, g.saved[0]); });
-}
-
 TensorList autograd::log_backward(const BackwardArgs& g, const Tensor& x) { return {g.grad() / x}; }
-
-Tensor log(const Tensor& x_in) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::log, x_in);
-  const Tensor& x = autocast_inputs[0];
-  return record("LogBackward", native::unary(UnaryOp::Log, x), {x}, {x},
-                [](const BackwardArgs& g) { return autograd::log_backward(g, g.saved[0]); });
-}
-
 TensorList autograd::sqrt_backward(const BackwardArgs& g, const Tensor& result) { return {g.grad() / (result * 2.0)}; }
-
-Tensor sqrt(const Tensor& x) {
-  Tensor out = native::unary(UnaryOp::Sqrt, x);
-  return record("SqrtBackward", out, {x}, {out},
-                [](const BackwardArgs& g) { return autograd::sqrt_backward(g, g.saved[0]); });
-}
-
-Tensor rsqrt(const Tensor& x_in) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::rsqrt, x_in);
-  const Tensor& x = autocast_inputs[0];
-  Tensor out = native::unary(UnaryOp::Rsqrt, x);
-  return record("RsqrtBackward", out, {x}, {out}, [](const BackwardArgs& g) -> TensorList {
-    const Tensor& y = g.saved[0];
-    return {g.grad() * y * y * y * -0.5};
-  });
-}
-
-Tensor square(const Tensor& x) {
-  return record("SquareBackward", native::unary(UnaryOp::Square, x), {x}, {x},
-                [](const BackwardArgs& g) -> TensorList { return {g.grad() * g.saved[0] * 2.0}; });
-}
-
-Tensor reciprocal(const Tensor& x_in) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::reciprocal, x_in);
-  const Tensor& x = autocast_inputs[0];
-  Tensor out = native::unary(UnaryOp::Reciprocal, x);
-  return record("ReciprocalBackward", out, {x}, {out}, [](const BackwardArgs& g) -> TensorList {
-    const Tensor& y = g.saved[0];
-    return {-g.grad() * y * y};
-  });
-}
-
-Tensor sin(const Tensor& x) {
-  return record("SinBackward", native::unary(UnaryOp::Sin, x), {x}, {x},
-                [](const BackwardArgs& g) -> TensorList { return {g.grad() * cos(g.saved[0])}; });
-}
-
-Tensor cos(const Tensor& x) {
-  return record("CosBackward", native::unary(UnaryOp::Cos, x), {x}, {x},
-                [](const BackwardArgs& g) -> TensorList { return {-g.grad() * sin(g.saved[0])}; });
-}
-
-// d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2).
-Tensor erf(const Tensor& x) {
-  return record("ErfBackward", native::unary(UnaryOp::Erf, x), {x}, {x},
-                [](const BackwardArgs& g) -> TensorList { return {g.grad() * exp(-square(g.saved[0])) * M_2_SQRTPI}; });
-}
-
+TensorList autograd::rsqrt_backward(const BackwardArgs& g, const Tensor& y) { return {g.grad() * y * y * y * -0.5}; }
+TensorList autograd::square_backward(const BackwardArgs& g, const Tensor& x) { return {g.grad() * x * 2.0}; }
+TensorList autograd::reciprocal_backward(const BackwardArgs& g, const Tensor& y) { return {-g.grad() * y * y}; }
+TensorList autograd::sin_backward(const BackwardArgs& g, const Tensor& x) { return {g.grad() * cos(x)}; }
+TensorList autograd::cos_backward(const BackwardArgs& g, const Tensor& x) { return {-g.grad() * sin(x)}; }
 // Piecewise constant: the gradient is zero everywhere it exists.
-Tensor sign(const Tensor& x) {
-  return record("SignBackward", native::unary(UnaryOp::Sign, x), {x}, {},
-                [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
+TensorList autograd::sign_backward(const BackwardArgs& g, const Tensor&) { return {zeros_like(g.grad())}; }
+// d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2).
+TensorList autograd::erf_backward(const BackwardArgs& g, const Tensor& x) {
+  return {g.grad() * exp(-square(x)) * M_2_SQRTPI};
 }
+
+namespace {
+
+using Derivative = TensorList (*)(const BackwardArgs&, const Tensor&);
+
+Tensor math_function(UnaryOp op, const char* node, const Tensor& x_in, autograd::Saved saved, Derivative derivative) {
+  auto [in, out] = autograd::run_row(op, x_in);
+  const Tensor& x = in[0];
+  Tensor kept = saved == autograd::Saved::Input ? x : saved == autograd::Saved::Output ? out : Tensor();
+  return autograd::record(node, out, {x}, {kept},
+                          [derivative](const BackwardArgs& g) { return derivative(g, g.saved[0]); });
+}
+
+}  // namespace
+
+#define BRISK_UNARY_MATH_FUNCTION(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)               \
+  Tensor name(const Tensor& x) {                                                                             \
+    return math_function(UnaryOp::Op, #Op "Backward", x, autograd::Saved::saved, autograd::name##_backward); \
+  }
+BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_FUNCTION)
+#undef BRISK_UNARY_MATH_FUNCTION
 
 }  // namespace brisk

@@ -6,7 +6,7 @@ namespace brisk {
 // (clang-format 14 misreads a macro ending in `#name;` and joins the next #define into it.)
 #define BRISK_NAME_CASE(Op, name, ...) case Kind::Op: return #name;
 #define BRISK_SHORT_NAME_CASE(Op, name) case Kind::Op: return #name;
-#define BRISK_RESULT_CASE(Op, name, Functor, DTypes, Result) case Kind::Op: return ResultKind::Result;
+#define BRISK_RESULT_CASE(Op, name, Functor, DTypes, Result, ...) case Kind::Op: return ResultKind::Result;
 // clang-format on
 
 const char* op_name(UnaryOp op) {
@@ -50,7 +50,7 @@ ResultKind result_kind(UnaryOp op) {
   using Kind = UnaryOp;
   switch (op) {
     BRISK_UNARY_OPS(BRISK_RESULT_CASE)
-    case UnaryOp::PowScalar:
+    case UnaryOp::PowScalar: return ResultKind::NumberPromoted;
     case UnaryOp::Fill: return ResultKind::Same;
   }
   return ResultKind::Same;

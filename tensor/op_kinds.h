@@ -29,12 +29,18 @@ enum class RandomOp : uint8_t { BRISK_RANDOM_OPS(BRISK_OP_ENUMERATOR) };
 
 #undef BRISK_OP_ENUMERATOR
 
-// The dtype an elementwise op computes and writes, relative to its (promoted) input dtype: the
-// Result column of tensor/op_table.h.
+// The dtype an elementwise op computes in and writes, from its (promoted) input dtype, and the
+// inputs it refuses: the Result column of tensor/op_table.h.
 enum class ResultKind : uint8_t {
-  Same,   // the input's
-  Bool,   // bool (comparisons, logical ops)
-  Float,  // the input's if floating point, else float32
+  Same,            // the input's
+  Bool,            // bool (comparisons, logical ops)
+  Float,           // the input's if floating point, else float32
+  SameNotBool,     // the input's; bool refused
+  Negation,        // the input's; bool refused, pointing to logical_not() (neg, as PyTorch)
+  Floating,        // the input's; anything but floating point refused
+  BoolAsInt64,     // the input's, int64 for bool (square)
+  NumberPromoted,  // result_type(x, number): params.a and params.b are the op's numbers, a
+                   // whole one counting as an int, another as a float (clamp, x ** a, a ** x)
 };
 
 // Scalar parameters of a kernel, in float64 whatever the tensor dtype.

@@ -202,29 +202,23 @@ class Tensor {
 #define BRISK_UNARY_MATH_METHOD(Op, name, ...) Tensor name() const;
   BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)
 #undef BRISK_UNARY_MATH_METHOD
-  Tensor relu() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
+  // relu(), sigmoid(), ...: the activation rows of tensor/op_table.h that take no numbers.
+#define BRISK_ACTIVATION_METHOD(Op, name, ...) Tensor name() const;
+  BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_METHOD)
+#undef BRISK_ACTIVATION_METHOD
   Tensor gelu(const std::string& approximate = "none") const;
-  Tensor silu() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
   Tensor clamp(const Tensor& min, const Tensor& max) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
-  Tensor eq(const Tensor& other) const;
-  Tensor eq(Scalar other) const;
-  Tensor ne(const Tensor& other) const;
-  Tensor ne(Scalar other) const;
-  Tensor lt(const Tensor& other) const;
-  Tensor lt(Scalar other) const;
-  Tensor le(const Tensor& other) const;
-  Tensor le(Scalar other) const;
-  Tensor gt(const Tensor& other) const;
-  Tensor gt(Scalar other) const;
-  Tensor ge(const Tensor& other) const;
-  Tensor ge(Scalar other) const;
+  // eq(other), ..., logical_or(other): the comparison rows of tensor/op_table.h.
+#define BRISK_COMPARISON_METHOD(Op, name, ...) \
+  Tensor name(const Tensor& other) const;      \
+  Tensor name(Scalar other) const;
+  BRISK_COMPARISON_OPS(BRISK_COMPARISON_METHOD)
+#undef BRISK_COMPARISON_METHOD
   Tensor logical_not() const;
 
   // ---- In place (autograd/): bump the version counter, return *this ----

@@ -117,8 +117,8 @@ void pow_scalar(const Tensor& out, const Tensor& in, OpParams p) {
 template <typename Loop>
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
   switch (op) {
-#define BRISK_UNARY_CASE(Op, name, Functor, DTypes, Result) \
-  case UnaryOp::Op:                                         \
+#define BRISK_UNARY_CASE(Op, name, Functor, DTypes, Result, ...) \
+  case UnaryOp::Op:                                              \
     return detail::run<Loop, functors::Functor, ResultKind::Result>(DTypes{}, #name, in.dtype(), p, out, in);
     BRISK_UNARY_OPS(BRISK_UNARY_CASE)
 #undef BRISK_UNARY_CASE
@@ -131,8 +131,8 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
 template <typename Loop>
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
   switch (op) {
-#define BRISK_BINARY_CASE(Op, name, Functor, DTypes, Result) \
-  case BinaryOp::Op:                                         \
+#define BRISK_BINARY_CASE(Op, name, Functor, DTypes, Result, ...) \
+  case BinaryOp::Op:                                              \
     return detail::run<Loop, functors::Functor, ResultKind::Result>(DTypes{}, #name, a.dtype(), p, out, a, b);
     BRISK_BINARY_OPS(BRISK_BINARY_CASE)
 #undef BRISK_BINARY_CASE
@@ -142,8 +142,8 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Op
 template <typename Loop>
 void ternary(TernaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& c, OpParams p) {
   switch (op) {
-#define BRISK_TERNARY_CASE(Op, name, Functor, DTypes, Result) \
-  case TernaryOp::Op:                                         \
+#define BRISK_TERNARY_CASE(Op, name, Functor, DTypes, Result, ...) \
+  case TernaryOp::Op:                                              \
     return detail::run<Loop, functors::Functor, ResultKind::Result>(DTypes{}, #name, a.dtype(), p, out, a, b, c);
     BRISK_TERNARY_OPS(BRISK_TERNARY_CASE)
 #undef BRISK_TERNARY_CASE

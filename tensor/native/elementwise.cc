@@ -17,37 +17,34 @@ bool writes_bool(Op op) {
 
 bool is_whole(double v) { return std::isinf(v) || v == std::trunc(v); }
 
-// The dtype a unary op computes in. Clamp/PowScalar/RPowScalar take their numbers as float64
-// params, so a bool/integral input follows result_type(x, number) with the number's kind read
-// off its value: whole numbers count as ints, others as floats.
-DType unary_compute_type(UnaryOp op, const Tensor& x, OpParams p) {
-  const char* name = op_name(op);
-  DType t = x.dtype();
-  switch (op) {
-    case UnaryOp::Neg:
-      BRISK_CHECK(t != kBool,
-                  "neg: negation, the `-` operator, on a bool tensor is not supported; to invert a mask use "
-                  "logical_not() (input {})",
-                  x.describe());
-      return t;
-    case UnaryOp::Abs:
-    case UnaryOp::Relu:
+// The dtype an op of result kind `kind` computes in, given `t`: x's dtype, or the promoted dtype
+// of a binary op's inputs. Errors name the op and x.
+DType compute_type(ResultKind kind, const char* name, const Tensor& x, DType t, OpParams p) {
+  switch (kind) {
+    case ResultKind::Same:
+    case ResultKind::Bool: return t;
+    case ResultKind::Float: return is_floating_point(t) ? t : kFloat32;
+    case ResultKind::SameNotBool:
       BRISK_CHECK(t != kBool, "{}: bool inputs are not supported (input {})", name, x.describe());
       return t;
-    case UnaryOp::Gelu:
-    case UnaryOp::GeluTanh:
-    case UnaryOp::Silu:
+    case ResultKind::Negation:
+      BRISK_CHECK(t != kBool,
+                  "{}: negation, the `-` operator, on a bool tensor is not supported; to invert a mask use "
+                  "logical_not() (input {})",
+                  name, x.describe());
+      return t;
+    case ResultKind::Floating:
       BRISK_CHECK(is_floating_point(t), "{}: expected a floating point input, got {}", name, x.describe());
       return t;
-    case UnaryOp::Square: return t == kBool ? kInt64 : t;
-    case UnaryOp::Clamp:
-    case UnaryOp::PowScalar:
-    case UnaryOp::RPowScalar: {
-      bool whole = is_whole(p.a) && (op != UnaryOp::Clamp || is_whole(p.b));
-      return result_type(x, whole ? Scalar(int64_t(0)) : Scalar(0.0));
-    }
-    default: return result_kind(op) == ResultKind::Float && !is_floating_point(t) ? kFloat32 : t;
+    case ResultKind::BoolAsInt64: return t == kBool ? kInt64 : t;
+    case ResultKind::NumberPromoted:
+      return result_type(x, is_whole(p.a) && is_whole(p.b) ? Scalar(int64_t(0)) : Scalar(0.0));
   }
+  return t;
+}
+
+DType unary_compute_type(UnaryOp op, const Tensor& x, OpParams p) {
+  return compute_type(result_kind(op), op_name(op), x, x.dtype(), p);
 }
 
 void check_pow_exponent(const Tensor& base, DType compute, double exponent) {
@@ -77,7 +74,7 @@ DType binary_compute_type(BinaryOp op, DType promoted, const Tensor& a, const st
       BRISK_CHECK(is_floating_point(promoted), "lerp: expected floating point tensors, got {} and {}", a.describe(),
                   b_desc);
       return promoted;
-    default: return result_kind(op) == ResultKind::Float && !is_floating_point(promoted) ? kFloat32 : promoted;
+    default: return compute_type(result_kind(op), name, a, promoted, p);
   }
 }
 
