@@ -100,7 +100,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // images -> logits, or any one tensor to one tensor: a model that declares
   // `Tensor forward(const Tensor& x) override` can be trained through nn::Module& (the
-  // training loop of //train, DDP). The default raises brisk::Error naming the module.
+  // training loop of //train, DDP). Every layer of nn/modules whose forward takes one tensor
+  // overrides it, and Sequential calls its children through it. The default raises
+  // brisk::Error naming the module.
   virtual Tensor forward(const Tensor& input);
 
   // ---- Modes ----

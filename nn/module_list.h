@@ -4,14 +4,13 @@
 //
 //   nn::ModuleList blocks;
 //   for (int i = 0; i < 4; ++i) blocks->push_back(nn::Linear(64, 64));
-//   for (const auto& block : *blocks) x = block->as<nn::LinearImpl>()->forward(x);
+//   for (const auto& block : *blocks) x = block->forward(x);  // nn::Module::forward, virtual
 //   x = blocks->at<nn::LinearImpl>(0).forward(x);
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "nn/any_module.h"
 #include "nn/module.h"
 #include "nn/module_holder.h"
 

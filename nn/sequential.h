@@ -7,17 +7,25 @@
 //   Tensor y = net(x);
 //   auto& fc = net->at<nn::LinearImpl>(0);   // typed access; net[0] is a shared_ptr<Module>
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "nn/any_module.h"
 #include "nn/module.h"
 #include "nn/module_holder.h"
 
 namespace brisk::nn {
+
+namespace detail {
+// Whether M's forward can be called with one Tensor (a loss's two-tensor forward hides it).
+template <typename M, typename = void>
+struct HasUnaryForward : std::false_type {};
+template <typename M>
+struct HasUnaryForward<M, std::void_t<decltype(std::declval<M&>().forward(std::declval<const Tensor&>()))>>
+    : std::true_type {};
+}  // namespace detail
 
 class SequentialImpl : public Module {
  public:
@@ -30,17 +38,20 @@ class SequentialImpl : public Module {
 
   std::string name() const override { return "Sequential"; }
 
-  // Appends a module holder or std::shared_ptr to a module with `Tensor forward(const Tensor&)`,
-  // named by its position.
+  // Appends a module holder or std::shared_ptr to a module, named by its position. Each is
+  // called through nn::Module::forward(x); a module whose forward takes other arguments (a
+  // loss) does not compile here.
   template <typename M>
   void push_back(const M& module) {
-    push_back(std::to_string(entries_.size()), module);
+    push_back(std::to_string(modules_.size()), module);
   }
   template <typename M>
   void push_back(std::string name, const M& module) {
     auto ptr = detail::module_pointer(module);
+    static_assert(detail::HasUnaryForward<typename decltype(ptr)::element_type>::value,
+                  "Sequential: a child's forward must take one Tensor (Tensor forward(const Tensor&) override)");
     register_module(std::move(name), ptr);
-    entries_.push_back({ptr, detail::unary_forward(ptr)});
+    modules_.push_back(std::move(ptr));
   }
 
   // Applies the modules in order; an empty Sequential is the identity.
@@ -48,8 +59,8 @@ class SequentialImpl : public Module {
   // Applies the modules at [begin, end) in order (what checkpoint_sequential runs per segment).
   Tensor forward_range(size_t begin, size_t end, const Tensor& input) const;
 
-  size_t size() const { return entries_.size(); }
-  bool is_empty() const { return entries_.empty(); }
+  size_t size() const { return modules_.size(); }
+  bool is_empty() const { return modules_.empty(); }
   // The module at `index` (an error names the index and the size when out of range).
   std::shared_ptr<Module> ptr(size_t index) const;
   std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
@@ -63,11 +74,7 @@ class SequentialImpl : public Module {
   }
 
  private:
-  struct Entry {
-    std::shared_ptr<Module> module;
-    std::function<Tensor(const Tensor&)> forward;
-  };
-  std::vector<Entry> entries_;
+  std::vector<std::shared_ptr<Module>> modules_;
 };
 
 BRISK_MODULE(Sequential);

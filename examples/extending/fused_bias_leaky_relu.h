@@ -26,7 +26,7 @@ struct FusedBiasLeakyReLUFunction : autograd::Function<FusedBiasLeakyReLUFunctio
 class FusedBiasLeakyReLUImpl : public nn::Module {
  public:
   explicit FusedBiasLeakyReLUImpl(int64_t channels, double negative_slope = 0.2, double scale = std::sqrt(2.0));
-  Tensor forward(const Tensor& x) const { return fused_bias_leaky_relu(x, bias, negative_slope, scale); }
+  Tensor forward(const Tensor& x) override { return fused_bias_leaky_relu(x, bias, negative_slope, scale); }
 
   Tensor bias;  // [channels], zeros
   double negative_slope;

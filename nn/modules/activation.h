@@ -13,7 +13,7 @@ namespace brisk::nn {
 
 class ReLUImpl : public Module {
  public:
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
 };
 BRISK_MODULE(ReLU);
 
@@ -21,7 +21,7 @@ class GELUImpl : public Module {
  public:
   // approximate: "none" (erf) or "tanh".
   explicit GELUImpl(std::string approximate = "none");
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   std::string approximate;
@@ -30,14 +30,14 @@ BRISK_MODULE(GELU);
 
 class SiLUImpl : public Module {
  public:
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
 };
 BRISK_MODULE(SiLU);
 
 class LeakyReLUImpl : public Module {
  public:
   explicit LeakyReLUImpl(double negative_slope = 0.01) : negative_slope(negative_slope) {}
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   double negative_slope;
@@ -47,7 +47,7 @@ BRISK_MODULE(LeakyReLU);
 class ELUImpl : public Module {
  public:
   explicit ELUImpl(double alpha = 1.0) : alpha(alpha) {}
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   double alpha;
@@ -57,7 +57,7 @@ BRISK_MODULE(ELU);
 class SoftplusImpl : public Module {
  public:
   explicit SoftplusImpl(double beta = 1.0, double threshold = 20.0);
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   double beta;
@@ -67,26 +67,26 @@ BRISK_MODULE(Softplus);
 
 class HardswishImpl : public Module {
  public:
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
 };
 BRISK_MODULE(Hardswish);
 
 class TanhImpl : public Module {
  public:
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
 };
 BRISK_MODULE(Tanh);
 
 class SigmoidImpl : public Module {
  public:
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
 };
 BRISK_MODULE(Sigmoid);
 
 class SoftmaxImpl : public Module {
  public:
   explicit SoftmaxImpl(int64_t dim) : dim(dim) {}
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   int64_t dim;
@@ -96,7 +96,7 @@ BRISK_MODULE(Softmax);
 class LogSoftmaxImpl : public Module {
  public:
   explicit LogSoftmaxImpl(int64_t dim) : dim(dim) {}
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   int64_t dim;

@@ -39,7 +39,7 @@ class BatchNormImplBase : public Module {
  public:
   BatchNormImplBase(const BatchNormOptions& options, const char* name, std::initializer_list<int64_t> input_dims);
 
-  Tensor forward(const Tensor& input);
+  Tensor forward(const Tensor& input) override;
   // Running mean 0, running variance 1, no batches tracked.
   void reset_running_stats();
   // reset_running_stats() plus weight = 1, bias = 0.

@@ -21,7 +21,7 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
 
 void Conv2dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
 
-Tensor Conv2dImpl::forward(const Tensor& input) const {
+Tensor Conv2dImpl::forward(const Tensor& input) {
   return functional::conv2d(input, weight, bias, options.stride(), options.padding(), options.dilation(),
                             options.groups());
 }

@@ -32,7 +32,7 @@ class Conv2dImpl : public Module {
       : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
   explicit Conv2dImpl(const Conv2dOptions& options);
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   // PyTorch's initialization: weight ~ kaiming_uniform_(a = sqrt(5)) and the bias from
   // U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels / groups * kH * kW.
   void reset_parameters();

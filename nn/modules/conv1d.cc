@@ -20,7 +20,7 @@ Conv1dImpl::Conv1dImpl(const Conv1dOptions& options_) : options(options_) {
 
 void Conv1dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
 
-Tensor Conv1dImpl::forward(const Tensor& input) const {
+Tensor Conv1dImpl::forward(const Tensor& input) {
   return functional::conv1d(input, weight, bias, options.stride(), options.padding(), options.dilation(),
                             options.groups());
 }

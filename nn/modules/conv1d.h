@@ -32,7 +32,7 @@ class Conv1dImpl : public Module {
       : Conv1dImpl(Conv1dOptions(in_channels, out_channels, kernel_size)) {}
   explicit Conv1dImpl(const Conv1dOptions& options);
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   // As Conv2d's (nn/modules/conv_parameters.h), fan_in = in_channels / groups * kernel_size.
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;

@@ -23,12 +23,12 @@ ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options_)
 
 void ConvTranspose2dImpl::reset_parameters() { reset_conv_parameters(weight, bias); }
 
-Tensor ConvTranspose2dImpl::forward(const Tensor& input) const {
+Tensor ConvTranspose2dImpl::forward(const Tensor& input) {
   return functional::conv_transpose2d(input, weight, bias, options.stride(), options.padding(),
                                       options.output_padding(), options.groups(), options.dilation());
 }
 
-Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::vector<int64_t>& output_size) const {
+Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::vector<int64_t>& output_size) {
   BRISK_CHECK(output_size.size() >= 2 && input.dim() >= 2,
               "ConvTranspose2d: expected an output_size ending in [H, W] and an input [N, C, H, W] or [C, H, W], "
               "got output_size {} and input {}",

@@ -39,11 +39,11 @@ class ConvTranspose2dImpl : public Module {
       : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
   explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options);
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   // forward(input) with the output_padding that makes the output's [H, W] the last two values
   // of output_size (which may be [N, C, H, W] or [H, W]), as PyTorch's forward(input,
   // output_size): to undo a strided Conv2d whose stride did not divide its input's size.
-  Tensor forward(const Tensor& input, const std::vector<int64_t>& output_size) const;
+  Tensor forward(const Tensor& input, const std::vector<int64_t>& output_size);
   // As Conv2d's (nn/modules/conv_parameters.h), fan_in = out_channels / groups * kH * kW.
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;

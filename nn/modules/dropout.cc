@@ -18,7 +18,7 @@ DropoutImpl::DropoutImpl(const DropoutOptions& options_) : options(options_) {
   check_probability("Dropout", options.p());
 }
 
-Tensor DropoutImpl::forward(const Tensor& input) const {
+Tensor DropoutImpl::forward(const Tensor& input) {
   return functional::dropout(input, options.p(), is_training(), options.generator());
 }
 
@@ -28,7 +28,7 @@ Dropout2dImpl::Dropout2dImpl(const Dropout2dOptions& options_) : options(options
   check_probability("Dropout2d", options.p());
 }
 
-Tensor Dropout2dImpl::forward(const Tensor& input) const {
+Tensor Dropout2dImpl::forward(const Tensor& input) {
   return functional::dropout2d(input, options.p(), is_training(), options.generator());
 }
 

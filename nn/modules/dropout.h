@@ -24,7 +24,7 @@ class DropoutImpl : public Module {
   explicit DropoutImpl(const DropoutOptions& options = {});
   explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   DropoutOptions options;
@@ -39,7 +39,7 @@ class Dropout2dImpl : public Module {
   explicit Dropout2dImpl(const Dropout2dOptions& options = {});
   explicit Dropout2dImpl(double p) : Dropout2dImpl(Dropout2dOptions(p)) {}
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   Dropout2dOptions options;

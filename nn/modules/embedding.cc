@@ -29,7 +29,7 @@ void EmbeddingImpl::reset_parameters() {
   }
 }
 
-Tensor EmbeddingImpl::forward(const Tensor& indices) const {
+Tensor EmbeddingImpl::forward(const Tensor& indices) {
   return functional::embedding(indices, weight, options.padding_idx());
 }
 

@@ -27,7 +27,7 @@ class EmbeddingImpl : public Module {
   explicit EmbeddingImpl(const EmbeddingOptions& options);
 
   // int64 indices [*] -> [*, embedding_dim].
-  Tensor forward(const Tensor& indices) const;
+  Tensor forward(const Tensor& indices) override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 

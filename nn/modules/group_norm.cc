@@ -24,7 +24,7 @@ void GroupNormImpl::reset_parameters() {
   if (bias.defined()) init::zeros_(bias);
 }
 
-Tensor GroupNormImpl::forward(const Tensor& input) const {
+Tensor GroupNormImpl::forward(const Tensor& input) {
   BRISK_CHECK(input.dim() >= 2 && input.size(1) == options.num_channels(),
               "GroupNorm: expected an input [N, {}, *] ({} channels), got {}", options.num_channels(),
               options.num_channels(), input.describe());

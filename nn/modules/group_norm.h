@@ -29,7 +29,7 @@ class GroupNormImpl : public Module {
   GroupNormImpl(int64_t num_groups, int64_t num_channels) : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
   explicit GroupNormImpl(const GroupNormOptions& options);
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 

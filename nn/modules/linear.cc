@@ -27,7 +27,7 @@ void LinearImpl::reset_parameters() {
   }
 }
 
-Tensor LinearImpl::forward(const Tensor& input) const { return functional::linear(input, weight, bias); }
+Tensor LinearImpl::forward(const Tensor& input) { return functional::linear(input, weight, bias); }
 
 void LinearImpl::pretty_print(std::ostream& stream) const {
   stream << "Linear(in_features=" << options.in_features() << ", out_features=" << options.out_features()

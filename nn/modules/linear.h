@@ -22,7 +22,7 @@ class LinearImpl : public Module {
   explicit LinearImpl(const LinearOptions& options);
 
   // input [*, in_features] -> [*, out_features].
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   // PyTorch's initialization: weight ~ kaiming_uniform_(a = sqrt(5)), which is
   // U(-1/sqrt(in_features), 1/sqrt(in_features)), and the bias from the same range.
   void reset_parameters();

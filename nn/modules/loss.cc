@@ -6,7 +6,7 @@ CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& option
   if (options.weight().defined()) weight = register_buffer("weight", options.weight());
 }
 
-Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) const {
+Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) {
   return functional::cross_entropy(input, target, weight, options.ignore_index(), options.reduction(),
                                    options.label_smoothing());
 }
@@ -15,11 +15,11 @@ NLLLossImpl::NLLLossImpl(const NLLLossOptions& options_) : options(options_) {
   if (options.weight().defined()) weight = register_buffer("weight", options.weight());
 }
 
-Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) const {
+Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
   return functional::nll_loss(input, target, weight, options.ignore_index(), options.reduction());
 }
 
-Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) const {
+Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) {
   return functional::mse_loss(input, target, options.reduction());
 }
 

@@ -3,6 +3,9 @@
 //
 //   nn::CrossEntropyLoss criterion(nn::CrossEntropyLossOptions().label_smoothing(0.1));
 //   Tensor loss = criterion(logits, labels);
+//
+// Their forward takes two tensors: they have no nn::Module::forward(x) (through nn::Module& the
+// call is an error naming the loss) and cannot be children of a Sequential.
 #include <cstdint>
 
 #include "nn/functional.h"
@@ -25,7 +28,7 @@ class CrossEntropyLossImpl : public Module {
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
   // logits [N, C, ...] or [C]; int64 targets [N, ...] or [], or class probabilities of the
   // logits' shape (nn::functional::cross_entropy).
-  Tensor forward(const Tensor& input, const Tensor& target) const;
+  Tensor forward(const Tensor& input, const Tensor& target);
 
   CrossEntropyLossOptions options;
   Tensor weight;  // a buffer when given
@@ -42,7 +45,7 @@ class NLLLossImpl : public Module {
  public:
   explicit NLLLossImpl(const NLLLossOptions& options = {});
   // log-probabilities [N, C, ...] or [C], int64 targets [N, ...] or [].
-  Tensor forward(const Tensor& input, const Tensor& target) const;
+  Tensor forward(const Tensor& input, const Tensor& target);
 
   NLLLossOptions options;
   Tensor weight;
@@ -56,7 +59,7 @@ struct MSELossOptions {
 class MSELossImpl : public Module {
  public:
   explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
-  Tensor forward(const Tensor& input, const Tensor& target) const;
+  Tensor forward(const Tensor& input, const Tensor& target);
 
   MSELossOptions options;
 };

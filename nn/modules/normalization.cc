@@ -22,7 +22,7 @@ void LayerNormImpl::reset_parameters() {
   if (bias.defined()) init::zeros_(bias);
 }
 
-Tensor LayerNormImpl::forward(const Tensor& input) const {
+Tensor LayerNormImpl::forward(const Tensor& input) {
   return functional::layer_norm(input, options.normalized_shape(), weight, bias, options.eps());
 }
 

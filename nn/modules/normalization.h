@@ -21,7 +21,7 @@ class LayerNormImpl : public Module {
  public:
   explicit LayerNormImpl(const LayerNormOptions& options);
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 

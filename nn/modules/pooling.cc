@@ -6,7 +6,7 @@
 
 namespace brisk::nn {
 
-Tensor MaxPool2dImpl::forward(const Tensor& input) const { return forward_with_indices(input).first; }
+Tensor MaxPool2dImpl::forward(const Tensor& input) { return forward_with_indices(input).first; }
 
 std::pair<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& input) const {
   return functional::max_pool2d_with_indices(input, options.kernel_size(), options.stride(), options.padding(),
@@ -19,7 +19,7 @@ void MaxPool2dImpl::pretty_print(std::ostream& stream) const {
                         options.padding().pair(), options.dilation().pair(), options.ceil_mode());
 }
 
-Tensor AvgPool2dImpl::forward(const Tensor& input) const {
+Tensor AvgPool2dImpl::forward(const Tensor& input) {
   return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
                                 options.count_include_pad(), options.divisor_override());
 }
@@ -29,7 +29,7 @@ void AvgPool2dImpl::pretty_print(std::ostream& stream) const {
                         options.stride().value_or(options.kernel_size()).pair(), options.padding().pair());
 }
 
-Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) const {
+Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
   return functional::adaptive_avg_pool2d(input, options.output_size());
 }
 

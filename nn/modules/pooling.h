@@ -25,7 +25,7 @@ class MaxPool2dImpl : public Module {
  public:
   explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
   explicit MaxPool2dImpl(Size2 kernel_size) : options(kernel_size) {}
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   // The outputs and the int64 positions of the maxima (h * W + w within each input plane).
   std::pair<Tensor, Tensor> forward_with_indices(const Tensor& input) const;
   void pretty_print(std::ostream& stream) const override;
@@ -49,7 +49,7 @@ class AvgPool2dImpl : public Module {
  public:
   explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options(options) {}
   explicit AvgPool2dImpl(Size2 kernel_size) : options(kernel_size) {}
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   AvgPool2dOptions options;
@@ -66,7 +66,7 @@ class AdaptiveAvgPool2dImpl : public Module {
  public:
   explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
   explicit AdaptiveAvgPool2dImpl(Size2 output_size) : options(output_size) {}
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   AdaptiveAvgPool2dOptions options;

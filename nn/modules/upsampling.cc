@@ -9,7 +9,7 @@ UpsampleImpl::UpsampleImpl(const UpsampleOptions& options_) : options(options_) 
               "Upsample: give exactly one of size and scale_factor");
 }
 
-Tensor UpsampleImpl::forward(const Tensor& input) const { return functional::interpolate(input, options); }
+Tensor UpsampleImpl::forward(const Tensor& input) { return functional::interpolate(input, options); }
 
 void UpsampleImpl::pretty_print(std::ostream& stream) const {
   stream << "Upsample(";

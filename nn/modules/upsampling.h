@@ -19,7 +19,7 @@ class UpsampleImpl : public Module {
  public:
   explicit UpsampleImpl(const UpsampleOptions& options);
 
-  Tensor forward(const Tensor& input) const;
+  Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   UpsampleOptions options;

@@ -11,7 +11,6 @@
 using namespace brisk;
 using brisk::test::count_parameters;
 using brisk::test::ModelFixture;
-using brisk::test::ModelUnderTest;
 
 TEST_CASE("AirbenchNet: 1,972,792 parameters under PyTorch's names and shapes; configurable widths") {
   ModelFixture fixture("airbench_net.safetensors");
@@ -48,10 +47,10 @@ TEST_CASE("AirbenchNet: each group's convolutions start with identity filters (d
 
 TEST_CASE("AirbenchNet: forward in float32 matches PyTorch, in training and eval mode") {
   ModelFixture fixture("airbench_net.safetensors");
-  fixture.check_forward(ModelUnderTest(models::AirbenchNet()), "airbench");
+  fixture.check_forward(*models::AirbenchNet(), "airbench");
 }
 
 TEST_CASE("AirbenchNet: float64 training parity with PyTorch (SGD with Nesterov momentum and weight decay)") {
   ModelFixture fixture("airbench_net.safetensors");
-  fixture.check_training_parity(ModelUnderTest(models::AirbenchNet()), "airbench");
+  fixture.check_training_parity(*models::AirbenchNet(), "airbench");
 }

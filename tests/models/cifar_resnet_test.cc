@@ -14,7 +14,6 @@
 using namespace brisk;
 using brisk::test::count_parameters;
 using brisk::test::ModelFixture;
-using brisk::test::ModelUnderTest;
 
 namespace {
 
@@ -52,7 +51,7 @@ TEST_CASE("CIFARResNet: forward in float32 matches PyTorch, in training and eval
   ModelFixture fixture("cifar_resnet.safetensors");
   for (const std::string name : {"resnet20", "resnet32", "resnet56"}) {
     INFO(name);
-    fixture.check_forward(ModelUnderTest(make(name)), name);
+    fixture.check_forward(*make(name), name);
   }
 }
 
@@ -60,6 +59,6 @@ TEST_CASE("CIFARResNet: float64 training parity with PyTorch (SGD with Nesterov 
   ModelFixture fixture("cifar_resnet.safetensors");
   for (const std::string name : {"resnet20", "resnet32", "resnet56"}) {
     INFO(name);
-    fixture.check_training_parity(ModelUnderTest(make(name)), name);
+    fixture.check_training_parity(*make(name), name);
   }
 }

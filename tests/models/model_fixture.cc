@@ -67,29 +67,28 @@ void ModelFixture::check_layout(const nn::Module& model, const std::string& pref
   REQUIRE(layout.str() == file_.metadata.at(prefix + ".state_dict"));
 }
 
-void ModelFixture::check_forward(const ModelUnderTest& model, const std::string& prefix) const {
+void ModelFixture::check_forward(nn::Module& model, const std::string& prefix) const {
   const Tensor& want_train = entry(prefix + ".forward.train_logits");
   const Tensor images = pattern_images(want_train.size(0), 3, kImageSize);
-  model.module->to(kFloat32);
-  set_pattern_weights(*model.module);
+  model.to(kFloat32);
+  set_pattern_weights(model);
   NoGradGuard no_grad;
   // Float32 against PyTorch's float64: about 2e-6 at worst today (ResNet-18); the margin leaves
   // room for other float32 convolution algorithms.
   const double tolerance = 3e-5;
-  model.module->train();
+  model.train();
   require_close(model.forward(images), want_train, tolerance, prefix + " train-mode logits");
-  model.module->eval();
+  model.eval();
   require_close(model.forward(images), entry(prefix + ".forward.eval_logits"), tolerance, prefix + " eval-mode logits");
 }
 
-void ModelFixture::check_training_parity(const ModelUnderTest& model, const std::string& prefix) const {
+void ModelFixture::check_training_parity(nn::Module& module, const std::string& prefix) const {
   // About 1e-12 at worst today (the sums of the largest convolution weights).
   const double tolerance = 1e-10;
   const Tensor& want_eval = entry(prefix + ".parity.eval_logits");
   const int64_t batch = want_eval.size(0);
   const Tensor images = pattern_images(batch, 3, kImageSize).to(kFloat64);
   const Tensor labels = fixture_labels(batch, want_eval.size(1));
-  nn::Module& module = *model.module;
   module.to(kFloat64);
   set_pattern_weights(module);
   module.train();
@@ -101,7 +100,7 @@ void ModelFixture::check_training_parity(const ModelUnderTest& model, const std:
   std::vector<double> losses;
   for (size_t step = 0; step < want_losses.size(); ++step) {
     optimizer.zero_grad();
-    Tensor loss = nn::functional::cross_entropy(model.forward(images), labels);
+    Tensor loss = nn::functional::cross_entropy(module.forward(images), labels);
     loss.backward();
     optimizer.step();
     losses.push_back(loss.item<double>());
@@ -126,7 +125,7 @@ void ModelFixture::check_training_parity(const ModelUnderTest& model, const std:
 
   NoGradGuard no_grad;
   module.eval();
-  require_close(model.forward(images), want_eval, tolerance, prefix + " eval-mode logits after training");
+  require_close(module.forward(images), want_eval, tolerance, prefix + " eval-mode logits after training");
 }
 
 }  // namespace brisk::test

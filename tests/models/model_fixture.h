@@ -5,10 +5,8 @@
 //
 //   ModelFixture fixture("cifar_resnet.safetensors");
 //   fixture.check_layout(*models::resnet20(), "resnet20");
-//   fixture.check_forward(ModelUnderTest(models::resnet20()), "resnet20");
-//   fixture.check_training_parity(ModelUnderTest(models::resnet20()), "resnet20");
-#include <functional>
-#include <memory>
+//   fixture.check_forward(*models::resnet20(), "resnet20");
+//   fixture.check_training_parity(*models::resnet20(), "resnet20");
 #include <string>
 
 #include "checkpoint/safetensors.h"
@@ -16,16 +14,6 @@
 #include "tensor/tensor.h"
 
 namespace brisk::test {
-
-// A model's module and its forward, from its holder (models::ResNet18, ...).
-struct ModelUnderTest {
-  template <typename Holder>
-  explicit ModelUnderTest(const Holder& holder)
-      : module(holder.ptr()), forward([impl = holder.ptr()](const Tensor& x) { return impl->forward(x); }) {}
-
-  std::shared_ptr<nn::Module> module;
-  std::function<Tensor(const Tensor&)> forward;
-};
 
 class ModelFixture {
  public:
@@ -36,11 +24,11 @@ class ModelFixture {
   void check_layout(const nn::Module& model, const std::string& prefix) const;
   // A fresh float32 model with the pattern weights (tests/models/pattern_weights.h): its logits
   // in training mode, then in eval mode, match PyTorch's float64 ones to float32 accuracy.
-  void check_forward(const ModelUnderTest& model, const std::string& prefix) const;
+  void check_forward(nn::Module& model, const std::string& prefix) const;
   // The model in float64 with the pattern weights, trained for the fixture's SGD steps in
   // training mode: every loss, the state_dict afterwards (parameters, running statistics,
   // batch counts) and the eval-mode logits match PyTorch's to 1e-10.
-  void check_training_parity(const ModelUnderTest& model, const std::string& prefix) const;
+  void check_training_parity(nn::Module& model, const std::string& prefix) const;
 
  private:
   const Tensor& entry(const std::string& key) const;

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,6 @@
 #include "tests/test_device.h"
 
 using namespace brisk;
-using brisk::test::ModelUnderTest;
 
 namespace {
 
@@ -55,19 +55,19 @@ constexpr double kGradientBound = 0.1;
 constexpr double kParameterNotice = 1e-10;
 
 // One float64 training-mode step of `make()` on the CPU and on the test device.
-void check_step_on_device(const std::function<ModelUnderTest()>& make) {
+void check_step_on_device(const std::function<std::shared_ptr<nn::Module>()>& make) {
   Tensor images = test::pattern_images(2, 3, 32).to(kFloat64);
   Tensor labels = tensor<int64_t>({3, 7}, {2});
-  ModelUnderTest cpu = make(), device = make();
-  for (ModelUnderTest* model : {&cpu, &device}) {
-    model->module->to(kFloat64);
-    test::set_pattern_weights(*model->module);
+  std::shared_ptr<nn::Module> cpu = make(), device = make();
+  for (nn::Module* model : {cpu.get(), device.get()}) {
+    model->to(kFloat64);
+    test::set_pattern_weights(*model);
   }
-  device.module->to(test::test_device());
+  device->to(test::test_device());
 
-  Tensor cpu_logits = cpu.forward(images);
+  Tensor cpu_logits = cpu->forward(images);
   nn::functional::cross_entropy(cpu_logits, labels).backward();
-  Tensor device_logits = device.forward(test::on_test_device(images));
+  Tensor device_logits = device->forward(test::on_test_device(images));
   REQUIRE(device_logits.device() == test::test_device());
   nn::functional::cross_entropy(device_logits, test::on_test_device(labels)).backward();
 
@@ -80,9 +80,9 @@ void check_step_on_device(const std::function<ModelUnderTest()>& make) {
     }
   };
   require_forward_close(device_logits.cpu(), cpu_logits);
-  auto cpu_params = cpu.module->named_parameters();
+  auto cpu_params = cpu->named_parameters();
   std::vector<Tensor> got_grads, want_grads;
-  for (const auto& [name, p] : device.module->named_parameters()) {
+  for (const auto& [name, p] : device->named_parameters()) {
     INFO(name);
     REQUIRE(p.grad().device() == test::test_device());
     Tensor got = p.grad().cpu(), want = cpu_params[name].grad();
@@ -96,8 +96,8 @@ void check_step_on_device(const std::function<ModelUnderTest()>& make) {
     want_grads.push_back(want.flatten());
   }
   if (cuda) REQUIRE(relative_error(cat(got_grads), cat(want_grads)) < kGradientBound);
-  auto cpu_buffers = cpu.module->named_buffers();
-  for (const auto& [name, b] : device.module->named_buffers()) {
+  auto cpu_buffers = cpu->named_buffers();
+  for (const auto& [name, b] : device->named_buffers()) {
     INFO(name);
     require_forward_close(b.cpu().to(kFloat64), cpu_buffers[name].to(kFloat64));
   }
@@ -106,15 +106,15 @@ void check_step_on_device(const std::function<ModelUnderTest()>& make) {
 }  // namespace
 
 TEST_CASE("CIFARResNet: a training step on the test device equals the CPU's") {
-  check_step_on_device([] { return ModelUnderTest(models::CIFARResNet(models::CIFARResNetOptions(8))); });
+  check_step_on_device([] { return models::CIFARResNet(models::CIFARResNetOptions(8)).ptr(); });
 }
 
 TEST_CASE("ResNet18: a training step on the test device equals the CPU's") {
-  check_step_on_device([] { return ModelUnderTest(models::ResNet18(models::ResNet18Options().width(4))); });
+  check_step_on_device([] { return models::ResNet18(models::ResNet18Options().width(4)).ptr(); });
 }
 
 TEST_CASE("AirbenchNet: a training step on the test device equals the CPU's") {
   check_step_on_device([] {
-    return ModelUnderTest(models::AirbenchNet(models::AirbenchNetOptions().widths({8, 16, 16})));
+    return models::AirbenchNet(models::AirbenchNetOptions().widths({8, 16, 16})).ptr();
   });
 }

@@ -12,7 +12,6 @@
 using namespace brisk;
 using brisk::test::count_parameters;
 using brisk::test::ModelFixture;
-using brisk::test::ModelUnderTest;
 
 namespace {
 
@@ -36,11 +35,11 @@ TEST_CASE("ResNet18: 11,173,962 parameters under PyTorch's names and shapes; pro
 
 TEST_CASE("ResNet18: forward in float32 matches PyTorch, in training and eval mode") {
   ModelFixture fixture("resnet18.safetensors");
-  fixture.check_forward(ModelUnderTest(models::ResNet18()), "resnet18");
-  fixture.check_forward(ModelUnderTest(width16()), "resnet18_width16");
+  fixture.check_forward(*models::ResNet18(), "resnet18");
+  fixture.check_forward(*width16(), "resnet18_width16");
 }
 
 TEST_CASE("ResNet18: float64 training parity with PyTorch at width 16") {
   ModelFixture fixture("resnet18.safetensors");
-  fixture.check_training_parity(ModelUnderTest(width16()), "resnet18_width16");
+  fixture.check_training_parity(*width16(), "resnet18_width16");
 }

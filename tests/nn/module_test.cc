@@ -198,10 +198,9 @@ TEST_CASE("forward through Module&: a model's override, a Sequential's, else an 
   Sequential seq(Linear(4, 3), ReLU());
   Module& chain = *seq;
   CHECK(equal(chain.forward(x), relu(seq->at<LinearImpl>(0).forward(x))));
-  // Linear's forward is a const member of its own, not nn::Module's.
-  Linear linear(4, 3);
-  Module& layer = *linear;
-  CHECK_THROWS_WITH(layer.forward(x), Contains("Linear: no forward(const Tensor&) to call through nn::Module"));
+  // A module that declares no forward of its own.
+  Module bare;
+  CHECK_THROWS_WITH(bare.forward(x), Contains("Module: no forward(const Tensor&) to call through nn::Module"));
 }
 
 TEST_CASE("Sequential chains forwards, names children by position and is indexable") {

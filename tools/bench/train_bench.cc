@@ -22,7 +22,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -94,19 +93,13 @@ Args parse_args(int argc, char** argv) {
 // The model and the shape of one input image.
 struct Model {
   std::shared_ptr<brisk::nn::Module> module;
-  std::function<Tensor(const Tensor&)> forward;
   brisk::Shape image;
 };
 
-template <typename Holder>
-Model model_of(Holder holder, brisk::Shape image) {
-  return {holder.ptr(), [holder](const Tensor& x) { return holder->forward(x); }, std::move(image)};
-}
-
 Model make_model(const std::string& name) {
-  if (name == "lenet") return model_of(brisk::models::LeNet5(), {1, 28, 28});
-  if (name == "resnet20") return model_of(brisk::models::resnet20(), {3, 32, 32});
-  if (name == "airbench") return model_of(brisk::models::AirbenchNet(), {3, 32, 32});
+  if (name == "lenet") return {brisk::models::LeNet5().ptr(), {1, 28, 28}};
+  if (name == "resnet20") return {brisk::models::resnet20().ptr(), {3, 32, 32}};
+  if (name == "airbench") return {brisk::models::AirbenchNet().ptr(), {3, 32, 32}};
   std::fprintf(stderr, "train_bench: unknown model %s (lenet, resnet20, airbench)\n", name.c_str());
   std::exit(2);
 }
@@ -145,7 +138,7 @@ int main(int argc, char** argv) try {
       {
         brisk::autocast mixed_precision(device, args.amp == "fp16" ? brisk::kFloat16 : brisk::kBFloat16,
                                         args.amp != "off");
-        loss = brisk::nn::functional::cross_entropy(model.forward(images), labels);
+        loss = brisk::nn::functional::cross_entropy(model.module->forward(images), labels);
       }
       scaler.scale(loss).backward();
       scaler.step(opt);
