@@ -14,12 +14,7 @@
 #include "tools/data/synthetic_cifar10.h"
 
 using namespace brisk;
-using brisk::testing::lines;
-using brisk::testing::require_same_state;
-using brisk::testing::Result;
-using brisk::testing::run_train;
-using brisk::testing::scratch_dir;
-using brisk::testing::split;
+using namespace brisk::testing;
 using Catch::Matchers::Contains;
 
 namespace {

@@ -15,10 +15,7 @@
 #include "tests/tools/train/run_train.h"
 
 using namespace brisk;
-using brisk::testing::require_same_state;
-using brisk::testing::Result;
-using brisk::testing::run_train;
-using brisk::testing::scratch_dir;
+using namespace brisk::testing;
 using namespace brisk::checkpoint::testing;
 using Catch::Matchers::Contains;
 

@@ -17,12 +17,7 @@
 #include "tests/tools/train/run_train.h"
 
 using namespace brisk;
-using brisk::testing::lines;
-using brisk::testing::require_same_state;
-using brisk::testing::Result;
-using brisk::testing::run_train;
-using brisk::testing::scratch_dir;
-using brisk::testing::split;
+using namespace brisk::testing;
 using Catch::Matchers::Contains;
 
 TEST_CASE("train: trains LeNet-5, writes per-epoch metrics and checkpoints; resuming is exact") {
