@@ -179,13 +179,17 @@ TEST_CASE("gradient accumulation under DDP: only the last micro-step all-reduces
   }
   REQUIRE(reference_progress.step == 8);
 
+  // Built here, not on the rank threads: make_model seeds the process's one default generator,
+  // which concurrent ranks would draw from in turns (rank 0's model, broadcast to the others,
+  // must be the reference's).
+  const std::vector<std::shared_ptr<LinearNet>> models{make_model(), make_model()};
   std::vector<int> operations(2);
   std::vector<std::vector<Tensor>> trained(2);
   run_ranks_on_sim(
       2,
       [&](const dist::DistributedContext& run) {
         auto& counting = dynamic_cast<CountingGroup&>(*run.group);
-        std::shared_ptr<LinearNet> linear = make_model();
+        std::shared_ptr<LinearNet> linear = models[run.rank];
         linear->to(run.device);
         std::shared_ptr<dist::DistributedDataParallelBase> ddp = wrap_ddp(linear, run);
         optim::SGD optimizer(linear->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
