@@ -1,7 +1,7 @@
 #pragma once
 // Communication hooks: how DistributedDataParallel reduces one bucket of gradients, as
-// torch.distributed's DDP comm hooks. The default averages with an all-reduce; a hook may
-// compress, quantize, or skip ranks instead.
+// torch.distributed's DDP comm hooks. Without one, DDP averages each bucket with an all-reduce;
+// a hook may compress, quantize, or skip ranks instead.
 //
 //   ddp->register_comm_hook(std::make_shared<dist::BF16CompressHook>(group));
 //
@@ -53,23 +53,6 @@ class CommHook {
   // Starts reducing the bucket; the Work's result(), after wait(), is the averaged gradients as
   // a flat tensor of the bucket's numel and dtype (often the bucket buffer itself: Work::then).
   virtual std::shared_ptr<Work> run(GradBucket& bucket) = 0;
-};
-
-// The default: all_reduce of the bucket with ReduceOp::AVG, in place. Under a Join (join.h)
-// DistributedDataParallel sets a divisor per iteration instead: the bucket is summed and
-// divided by it, so that joined ranks (which contribute zeros) count towards the average or
-// not, as JoinOptions::divide_by_initial_world_size says.
-class AllReduceHook final : public CommHook {
- public:
-  explicit AllReduceHook(std::shared_ptr<ProcessGroup> group) : group_(std::move(group)) {}
-  std::string name() const override { return "allreduce"; }
-  std::shared_ptr<Work> run(GradBucket& bucket) override;
-  // 0: ReduceOp::AVG over the group; else sum, then divide by `divisor`.
-  void set_divisor(int divisor) { divisor_ = divisor; }
-
- private:
-  std::shared_ptr<ProcessGroup> group_;
-  int divisor_ = 0;
 };
 
 }  // namespace brisk::dist

@@ -23,9 +23,7 @@ Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names,
     : parameters_(std::move(parameters)),
       names_(std::move(names)),
       group_(std::move(group)),
-      options_(options),
-      default_hook_(std::make_shared<AllReduceHook>(group_)),
-      comm_hook_(default_hook_) {
+      options_(options) {
   BRISK_CHECK(names_.size() == parameters_.size(), "Reducer: {} names for {} parameters", names_.size(),
               parameters_.size());
   std::vector<size_t> reverse(parameters_.size());
@@ -137,20 +135,27 @@ void Reducer::mark_ready(size_t index, bool contribute) {
     if (grad.defined() && grad.is_same(view)) parameters_[index].mutable_grad() = native::clone(view);
     native::fill_(view, 0);
   }
-  if (--bucket.pending == 0) launch_ready_buckets();
-}
-
-void Reducer::launch_ready_buckets() {
+  if (--bucket.pending > 0) return;
+  // Buckets are reduced in order, so that every rank issues the same collectives.
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
-    Bucket& bucket = buckets_[next_bucket_];
-    std::vector<Tensor> params;
-    for (size_t index : bucket.variables) params.push_back(parameters_[index]);
-    GradBucket grad_bucket(next_bucket_, next_bucket_ + 1 == buckets_.size(), bucket.buffer, std::move(params),
-                           bucket.views);
+    Bucket& ready = buckets_[next_bucket_];
     if (timeline_.bucket_launched.size() == buckets_.size()) {
       timeline_.bucket_launched[next_bucket_] = ReducerTimeline::Clock::now();
     }
-    bucket.reduction = comm_hook_->run(grad_bucket);
+    Tensor buffer = ready.buffer;
+    if (comm_hook_) {
+      std::vector<Tensor> params;
+      for (size_t i : ready.variables) params.push_back(parameters_[i]);
+      GradBucket grad_bucket(next_bucket_, next_bucket_ + 1 == buckets_.size(), buffer, std::move(params), ready.views);
+      ready.reduction = comm_hook_->run(grad_bucket);
+    } else if (divisor_ == 0) {
+      ready.reduction = group_->all_reduce(buffer, ReduceOp::AVG)->then([buffer] { return buffer; });
+    } else {
+      ready.reduction = group_->all_reduce(buffer, ReduceOp::SUM)->then([buffer, divisor = divisor_]() mutable {
+        native::binary_(BinaryOp::Div, buffer, Scalar(static_cast<double>(divisor)));
+        return buffer;
+      });
+    }
     ++next_bucket_;
   }
   if (next_bucket_ == buckets_.size() && options_.find_unused_parameters() && !local_used_work_) {
@@ -175,7 +180,7 @@ void Reducer::note_reduced(size_t index) {
                             {{"bucket", std::to_string(index)},
                              {"parameters", std::to_string(bucket.variables.size())},
                              {"bytes", std::to_string(bucket.buffer.nbytes())},
-                             {"comm hook", comm_hook_->name()}});
+                             {"comm hook", comm_hook_ ? comm_hook_->name() : "allreduce"}});
 }
 
 void Reducer::finalize_backward() {

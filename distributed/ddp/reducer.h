@@ -49,11 +49,12 @@ class Reducer {
   Reducer(const Reducer&) = delete;
   Reducer& operator=(const Reducer&) = delete;
 
-  // Replaces the default AllReduceHook; only before the first backward.
+  // Replaces the built-in reduction (an all-reduce with ReduceOp::AVG, in place); only before
+  // the first backward.
   void register_comm_hook(std::shared_ptr<CommHook> hook);
-  // What the default hook divides the summed gradients by (AllReduceHook::set_divisor; 0:
-  // the group's size); set per iteration under a Join. A registered hook ignores it.
-  void set_divisor(int divisor) { default_hook_->set_divisor(divisor); }
+  // Under a Join the built-in reduction sums and divides by `divisor` instead of averaging over
+  // the group (0: average); set per iteration. A registered hook ignores it.
+  void set_divisor(int divisor) { divisor_ = divisor; }
 
   // Arms the hooks for the next backward. With find_unused_parameters, `outputs` are the
   // forward's outputs, from which the autograd graph is walked to find unused parameters.
@@ -86,7 +87,7 @@ class Reducer {
     Tensor buffer;
     std::vector<Tensor> views;
     size_t pending = 0;
-    std::shared_ptr<Work> reduction;  // the comm hook's
+    std::shared_ptr<Work> reduction;  // its all-reduce, or the comm hook's
   };
   struct Locator {
     size_t bucket = 0;
@@ -96,9 +97,9 @@ class Reducer {
   void initialize_buckets(const std::vector<std::vector<size_t>>& assignment);
   std::vector<std::vector<size_t>> assign(const std::vector<size_t>& order) const;
   void autograd_hook(size_t index);
-  // `contribute` false: the bucket slot gets zeros instead of the parameter's .grad.
+  // `contribute` false: the bucket slot gets zeros instead of the parameter's .grad. Starts
+  // the reduction of every bucket, in order, whose gradients are all ready.
   void mark_ready(size_t index, bool contribute = true);
-  void launch_ready_buckets();
   void finalize_backward();
   // Waits for every bucket and writes the reduced gradients into .grad.
   void copy_back_reduced();
@@ -112,8 +113,8 @@ class Reducer {
   std::vector<size_t> hook_handles_;
   std::shared_ptr<ProcessGroup> group_;
   DistributedDataParallelOptions options_;
-  std::shared_ptr<AllReduceHook> default_hook_;
-  std::shared_ptr<CommHook> comm_hook_;
+  std::shared_ptr<CommHook> comm_hook_;  // null: the built-in all-reduce
+  int divisor_ = 0;
 
   std::vector<Bucket> buckets_;
   std::vector<Locator> locators_;

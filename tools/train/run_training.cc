@@ -78,7 +78,17 @@ data::DataLoader make_train_loader(const TrainOptions& options, const TrainingDa
 // the CPU allocator.
 Device memory_device(Device device) { return device.is_sim() ? kCPU : device; }
 
-int run_training(const TrainOptions& options, RunHooks* hooks) {
+}  // namespace
+
+// A function-try-block: every brisk::Error that stops the run (a bad flag, missing data, a
+// peer lost) is logged and turns into exit status 1.
+int run_training(int argc, char** argv, RunHooks* hooks) try {
+  TrainOptions options;
+  CLI::App app{
+      "Trains a reference model on MNIST-format data (Fashion-MNIST by default) or CIFAR-10 (docs/training.md)."};
+  add_train_flags(app, options);
+  CLI11_PARSE(app, argc, argv);
+  check_train_options(options);
   if (options.threads > 0) set_num_threads(options.threads);
   dist::ProcessGroupOptions group_options;
   if (options.heartbeat_timeout >= 0)
@@ -244,23 +254,9 @@ int run_training(const TrainOptions& options, RunHooks* hooks) {
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
   dist::finish_distributed(run);
   return 0;
-}
-
-}  // namespace
-
-int train_main(int argc, char** argv, RunHooks* hooks) {
-  TrainOptions options;
-  CLI::App app{
-      "Trains a reference model on MNIST-format data (Fashion-MNIST by default) or CIFAR-10 (docs/training.md)."};
-  add_train_flags(app, options);
-  CLI11_PARSE(app, argc, argv);
-  try {
-    check_train_options(options);
-    return run_training(options, hooks);
-  } catch (const Error& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
+} catch (const Error& e) {
+  spdlog::error("{}", e.what());
+  return 1;
 }
 
 }  // namespace brisk::train

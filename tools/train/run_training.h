@@ -20,8 +20,8 @@ class RunHooks {
   virtual void before_checkpoint(const checkpoint::Progress& progress) {}
 };
 
-// Parses the flags (train_options.h), trains, and returns the exit status: 0, or 1 after
-// logging the brisk::Error that stopped the run (a bad flag, missing data, a peer lost).
-int train_main(int argc, char** argv, RunHooks* hooks = nullptr);
+// The program: parses the flags (train_options.h), trains, and returns the exit status: 0, or 1
+// after logging the brisk::Error that stopped the run (a bad flag, missing data, a peer lost).
+int run_training(int argc, char** argv, RunHooks* hooks = nullptr);
 
 }  // namespace brisk::train

@@ -16,11 +16,10 @@
 // ranks, and only rank 0 logs and writes files (dist::init_distributed, train/distributed_run.h, docs/training.md
 // "Distributed").
 //
-// One training step, from here down to the ops: train_main -> run_training
-// (tools/train/run_training.cc) -> train_epoch -> train_step
-// (train/train_loop.cc): LeNet5Impl::forward (models/lenet.cc: conv2d, relu,
-// max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
+// One training step, from here down to the ops: run_training (tools/train/run_training.cc) ->
+// train_epoch -> train_step (train/train_loop.cc): LeNet5Impl::forward (models/lenet.cc: conv2d,
+// relu, max_pool2d, linear), cross_entropy (nn/functional/loss.cc), backward (autograd/engine.cc),
 // clip_grad_norm_ (optim/clip_grad.cc), SGD::step (optim/sgd.cc), then the scheduler's step.
 #include "tools/train/run_training.h"
 
-int main(int argc, char** argv) { return brisk::train::train_main(argc, argv); }
+int main(int argc, char** argv) { return brisk::train::run_training(argc, argv); }

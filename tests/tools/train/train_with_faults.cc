@@ -19,5 +19,5 @@ int main(int argc, char** argv) {
     spdlog::error("{}", e.what());
     return 1;
   }
-  return brisk::train::train_main(argc, argv, &*fault);
+  return brisk::train::run_training(argc, argv, &*fault);
 }
