@@ -1,7 +1,7 @@
 #pragma once
 // dist::Join: training on uneven inputs, as torch.distributed.algorithms.Join. Ranks that run
-// out of inputs "join": they shadow the collectives that the ranks still training issue, so
-// that those finish their data instead of waiting forever for the joined ranks.
+// out of inputs "join": they shadow the collectives of the ranks still training, so that those
+// finish their data instead of waiting forever for the joined ranks.
 //
 //   auto ddp = dist::DistributedDataParallel(model);
 //   dist::ZeroRedundancyOptimizer opt(ddp->parameters(), factory);
@@ -15,32 +15,9 @@
 //     join.finish();                         // shadow the others until every rank is done
 //   }
 //
-// The protocol (PyTorch's): the first Joinable of the Join announces, once per iteration
-// (DDP: in every training forward; ZeRO: in step()), that this rank still trains, with one
-// all-reduce (notify_join_context). A rank in finish() takes part in the same all-reduce
-// announcing that it has joined; while some rank still trains, it runs every Joinable's
-// JoinHook::main_hook, which issues the collectives of one training iteration (DDP: the
-// gradient all-reduces, with zeros; ZeRO: the optimizer step's broadcasts). When every rank
-// has joined, each runs JoinHook::post_hook(is_last_joiner) (DDP: every rank takes the model
-// of the last rank to join).
-//
-// JoinOptions:
-//   enable(false)                      Join does nothing (notify and finish return at once).
-//   throw_on_early_termination(true)   when the first rank joins, every rank throws instead:
-//                                      the joined ones "rank r exhausted all inputs", the
-//                                      others naming the joined ranks.
-//   divide_by_initial_world_size       read by DDP's hook: gradients are summed over the ranks
-//                                      still training and divided by the whole world size
-//                                      (true, PyTorch's default: joined ranks count as zeros)
-//                                      or by the number of ranks still training (false).
-//
-// Every rank of the group must create the Join over the same Joinables (with the same
-// options) and call finish() once it has no inputs left. The Joinables must share one process
-// group, and the first must be the one whose collectives come first in an iteration (DDP
-// before ZeRO, as in PyTorch): its announcement opens each iteration. A Join that goes out of
-// scope without finish() only detaches from its Joinables: after an exception in the loop,
-// as PyTorch's __exit__ does when one is raised; without one, it also warns on stderr (the
-// ranks still training would wait until their collective timeout).
+// Every rank creates the Join over the same Joinables (sharing one process group, the one
+// whose collectives come first in an iteration first: DDP before ZeRO) with the same options,
+// and calls finish() once it has no inputs left. The protocol: docs/ddp.md "Uneven inputs".
 #include <functional>
 #include <memory>
 #include <string>
@@ -52,8 +29,11 @@
 namespace brisk::dist {
 
 struct JoinOptions {
-  BRISK_ARG(bool, enable) = true;
+  BRISK_ARG(bool, enable) = true;  // false: notify and finish return at once
+  // When the first rank joins, every rank throws instead, naming the joined ranks.
   BRISK_ARG(bool, throw_on_early_termination) = false;
+  // DDP's gradients are summed over the ranks still training and divided by the world size
+  // (true, PyTorch's default) or by the number of ranks still training (false).
   BRISK_ARG(bool, divide_by_initial_world_size) = true;
 };
 
@@ -96,6 +76,8 @@ class Join {
   // Attaches to the Joinables (the first of them announces iterations); throws when the
   // list is empty or the Joinables use different process groups.
   Join(std::vector<std::reference_wrapper<Joinable>> joinables, const JoinOptions& options = {});
+  // Without finish() (an exception in the loop), only detaches from the Joinables; without an
+  // exception, also warns on stderr.
   ~Join();
   Join(const Join&) = delete;
   Join& operator=(const Join&) = delete;

@@ -14,29 +14,12 @@
 //   }
 //   ddp->join();                                              // this rank has no inputs left
 //
-// Without a group, DDP runs over the default group (dist::default_group(), made by
-// init_process_group), as torch's DistributedDataParallel(model) does.
-//
-// Parameters and buffers must be on the process group's device (ProcessGroup::device(): a
-// CUDA device for NCCL, the CPU for a default Gloo group); every collective DDP issues, its
-// own small control exchanges included, takes tensors on that device.
-//
-// Construction checks that every rank's parameters have the same shapes (the error names the
-// rank and the parameter) and broadcasts parameters and buffers from rank 0. Backward
-// all-reduces the gradients bucket by bucket while it runs (see reducer.h). Before a
-// synchronizing forward, rank 0's buffers are broadcast (BatchNorm statistics).
-//
-// Gradient accumulation: backwards of forwards run under `auto guard = ddp->no_sync();` only
-// accumulate locally; the next synchronizing backward reduces the sum.
-//
-// Uneven inputs: with check_uneven_inputs (the default) each training forward exchanges one
-// small flag vector; a rank that runs out of inputs calls join(), and every rank then fails
-// with an error naming the rank(s) that ran out, instead of waiting in a collective. To let
-// the others finish their inputs instead, train inside a dist::Join (join.h): DDP is a
-// Joinable whose joined ranks shadow the training ranks' forward and backward collectives;
-// their gradients are averaged over the ranks still training (JoinOptions::
-// divide_by_initial_world_size), and when all have joined every rank takes the model of the
-// last rank to join.
+// Without a group, DDP runs over the default group (dist::default_group()), as torch's
+// DistributedDataParallel(model) does. Parameters and buffers must be on the group's device
+// (ProcessGroup::device()). Construction checks that every rank's parameters have the same
+// shapes (naming the rank and the parameter) and broadcasts rank 0's parameters and buffers;
+// backward all-reduces the gradients bucket by bucket while it runs (reducer.h). Gradient
+// accumulation (no_sync), uneven inputs (join(), dist::Join) and comm hooks: docs/ddp.md.
 //
 // The example above is compiled and run by tests/distributed/ddp/header_example_test.cc.
 #include <memory>

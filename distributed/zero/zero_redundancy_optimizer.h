@@ -15,31 +15,9 @@
 //     opt.step();  // each rank updates its shard, then every rank gets every parameter
 //   }
 //
-// Partition: parameters sorted by size (numel) descending, each going to the rank with the
-// fewest elements so far (partition_parameters); identical on every rank. The factory
-// builds the local optimizer over this rank's shard, in the shard's order, as one group.
-//
-// step(): the local optimizer updates the shard (skipping parameters without a gradient, as
-// any optimizer does); then every parameter is broadcast from its owner: one flat buffer per
-// (owner, dtype, device), all broadcasts in flight together. Blocks until they are done.
-//
-// LR schedulers act on local_optimizer(). Construct the same scheduler on every rank: each
-// local optimizer has one group with the same options, so the schedules stay identical.
-//
-// State dicts, in the layout of the plain optimizer over all parameters (param_groups with
-// one group whose "params" are 0..n-1 in the constructor's order; "state.<index>.<name>"):
-//   consolidate_state_dict(to)  collective: gathers every shard's state onto rank `to`.
-//   state_dict()                on rank `to` only: the state consolidated last.
-//   load_state_dict(state)      on every rank with the same full state (e.g. a plain
-//                               optimizer's, or a consolidated one); each keeps its shard.
-// Ranks are the process group's ranks. Collective calls (constructor, step,
-// consolidate_state_dict) must be made by every rank in the same order.
-//
-// Uneven inputs: the optimizer is a Joinable (join.h). In a dist::Join({*ddp, opt}), a rank
-// out of inputs runs step() once per training iteration of the others, so that its shard is
-// updated and broadcast; DDP's join hook has left the gradients the training ranks averaged
-// in .grad, so the shard is updated as if this rank still trained. Every training iteration
-// must then end with one step() (no accumulation under no_sync inside the Join).
+// LR schedulers act on local_optimizer(); construct the same one on every rank. Collective
+// calls (constructor, step, consolidate_state_dict) are made by every rank in the same order.
+// The partition, step's broadcasts, state dicts and Join: docs/ddp.md "ZeRO stage 1".
 #include <cstdint>
 #include <functional>
 #include <memory>
