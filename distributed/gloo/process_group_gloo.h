@@ -27,9 +27,9 @@
 // Failure (ProcessGroupOptions): nothing is exchanged per collective beyond its own data. Each
 // rank fingerprints each collective locally (op, number, numel, dtype, root, reduce op) and
 // uses the fingerprint as its Gloo tag, so calls that differ between ranks never exchange data
-// (they cannot corrupt memory or abort in Gloo) and cannot complete. A background thread
-// publishes the rank's recent signatures and progress to the store in batches
-// (distributed/health/desync_monitor.h); with check_desync it also compares them with the peers' and
+// (they cannot corrupt memory or abort in Gloo) and cannot complete. The group's watchdog
+// thread (distributed/health/watchdog.h) publishes the rank's recent signatures and progress
+// to the store in batches (distributed/health/desync_monitor.h); with check_desync it also compares them with the peers' and
 // fails the pending Work promptly on a mismatch, naming each rank's call and the odd rank. A
 // collective that does not finish within `timeout`, or a peer that died, fails the Work with
 // the op, its number and what the published signatures tell: the mismatch (check on or off) or
