@@ -53,12 +53,6 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   worker_ = std::make_unique<GlooWorker>();
 }
 
-ProcessGroupGloo::Impl::~Impl() {
-  worker_.reset();
-  p2p_waiter_.reset();
-  watchdog_.reset();
-}
-
 std::string ProcessGroupGloo::Impl::where() const {
   return fmt::format("ProcessGroupGloo '{}' rank {}/{}", name, rank, size);
 }
@@ -145,10 +139,10 @@ void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_po
   std::string earlier = broken_reason();
   if (!earlier.empty()) BRISK_FAIL("{}", earlier);  // the monitor failed it already, saying why
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-  std::string message = watchdog_->failure(
-      fmt::format("{} #{} failed after {} ms (timeout {} ms): {}", collective_name(sig.kind), sig.seq, elapsed,
-                  options.timeout.count(), cause),
-      sig.seq);
+  std::string message =
+      watchdog_->failure(fmt::format("{} #{} failed after {} ms (timeout {} ms): {}", collective_name(sig.kind),
+                                     sig.seq, elapsed, options.timeout.count(), cause),
+                         sig.seq);
   break_group(message);
   // The other ranks fail at about the same moment and ask the store too; rank 0 hosts it, so
   // give them time to read it before this failure ends the process.

@@ -28,8 +28,6 @@ struct ProcessGroupGloo::Impl {
   // timeout), then starts the watchdog and the workers.
   Impl(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options, const std::string& host,
        std::string name);
-  // Runs what is queued, then stops the threads.
-  ~Impl();
 
   // "ProcessGroupGloo '<name>' rank r/size", the start of every failure message.
   std::string where() const;
@@ -72,7 +70,8 @@ struct ProcessGroupGloo::Impl {
 
   // Destroyed after the workers (declared before them), before the state its handler uses.
   std::unique_ptr<Watchdog> watchdog_;
-  // Destroyed first (declared last): their threads finish before the context goes.
+  // Destroyed first (declared last): they run what is queued, and their threads finish before
+  // the context goes.
   std::unique_ptr<GlooWorker> p2p_waiter_;
   std::unique_ptr<GlooWorker> worker_;
 };

@@ -343,7 +343,8 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
           store_is_silent(no_answer(*answering_));
           return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
         }
-        line = fmt::format("rank {}: unknown: {}", r, of_store_host(*answering_, fmt::format("does not answer ({})", e.what())));
+        line = fmt::format("rank {}: unknown: {}", r,
+                           of_store_host(*answering_, fmt::format("does not answer ({})", e.what())));
       }
     }
     lines += "\n  " + line;

@@ -131,7 +131,9 @@ class DesyncMonitor {
   const bool verify_;
   const MismatchHandler on_mismatch_;
 
-  std::mutex mutex_;  // batches_, recorded_, finished_, waiting_since_, stall_handlers_, silence_; never held during store I/O
+  // Guards batches_, recorded_, finished_, waiting_since_, stall_handlers_ and silence_; never
+  // held during store I/O.
+  std::mutex mutex_;
   std::map<int64_t, std::vector<CollectiveSignature>> batches_;
   int64_t recorded_ = 0;  // collectives recorded (the next seq)
   int64_t finished_ = 0;  // collectives completed

@@ -48,8 +48,7 @@ class Heartbeat {
 
   // How often a rank beats and reads its peers: a tenth of the timeout, within [10 ms, 1 s].
   static std::chrono::milliseconds interval_for(std::chrono::milliseconds timeout);
-  // How long one store call may take: half the timeout, at most 500 ms (500 ms for a timeout
-  // of 0, heartbeats off).
+  // How long one store call may take: half the timeout, at most (and for 0, off) 500 ms.
   static std::chrono::milliseconds call_timeout_for(std::chrono::milliseconds timeout);
 
   // One round, when an interval has passed since the last one began (else nothing); to be

@@ -16,8 +16,9 @@ Watchdog::Watchdog(const Store& store, int rank, int size, const ProcessGroupOpt
       step_interval_(beat_timeout.count() > 0
                          ? std::min(DesyncMonitor::kStepInterval, Heartbeat::interval_for(beat_timeout))
                          : DesyncMonitor::kStepInterval),
-      monitor_(store, rank, size, verify, [this](const std::string& m) { report(m, true); },
-               Heartbeat::call_timeout_for(beat_timeout)) {
+      monitor_(
+          store, rank, size, verify, [this](const std::string& m) { report(m, true); },
+          Heartbeat::call_timeout_for(beat_timeout)) {
   if (beat_timeout.count() > 0) {
     std::string consequence =
         options.stall_timeout

@@ -183,8 +183,8 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::enqueue(const std::string& label, 
 
 void ProcessGroupNCCL::Impl::poll(Watchdog& watchdog) {
   cuda::DeviceGuard guard(device_);
-  std::string failure;
-  int64_t failed_seq = -1;
+  std::shared_ptr<WorkNCCL> oldest;
+  std::string cuda_error;  // a sticky one (e.g. a faulting kernel): no later work on this device can finish
   {
     std::lock_guard<std::mutex> lock(mutex_);
     try {
@@ -196,28 +196,23 @@ void ProcessGroupNCCL::Impl::poll(Watchdog& watchdog) {
                                     }),
                      pending_.end());
     } catch (const std::exception& e) {
-      // A sticky CUDA error (e.g. a faulting kernel): no later work on this device can finish.
-      const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
-      failure = fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
-                            e.what());
-      failed_seq = oldest ? oldest->seq() : -1;
+      cuda_error = e.what();
     }
-    const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
-    ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(nccl_.comm(), &async);
-    if (failure.empty() && async != ncclSuccess && async != ncclInProgress) {
-      failure = fmt::format("{}: NCCL reported {} ({}); a peer may have died",
-                            oldest ? oldest->label() : std::string("after the last collective"),
-                            ncclGetErrorString(async), ncclGetLastError(nccl_.comm()));
-      failed_seq = oldest ? oldest->seq() : -1;
-    }
-    if (failure.empty() && oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout) {
-      failure = fmt::format("{} did not finish within {} ms", oldest->label(), options.timeout.count());
-      failed_seq = oldest->seq();
-    }
+    if (!pending_.empty()) oldest = pending_.front();
   }
-  // Diagnosing reads the store: not under mutex_.
-  if (!failure.empty()) abort_and_exit(watchdog.failure(failure, failed_seq));
+  ncclResult_t async = ncclSuccess;
+  ncclCommGetAsyncError(nccl_.comm(), &async);
+  std::string failure;
+  if (!cuda_error.empty())
+    failure = fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
+                          cuda_error);
+  else if (async != ncclSuccess && async != ncclInProgress)
+    failure = fmt::format("{}: NCCL reported {} ({}); a peer may have died",
+                          oldest ? oldest->label() : "after the last collective", ncclGetErrorString(async),
+                          ncclGetLastError(nccl_.comm()));
+  else if (oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout)
+    failure = fmt::format("{} did not finish within {} ms", oldest->label(), options.timeout.count());
+  if (!failure.empty()) abort_and_exit(watchdog.failure(failure, oldest ? oldest->seq() : -1));
 }
 
 void ProcessGroupNCCL::Impl::abort_and_exit(const std::string& message) {

@@ -169,10 +169,13 @@ TEST_CASE("DesyncMonitor: a store that went away is not asked again") {
   o.is_master = false;
   o.port = server->port();
   auto client = std::make_shared<TCPStore>("127.0.0.1", o);
-  DesyncMonitor monitor(*client, 1, 2, true, [](const std::string&) {}, kCallTimeout);
+  DesyncMonitor monitor(
+      *client, 1, 2, true, [](const std::string&) {}, kCallTimeout);
   monitor.record(all_reduce(0, 4));
   monitor.step();
-  CHECK_THAT(DesyncMonitor(*client, 0, 2, true, [](const std::string&) {}, kCallTimeout).flight_record(),
+  CHECK_THAT(DesyncMonitor(
+                 *client, 0, 2, true, [](const std::string&) {}, kCallTimeout)
+                 .flight_record(),
              Catch::Contains("rank 1: started 1, finished 0"));
   server.reset();  // rank 0, the store's host, exits first
   auto start = std::chrono::steady_clock::now();
@@ -187,8 +190,10 @@ TEST_CASE("DesyncMonitor: a store that went away is not asked again") {
 TEST_CASE("DesyncMonitor: a store call that gives up is tried again at a later step") {
   auto file = fresh_store("monitor_hung");
   auto store = std::make_shared<FreezableStore>(file);
-  DesyncMonitor monitor(*store, 0, 2, true, [](const std::string&) {}, 200ms);
-  DesyncMonitor peer(*file, 1, 2, true, [](const std::string&) {}, 200ms);
+  DesyncMonitor monitor(
+      *store, 0, 2, true, [](const std::string&) {}, 200ms);
+  DesyncMonitor peer(
+      *file, 1, 2, true, [](const std::string&) {}, 200ms);
   monitor.record(all_reduce(0, 4));
   store->freeze(true);
   auto start = std::chrono::steady_clock::now();
@@ -227,7 +232,8 @@ TEST_CASE("DesyncMonitor: the flight recorder lists what each rank started and f
 
 TEST_CASE("DesyncMonitor: the flight recorder of a rank whose peers published nothing") {
   auto store = fresh_store("monitor_flight_alone");
-  DesyncMonitor monitor(*store, 1, 2, true, [](const std::string&) {}, kCallTimeout);
+  DesyncMonitor monitor(
+      *store, 1, 2, true, [](const std::string&) {}, kCallTimeout);
   CHECK(monitor.flight_record() == "flight recorder (the last collectives each rank started; a peer's as it last "
                                    "published them):\n  rank 0: nothing published\n  rank 1: started 0, "
                                    "finished 0; last: none");
@@ -242,7 +248,8 @@ TEST_CASE("DesyncMonitor: a rank waiting in a collective names, once, the peers 
   std::mutex mutex;
   std::vector<std::unique_ptr<DesyncMonitor>> monitors;
   for (int r = 0; r < 3; ++r) {
-    monitors.push_back(std::make_unique<DesyncMonitor>(*store, r, 3, true, [](const std::string&) {}, kCallTimeout));
+    monitors.push_back(std::make_unique<DesyncMonitor>(
+        *store, r, 3, true, [](const std::string&) {}, kCallTimeout));
     monitors[r]->on_stall(300ms, [&, r](const std::string& m) {
       std::lock_guard<std::mutex> lock(mutex);
       warnings.emplace_back(r, m);

@@ -101,7 +101,8 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 }  // namespace
 
-TEST_CASE("Heartbeat: the interval is a tenth of the timeout, within [10 ms, 1 s]; a call may take half, at most 0.5 s") {
+TEST_CASE(
+    "Heartbeat: the interval is a tenth of the timeout, within [10 ms, 1 s]; a call may take half, at most 0.5 s") {
   CHECK(Heartbeat::interval_for(30s) == 1s);
   CHECK(Heartbeat::interval_for(3s) == 300ms);
   CHECK(Heartbeat::interval_for(50ms) == 10ms);

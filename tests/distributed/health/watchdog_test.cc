@@ -53,12 +53,11 @@ struct Ranks {
     auto file = std::make_shared<FileStore>(path, 5s);
     for (int r = 0; r < 2; ++r) stores.push_back(std::make_shared<FreezableStore>(file));
     for (int r = 0; r < 2; ++r)
-      watchdogs.push_back(std::make_unique<Watchdog>(
-          *stores[r], r, 2, options, *options.heartbeat_timeout, true, "rank " + std::to_string(r),
-          [this, r](const std::string& m) {
-            std::lock_guard<std::mutex> lock(mutex);
-            failures.push_back({r, m, Clock::now()});
-          }));
+      watchdogs.push_back(std::make_unique<Watchdog>(*stores[r], r, 2, options, *options.heartbeat_timeout, true,
+                                                     "rank " + std::to_string(r), [this, r](const std::string& m) {
+                                                       std::lock_guard<std::mutex> lock(mutex);
+                                                       failures.push_back({r, m, Clock::now()});
+                                                     }));
   }
   ~Ranks() {
     watchdogs.clear();
