@@ -133,7 +133,7 @@ TEST_CASE("Watchdog: a store that hangs while the monitor has something to publi
 }
 
 TEST_CASE("Watchdog: a stall fails the group once, at the stall timeout") {
-  ProcessGroupOptions options = with_heartbeat(300ms);
+  ProcessGroupOptions options = with_heartbeat(2s);  // its warning would come after the failure
   options.stall_timeout = 600ms;
   Ranks ranks("watchdog_stall", options);
   ranks.watchdogs[0]->monitor().record(all_reduce(0));  // rank 1 never enters it
@@ -149,7 +149,7 @@ TEST_CASE("Watchdog: a stall fails the group once, at the stall timeout") {
 }
 
 TEST_CASE("Watchdog: after the group's own failure nothing more is reported") {
-  ProcessGroupOptions options = with_heartbeat(300ms);
+  ProcessGroupOptions options = with_heartbeat(2s);
   options.stall_timeout = 300ms;
   Ranks ranks("watchdog_failed", options);
   ranks.watchdogs[0]->monitor().record(all_reduce(0));
