@@ -47,32 +47,10 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   } catch (const std::exception& e) {
     BRISK_FAIL("{}: cannot connect the ranks on {} within {} ms: {}", where(), host, options.timeout.count(), e.what());
   }
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, options.check_desync,
-                                             [this](const std::string& m) { break_group_in_background(m, true); });
-  if (beat_timeout.count() > 0) {
-    // Once the group failed, its unfinished collective is no one's to wait for.
-    monitor_->on_stall(beat_timeout,
-                       [this, print = DesyncMonitor::print_stall_warning(where(), options.timeout,
-                                                                         options.stall_timeout)](const std::string& m) {
-                         if (broken_reason().empty()) print(m);
-                       });
-    heartbeat_ = std::make_unique<Heartbeat>(
-        store, rank, size, beat_timeout,
-        [this](const std::string& m, bool store_answers) { break_group_in_background(m, store_answers); });
-  }
-  if (options.stall_timeout)
-    monitor_->on_stall(*options.stall_timeout, [this, after = *options.stall_timeout](const std::string& m) {
-      break_group_in_background(DesyncMonitor::stall_failure(m, after), true);
-    });
+  watchdog_ = std::make_unique<Watchdog>(*store, rank, size, options, beat_timeout, options.check_desync, where(),
+                                         [this](const std::string& m) { break_group(m); });
   p2p_waiter_ = std::make_unique<GlooWorker>();
   worker_ = std::make_unique<GlooWorker>();
-}
-
-ProcessGroupGloo::Impl::~Impl() {
-  worker_.reset();
-  p2p_waiter_.reset();
-  heartbeat_.reset();
-  monitor_.reset();
 }
 
 std::string ProcessGroupGloo::Impl::where() const {
@@ -103,10 +81,6 @@ void ProcessGroupGloo::Impl::break_group(const std::string& message) {
   auto error = std::make_exception_ptr(Error(message));
   for (auto& w : failing)
     if (auto work = w.lock()) work->finish(error);
-}
-
-void ProcessGroupGloo::Impl::break_group_in_background(const std::string& cause, bool store_answers) {
-  break_group(fmt::format("{}: {}\n{}", where(), cause, monitor_->flight_record(store_answers)));
 }
 
 std::string ProcessGroupGloo::Impl::broken_reason() {
@@ -146,7 +120,7 @@ std::shared_ptr<Work> ProcessGroupGloo::Impl::collective(CollectiveSignature sig
 // Gloo slots, so their messages never meet (no buffer-size abort inside Gloo); the collective
 // then fails by the desync monitor or by the timeout, and the error says why.
 void ProcessGroupGloo::Impl::run(const CollectiveSignature& sig, const std::function<void(uint32_t)>& body) {
-  monitor_->record(sig);
+  watchdog_->monitor().record(sig);
   std::string earlier = broken_reason();
   BRISK_CHECK(earlier.empty(), "{}", not_run(sig.str(), earlier));
   profiler::RecordScope scope(
@@ -158,21 +132,17 @@ void ProcessGroupGloo::Impl::run(const CollectiveSignature& sig, const std::func
   } catch (const std::exception& e) {
     fail(sig, start, e.what());
   }
-  monitor_->finished(sig.seq);
+  watchdog_->monitor().finished(sig.seq);
 }
 
 void ProcessGroupGloo::Impl::fail(const CollectiveSignature& sig, Clock::time_point start, const std::string& cause) {
   std::string earlier = broken_reason();
   if (!earlier.empty()) BRISK_FAIL("{}", earlier);  // the monitor failed it already, saying why
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-  std::string op = fmt::format("{} #{}", collective_name(sig.kind), sig.seq);
-  // A store the heartbeat already found silent (rank 0, its host, stopped or gone) is not asked:
-  // the error comes at the timeout. The diagnosis first: when the store does not answer it, the
-  // flight recorder does not ask again.
-  if (auto silence = heartbeat_ ? heartbeat_->store_silence() : std::nullopt) monitor_->store_is_silent(*silence);
-  std::string diagnosis = monitor_->diagnose(sig.seq);
-  std::string message = fmt::format("{}: {} failed after {} ms (timeout {} ms): {}. {}\n{}", where(), op, elapsed,
-                                    options.timeout.count(), cause, diagnosis, monitor_->flight_record());
+  std::string message =
+      watchdog_->failure(fmt::format("{} #{} failed after {} ms (timeout {} ms): {}", collective_name(sig.kind),
+                                     sig.seq, elapsed, options.timeout.count(), cause),
+                         sig.seq);
   break_group(message);
   // The other ranks fail at about the same moment and ask the store too; rank 0 hosts it, so
   // give them time to read it before this failure ends the process.

@@ -1,6 +1,6 @@
 #pragma once
-// The state behind ProcessGroupGloo: the Gloo context, the worker threads, the desync monitor,
-// the failure that breaks the group, and how one collective or send/recv is queued and run.
+// The state behind ProcessGroupGloo: the Gloo context, the worker threads, the watchdog, the
+// failure that breaks the group, and how one collective or send/recv is queued and run.
 // Internal to //distributed/gloo; the operations themselves are in process_group_gloo.cc.
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/device.h>
@@ -17,8 +17,7 @@
 #include "distributed/gloo/host_staging.h"
 #include "distributed/gloo/process_group_gloo.h"
 #include "distributed/health/collective_signature.h"
-#include "distributed/health/desync_monitor.h"
-#include "distributed/health/heartbeat.h"
+#include "distributed/health/watchdog.h"
 
 namespace brisk::dist {
 
@@ -26,11 +25,9 @@ struct ProcessGroupGloo::Impl {
   using Clock = std::chrono::steady_clock;
 
   // Connects the full mesh of ranks on the interface of `host` (throws naming it after the
-  // timeout), then starts the monitor and the workers.
+  // timeout), then starts the watchdog and the workers.
   Impl(std::shared_ptr<Store> store, int rank, int size, ProcessGroupOptions options, const std::string& host,
        std::string name);
-  // Runs what is queued, then stops the threads.
-  ~Impl();
 
   // "ProcessGroupGloo '<name>' rank r/size", the start of every failure message.
   std::string where() const;
@@ -58,10 +55,6 @@ struct ProcessGroupGloo::Impl {
   // The group is unusable from now on: every unfinished Work fails with `message` at once
   // (its operation, possibly stuck in Gloo until the timeout, can no longer succeed).
   void break_group(const std::string& message);
-  // break_group for a failure found in the background (a desync, a silent rank): the message
-  // names the group and carries the flight recorder (the peers' part read from the store when
-  // it answers).
-  void break_group_in_background(const std::string& cause, bool store_answers);
   std::string broken_reason();
   // "<where>: <op> not run: an earlier collective on this group failed: <earlier>".
   std::string not_run(const std::string& op, const std::string& earlier) const;
@@ -76,10 +69,9 @@ struct ProcessGroupGloo::Impl {
   std::vector<std::weak_ptr<WorkGloo>> unfinished_;
 
   // Destroyed after the workers (declared before them), before the state its handler uses.
-  std::unique_ptr<DesyncMonitor> monitor_;
-  // Null when heartbeats are off; its handler uses monitor_, so it is destroyed first.
-  std::unique_ptr<Heartbeat> heartbeat_;
-  // Destroyed first (declared last): their threads finish before the context goes.
+  std::unique_ptr<Watchdog> watchdog_;
+  // Destroyed first (declared last): they run what is queued, and their threads finish before
+  // the context goes.
   std::unique_ptr<GlooWorker> p2p_waiter_;
   std::unique_ptr<GlooWorker> worker_;
 };

@@ -4,10 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
-
-#include "tensor/error.h"
+#include <thread>
 
 namespace brisk::dist {
 namespace {
@@ -33,11 +31,11 @@ std::string no_answer(const Store& store) {
   return of_store_host(store, fmt::format("did not answer within {} s", kStoreAnswerTime.count()));
 }
 
-// Whether reads through a client of kStoreAnswerTime (DesyncMonitor::answering_), asked from
-// `asked` on, that threw gave up waiting (after most of that time: a deadline is kept to the
-// millisecond or so) rather than failed (a refused connection fails within its back-off).
-bool timed_out(std::chrono::steady_clock::time_point asked) {
-  return std::chrono::steady_clock::now() - asked >= kStoreAnswerTime * 9 / 10;
+// Whether calls through a client of with_timeout(timeout), asked from `asked` on, that threw
+// gave up waiting (after most of that time: a deadline is kept to the millisecond or so)
+// rather than failed (a refused connection fails within its back-off).
+bool gave_up(std::chrono::steady_clock::time_point asked, std::chrono::milliseconds timeout) {
+  return std::chrono::steady_clock::now() - asked >= timeout * 9 / 10;
 }
 
 // "rank 1: started 13, finished 12; last: all_reduce #12(...), ..." (`last` in seq order).
@@ -113,25 +111,15 @@ std::string describe(const Snapshot& snap, int64_t seq, const CollectiveSignatur
 
 }  // namespace
 
-DesyncMonitor::DesyncMonitor(std::shared_ptr<Store> store, int rank, int size, bool verify, MismatchHandler on_mismatch,
-                             std::chrono::milliseconds interval)
-    : store_(std::move(store)),
-      answering_(store_->with_timeout(kStoreAnswerTime)),
+DesyncMonitor::DesyncMonitor(const Store& store, int rank, int size, bool verify, MismatchHandler on_mismatch,
+                             std::chrono::milliseconds call_timeout)
+    : call_timeout_(call_timeout),
+      store_(store.with_timeout(call_timeout)),
+      answering_(store.with_timeout(kStoreAnswerTime)),
       rank_(rank),
       size_(size),
       verify_(verify),
-      on_mismatch_(std::move(on_mismatch)),
-      interval_(interval),
-      thread_([this] { loop(); }) {}
-
-DesyncMonitor::~DesyncMonitor() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
+      on_mismatch_(std::move(on_mismatch)) {}
 
 void DesyncMonitor::record(const CollectiveSignature& sig) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -142,30 +130,22 @@ void DesyncMonitor::record(const CollectiveSignature& sig) {
   while (!batches_.empty() && batches_.begin()->first <= batch - kKeptBatches) batches_.erase(batches_.begin());
 }
 
-void DesyncMonitor::loop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stop_) {
-    wake_.wait_for(lock, interval_);
-    if (stop_) break;
-    lock.unlock();
+void DesyncMonitor::step() {
+  if (store_failed_) return;
+  const auto asked = std::chrono::steady_clock::now();
+  try {
     publish();
-    if (!store_failed_) {
-      try {
-        if (verify_ && !reported_) verify_step();
-        check_stall();
-      } catch (const std::exception&) {
-        // The store is gone (its host exited or died): a collective will fail if it matters,
-        // and diagnose() will say so.
-        store_failed_ = true;
-      }
-    }
-    lock.lock();
+    if (verify_ && !reported_) verify_step();
+    check_stall();
+  } catch (const std::exception&) {
+    // A call that gave up is tried again at the next step. One that failed means the store is
+    // gone (at shutdown its host may exit first): a collective fails if it matters, and
+    // diagnose() says so; asking again could wait out reconnecting, so it is not asked.
+    if (!gave_up(asked, call_timeout_)) store_failed_ = true;
   }
 }
 
 void DesyncMonitor::publish() {
-  std::lock_guard<std::mutex> publishing(publish_mutex_);
-  if (store_failed_) return;
   std::vector<std::pair<int64_t, std::vector<CollectiveSignature>>> changed;
   int64_t recorded, finished;
   {
@@ -176,24 +156,17 @@ void DesyncMonitor::publish() {
     if (recorded != published_)
       for (auto it = batches_.lower_bound(published_ / kBatch); it != batches_.end(); ++it) changed.emplace_back(*it);
   }
-  try {
-    for (const auto& [batch, sigs] : changed) {
-      Bytes bytes;
-      for (const CollectiveSignature& sig : sigs) append_encoded(bytes, sig);
-      store_->set(batch_key(rank_, batch), bytes);
-      bool new_batch = batch * kBatch >= published_;
-      if (new_batch && batch >= kKeptBatches) store_->delete_key(batch_key(rank_, batch - kKeptBatches));
-    }
-    store_->set(progress_key(rank_), std::to_string(recorded));
-    if (finished != published_finished_) store_->set(finished_key(rank_), std::to_string(finished));
-    published_ = recorded;
-    published_finished_ = finished;
-  } catch (const std::exception&) {
-    // The store is gone (at shutdown its host may exit first). Publishing only serves
-    // diagnosis, and a later attempt could wait out the store's timeout reconnecting, which
-    // would hold up this group's destruction: stop using the store.
-    store_failed_ = true;
+  for (const auto& [batch, sigs] : changed) {
+    Bytes bytes;
+    for (const CollectiveSignature& sig : sigs) append_encoded(bytes, sig);
+    store_->set(batch_key(rank_, batch), bytes);
+    bool new_batch = batch * kBatch >= published_;
+    if (new_batch && batch >= kKeptBatches) store_->delete_key(batch_key(rank_, batch - kKeptBatches));
   }
+  store_->set(progress_key(rank_), std::to_string(recorded));
+  if (finished != published_finished_) store_->set(finished_key(rank_), std::to_string(finished));
+  published_ = recorded;
+  published_finished_ = finished;
 }
 
 DesyncMonitor::Snapshot DesyncMonitor::settled_snapshot(int64_t seq, const CollectiveSignature& mine) {
@@ -205,8 +178,7 @@ DesyncMonitor::Snapshot DesyncMonitor::settled_snapshot(int64_t seq, const Colle
     snap.calls[rank_] = mine;
     bool complete = std::all_of(snap.calls.begin(), snap.calls.end(), [](const auto& c) { return c.has_value(); });
     if (complete || std::chrono::steady_clock::now() > deadline) return snap;
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (wake_.wait_for(lock, interval_, [&] { return stop_; })) return snap;
+    std::this_thread::sleep_for(kStepInterval);
   }
 }
 
@@ -237,8 +209,9 @@ void DesyncMonitor::verify_step() {
       const CollectiveSignature& a = mine[static_cast<size_t>(seq - batch * kBatch)];
       const CollectiveSignature& b = theirs[static_cast<size_t>(seq - batch * kBatch)];
       if (a != b) {
+        Snapshot snap = settled_snapshot(seq, a);
         reported_ = true;
-        on_mismatch_(describe(settled_snapshot(seq, a), seq, a));
+        on_mismatch_(describe(snap, seq, a));
         return;
       }
     }
@@ -258,25 +231,25 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
   }
   if (!mine) return fmt::format("which ranks called what at collective #{} is unknown (no longer recorded)", seq);
   if (store_silent_) return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
-  // The peers publish every interval: give a peer that just entered #seq time to say so.
-  std::this_thread::sleep_for(3 * interval_);
+  // The peers publish every step: give a peer that just entered #seq time to say so.
+  std::this_thread::sleep_for(3 * kStepInterval);
   const auto asked = std::chrono::steady_clock::now();
   try {
     Snapshot snap = collect(*answering_, size_, seq);
     snap.calls[rank_] = *mine;
     return describe(snap, seq, *mine);
   } catch (const std::exception& e) {
-    if (!timed_out(asked))
+    if (!gave_up(asked, kStoreAnswerTime))
       return fmt::format("which ranks called what at {} is unknown: {}", mine->str(),
-                         of_store_host(*store_, fmt::format("does not answer ({}); it may have exited", e.what())));
+                         of_store_host(*answering_, fmt::format("does not answer ({}); it may have exited", e.what())));
   }
-  store_is_silent(no_answer(*store_));
+  store_is_silent(no_answer(*answering_));
   return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
 }
 
 void DesyncMonitor::store_is_silent(std::chrono::steady_clock::duration silence) {
   store_is_silent(of_store_host(
-      *store_, fmt::format("has not answered for {:.1f} s", std::chrono::duration<double>(silence).count())));
+      *answering_, fmt::format("has not answered for {:.1f} s", std::chrono::duration<double>(silence).count())));
 }
 
 void DesyncMonitor::store_is_silent(const std::string& message) {
@@ -302,36 +275,18 @@ void DesyncMonitor::on_stall(std::chrono::milliseconds after, std::function<void
   stall_handlers_.push_back({after, std::move(handler)});
 }
 
-std::function<void(const std::string&)> DesyncMonitor::print_stall_warning(
-    std::string group, std::chrono::milliseconds timeout, std::optional<std::chrono::milliseconds> stall_timeout) {
-  std::string consequence = stall_timeout
-                                ? fmt::format("the group fails at its stall timeout ({} ms)", stall_timeout->count())
-                                : fmt::format("the collective fails at its timeout ({} ms)", timeout.count());
-  return [group = std::move(group), consequence = std::move(consequence)](const std::string& message) {
-    std::fprintf(stderr, "%s: warning: %s; %s\n", group.c_str(), message.c_str(), consequence.c_str());
-    std::fflush(stderr);
-  };
-}
-
-std::string DesyncMonitor::stall_failure(const std::string& message, std::chrono::milliseconds stall_timeout) {
-  return fmt::format("stall timeout ({} ms): {}", stall_timeout.count(), message);
-}
-
 void DesyncMonitor::check_stall() {
   int64_t seq;
   std::chrono::steady_clock::duration waited;
-  std::vector<std::function<void(const std::string&)>> due;
+  std::vector<size_t> due;
   std::optional<CollectiveSignature> waiting_on;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     seq = finished_;
     if (seq >= recorded_) return;
     waited = std::chrono::steady_clock::now() - waiting_since_;
-    for (StallHandler& h : stall_handlers_)
-      if (h.called_seq != seq && waited >= h.after) {
-        h.called_seq = seq;
-        due.push_back(h.handler);
-      }
+    for (size_t i = 0; i < stall_handlers_.size(); ++i)
+      if (stall_handlers_[i].called_seq != seq && waited >= stall_handlers_[i].after) due.push_back(i);
     if (due.empty()) return;
     auto it = batches_.find(seq / kBatch);
     if (it != batches_.end())
@@ -343,6 +298,15 @@ void DesyncMonitor::check_stall() {
   for (int r = 0; r < size_; ++r)
     if (r != rank_ && (!store_->check({progress_key(r)}) || std::stoll(store_->get_string(progress_key(r))) <= seq))
       absent.push_back(r);
+  // Marked only now: a read that gave up is tried again at the next step.
+  std::vector<std::function<void(const std::string&)>> handlers;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i : due) {
+      stall_handlers_[i].called_seq = seq;
+      handlers.push_back(stall_handlers_[i].handler);
+    }
+  }
   if (absent.empty()) return;  // all entered it: a stopped or dead peer is the heartbeat's to name
   std::string who = absent.size() == 1 ? fmt::format("rank {}, which has", absent[0])
                                        : fmt::format("ranks [{}], which have", fmt::join(absent, ", "));
@@ -350,7 +314,7 @@ void DesyncMonitor::check_stall() {
       fmt::format("waiting {:.1f} s in {} for {} not entered it (an infinite loop, a deadlock, or long work "
                   "outside collectives)",
                   std::chrono::duration<double>(waited).count(), waiting_on->str(), who);
-  for (const auto& handler : due) handler(message);
+  for (const auto& handler : handlers) handler(message);
 }
 
 std::string DesyncMonitor::own_flight_line() {
@@ -375,11 +339,12 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
       try {
         line = peer_flight_line(*answering_, r);
       } catch (const std::exception& e) {
-        if (timed_out(asked)) {
-          store_is_silent(no_answer(*store_));
+        if (gave_up(asked, kStoreAnswerTime)) {
+          store_is_silent(no_answer(*answering_));
           return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
         }
-        line = fmt::format("rank {}: unknown: {}", r, of_store_host(*store_, fmt::format("does not answer ({})", e.what())));
+        line = fmt::format("rank {}: unknown: {}", r,
+                           of_store_host(*answering_, fmt::format("does not answer ({})", e.what())));
       }
     }
     lines += "\n  " + line;

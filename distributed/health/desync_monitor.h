@@ -1,16 +1,18 @@
 #pragma once
 // DesyncMonitor: detects and explains collectives that the ranks of a group call differently
 // (another numel, dtype, op, root or reduce op) or not at all, without a host or network
-// round trip on the path of any collective. Shared by ProcessGroupGloo and ProcessGroupNCCL.
+// round trip on the path of any collective. Part of a group's Watchdog (watchdog.h), whose
+// thread calls step() every kStepInterval.
 //
 // - record() (each collective, in order) only appends the signature to memory.
-// - A background thread publishes this rank's recent signatures and its progress to the
-//   group's store in batches (keys "desync/<rank>/..."), every `interval` when something new
-//   was recorded. After a failed store call (its host exited) it stops using the store, so
-//   destroying the group never waits on a dead store.
-// - With `verify` (ProcessGroupOptions::check_desync) the same thread reads the peers'
-//   signatures as they appear and compares them with this rank's; at the first difference it
-//   calls on_mismatch once with a message naming the collective, each rank's call and the odd
+// - step() publishes this rank's recent signatures and its progress to the group's store in
+//   batches (keys "desync/<rank>/..."), when something new was recorded. It asks the store
+//   through a client whose calls give up after `call_timeout`: what a call that gave up did
+//   not do is done at a later step; after a call that failed sooner (the store's host exited)
+//   the monitor stops using the store.
+// - With `verify` (ProcessGroupOptions::check_desync) step() also reads the peers' signatures
+//   as they appear and compares them with this rank's; at the first difference it calls
+//   on_mismatch once with a message naming the collective, each rank's call and the odd
 //   rank(s). The backend then fails its pending work (the mismatched collective itself cannot
 //   complete: see fingerprint() in collective_signature.h).
 // - diagnose(seq), called by a backend whose collective #seq failed or timed out (check on or
@@ -18,19 +20,16 @@
 //   or the ranks that never entered it. It takes at most a few seconds, even when the store
 //   is gone.
 // - The flight recorder: finished(seq) (memory only) counts the collectives this rank
-//   completed; the thread publishes that count with the progress, and flight_record(), which
+//   completed; step() publishes that count with the progress, and flight_record(), which
 //   every failure message carries, lists the last collectives each rank started and how many it
 //   finished, so a reader sees where the ranks diverged.
-// - on_stall: while this rank waits in a collective longer than a given time, the thread
-//   names, once per collective, the peers that have not entered it: alive (their heartbeats
-//   say so) but elsewhere, in an infinite loop, a deadlock or long work of their own. The
-//   groups warn at the heartbeat timeout (that cannot be told from legitimate work on one
-//   rank, such as rank 0 evaluating while the others wait at a barrier) and fail at
-//   ProcessGroupOptions::stall_timeout when the program sets one, as a lock-step training
-//   loop can.
+// - on_stall: while this rank waits in a collective longer than a given time, step() names,
+//   once per collective, the peers that have not entered it: alive (their heartbeats say so)
+//   but elsewhere, in an infinite loop, a deadlock or long work of their own.
+//
+// step() runs on one thread at a time; the other methods may be called from any thread.
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -38,7 +37,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "distributed/health/collective_signature.h"
@@ -50,13 +48,15 @@ class DesyncMonitor {
  public:
   using MismatchHandler = std::function<void(const std::string& message)>;
 
-  // `store` is the group's own (a PrefixStore). on_mismatch runs on the monitor's thread.
-  DesyncMonitor(std::shared_ptr<Store> store, int rank, int size, bool verify, MismatchHandler on_mismatch,
-                std::chrono::milliseconds interval = std::chrono::milliseconds(50));
-  // Stops the thread; never throws.
-  ~DesyncMonitor();
-  DesyncMonitor(const DesyncMonitor&) = delete;
-  DesyncMonitor& operator=(const DesyncMonitor&) = delete;
+  // `store` is the group's own (a PrefixStore). on_mismatch runs in step().
+  DesyncMonitor(const Store& store, int rank, int size, bool verify, MismatchHandler on_mismatch,
+                std::chrono::milliseconds call_timeout);
+
+  // How often step() is meant to run.
+  static constexpr std::chrono::milliseconds kStepInterval{50};
+  // Publishes what was recorded since the last step, compares (with `verify`) and checks for
+  // stalls; at most one of its store calls gives up (waiting call_timeout).
+  void step();
 
   // This rank enters collective sig.seq (seqs are recorded in order, 0, 1, 2, ...). Memory only.
   void record(const CollectiveSignature& sig);
@@ -75,27 +75,21 @@ class DesyncMonitor {
   // This rank completed collectives [0, seq]. Memory only.
   void finished(int64_t seq);
 
-  // Calls `handler` (on the monitor's thread, once per collective) when this rank has waited
+  // Calls `handler` (in step(), once per collective) when this rank has waited
   // `after` in a collective that some peers have not entered, naming them:
   //   "waiting 2.0 s in all_reduce #12(numel 8, float32, AVG) for rank 1, which has not entered
   //    it (an infinite loop, a deadlock, or long work outside collectives)"
   // Several handlers may wait for different times (a warning, then a failure). Call it before
-  // the first record().
+  // the first step().
   void on_stall(std::chrono::milliseconds after, std::function<void(const std::string& message)> handler);
-  // A handler that prints "<group>: warning: <message>; the collective fails at its timeout
-  // (<timeout> ms)" on stderr, or "...; the group fails at its stall timeout (<ms> ms)".
-  static std::function<void(const std::string&)> print_stall_warning(
-      std::string group, std::chrono::milliseconds timeout, std::optional<std::chrono::milliseconds> stall_timeout);
-  // What a group that fails at its stall timeout says: "stall timeout (<ms> ms): <message>".
-  static std::string stall_failure(const std::string& message, std::chrono::milliseconds stall_timeout);
 
   // The flight recorder: per rank, how many collectives it started and finished and the last
   // kFlightRecords it started, one line each:
   //   "flight recorder (the last collectives each rank started; a peer's as it last published them):
   //      rank 0: started 13, finished 12; last: all_reduce #9(numel 4, float32, SUM), ...
   //      rank 1: started 12, finished 12; last: ..."
-  // This rank's line comes from memory; the others' from the store (published every interval,
-  // so up to one interval behind), asked for at most 3 s (not at all without ask_store: a
+  // This rank's line comes from memory; the others' from the store (published every step,
+  // so up to one step behind), asked for at most 3 s (not at all without ask_store: a
   // caller that knows the store hangs, nor after a read that did not come back in time).
   std::string flight_record(bool ask_store = true);
   static constexpr int64_t kFlightRecords = 4;
@@ -112,11 +106,9 @@ class DesyncMonitor {
   static constexpr int64_t kKeptBatches = 8;
 
  private:
-  void loop();
-  // on_stall's check, on the thread; reads the peers' progress from the store.
+  // on_stall's check; reads the peers' progress from the store.
   void check_stall();
-  // Writes the batches recorded since the last publish and the progress. Store errors are
-  // swallowed (the store may be gone at shutdown; publishing only serves diagnosis).
+  // Writes the batches recorded since the last publish and the progress.
   void publish();
   // Compares the peers' published signatures with this rank's, as far as all have published.
   void verify_step();
@@ -129,7 +121,8 @@ class DesyncMonitor {
   Snapshot settled_snapshot(int64_t seq, const CollectiveSignature& mine);
   static constexpr std::chrono::seconds kSettleTime{1};
 
-  const std::shared_ptr<Store> store_;
+  const std::chrono::milliseconds call_timeout_;
+  const std::shared_ptr<Store> store_;  // each call gives up after call_timeout_: what step() asks
   // The same store, each read of which gives up after a few seconds: what the failure paths
   // (diagnose(), flight_record()) ask, since the store's host may be the rank that failed.
   const std::shared_ptr<Store> answering_;
@@ -137,9 +130,10 @@ class DesyncMonitor {
   const int size_;
   const bool verify_;
   const MismatchHandler on_mismatch_;
-  const std::chrono::milliseconds interval_;
 
-  std::mutex mutex_;  // batches_, recorded_, stop_; never held during store I/O
+  // Guards batches_, recorded_, finished_, waiting_since_, stall_handlers_ and silence_; never
+  // held during store I/O.
+  std::mutex mutex_;
   std::map<int64_t, std::vector<CollectiveSignature>> batches_;
   int64_t recorded_ = 0;  // collectives recorded (the next seq)
   int64_t finished_ = 0;  // collectives completed
@@ -152,21 +146,17 @@ class DesyncMonitor {
     int64_t called_seq = -1;  // the collective it was last called for
   };
   std::vector<StallHandler> stall_handlers_;
-  bool stop_ = false;
-  std::condition_variable wake_;
 
-  std::mutex publish_mutex_;  // publishing runs on the thread and in diagnose()
-  int64_t published_ = 0;     // collectives published
+  // step()'s own.
+  int64_t published_ = 0;  // collectives published
   int64_t published_finished_ = 0;
-  int64_t verified_ = 0;   // seqs below this were compared with every peer (thread only)
-  bool reported_ = false;  // on_mismatch was called (thread only)
-  // A store call failed: the store is not used again (but by diagnose()'s bounded reads).
-  std::atomic<bool> store_failed_{false};
+  int64_t verified_ = 0;       // seqs below this were compared with every peer
+  bool reported_ = false;      // on_mismatch was called
+  bool store_failed_ = false;  // a store call failed: the store is not used again (but by the failure paths)
   // A failure path's read did not come back in time, or store_is_silent(): the next one does
   // not wait again, and says this (guarded by mutex_).
   std::atomic<bool> store_silent_{false};
   std::string silence_;
-  std::thread thread_;
 };
 
 }  // namespace brisk::dist

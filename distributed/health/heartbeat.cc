@@ -19,11 +19,6 @@ std::string beat_key(int rank) { return fmt::format("heartbeat/{}", rank); }
 // Added to a rank's count when it destroys its group: a count this large means "left".
 constexpr int64_t kLeft = int64_t{1} << 60;
 
-// How long the heartbeat's store calls may take: a stopped store host costs the thread no more.
-std::chrono::milliseconds call_timeout_for(std::chrono::milliseconds timeout) {
-  return std::min<std::chrono::milliseconds>(timeout / 2, std::chrono::milliseconds(500));
-}
-
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
@@ -32,9 +27,14 @@ std::chrono::milliseconds Heartbeat::interval_for(std::chrono::milliseconds time
   return std::clamp<std::chrono::milliseconds>(timeout / 10, std::chrono::milliseconds(10), std::chrono::seconds(1));
 }
 
-Heartbeat::Heartbeat(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout,
+std::chrono::milliseconds Heartbeat::call_timeout_for(std::chrono::milliseconds timeout) {
+  constexpr std::chrono::milliseconds kLongest(500);
+  return timeout.count() > 0 ? std::min(timeout / 2, kLongest) : kLongest;
+}
+
+Heartbeat::Heartbeat(const Store& store, int rank, int size, std::chrono::milliseconds timeout,
                      FailureHandler on_failure)
-    : store_(store->with_timeout(call_timeout_for(timeout))),
+    : store_(store.with_timeout(call_timeout_for(timeout))),
       rank_(rank),
       size_(size),
       timeout_(timeout),
@@ -42,18 +42,19 @@ Heartbeat::Heartbeat(std::shared_ptr<Store> store, int rank, int size, std::chro
       call_timeout_(call_timeout_for(timeout)),
       on_failure_(std::move(on_failure)),
       answered_(Clock::now()),
+      returned_(answered_),
+      resumed_(answered_),
       seen_(static_cast<size_t>(size), -1),
       changed_(static_cast<size_t>(size), answered_),
-      left_(static_cast<size_t>(size), false),
-      thread_([this] { loop(); }) {}
+      left_(static_cast<size_t>(size), false) {}
 
 Heartbeat::~Heartbeat() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+  if (store_failed_) return;
+  try {
+    store_->add(beat_key(rank_), kLeft);
+  } catch (const std::exception&) {
+    // The store hangs or is gone: the peers see this rank's count stop, as for a death.
   }
-  wake_.notify_all();
-  thread_.join();
 }
 
 std::optional<Clock::duration> Heartbeat::store_silence() const {
@@ -63,13 +64,35 @@ std::optional<Clock::duration> Heartbeat::store_silence() const {
   return silence;
 }
 
-Heartbeat::Round Heartbeat::round(int64_t delta) {
+bool Heartbeat::beat() {
+  const Clock::time_point now = Clock::now();
+  // Between two calls come the caller's sleep and its other work (a Watchdog's: store calls
+  // that give up within twice call_timeout); a longer gap means this process was stopped or
+  // starved.
+  if (now - returned_ > 2 * call_timeout_ + timeout_ / 2) resumed_ = now;
+  if (last_ != Round::kFailed && now - began_ >= interval_) {
+    began_ = now;
+    last_ = round();
+    // A round longer than its calls could take: the process was stopped during it.
+    if (Clock::now() - now > call_timeout_ + timeout_ / 2) resumed_ = Clock::now();
+    bool store_answers = true;
+    std::string message = reported_ || last_ == Round::kFailed ? std::string() : failure(last_, store_answers);
+    if (!message.empty()) {
+      reported_ = true;
+      on_failure_(message, store_answers);
+    }
+  }
+  returned_ = Clock::now();
+  return last_ != Round::kSilent;
+}
+
+Heartbeat::Round Heartbeat::round() {
   // The counts are as of the round's start: a round this process was stopped in the middle
   // of must not date its reads after the stop.
   const Clock::time_point began = Clock::now();
   Clock::time_point asked = began;
   try {
-    store_->add(beat_key(rank_), delta);
+    store_->add(beat_key(rank_), 1);
     std::vector<int64_t> counts(static_cast<size_t>(size_), -1);
     for (int r = 0; r < size_; ++r) {
       if (r == rank_) continue;
@@ -97,14 +120,10 @@ Heartbeat::Round Heartbeat::round(int64_t delta) {
   }
 }
 
-std::string Heartbeat::failure(Round round, Clock::time_point resumed, bool& store_answers) const {
-  const Clock::time_point now = Clock::now();
-  Clock::time_point answered;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    answered = answered_;
-  }
-  store_answers = round == Round::kAnswered || now - std::max(answered, resumed) <= timeout_;
+std::string Heartbeat::failure(Round round, bool& store_answers) const {
+  // answered_ is written by beat() only, so beat() reads it without the lock.
+  const Clock::time_point now = Clock::now(), answered = answered_;
+  store_answers = round == Round::kAnswered || now - std::max(answered, resumed_) <= timeout_;
   if (!store_answers) {
     return fmt::format(
         "rank 0 (the store's host) is unresponsive: the store has not answered for {:.1f} s (heartbeat timeout {:g} "
@@ -118,33 +137,6 @@ std::string Heartbeat::failure(Round round, Clock::time_point resumed, bool& sto
                        r, seconds(answered - changed_[r]), timeout_.count() / 1000.0);
   }
   return {};
-}
-
-void Heartbeat::loop() {
-  // When this process itself was stopped (SIGSTOP, then SIGCONT) or starved, nobody answered
-  // it meanwhile: the store's silence is counted from its return, not from before.
-  Clock::time_point resumed = Clock::now();
-  bool reported = false;
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stop_) {
-    lock.unlock();
-    const Clock::time_point began = Clock::now();
-    const Round result = round(1);
-    if (result == Round::kFailed) return;
-    if (Clock::now() - began > call_timeout_ + timeout_ / 2) resumed = Clock::now();
-    bool store_answers = true;
-    std::string message = reported ? std::string() : failure(result, resumed, store_answers);
-    if (!message.empty()) {
-      reported = true;
-      on_failure_(message, store_answers);
-    }
-    lock.lock();
-    const Clock::time_point slept = Clock::now();
-    wake_.wait_for(lock, interval_, [&] { return stop_; });
-    if (Clock::now() - slept > timeout_ / 2) resumed = Clock::now();
-  }
-  lock.unlock();
-  round(kLeft);
 }
 
 std::chrono::milliseconds heartbeat_timeout(const ProcessGroupOptions& options) {

@@ -1,38 +1,35 @@
 #pragma once
 // Heartbeat: finds a rank of a group whose process stopped responding as a whole (SIGSTOP, a
 // process hung or swapped out, a death the transport did not report) within a timeout, whether
-// or not a collective is running, and names it. Shared by ProcessGroupGloo and ProcessGroupNCCL.
+// or not a collective is running, and names it. Part of a group's Watchdog (watchdog.h).
 // (A rank whose process lives but never arrives, in an infinite loop or a deadlock of its
 // training thread, still beats: DesyncMonitor::on_stall names it.)
 //
-// Each rank counts its heartbeats into the group's store (key "heartbeat/<rank>", one store
-// add per interval, from a background thread: never on a collective's path) and reads its
-// peers' counts in the same round. A peer whose count has not moved for `timeout`, as of the
-// last round that read the store, is reported:
+// Each beat() round counts this rank's heartbeat into the group's store (key
+// "heartbeat/<rank>", one store add per interval) and reads its peers' counts. A peer whose
+// count has not moved for `timeout`, as of the last round that read the store, is reported:
 //   "rank 1 is unresponsive: no heartbeat for 3.2 s (heartbeat timeout 3 s); it is stopped,
 //    hung or dead"
 // A round that finds the store silent for `timeout` means the store itself stopped answering;
 // its host (rank 0 for the TCPStore of init_process_group) is reported:
 //   "rank 0 (the store's host) is unresponsive: the store has not answered for 3.1 s
 //    (heartbeat timeout 3 s)"
-// One thread does the rounds and the timing; it asks the store through a client whose calls
-// give up after min(timeout / 2, 500 ms) (Store::with_timeout), so a store that hangs cannot
-// hang the detection nor, for longer than about a second, the destructor. on_failure is called
-// once, on that thread, with the message and whether the store still answers (so that the
-// caller does not wait on a hung one); the rank keeps beating afterwards.
+// The store is asked through a client whose calls give up after call_timeout_for(timeout)
+// (Store::with_timeout), so a store that hangs holds up neither beat() nor the destructor for
+// longer than that. on_failure is called once, by beat(), with the message and whether the
+// store still answers (so that the caller does not wait on a hung one); the rank keeps beating
+// afterwards.
 //
 // Not reported: a store that fails (its host exited: the transport and the launcher report
-// that death), a peer that destroyed its group (it writes a "left" mark), and the time this
-// process itself was stopped or starved (a thread that wakes late counts from its return).
+// that death), a peer that destroyed its Heartbeat (it writes a "left" mark), and the time this
+// process itself was stopped or starved (a beat() that comes late counts from its return).
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "distributed/process_group.h"
@@ -45,28 +42,29 @@ class Heartbeat {
   using FailureHandler = std::function<void(const std::string& message, bool store_answers)>;
 
   // `store` is the group's own (a PrefixStore); timeout > 0.
-  Heartbeat(std::shared_ptr<Store> store, int rank, int size, std::chrono::milliseconds timeout,
-            FailureHandler on_failure);
-  // Writes the "left" mark (waiting about a second at most for a store that hangs); never throws.
+  Heartbeat(const Store& store, int rank, int size, std::chrono::milliseconds timeout, FailureHandler on_failure);
+  // Writes the "left" mark (waiting call_timeout_for(timeout) at most); never throws.
   ~Heartbeat();
-  Heartbeat(const Heartbeat&) = delete;
-  Heartbeat& operator=(const Heartbeat&) = delete;
 
   // How often a rank beats and reads its peers: a tenth of the timeout, within [10 ms, 1 s].
   static std::chrono::milliseconds interval_for(std::chrono::milliseconds timeout);
+  // How long one store call may take: half the timeout, at most (and for 0, off) 500 ms.
+  static std::chrono::milliseconds call_timeout_for(std::chrono::milliseconds timeout);
+
+  // One round, when an interval has passed since the last one began (else nothing); to be
+  // called at least every interval, from one thread. Whether the store answered the last round.
+  bool beat();
 
   // How long the store has not answered this rank's rounds, once that exceeds two intervals
-  // (a failure path then need not wait on it); nothing while it answers.
+  // (a failure path then need not wait on it); nothing while it answers. Any thread.
   std::optional<std::chrono::steady_clock::duration> store_silence() const;
 
  private:
   enum class Round { kAnswered, kSilent, kFailed };
-  // This rank's beat (`delta`), then every peer's count.
-  Round round(int64_t delta);
-  // What to report after a round, if anything; `resumed`: when this process last came back
-  // from a stop or a starvation (nobody could answer it meanwhile).
-  std::string failure(Round round, std::chrono::steady_clock::time_point resumed, bool& store_answers) const;
-  void loop();
+  // This rank's beat, then every peer's count.
+  Round round();
+  // What to report after a round, if anything.
+  std::string failure(Round round, bool& store_answers) const;
 
   const std::shared_ptr<Store> store_;  // with the per-call deadline
   const int rank_;
@@ -76,17 +74,21 @@ class Heartbeat {
   const std::chrono::milliseconds call_timeout_;
   const FailureHandler on_failure_;
 
-  mutable std::mutex mutex_;  // stop_, store_failed_, answered_
-  std::condition_variable wake_;
-  bool stop_ = false;
+  mutable std::mutex mutex_;  // store_failed_, answered_ (written by beat() only)
   bool store_failed_ = false;
   std::chrono::steady_clock::time_point answered_;  // the start of the last round the store answered
-  // Per rank, read and written by the thread only: its last count read, when that count was
-  // first read, and whether it destroyed its group.
+  // Read and written by beat() only: when the last round began and how it ended, when the last
+  // beat() returned, when this process last came back from a stop or a starvation (nobody
+  // could answer it meanwhile), whether it reported; per rank, its last count read, when that
+  // count was first read, and whether it left.
+  std::chrono::steady_clock::time_point began_;
+  Round last_ = Round::kAnswered;
+  std::chrono::steady_clock::time_point returned_;
+  std::chrono::steady_clock::time_point resumed_;
+  bool reported_ = false;
   std::vector<int64_t> seen_;
   std::vector<std::chrono::steady_clock::time_point> changed_;
   std::vector<bool> left_;
-  std::thread thread_;
 };
 
 // The heartbeat timeout of a group: options.heartbeat_timeout, else the environment's

@@ -10,9 +10,8 @@
 // - Every rank first checks in through the group's store, so that a rank that never comes is
 //   named after the timeout instead of leaving the others hanging in ncclCommInitRank; rank 0
 //   then draws the unique id and hands it out through the store.
-// - Aborted at most once: the watchdog, the desync monitor and the heartbeat may each give up
-//   on the group at the same moment, and ncclCommAbort must neither run twice nor
-//   concurrently with itself.
+// - Aborted at most once, by whichever gives up on the group first (the watchdog at a failure,
+//   the teardown): ncclCommAbort must neither run twice nor concurrently with itself.
 #include <chrono>
 #include <mutex>
 

@@ -33,9 +33,10 @@
 //
 // Failures (ProcessGroupOptions): nothing is exchanged per collective beyond its own data.
 // Each rank records its collectives' signatures (op, number, numel, dtype, root, reduce op)
-// in memory; a background thread publishes them to the store in batches and compares them
-// with the peers' (distributed/health/desync_monitor.h) whatever check_desync says: NCCL may
-// complete a mismatched collective silently, and the comparison costs the collectives nothing. A mismatch, a
+// in memory; the group's watchdog thread (distributed/health/watchdog.h) publishes them to
+// the store in batches and compares them with the peers' (distributed/health/desync_monitor.h)
+// whatever check_desync says: NCCL may complete a mismatched collective silently, and the
+// comparison costs the collectives nothing. The same thread polls the queued work: a mismatch, a
 // collective still running after `timeout`, or an error NCCL reports asynchronously (a peer
 // died) makes the group print what happened (the op, its number, each rank's call and the odd
 // rank, or the ranks that never entered it), abort the communicator, and end the process with

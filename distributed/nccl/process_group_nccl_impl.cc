@@ -22,8 +22,7 @@
 namespace brisk::dist {
 namespace {
 
-// How often the watchdog looks at the queued operations, and the teardown at the last ones.
-constexpr auto kWatchInterval = std::chrono::milliseconds(100);
+// How often the teardown looks at the last queued operations.
 constexpr auto kTeardownPoll = std::chrono::milliseconds(10);
 
 // The groups' streams. Never destroyed: tensors used by a collective record its stream with
@@ -113,37 +112,18 @@ ProcessGroupNCCL::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   cuda::check_device(device_);
   communicator_ = std::make_unique<Communicator>(*store, rank, size, options.timeout, nccl_);
   stream_ = StreamPool::instance().acquire(device_);
-  // Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
+  // Started once every rank arrived (the communicator waited for them), so no rank is silent
+  // yet. Always verifying, whatever check_desync says: NCCL itself may complete a mismatched
   // collective silently (garbage in, garbage out) where Gloo's tags make it fail, and the
   // comparison runs in the background at no cost to the collectives.
-  monitor_ = std::make_unique<DesyncMonitor>(store, rank, size, /*verify=*/true,
-                                             [this](const std::string& m) { fail(m, -1); });
-  // Started once every rank arrived (the communicator waited for them), so no rank is silent yet.
-  if (beat_timeout.count() > 0) {
-    monitor_->on_stall(beat_timeout, DesyncMonitor::print_stall_warning(fmt::format("ProcessGroupNCCL: rank {}", rank),
-                                                                        options.timeout, options.stall_timeout));
-    heartbeat_ =
-        std::make_unique<Heartbeat>(store, rank, size, beat_timeout,
-                                    [this](const std::string& m, bool store_answers) { fail(m, -1, store_answers); });
-  }
-  if (options.stall_timeout)
-    monitor_->on_stall(*options.stall_timeout, [this, after = *options.stall_timeout](const std::string& m) {
-      fail(DesyncMonitor::stall_failure(m, after), -1);
-    });
-  watchdog_ = std::thread([this] { watch(); });
+  watchdog_ = std::make_unique<Watchdog>(
+      *store, rank, size, options, beat_timeout, /*verify=*/true, fmt::format("ProcessGroupNCCL: rank {}", rank),
+      [this](const std::string& m) { abort_and_exit(m); }, [this](Watchdog& watchdog) { poll(watchdog); });
 }
 
 ProcessGroupNCCL::Impl::~Impl() {
-  // The watchdog (which diagnoses through the monitor), the heartbeat and the monitor (whose
-  // handlers abort the communicator) stop first, in that order.
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  if (watchdog_.joinable()) watchdog_.join();
-  heartbeat_.reset();
-  monitor_.reset();
+  // The watchdog (which polls the work and may abort the communicator) stops first.
+  watchdog_.reset();
   // After a peer died mid-collective the queued work never finishes (nccl_teardown.h).
   const bool finished = drain_before_destroy(
       [this] {
@@ -170,7 +150,7 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::collective(CollectiveSignature sig
                                                          bool blocking, const Launch& launch) {
   std::lock_guard<std::mutex> lock(launch_mutex_);
   sig.seq = seq_++;
-  monitor_->record(sig);
+  watchdog_->monitor().record(sig);
   profiler::RecordScope scope(
       profiler::Category::Collective, [&] { return collective_event_name("nccl", sig); },
       [&] { return collective_event_args(sig, "(unnamed)", size); });
@@ -201,64 +181,43 @@ std::shared_ptr<Work> ProcessGroupNCCL::Impl::enqueue(const std::string& label, 
   return work;
 }
 
-void ProcessGroupNCCL::Impl::watch() {
+void ProcessGroupNCCL::Impl::poll(Watchdog& watchdog) {
   cuda::DeviceGuard guard(device_);
-  std::unique_lock<std::mutex> lock(mutex_);
-  while (!stop_) {
-    wake_.wait_for(lock, kWatchInterval);
-    if (stop_) break;
-    std::string failure;
-    int64_t failed_seq = -1;
+  std::shared_ptr<WorkNCCL> oldest;
+  std::string cuda_error;  // a sticky one (e.g. a faulting kernel): no later work on this device can finish
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
     try {
       pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
-                                    [this](const std::shared_ptr<WorkNCCL>& w) {
+                                    [&](const std::shared_ptr<WorkNCCL>& w) {
                                       if (!w->is_completed()) return false;
-                                      if (w->seq() >= 0) monitor_->finished(w->seq());
+                                      if (w->seq() >= 0) watchdog.monitor().finished(w->seq());
                                       return true;
                                     }),
                      pending_.end());
     } catch (const std::exception& e) {
-      // A sticky CUDA error (e.g. a faulting kernel): no later work on this device can finish.
-      const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
-      failure = fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
-                            e.what());
-      failed_seq = oldest ? oldest->seq() : -1;
+      cuda_error = e.what();
     }
-    const WorkNCCL* oldest = pending_.empty() ? nullptr : pending_.front().get();
-    ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(nccl_.comm(), &async);
-    if (failure.empty() && async != ncclSuccess && async != ncclInProgress) {
-      failure = fmt::format("{}: NCCL reported {} ({}); a peer may have died",
-                            oldest ? oldest->label() : std::string("after the last collective"),
-                            ncclGetErrorString(async), ncclGetLastError(nccl_.comm()));
-      failed_seq = oldest ? oldest->seq() : -1;
-    }
-    if (failure.empty() && oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout) {
-      failure = fmt::format("{} did not finish within {} ms", oldest->label(), options.timeout.count());
-      failed_seq = oldest->seq();
-    }
-    if (!failure.empty()) {
-      lock.unlock();  // diagnosing reads the store
-      fail(failure, failed_seq);
-    }
+    if (!pending_.empty()) oldest = pending_.front();
   }
+  ncclResult_t async = ncclSuccess;
+  ncclCommGetAsyncError(nccl_.comm(), &async);
+  std::string failure;
+  if (!cuda_error.empty())
+    failure = fmt::format("CUDA error while checking {}: {}", oldest ? oldest->label() : "the queued collectives",
+                          cuda_error);
+  else if (async != ncclSuccess && async != ncclInProgress)
+    failure = fmt::format("{}: NCCL reported {} ({}); a peer may have died",
+                          oldest ? oldest->label() : "after the last collective", ncclGetErrorString(async),
+                          ncclGetLastError(nccl_.comm()));
+  else if (oldest && WorkNCCL::Clock::now() - oldest->start() > options.timeout)
+    failure = fmt::format("{} did not finish within {} ms", oldest->label(), options.timeout.count());
+  if (!failure.empty()) abort_and_exit(watchdog.failure(failure, oldest ? oldest->seq() : -1));
 }
 
-void ProcessGroupNCCL::Impl::fail(const std::string& reason, int64_t seq, bool store_answers) {
-  std::string message = fmt::format("ProcessGroupNCCL: rank {}: {}", rank, reason);
-  // A store the heartbeat already found silent (rank 0, its host, stopped) is not asked.
-  if (auto silence = heartbeat_ ? heartbeat_->store_silence() : std::nullopt)
-    if (monitor_) monitor_->store_is_silent(*silence);
-  if (seq >= 0 && monitor_) message += ". " + monitor_->diagnose(seq);
-  if (monitor_) message += "\n" + monitor_->flight_record(store_answers);
+void ProcessGroupNCCL::Impl::abort_and_exit(const std::string& message) {
   std::fprintf(stderr, "%s; aborting the communicator and exiting\n", message.c_str());
   std::fflush(stderr);
-  {
-    // The watchdog asks NCCL under mutex_ only while !stop_: it never touches the communicator
-    // being aborted (or after). The watchdog itself calls fail() without the lock.
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
   communicator_->abort();
   std::_Exit(1);
 }

@@ -1,21 +1,19 @@
 #pragma once
 // The state behind ProcessGroupNCCL: the communicator (made with the group, through the store:
-// nccl_communicator.h) and its stream, the desync monitor, the watchdog and the teardown.
+// nccl_communicator.h) and its stream, the watchdog (which also polls the queued work) and the
+// teardown.
 // Internal to //distributed/nccl; the operations themselves are in process_group_nccl.cc.
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "distributed/health/collective_signature.h"
-#include "distributed/health/desync_monitor.h"
-#include "distributed/health/heartbeat.h"
+#include "distributed/health/watchdog.h"
 #include "distributed/nccl/nccl_communicator.h"
 #include "distributed/nccl/nccl_work.h"
 #include "distributed/nccl/process_group_nccl.h"
@@ -73,13 +71,13 @@ struct ProcessGroupNCCL::Impl {
  private:
   std::shared_ptr<Work> enqueue(const std::string& label, int64_t seq, const std::vector<Tensor>& tensors,
                                 bool blocking, const Launch& launch);
-  void watch();
-  // Prints `reason` with the desync monitor's diagnosis of collective #seq (seq < 0: none) and
-  // its flight recorder (the peers' part only when the store answers), stops the watchdog's
-  // polling of the communicator, aborts the communicator (once, whichever of the watchdog,
-  // the monitor and the heartbeat comes first) and ends the process with status 1: a rank
-  // stuck in a collective on the GPU cannot be woken otherwise.
-  [[noreturn]] void fail(const std::string& reason, int64_t seq, bool store_answers = true);
+  // On the watchdog's thread: marks the finished work and fails at a CUDA error, an
+  // asynchronous NCCL error or a collective still running after the timeout.
+  void poll(Watchdog& watchdog);
+  // Prints `message` (Watchdog::failure's), aborts the communicator and ends the process with
+  // status 1: a rank stuck in a collective on the GPU cannot be woken otherwise. Called on the
+  // watchdog's thread only, so the communicator is never polled while it is aborted.
+  [[noreturn]] void abort_and_exit(const std::string& message);
 
   const int device_;  // the CUDA ordinal of the group's device
 
@@ -94,16 +92,10 @@ struct ProcessGroupNCCL::Impl {
   int64_t seq_ = 0;      // collectives queued (the next one's number)
   int64_t p2p_seq_ = 0;  // sends and recvs queued
 
-  // pending_, stop_; never held while waiting on the store or the GPU. The watchdog holds it
-  // while it asks NCCL, so fail() sets stop_ under it before the communicator goes away.
-  std::mutex mutex_;
+  std::mutex mutex_;  // pending_; never held while waiting on the store or the GPU
   std::vector<std::shared_ptr<WorkNCCL>> pending_;
-  std::condition_variable wake_;
-  bool stop_ = false;
 
-  std::unique_ptr<DesyncMonitor> monitor_;
-  std::unique_ptr<Heartbeat> heartbeat_;  // null when heartbeats are off
-  std::thread watchdog_;
+  std::unique_ptr<Watchdog> watchdog_;
 };
 
 }  // namespace brisk::dist

@@ -3,6 +3,7 @@
 // and timeout errors.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -317,4 +318,29 @@ TEST_CASE("ProcessGroupGloo: all_to_all where one rank sends and receives nothin
     for (int j = 0; j < 3; ++j)
       THREAD_CHECK(recvs[j].to_vector<int64_t>() == std::vector<int64_t>(count(j, r), 10 * j + r));
   });
+}
+
+namespace {
+
+// The threads of this process (ThreadSanitizer adds one of its own with the first thread
+// started: one is started first).
+size_t thread_count() {
+  std::thread([] {}).join();
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) n += entry.is_directory();
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("ProcessGroupGloo: a group runs its worker, its p2p waiter, Gloo's transport loop and one watchdog thread") {
+  auto store = std::make_shared<FileStore>(testing::scratch_dir("gloo_threads") + "/store", 5s);
+  ProcessGroupOptions options;
+  options.heartbeat_timeout = 30s;
+  const size_t before = thread_count();
+  {
+    ProcessGroupGloo group(store, 0, 1, options);
+    CHECK(thread_count() == before + 4);
+  }
+  CHECK(thread_count() == before);
 }

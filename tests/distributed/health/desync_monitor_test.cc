@@ -1,7 +1,8 @@
 // DesyncMonitor with three ranks in one process over one FileStore: signatures published in
-// batches and compared in the background (no false alarm across many batches, the first
-// difference reported with the odd rank), the diagnosis of a failed collective with the check
-// off (the mismatch, or the ranks that never entered it).
+// batches and compared by steps on a thread per rank (no false alarm across many batches, the
+// first difference reported with the odd rank), the diagnosis of a failed collective with the
+// check off (the mismatch, or the ranks that never entered it), a store that is gone (not
+// asked again) or hangs (asked again later), the flight recorder and the stall check.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -15,12 +16,28 @@
 #include "distributed/health/desync_monitor.h"
 #include "distributed/store/file_store.h"
 #include "distributed/store/tcp_store.h"
+#include "tests/distributed/health/freezable_store.h"
+#include "tests/distributed/health/repeating.h"
 
 using namespace brisk;
 using namespace brisk::dist;
 using namespace std::chrono_literals;
 
 namespace {
+
+using testing::FreezableStore;
+using testing::Repeating;
+
+// How long the monitors' store calls may take in these tests.
+constexpr auto kCallTimeout = 500ms;
+
+// Steps `monitors` every kStepInterval, each on a thread of its own, as groups' Watchdogs do.
+std::vector<std::unique_ptr<Repeating>> step(const std::vector<std::unique_ptr<DesyncMonitor>>& monitors) {
+  std::vector<std::unique_ptr<Repeating>> stepping;
+  for (const auto& m : monitors)
+    stepping.push_back(std::make_unique<Repeating>(DesyncMonitor::kStepInterval, [&m] { m->step(); }));
+  return stepping;
+}
 
 std::shared_ptr<Store> fresh_store(const std::string& name) {
   const char* dir = std::getenv("TEST_TMPDIR");
@@ -40,11 +57,15 @@ CollectiveSignature all_reduce(int64_t seq, int64_t numel) {
 struct Ranks {
   explicit Ranks(std::shared_ptr<Store> store, bool verify) {
     for (int r = 0; r < 3; ++r) {
-      monitors.push_back(std::make_unique<DesyncMonitor>(store, r, 3, verify, [this, r](const std::string& m) {
-        std::lock_guard<std::mutex> lock(mutex);
-        reports.emplace_back(r, m);
-      }));
+      monitors.push_back(std::make_unique<DesyncMonitor>(
+          *store, r, 3, verify,
+          [this, r](const std::string& m) {
+            std::lock_guard<std::mutex> lock(mutex);
+            reports.emplace_back(r, m);
+          },
+          kCallTimeout));
     }
+    stepping = step(monitors);
   }
   std::vector<std::pair<int, std::string>> wait_for_reports(size_t n, std::chrono::seconds within) {
     auto deadline = std::chrono::steady_clock::now() + within;
@@ -59,6 +80,7 @@ struct Ranks {
   std::mutex mutex;
   std::vector<std::pair<int, std::string>> reports;
   std::vector<std::unique_ptr<DesyncMonitor>> monitors;
+  std::vector<std::unique_ptr<Repeating>> stepping;  // stopped before the monitors go
 };
 
 const std::string kMismatchAt1000 =
@@ -111,10 +133,14 @@ TEST_CASE("DesyncMonitor: two ranks that disagree have no odd one") {
   {
     std::vector<std::unique_ptr<DesyncMonitor>> monitors;
     for (int r = 0; r < 2; ++r)
-      monitors.push_back(std::make_unique<DesyncMonitor>(store, r, 2, true, [&](const std::string& m) {
-        std::lock_guard<std::mutex> lock(mutex);
-        reports.push_back(m);
-      }));
+      monitors.push_back(std::make_unique<DesyncMonitor>(
+          *store, r, 2, true,
+          [&](const std::string& m) {
+            std::lock_guard<std::mutex> lock(mutex);
+            reports.push_back(m);
+          },
+          kCallTimeout));
+    auto stepping = step(monitors);
     for (int r = 0; r < 2; ++r) {
       CollectiveSignature sig = CollectiveSignature::of(CollectiveKind::kBroadcast, 8, kInt64, r);
       monitors[r]->record(sig);
@@ -134,7 +160,7 @@ TEST_CASE("DesyncMonitor: two ranks that disagree have no odd one") {
         "#0(numel 8, int64, root 1); no majority, so no single odd rank");
 }
 
-TEST_CASE("DesyncMonitor: a store that went away does not hold up the monitor's destruction") {
+TEST_CASE("DesyncMonitor: a store that went away is not asked again") {
   TCPStoreOptions o;
   o.port = 0;
   o.is_master = true;
@@ -143,17 +169,41 @@ TEST_CASE("DesyncMonitor: a store that went away does not hold up the monitor's 
   o.is_master = false;
   o.port = server->port();
   auto client = std::make_shared<TCPStore>("127.0.0.1", o);
-  auto monitor = std::make_unique<DesyncMonitor>(client, 1, 2, true, [](const std::string&) {});
-  monitor->record(all_reduce(0, 4));
-  std::this_thread::sleep_for(200ms);
+  DesyncMonitor monitor(
+      *client, 1, 2, true, [](const std::string&) {}, kCallTimeout);
+  monitor.record(all_reduce(0, 4));
+  monitor.step();
+  CHECK_THAT(DesyncMonitor(
+                 *client, 0, 2, true, [](const std::string&) {}, kCallTimeout)
+                 .flight_record(),
+             Catch::Contains("rank 1: started 1, finished 0"));
   server.reset();  // rank 0, the store's host, exits first
-  for (int64_t seq = 1; seq < 4; ++seq) {
-    monitor->record(all_reduce(seq, 4));
-    std::this_thread::sleep_for(150ms);
-  }
   auto start = std::chrono::steady_clock::now();
-  monitor.reset();
-  CHECK(std::chrono::steady_clock::now() - start < 2s);
+  for (int64_t seq = 1; seq < 4; ++seq) {
+    monitor.record(all_reduce(seq, 4));
+    monitor.step();
+  }
+  // The first call failed (well within its timeout: a refused connection); no later step asked.
+  CHECK(std::chrono::steady_clock::now() - start < kCallTimeout);
+}
+
+TEST_CASE("DesyncMonitor: a store call that gives up is tried again at a later step") {
+  auto file = fresh_store("monitor_hung");
+  auto store = std::make_shared<FreezableStore>(file);
+  DesyncMonitor monitor(
+      *store, 0, 2, true, [](const std::string&) {}, 200ms);
+  DesyncMonitor peer(
+      *file, 1, 2, true, [](const std::string&) {}, 200ms);
+  monitor.record(all_reduce(0, 4));
+  store->freeze(true);
+  auto start = std::chrono::steady_clock::now();
+  monitor.step();
+  CHECK(std::chrono::steady_clock::now() - start >= 180ms);
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
+  CHECK_THAT(peer.flight_record(), Catch::Contains("rank 0: nothing published"));
+  store->freeze(false);
+  monitor.step();
+  CHECK_THAT(peer.flight_record(), Catch::Contains("rank 0: started 1, finished 0; last: all_reduce #0(numel 4"));
 }
 
 TEST_CASE("DesyncMonitor: the flight recorder lists what each rank started and finished") {
@@ -164,7 +214,7 @@ TEST_CASE("DesyncMonitor: the flight recorder lists what each rank started and f
     for (int64_t seq = 0; seq < started; ++seq) ranks.monitors[r]->record(all_reduce(seq, seq + 1));
     ranks.monitors[r]->finished(r == 2 ? 7 : 8);
   }
-  std::this_thread::sleep_for(300ms);  // published by the monitors' threads
+  std::this_thread::sleep_for(300ms);  // published by the monitors' steps
   auto last = [](std::initializer_list<int64_t> seqs) {
     std::string out;
     for (int64_t seq : seqs) out += (out.empty() ? "" : ", ") + all_reduce(seq, seq + 1).str();
@@ -182,7 +232,8 @@ TEST_CASE("DesyncMonitor: the flight recorder lists what each rank started and f
 
 TEST_CASE("DesyncMonitor: the flight recorder of a rank whose peers published nothing") {
   auto store = fresh_store("monitor_flight_alone");
-  DesyncMonitor monitor(store, 1, 2, true, [](const std::string&) {});
+  DesyncMonitor monitor(
+      *store, 1, 2, true, [](const std::string&) {}, kCallTimeout);
   CHECK(monitor.flight_record() == "flight recorder (the last collectives each rank started; a peer's as it last "
                                    "published them):\n  rank 0: nothing published\n  rank 1: started 0, "
                                    "finished 0; last: none");
@@ -197,7 +248,8 @@ TEST_CASE("DesyncMonitor: a rank waiting in a collective names, once, the peers 
   std::mutex mutex;
   std::vector<std::unique_ptr<DesyncMonitor>> monitors;
   for (int r = 0; r < 3; ++r) {
-    monitors.push_back(std::make_unique<DesyncMonitor>(store, r, 3, true, [](const std::string&) {}));
+    monitors.push_back(std::make_unique<DesyncMonitor>(
+        *store, r, 3, true, [](const std::string&) {}, kCallTimeout));
     monitors[r]->on_stall(300ms, [&, r](const std::string& m) {
       std::lock_guard<std::mutex> lock(mutex);
       warnings.emplace_back(r, m);
@@ -209,8 +261,11 @@ TEST_CASE("DesyncMonitor: a rank waiting in a collective names, once, the peers 
     monitors[r]->finished(0);
   }
   for (int r : {0, 2}) monitors[r]->record(all_reduce(1, 4));
-  std::this_thread::sleep_for(1s);
-  std::lock_guard<std::mutex> lock(mutex);
+  for (auto& m : monitors) m->step();  // every rank's progress published; nobody waited 300 ms yet
+  CHECK(warnings.empty());
+  std::this_thread::sleep_for(400ms);
+  for (int round = 0; round < 3; ++round)
+    for (auto& m : monitors) m->step();
   REQUIRE(warnings.size() == 2);  // ranks 0 and 2, once each; rank 1 waits on nothing
   for (const auto& [rank, message] : warnings) {
     INFO(message);

@@ -10,17 +10,16 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "distributed/health/heartbeat.h"
 #include "distributed/store/file_store.h"
+#include "tests/distributed/health/freezable_store.h"
+#include "tests/distributed/health/repeating.h"
 
 using namespace brisk;
 using namespace brisk::dist;
@@ -37,58 +36,17 @@ std::shared_ptr<Store> fresh_store(const std::string& name) {
   return std::make_shared<FileStore>(path, 5s);
 }
 
-// A store whose every call blocks while it is frozen: what the peers of a stopped process see
-// of it (its calls stop), and what a stopped store host looks like to that process's client.
-// Each call takes at least `delay` (a distant store). A client from with_timeout() shares the
-// freeze and gives up waiting for the thaw after its timeout, as a TCPStore client does.
-class FreezableStore : public Store {
- public:
-  explicit FreezableStore(std::shared_ptr<Store> inner, std::chrono::milliseconds delay = 0ms)
-      : FreezableStore(std::move(inner), delay, std::make_shared<Freeze>(), std::nullopt) {}
-  void freeze(bool frozen) {
-    {
-      std::lock_guard<std::mutex> lock(freeze_->mutex);
-      freeze_->frozen = frozen;
-    }
-    freeze_->thawed.notify_all();
-  }
-  void set(const std::string& key, const Bytes& value) override { gate()->set(key, value); }
-  Bytes get(const std::string& key) override { return gate()->get(key); }
-  int64_t add(const std::string& key, int64_t delta) override { return gate()->add(key, delta); }
-  Bytes compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) override {
-    return gate()->compare_set(key, expected, desired);
-  }
-  bool check(const std::vector<std::string>& keys) override { return gate()->check(keys); }
-  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override {
-    gate()->wait(keys, timeout);
-  }
-  bool delete_key(const std::string& key) override { return gate()->delete_key(key); }
-  int64_t num_keys() override { return gate()->num_keys(); }
-  std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const override {
-    return std::shared_ptr<Store>(new FreezableStore(inner_->with_timeout(timeout), delay_, freeze_, timeout));
-  }
+using testing::FreezableStore;
+using testing::Repeating;
 
- private:
-  struct Freeze {
-    std::mutex mutex;
-    std::condition_variable thawed;
-    bool frozen = false;
-  };
-  FreezableStore(std::shared_ptr<Store> inner, std::chrono::milliseconds delay, std::shared_ptr<Freeze> freeze,
-                 std::optional<std::chrono::milliseconds> call_timeout)
-      : inner_(std::move(inner)), delay_(delay), freeze_(std::move(freeze)), call_timeout_(call_timeout) {}
-  Store* gate() {
-    std::this_thread::sleep_for(delay_);
-    std::unique_lock<std::mutex> lock(freeze_->mutex);
-    auto thawed = [&] { return !freeze_->frozen; };
-    if (!call_timeout_) freeze_->thawed.wait(lock, thawed);
-    else if (!freeze_->thawed.wait_for(lock, *call_timeout_, thawed)) throw std::runtime_error("the store is frozen");
-    return inner_.get();
-  }
-  std::shared_ptr<Store> inner_;
-  const std::chrono::milliseconds delay_;
-  const std::shared_ptr<Freeze> freeze_;
-  const std::optional<std::chrono::milliseconds> call_timeout_;
+// A Heartbeat beaten every 5 ms, as a group's Watchdog beats it; destroyed (leaving its mark)
+// after the beating stopped.
+struct Beating {
+  Beating(const Store& store, int rank, int size, std::chrono::milliseconds timeout,
+          Heartbeat::FailureHandler on_failure)
+      : heartbeat(store, rank, size, timeout, std::move(on_failure)), beating(5ms, [this] { heartbeat.beat(); }) {}
+  Heartbeat heartbeat;
+  Repeating beating;
 };
 
 struct Report {
@@ -105,7 +63,7 @@ struct Ranks {
     for (int r = 0; r < 3; ++r) stores.push_back(std::make_shared<FreezableStore>(store));
     for (int r = 0; r < 3; ++r) {
       beats.push_back(
-          std::make_unique<Heartbeat>(stores[r], r, 3, timeout, [this, r](const std::string& m, bool store_answers) {
+          std::make_unique<Beating>(*stores[r], r, 3, timeout, [this, r](const std::string& m, bool store_answers) {
             std::lock_guard<std::mutex> lock(mutex);
             reports.push_back({r, m, store_answers, Clock::now() - frozen_at});
           }));
@@ -136,17 +94,44 @@ struct Ranks {
   std::mutex mutex;
   Clock::time_point frozen_at = Clock::now();
   std::vector<Report> reports;
-  std::vector<std::unique_ptr<Heartbeat>> beats;
+  std::vector<std::unique_ptr<Beating>> beats;
 };
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
-TEST_CASE("Heartbeat: the interval is a tenth of the timeout, within [10 ms, 1 s]") {
+TEST_CASE(
+    "Heartbeat: the interval is a tenth of the timeout, within [10 ms, 1 s]; a call may take half, at most 0.5 s") {
   CHECK(Heartbeat::interval_for(30s) == 1s);
   CHECK(Heartbeat::interval_for(3s) == 300ms);
   CHECK(Heartbeat::interval_for(50ms) == 10ms);
+  CHECK(Heartbeat::call_timeout_for(30s) == 500ms);
+  CHECK(Heartbeat::call_timeout_for(600ms) == 300ms);
+  CHECK(Heartbeat::call_timeout_for(0ms) == 500ms);
+}
+
+TEST_CASE("Heartbeat: beat() does a round once an interval has passed, and says whether the store answered it") {
+  auto file = fresh_store("heartbeat_rounds");
+  auto store = std::make_shared<FreezableStore>(file);
+  Heartbeat heartbeat(*store, 0, 1, 1s, [](const std::string&, bool) {});  // interval 100 ms, calls 500 ms
+  CHECK(heartbeat.beat());
+  CHECK(heartbeat.beat());  // within the interval: no round
+  CHECK(file->add("heartbeat/0", 0) == 1);
+  std::this_thread::sleep_for(120ms);
+  CHECK(heartbeat.beat());
+  CHECK(file->add("heartbeat/0", 0) == 2);
+  store->freeze(true);
+  std::this_thread::sleep_for(120ms);
+  auto start = Clock::now();
+  CHECK_FALSE(heartbeat.beat());  // the round's call gave up
+  CHECK(Clock::now() - start >= 450ms);
+  CHECK(Clock::now() - start < 1s);
+  CHECK_FALSE(heartbeat.beat());  // within the interval: as the last round
+  store->freeze(false);
+  std::this_thread::sleep_for(120ms);
+  CHECK(heartbeat.beat());
+  CHECK(file->add("heartbeat/0", 0) == 3);
 }
 
 TEST_CASE("Heartbeat: ranks that beat, or left, are never reported") {
@@ -197,8 +182,8 @@ TEST_CASE("Heartbeat: a Heartbeat whose store hangs is destroyed within about a 
 
 // Rank 1 of the next test, in a process of its own: exits 1 if its heartbeat reported
 // anything in the 2 s after it was continued. Its store answers in 100 ms, so its first round
-// after SIGCONT ends well after its watcher looked: the watcher must not count the stop as the
-// store's silence. Hidden ([.]): only that test runs it, naming its tag.
+// after SIGCONT ends well after it was continued: the stop must not count as the store's
+// silence. Hidden ([.]): only that test runs it, naming its tag.
 TEST_CASE("Heartbeat: rank 1 of the SIGSTOP test", "[.][heartbeat_resumed_child]") {
   const char* path = std::getenv("BRISK_HEARTBEAT_RESUMED_STORE");
   REQUIRE(path != nullptr);
@@ -209,7 +194,7 @@ TEST_CASE("Heartbeat: rank 1 of the SIGSTOP test", "[.][heartbeat_resumed_child]
   bool reported = false;
   {
     auto slow = std::make_shared<FreezableStore>(store, 100ms);
-    Heartbeat beat(slow, 1, 2, 500ms, [&](const std::string& m, bool) {
+    Beating beat(*slow, 1, 2, 500ms, [&](const std::string& m, bool) {
       std::fprintf(stderr, "rank 1 reported: %s\n", m.c_str());
       reported = true;
     });
@@ -245,7 +230,7 @@ TEST_CASE("Heartbeat: a process stopped (SIGSTOP) and continued does not blame t
   std::vector<std::string> reports;
   std::mutex mutex;
   {
-    Heartbeat beat(store, 0, 2, 500ms, [&](const std::string& m, bool) {
+    Beating beat(*store, 0, 2, 500ms, [&](const std::string& m, bool) {
       std::lock_guard<std::mutex> lock(mutex);
       reports.push_back(m);
     });
