@@ -16,23 +16,8 @@
 // Checkpoints every few steps, written in the background: checkpoint/checkpoint_writer.h; their
 // file names, and the newest of them: checkpoint/save_pattern.h.
 //
-// The file is one safetensors file (checkpoint/safetensors.h), written atomically:
-//
-//   tensors        the model's state_dict under its own names ("conv1.weight", ...), and the
-//                  optimizer's state tensors under "optimizer/" + their name in
-//                  optim::OptimizerState ("optimizer/state.0.momentum_buffer")
-//   __metadata__   "format": "pt"
-//                  "brisk.checkpoint": "2"           (the layout's version)
-//                  "brisk.checksums": JSON           of every tensor and entry (checkpoint/checksums.h)
-//                  "brisk.optimizer": JSON           {"name": "SGD", "param_groups": [...]}
-//                  "brisk.progress": JSON            {"epoch": 1, "batch": 0, "step": 938}
-//                  "brisk.generator": JSON           {"seed": 0, "offset": 123456}
-//                  "brisk.data_seed": decimal        the DataLoader's seed
-//                  "brisk.scheduler": JSON           LRScheduler::state_dict(), when there is one
-//                  any other key                     Checkpoint::metadata, the program's own
-//
-// Other frameworks read the weights as any safetensors file (docs/training.md, "Reading
-// checkpoints elsewhere").
+// The file is one safetensors file, written atomically; its layout, and how other frameworks
+// read it: docs/training.md, "Checkpoints".
 #include <cstdint>
 #include <string>
 

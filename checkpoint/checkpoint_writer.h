@@ -9,13 +9,10 @@
 //   // at the end:
 //   writer.wait();
 //
-// save() copies the checkpoint's tensors to host memory on the calling thread (a memcpy for the
-// CPU, a device-to-host copy for CUDA), so that training may change them as soon as it returns,
-// and hands the copy to a background thread, which writes it with save_checkpoint (atomically,
-// with checksums) to the pattern's file for its progress (checkpoint/save_pattern.h). Exactly one
-// write is in flight: save() first waits for the previous one. A write that failed raises its
-// error from the next save() or wait(). Before each write the pattern's stale temporary files are
-// removed; after it, all but the newest keep_last checkpoints of the pattern.
+// save() copies the tensors to host memory on the calling thread, so that training may change
+// them as soon as it returns; a background thread writes the copy with save_checkpoint. Before
+// each write the pattern's stale temporary files are removed; after it, all but the newest
+// keep_last checkpoints of the pattern.
 #include <exception>
 #include <functional>
 #include <string>

@@ -1,20 +1,7 @@
 #pragma once
-// Checksums that let the reader of a safetensors file tell a corrupt file from a good one, kept
-// in the file's "__metadata__" so that every other safetensors reader still reads it (they
-// ignore metadata they do not know). The entry "brisk.checksums" holds JSON:
-//
-//   {"algorithm": "xxh3-64",
-//    "tensors":  {"fc.weight": "9f2c03a1b4e5d6c7", ...},   each tensor's data bytes
-//    "entries":  {"fc.weight": "13ab8e0f2d4c6b5a", ...},   each tensor's header entry
-//                                                         ({"dtype":..,"shape":..,"data_offsets":..})
-//    "metadata": {"format": "a1b2c3d4e5f60718", ...}}     each other metadata entry's value
-//
-// (XXH3, 64 bits, as 16 lowercase hex digits). Every change to what the file says, a flipped
-// bit in a tensor's data, in a name, dtype, shape or offset, in a metadata key or value, or in
-// the checksums themselves, makes some checksum disagree, and the error names the file and the
-// tensor or metadata entry. A change the reader cannot notice (the header's trailing spaces)
-// does not change what it reads. A file whose "brisk.checksums" key itself is damaged reads as
-// one without checksums: checkpoints (checkpoint.h) therefore require them.
+// Checksums in a safetensors file's "__metadata__" entry "brisk.checksums", which lets a reader
+// tell a corrupt file from a good one while every other safetensors reader still reads it. The
+// entry's JSON and what it catches: docs/training.md, "Checksums".
 #include <cstddef>
 #include <cstdint>
 #include <map>

@@ -6,11 +6,6 @@
 //   checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
 //   checkpoint::check_metadata(ckpt, {{"model", "resnet20"}, {"batch_size", "128"}});  // the program's own record
 //   checkpoint::restore(ckpt, *model, optimizer, &scheduler);  // calls check_compatible first
-//
-// A scheduler's state_dict holds its settings (CosineAnnealingLR's T_max, OneCycleLR's
-// total_steps, ...), and loading it replaces the fresh scheduler's: without the check, a run
-// resumed with more epochs would silently follow the checkpoint's shorter schedule, as
-// PyTorch's load_state_dict does.
 #include <string>
 #include <vector>
 

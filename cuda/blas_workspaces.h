@@ -1,10 +1,7 @@
 #pragma once
-// The workspaces of cuBLAS, one per (device, stream). cuBLAS's default workspace belongs to
-// the handle, and Brisk's one handle per device serves every stream: two products queued on
-// two streams would use it at once on the GPU (the handle's lock orders the host calls, not
-// the GPU's work). So each stream gets a workspace of its own, set with cublasSetWorkspace
-// after cublasSetStream (which resets the handle to its default workspace), as PyTorch does.
-// Work on one stream runs in order, so a stream's workspace is never used twice at once.
+// The workspaces of cuBLAS, one per (device, stream), so that products queued on two streams
+// never share one (docs/cuda_kernels.md, "Matrix products through cuBLAS"). The caller sets it
+// with cublasSetWorkspace after cublasSetStream, which resets the handle to its default one.
 //
 // A workspace is allocated on its stream from the caching allocator and kept. It is found by
 // the stream's handle and remembers the stream's id (cuda/stream_registry.h): when CUDA gives

@@ -1,30 +1,11 @@
 #pragma once
 // The caching allocator for the memory of one CUDA device, in the spirit of PyTorch's
-// CUDACachingAllocator. cudaMalloc and cudaFree are slow and cudaFree synchronizes the
-// device, so freed blocks are kept and handed out again:
-//   - sizes are rounded up to multiples of 512 bytes;
-//   - requests up to 1 MiB come from the small pool, carved out of 2 MiB segments; larger
-//     ones from the large pool, carved out of 20 MiB segments below 10 MiB, else from a
-//     segment of the size rounded up to 2 MiB;
-//   - a cached block larger than the request is split (small pool: when at least 512 bytes
-//     are left; large pool: when more than 1 MiB is left), and a freed block merges with the
-//     free neighbours of its segment;
-//   - a block belongs to the stream it was allocated on. Reusing it on that stream needs no
-//     synchronization, since stream order runs the new work after the old; on another
-//     stream it could be overwritten while still being read, so each stream has its own
-//     free blocks, keyed by the stream's id (StreamRef), never by its handle, which CUDA
-//     reuses for the next stream created after a stream is destroyed;
-//   - a block that was also used on other streams (record_stream) becomes free only once
-//     events recorded on those streams when it was freed have completed;
-//   - a stream about to be destroyed is retired (retire_stream): for each block it used, an
-//     event is recorded on it while it still exists, and the block's free waits for that
-//     event instead, so no event is ever recorded on a dead stream and nobody has to wait for
-//     the stream's work at destruction; the blocks it owned are handed out to no other
-//     stream (they may still be in use by its last work; they go back to the device when
-//     empty_cache() or an out-of-memory retry releases free segments, after synchronizing).
-// When the device is out of memory, the allocator waits for pending frees, returns every
-// fully free segment to the device and retries once; then it raises a brisk::Error naming
-// the request, the device's free and total memory and Brisk's own usage.
+// CUDACachingAllocator: freed blocks are kept and handed out again, split and merged within
+// their segments; a block is reused only on the stream it belongs to, once the streams that
+// also used it (record_stream, retire_stream) are done with it. How (pools, splitting, streams,
+// out-of-memory retry): docs/gpu.md, "The caching allocator". When the device is out of memory
+// even after a retry, raises brisk::Error naming the request, the device's free and total
+// memory and Brisk's own usage.
 //
 // Thread-safe. Written against DeviceMemoryApi so the logic runs without a GPU in tests.
 #include <cstddef>

@@ -1,20 +1,7 @@
-// CudaBackend::conv2d and conv2d_backward through cuDNN's convolution API
-// (cudnnConvolutionForward, BackwardData, BackwardFilter) over contiguous NCHW tensors:
-//   - groups, dilation, padding and stride go into one convolution descriptor
-//     (cross-correlation, as PyTorch); the filter is [OC, C / groups, KH, KW];
-//   - float64 runs CUDNN_DEFAULT_MATH; float32 runs CUDNN_FMA_MATH (no tensor cores, exact
-//     float32) unless set_allow_tf32 (cuda/blas.h) allows TF32, as for matmul;
-//   - the algorithm comes from cuDNN's heuristics (cudnnGet*Algorithm_v7), once per problem
-//     (cuda/conv_algorithm_cache.h): the candidates it ranks, minus those whose math type is
-//     not allowed, in its order; the first that runs does (cuda/conv_fallback.h: one whose
-//     workspace cannot be allocated, or that cuDNN fails to run, gives way to the next);
-//   - workspaces are tensors of the caching allocator on the current stream, freed (cached)
-//     after the call, which stream order makes safe;
-//   - bias is added by the backend's own broadcast add, and grad_bias is the backend's sum over
-//     dims {0, 2, 3} (16-bit accumulating in float32, tensor/kernels/reduce_dispatch.h): the
-//     legacy API's cudnnAddTensor and cudnnConvolutionBackwardBias may refuse BFLOAT16, and
-//     the backend's kernels take every dtype conv2d does.
-// Every cuDNN error is rethrown naming the op, the shapes and the geometry.
+// CudaBackend::conv2d and conv2d_backward through cuDNN's convolution API over contiguous NCHW
+// tensors. The choices (math type, algorithm cache and fallback, workspaces, bias through the
+// backend's own kernels): docs/cuda_kernels.md, "Convolution through cuDNN". Every cuDNN error
+// is rethrown naming the op, the shapes and the geometry.
 #include <climits>
 #include <optional>
 #include <string>

@@ -1,10 +1,7 @@
 #pragma once
-// Running one convolution pass with the first of its cuDNN algorithms that works. cuDNN's
-// heuristics rank algorithms without trying them, and a ranked algorithm may still fail when
-// it runs (CUDNN_STATUS_NOT_SUPPORTED or EXECUTION_FAILED, likelier for 16-bit, grouped or
-// dilated problems), or its workspace may not fit in the memory left. Either way the next one
-// is tried. One that failed is dropped from the problem's cache entry, so later calls start
-// with one that works; one that only lacked memory stays (the memory may be free next time).
+// Running one convolution pass with the first of its cuDNN algorithms that works: one that
+// fails to run is dropped from the problem's cache entry, one whose workspace did not fit stays
+// (why: docs/cuda_kernels.md, "Convolution through cuDNN").
 //
 // Free of cuDNN: the caller's attempt makes the library call and says how it ended, so this
 // logic is tested on any machine with a fake attempt (tests/cuda/conv_fallback_test.cc).

@@ -8,13 +8,9 @@
 // the element types of the inputs and of `out` (checked against their dtypes). All operands
 // have out's shape; inputs may be broadcast (stride 0) and any operand may be strided.
 //
-// Two kernels, chosen per call:
-//   - contiguous operands whose addresses allow it: each thread loads and stores kVecBytes
-//     per operand at once (16-byte accesses for the widest operand, like llm.c's Packed128);
-//     compiled for float32/bfloat16/float16 ops only (worth_vectorizing);
-//   - anything else: the operands' dims are merged as on the CPU (iter::make_loop_shape) and
-//     each thread computes byte offsets with an OffsetCalculator, several elements in flight.
-// Both walk the elements in a grid-stride loop over a grid sized to the device.
+// Contiguous operands whose addresses allow it take a kernel that moves kVecBytes per operand
+// and thread at once (float32/bfloat16/float16 ops only: worth_vectorizing); anything else the
+// strided kernel over merged dims (docs/cuda_kernels.md, "Choices").
 #include <algorithm>
 #include <array>
 #include <cstdint>

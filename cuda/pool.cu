@@ -8,17 +8,9 @@
 //     gradients of the windows that hold it (deterministic, no atomics);
 //   - max backward: the backend interface gives it no window geometry to gather with, so
 //     each output adds its gradient at its argmax atomically into a zeroed accumulator wider
-//     than the gradient (ScatterAcc below), rounded into grad_input once at the end. Atomics
-//     land in any order. float32 gradients are summed in float64: k of them (k at most the
-//     windows holding an input: 4 for a 3x3 stride-2 pool, 9 for 3x3 stride 1) add exactly
-//     when their magnitudes lie within a factor 2^(29 - ceil(log2 k)) of each other (24-bit
-//     significands, that spread and the carry fit float64's 53 bits), so the result is the
-//     correctly rounded sum and the same on every run; beyond that spread only a float64
-//     rounding (2^-53 of the sum) can differ between runs. This costs a float64 buffer of the
-//     input's size and one more pass, next to a pooling backward a small share of a training
-//     step. 16-bit gradients are summed in float32 (16-bit atomics would round each addition);
-//     float64 ones in place (no wider type: the last bit may differ between runs where three
-//     or more windows meet).
+//     than the gradient (ScatterAcc below), rounded into grad_input once at the end, so that
+//     the order the atomics land in does not change the result (docs/cuda_kernels.md,
+//     "Pooling"). float64 gradients are summed in place (no wider type).
 #include <type_traits>
 
 #include "cuda/atomic_add.cu.h"

@@ -10,9 +10,6 @@
 //   ...
 //   if (ctx.is_main()) save(...);                              // rank 0 writes the files
 //   dist::finish_distributed(ctx);
-//
-// It is what a torchrun program does by hand: dist.init_process_group(backend),
-// LOCAL_RANK = int(os.environ["LOCAL_RANK"]), torch.cuda.set_device(LOCAL_RANK).
 #include <memory>
 #include <string>
 

@@ -9,13 +9,9 @@
 //   prof.export_chrome_trace("trace.json");            // ui.perfetto.dev, chrome://tracing
 //   std::cout << prof.key_averages().table("self_cpu_time_total", 10);
 //
-// Recorded, with start, end and thread: the kernel calls of the tensor library (name, input
-// shapes and dtypes), the autograd engine's nodes, optimizer steps, the DataLoader's batches,
-// the collectives of the process groups (op, bytes, group) and DistributedDataParallel's
-// bucket all-reduces (from launch to completion). CUDA work is recorded as its host-side
-// launch; CUDA builds also mark each op as an NVTX range for Nsight Systems. One profiler
-// records at a time, for every thread of the process. Without one, the instrumented places
-// cost one relaxed atomic load each (tools/bench/profiler_overhead_bench.cc measures it).
+// What is recorded (CUDA work as its host-side launch; CUDA builds also mark each op as an
+// NVTX range) and what it costs when off: docs/profiler.md. One profiler records at a time,
+// for every thread of the process.
 #include <string>
 #include <vector>
 

@@ -7,9 +7,8 @@
 //   writer.flush();  // now visible to TensorBoard; the destructor flushes too
 //
 // The file, events.out.tfevents.<seconds>.<host>.<pid>.<n>, is a sequence of TFRecord records
-// (a little-endian uint64 length, the masked CRC-32C of those 8 bytes, an Event message, the
-// masked CRC-32C of the message: crc32c.h); the first Event holds file_version "brain.Event:2",
-// each later one a scalar (wall_time, step, summary.value[0].tag and simple_value).
+// of TensorBoard's Event messages (docs/training.md, "TensorBoard"); the first holds
+// file_version "brain.Event:2", each later one a scalar.
 #include <cstdint>
 #include <cstdio>
 #include <memory>

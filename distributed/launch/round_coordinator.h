@@ -1,23 +1,9 @@
 #pragma once
 // RoundCoordinator: how the launchers of a multi-node job with restarts (--nnodes > 1,
-// --max-restarts > 0) take part in every round together. Node 0's launcher hosts a small
-// control store (a dist::TCPStore on --master-addr, port --control-port, default
-// --master-port + 1, the job's token); every launcher, node 0's included, is a client:
-//
-//   config                 "--max-restarts N --nproc-per-node M": every node must have the same
-//   round/<r>/joined/<n>   node n is ready to start round r; no node starts it before all are,
-//                          so no worker of round r - 1 is still alive anywhere
-//   round/<r>/failure      the first failure of round r: "<status> <final> <cause>", where
-//                          cause names the node ("node 1: rank 3 (...) was killed by ..."); every
-//                          launcher polls it while its workers run and stops them when it appears
-//   round/<r>/final        set when a launcher of round r was signalled, even after another
-//                          failure came first: the job ends without a restart
-//   round/<r>/ended/<n>    node n's workers of round r have all ended
-//   round/<r>/read/<n>     node n has read round r's outcome (node 0, the host, waits for all
-//                          before it may exit)
-//
-// After round r every launcher waits until every node ended it, then reads round r's failure:
-// all reach the same decision, to restart (the same N everywhere) or to exit with its status.
+// --max-restarts > 0) take part in every round together, through a control store that node
+// 0's launcher hosts. After round r every launcher waits until every node ended it, then reads
+// round r's failure: all reach the same decision, to restart or to exit with its status. The
+// store's keys: docs/launch.md, "Restarts".
 #include <chrono>
 #include <memory>
 #include <optional>

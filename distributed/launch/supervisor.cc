@@ -25,7 +25,9 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 // After every worker exited, how long their pipes may stay open (held by a worker's own
 // children) before the launcher stops reading them.
 constexpr auto kDrainTime = std::chrono::seconds(1);
-// How long the first failure waits for others before the job is stopped (see supervisor.h).
+// How long the first failure waits for others before the job is stopped: a killed worker's
+// peers can notice its closed sockets and exit before its own death is reported, and of the
+// failures seen by then the first one killed by a signal is taken as the cause.
 constexpr auto kSettleTime = std::chrono::milliseconds(250);
 // How often a launcher of several nodes asks the control store whether another node failed.
 constexpr auto kOtherNodesPoll = std::chrono::milliseconds(100);

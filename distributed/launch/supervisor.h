@@ -1,27 +1,9 @@
 #pragma once
-// Supervisor: runs the workers of one node and watches them until they have all ended.
-//
-// - Each worker runs in its own process group, with stdin from /dev/null, and dies with the
-//   launcher (PR_SET_PDEATHSIG), so a killed launcher leaves no workers behind.
-// - Their stdout and stderr go through pipes to the launcher's stdout and stderr, each line
-//   led by "[rank N] ".
-// - SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher are forwarded to every worker's
-//   process group; a second one sends SIGKILL at once.
-// - When a worker exits non-zero or is killed by a signal, the launcher says which rank
-//   failed and how, sends SIGTERM to the others and SIGKILL to those still running after
-//   the grace period. It first waits kSettleTime for other failures: a killed worker's
-//   peers can notice its closed sockets and exit before its own death is reported. Of the
-//   failures seen by then, the first one killed by a signal is taken as the cause (a peer
-//   exiting with an error is more likely a consequence), else the first one; all are named.
-//   SIGTERM is followed by SIGCONT, so that a stopped worker (SIGSTOP) gets it at once.
-// - Restarts (options.max_restarts = N > 0): once every worker of a failed round has ended,
-//   the whole group starts again as round r + 1, up to N times, each restart logged with its
-//   cause ("launch: restart 1 of 2 (round 1) after rank 1 (local rank 1, pid 4242) was killed
-//   by signal SIGKILL (9)"). Each round's workers see its number and present their own store
-//   token (worker_env.h), so a worker of an earlier round cannot join a later one. A job
-//   stopped by a signal to the launcher is not restarted. With several nodes, every node's
-//   launcher takes part in every round through a RoundCoordinator (round_coordinator.h): a
-//   failure on one node stops the workers of all, and they all start the next round together.
+// Supervisor: runs the workers of one node and watches them until they have all ended:
+// prefixes their output with "[rank N] ", forwards signals, stops every worker when one fails
+// and, with options.max_restarts, starts the whole group again (with other nodes' launchers
+// through a RoundCoordinator). What a user sees of each: docs/launch.md, "Output, signals,
+// failures" and "Restarts".
 #include <sys/types.h>
 
 #include <chrono>

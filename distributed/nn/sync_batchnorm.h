@@ -39,8 +39,7 @@ BRISK_MODULE(SyncBatchNorm);
 // Makes every BatchNorm layer in `module` (itself included) normalize over `process_group`
 // (nullptr: the default group) as SyncBatchNorm does, in place: the layers keep their
 // parameters, buffers, state_dict names and the handles the model holds. Returns how many
-// layers it converted. PyTorch's SyncBatchNorm.convert_sync_batchnorm replaces the layers
-// instead; C++ models hold their layers by type, so the conversion cannot.
+// layers it converted.
 int convert_sync_batchnorm(Module& module, std::shared_ptr<dist::ProcessGroup> process_group = nullptr);
 
 }  // namespace brisk::nn

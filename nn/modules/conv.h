@@ -33,8 +33,7 @@ class Conv2dImpl : public Module {
   explicit Conv2dImpl(const Conv2dOptions& options);
 
   Tensor forward(const Tensor& input) override;
-  // PyTorch's initialization: weight ~ kaiming_uniform_(a = sqrt(5)) and the bias from
-  // U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = in_channels / groups * kH * kW.
+  // PyTorch's initialization (nn/modules/conv_parameters.h), fan_in = in_channels / groups * kH * kW.
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 

@@ -35,12 +35,10 @@ memory::data_type data_type_of(const Tensor& t) {
 }
 
 // The data type the kernels compute a convolution of `input` in. bfloat16 operands go
-// through oneDNN's bfloat16 kernels only on CPUs with AMX tiles: with AVX512-BF16 dot products
-// alone those kernels (jit_bf16:avx512_core_bf16, the ones PyTorch's oneDNN 3 picks too) took
-// 1.5 to 3 times as long as the float32 kernels on ResNet-20's convolutions on this machine,
-// so there the operands are widened to float32 in the reorders into the kernels' layouts, which
-// run anyway, and the results rounded in the reorders out. The float32 kernels accumulate as
-// the bfloat16 ones do, in float32.
+// through oneDNN's bfloat16 kernels only on CPUs with AMX tiles; elsewhere those are slower
+// than the float32 kernels (docs/amp.md), so the operands are widened to float32 in the
+// reorders into the kernels' layouts, which run anyway, and the results rounded in the
+// reorders out. The float32 kernels accumulate as the bfloat16 ones do, in float32.
 memory::data_type compute_type_of(const Tensor& input) {
   static const bool amx = [] {
     const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
@@ -69,12 +67,9 @@ struct Geometry {
 };
 
 // oneDNN's Winograd kernels (F(4x4, 3x3)) for a stride-1 3x3 convolution with more than
-// 16 channels on either side: they do about half the multiplications of the direct kernels,
-// and measured on this machine's AVX-512 cores (one training step, batch 64, 1 thread) the
-// airbench-style net's step took a quarter less CPU time and ResNet-20's 5% less, while at 16
-// channels (ResNet-20's first stage) they were slower than direct. Their float32 results
-// differ from the exact ones about ten times more than the direct kernels' (2e-6 against
-// 2e-7 of the largest magnitude, tests/tensor/cpu/conv_test.cc), as cuDNN's Winograd ones do.
+// 16 channels on either side, where they were measured faster than the direct kernels, at
+// about ten times their float32 error (docs/training.md, "Throughput: the reference models
+// against PyTorch").
 bool winograd_pays(const Tensor& weight, const Conv2dParams& p) {
   return weight.size(2) == 3 && weight.size(3) == 3 && p.stride[0] == 1 && p.stride[1] == 1 && p.dilation[0] == 1 &&
          p.dilation[1] == 1 && p.groups == 1 && weight.size(0) > 16 && weight.size(1) > 16;

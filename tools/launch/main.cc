@@ -1,15 +1,5 @@
-// launch: starts the workers of a data-parallel job on this node, as torchrun.
-//
-//   launch --nproc-per-node 2 bazel-bin/tools/train --epochs 1
-//   # two nodes: on each, with i = 0, 1 and the same secret in BRISK_STORE_TOKEN
-//   launch --nnodes 2 --node-rank i --nproc-per-node 4 --master-addr 10.0.0.1 --master-port 29500 train
-//   # a failed job started again, up to 3 times (the program resumes from its checkpoint)
-//   launch --nproc-per-node 2 --max-restarts 3 train --save ckpt.safetensors --resume auto
-//
-// Options end at the worker program; everything after it is the worker's own arguments (a
-// program whose name starts with '-' goes after --). torchrun's spellings with underscores
-// (--nproc_per_node=2) are accepted too. A mistake on the command line (an unknown option, a
-// bad number) is reported on stderr, naming the option, with exit status 2.
+// launch: starts the workers of a data-parallel job on this node, as torchrun. Its command
+// line, what each worker gets and what happens when one fails: docs/launch.md.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
