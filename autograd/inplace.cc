@@ -219,7 +219,7 @@ Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar value) {
 
 Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
   check_inplace(*this, "lerp_");
-  modify(*this, [&] { native::lerp_(*this, end, weight); });
+  modify(*this, [&] { native::binary_(BinaryOp::Lerp, *this, end, {weight.to_double()}); });
   rebase_history("LerpBackward", *this, {*this, end}, {},
                  [weight](const BackwardArgs& g) { return autograd::lerp_backward(g, weight); });
   return *this;

@@ -5,6 +5,7 @@
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
+#include "autograd/row_op.h"
 #include "tensor/native/ops.h"
 
 namespace brisk {
@@ -40,8 +41,8 @@ TensorList autograd::clamp_backward(const BackwardArgs& g, const Tensor& passes)
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   BRISK_CHECK(min || max, "clamp: at least one of min and max must be given (tensor {})", x.describe());
   OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
-  Tensor out = native::unary(UnaryOp::Clamp, x, params);
-  return record("ClampBackward", out, {x}, {x}, [min, max](const BackwardArgs& g) {
+  auto [in, out] = autograd::run_row(UnaryOp::Clamp, x, params);
+  return record("ClampBackward", out, {in[0]}, {in[0]}, [min, max](const BackwardArgs& g) {
     return autograd::clamp_backward(g, autograd::clamp_passes(g.saved[0], min, max));
   });
 }
@@ -52,8 +53,8 @@ Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
               x.describe());
   if (!max.defined()) return maximum(x, min);
   if (!min.defined()) return minimum(x, max);
-  Tensor out = native::ternary(TernaryOp::Clamp, x, min, max);
-  return record("ClampBackward", out, {x, min, max}, {x, min, max}, [](const BackwardArgs& g) -> TensorList {
+  auto [in, out] = autograd::run_row(TernaryOp::Clamp, x, min, max);
+  return record("ClampBackward", out, {in[0], in[1], in[2]}, {in[0], in[1], in[2]}, [](const BackwardArgs& g) -> TensorList {
     const Tensor& x = g.saved[0];
     const Tensor& lo = g.saved[1];
     const Tensor& hi = g.saved[2];
@@ -68,8 +69,8 @@ Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
 }
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Maximum, a, b);
-  return record("MaximumBackward", out, {a, b}, {a, b}, [](const BackwardArgs& g) -> TensorList {
+  auto [in, out] = autograd::run_row(BinaryOp::Maximum, a, b);
+  return record("MaximumBackward", out, {in[0], in[1]}, {in[0], in[1]}, [](const BackwardArgs& g) -> TensorList {
     const Tensor& a = g.saved[0];
     const Tensor& b = g.saved[1];
     Tensor ties = a.eq(b);
@@ -79,8 +80,8 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Minimum, a, b);
-  return record("MinimumBackward", out, {a, b}, {a, b}, [](const BackwardArgs& g) -> TensorList {
+  auto [in, out] = autograd::run_row(BinaryOp::Minimum, a, b);
+  return record("MinimumBackward", out, {in[0], in[1]}, {in[0], in[1]}, [](const BackwardArgs& g) -> TensorList {
     const Tensor& a = g.saved[0];
     const Tensor& b = g.saved[1];
     Tensor ties = a.eq(b);
