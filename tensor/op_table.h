@@ -5,8 +5,10 @@
 // autocast policy of the differentiable ops (autograd/row_op.h) and, for the math, activation
 // and comparison lists, their public functions and Tensor methods. A new op of those lists is
 // one row here, one functor in tensor/functors/ and its derivative (docs/extending.md (d)).
-// The ops of the other rows take numbers or come in several overloads: their functions are
-// declared in autograd/ops.h and call their row through autograd::run_row.
+// The ops of the other rows (and gelu) come in several overloads, take numbers of more than one
+// kind or have a derivative of their own: their functions are written in autograd/ (declared
+// in autograd/ops.h) and call their row through autograd::run_row; a signature column would
+// only move their declarations here.
 //
 // Elementwise rows: X(Op, name, Functor, DTypes, Result, CpuCast, CudaCast)
 //   name     PyTorch's name of the op: in error messages, and the C++ name where it has one;
