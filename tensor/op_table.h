@@ -26,9 +26,9 @@
 // The rows of math functions and activations end with one more column:
 //   Saved    what the derivative reads: Input, Output or Nothing.
 
-// Math functions of one tensor: brisk::<name>(x), Tensor::<name>() and their forwards are
-// generated from this list (autograd/ops.h, tensor/tensor.h, autograd/unary.cc); the derivative
-// <name>_backward(g, saved) is written in autograd/unary.cc.
+// Math functions of one tensor: brisk::<name>(x), Tensor::<name>(), Tensor::<name>_() and their
+// forwards are generated from this list (autograd/ops.h, tensor/tensor.h, autograd/unary.cc,
+// autograd/inplace.cc); the derivative <name>_backward(g, saved) is written in autograd/unary.cc.
 // clang-format off
 #define BRISK_UNARY_MATH_OPS(X)                                                     \
   X(Abs, abs, Abs, NumericTypes, SameNotBool, None, None, Input)                    \
@@ -48,8 +48,8 @@
 // grad_input, FloatingTypes, Same, never cast). The forward's numbers, where it takes any, are
 // params.a and params.b, and the backward gets the same. The second derivative, for
 // create_graph, is in autograd/backward_ops.cc. brisk::<name>(x, numbers...) is generated
-// (autograd/ops.h), and Tensor::<name>() for the rows without numbers; gelu's two rows are
-// picked by a string, so gelu(x, approximate) is written in autograd/activations.cc.
+// (autograd/ops.h), and Tensor::<name>() and <name>_() for the rows without numbers; gelu's
+// two rows are picked by a string, so gelu(x, approximate) is written in activations.cc.
 // The rows with numbers end with two more columns: the function's number parameters, with
 // PyTorch's defaults, and the same as the kernels' params.
 #define BRISK_ACTIVATION_ROWS(Row, X)                                        \

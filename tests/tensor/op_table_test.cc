@@ -40,6 +40,7 @@ struct UnaryRow {
   bool takes_int64, takes_bool;
   Fn function, method;  // no method for the rows that take numbers
   Fn kernel;            // the native op, with the function's default numbers
+  Fn inplace;           // the in-place method on a copy of x; none for the rows that take numbers
 };
 
 // clang-format off
@@ -47,11 +48,16 @@ struct UnaryRow {
   {UnaryOp::Op, #name, ResultKind::Result, {CastPolicy::CpuCast, CastPolicy::CudaCast},                   \
    accepts(DTypes{}, kInt64), accepts(DTypes{}, kBool),                                                    \
    [](const Tensor& x) { return brisk::name(x); }, [](const Tensor& x) { return x.name(); },             \
-   [](const Tensor& x) { return native::unary(UnaryOp::Op, x); }},
+   [](const Tensor& x) { return native::unary(UnaryOp::Op, x); },                                         \
+   [](const Tensor& x) {                                                                                  \
+     Tensor y = x * 1.0;                                                                                  \
+     Tensor& same = y.name##_();                                                                          \
+     return same.is_same(y) ? same : Tensor();                                                            \
+   }},
 #define BRISK_NUMBERS_ROW(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, Saved, numbers, params)       \
   {UnaryOp::Op, #name, ResultKind::Result, {CastPolicy::CpuCast, CastPolicy::CudaCast},                   \
    accepts(DTypes{}, kInt64), accepts(DTypes{}, kBool), [](const Tensor& x) { return brisk::name(x); }, nullptr, \
-   [](const Tensor& x, BRISK_ROW_UNPAREN numbers) { return native::unary(UnaryOp::Op, x, {BRISK_ROW_UNPAREN params}); }},
+   [](const Tensor& x, BRISK_ROW_UNPAREN numbers) { return native::unary(UnaryOp::Op, x, {BRISK_ROW_UNPAREN params}); }, nullptr},
 // clang-format on
 
 // The rows whose functions are generated: the math rows and the activations.
@@ -149,6 +155,20 @@ TEST_CASE("op table: each row's derivative passes gradcheck and gradgradcheck in
     INFO(row.name);
     Tensor x = inputs({}).requires_grad_(true);
     auto fn = [&row](const std::vector<Tensor>& in) { return row.function(in[0]); };
+    CHECK(autograd::gradcheck(fn, {x}));
+    CHECK(autograd::gradgradcheck(fn, {x}));
+  }
+}
+
+TEST_CASE("op table: each in-place method computes its row in place and its gradient passes gradcheck") {
+  for (const UnaryRow& row : unary_rows()) {
+    if (!row.inplace) continue;
+    INFO(row.name << "_");
+    Tensor x = inputs({});
+    CHECK(equal(row.inplace(x), row.function(x)));
+    // The method runs on x * 1.0, a new tensor with history: gradients flow back through it.
+    x.requires_grad_(true);
+    auto fn = [&row](const std::vector<Tensor>& in) { return row.inplace(in[0]); };
     CHECK(autograd::gradcheck(fn, {x}));
     CHECK(autograd::gradgradcheck(fn, {x}));
   }
