@@ -143,8 +143,8 @@ TensorList autograd::lerp_backward(const BackwardArgs& g, Scalar weight) {
 }
 
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
-  Tensor out = native::lerp(start, end, weight);
-  return record("LerpBackward", out, {start, end}, {},
+  auto [in, out] = autograd::run_row(BinaryOp::Lerp, start, end, OpParams{weight.to_double()});
+  return record("LerpBackward", out, {in[0], in[1]}, {},
                 [weight](const BackwardArgs& g) { return autograd::lerp_backward(g, weight); });
 }
 

@@ -9,6 +9,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
+#include "autograd/row_op.h"
 #include "tensor/autograd_meta.h"
 #include "tensor/native/ops.h"
 
@@ -130,60 +131,38 @@ Tensor& Tensor::neg_() {
   return *this;
 }
 
-Tensor& Tensor::abs_() {
-  check_inplace(*this, "abs_");
-  Tensor original = value_before_change(*this, needs_history({*this}));
-  modify(*this, [&] { native::unary_(UnaryOp::Abs, *this); });
-  rebase_history("AbsBackward", *this, {*this}, {original},
-                 [](const BackwardArgs& g) { return autograd::abs_backward(g, g.saved[0]); });
-  return *this;
-}
-
-Tensor& Tensor::exp_() {
-  check_inplace(*this, "exp_");
-  modify(*this, [&] { native::unary_(UnaryOp::Exp, *this); });
-  rebase_history("ExpBackward", *this, {*this}, {*this},
-                 [](const BackwardArgs& g) { return autograd::exp_backward(g, g.saved[0]); });
-  return *this;
-}
-
-Tensor& Tensor::log_() {
-  check_inplace(*this, "log_");
-  Tensor original = value_before_change(*this, needs_history({*this}));
-  modify(*this, [&] { native::unary_(UnaryOp::Log, *this); });
-  rebase_history("LogBackward", *this, {*this}, {original},
-                 [](const BackwardArgs& g) { return autograd::log_backward(g, g.saved[0]); });
-  return *this;
-}
-
-Tensor& Tensor::sqrt_() {
-  check_inplace(*this, "sqrt_");
-  modify(*this, [&] { native::unary_(UnaryOp::Sqrt, *this); });
-  rebase_history("SqrtBackward", *this, {*this}, {*this},
-                 [](const BackwardArgs& g) { return autograd::sqrt_backward(g, g.saved[0]); });
-  return *this;
-}
-
 namespace {
 
-// In-place activations whose backward kernel takes the output (relu's output marks where its
-// input was positive).
-Tensor& activation_(Tensor& self, const char* op, const char* name, UnaryOp forward, BinaryOp backward) {
-  check_inplace(self, op);
-  modify(self, [&] { native::unary_(forward, self); });
-  rebase_history(name, self, {self}, {self}, [backward](const BackwardArgs& g) -> TensorList {
-    return {autograd::activation_backward(backward, g.grad(), g.saved[0])};
-  });
+// An in-place math or activation row. Its derivative reads what the row's Saved column names:
+// self's value before the change, self after it (the result), or nothing.
+template <typename Derivative>
+Tensor& unary_row_(Tensor& self, UnaryOp op, const char* name, const char* node, autograd::Saved saved,
+                   Derivative derivative) {
+  check_inplace(self, name);
+  Tensor input = value_before_change(self, saved == autograd::Saved::Input && needs_history({self}));
+  modify(self, [&] { native::unary_(op, self); });
+  rebase_history(node, self, {self}, {saved == autograd::Saved::Output ? self : input},
+                 [derivative](const BackwardArgs& g) -> TensorList { return derivative(g, g.saved[0]); });
   return self;
 }
 
 }  // namespace
 
-Tensor& Tensor::relu_() { return activation_(*this, "relu_", "ReluBackward", UnaryOp::Relu, BinaryOp::ReluBackward); }
-Tensor& Tensor::sigmoid_() {
-  return activation_(*this, "sigmoid_", "SigmoidBackward", UnaryOp::Sigmoid, BinaryOp::SigmoidBackward);
-}
-Tensor& Tensor::tanh_() { return activation_(*this, "tanh_", "TanhBackward", UnaryOp::Tanh, BinaryOp::TanhBackward); }
+#define BRISK_MATH_INPLACE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)                      \
+  Tensor& Tensor::name##_() {                                                                                \
+    return unary_row_(*this, UnaryOp::Op, #name "_", #Op "Backward", autograd::Saved::saved, autograd::name##_backward); \
+  }
+BRISK_UNARY_MATH_OPS(BRISK_MATH_INPLACE)
+#undef BRISK_MATH_INPLACE
+#define BRISK_ACTIVATION_INPLACE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)             \
+  Tensor& Tensor::name##_() {                                                                           \
+    return unary_row_(*this, UnaryOp::Op, #name "_", #Op "Backward", autograd::Saved::saved,             \
+                      [](const BackwardArgs& g, const Tensor& s) -> TensorList {                         \
+                        return {autograd::activation_backward(BinaryOp::Op##Backward, g.grad(), s)};     \
+                      });                                                                                 \
+  }
+BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_INPLACE)
+#undef BRISK_ACTIVATION_INPLACE
 
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   check_inplace(*this, "clamp_");
@@ -219,7 +198,7 @@ Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar value) {
 
 Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
   check_inplace(*this, "lerp_");
-  modify(*this, [&] { native::lerp_(*this, end, weight); });
+  modify(*this, [&] { native::binary_(BinaryOp::Lerp, *this, end, {weight.to_double()}); });
   rebase_history("LerpBackward", *this, {*this, end}, {},
                  [weight](const BackwardArgs& g) { return autograd::lerp_backward(g, weight); });
   return *this;

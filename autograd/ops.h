@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/row_op.h"
 #include "tensor/generator.h"
 #include "tensor/op_table.h"
 #include "tensor/tensor.h"
@@ -69,19 +70,20 @@ Tensor fmod(const Tensor& a, Scalar b);
 #define BRISK_UNARY_MATH_FUNCTION(Op, name, ...) Tensor name(const Tensor& x);
 BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_FUNCTION)
 #undef BRISK_UNARY_MATH_FUNCTION
-// relu(x), sigmoid(x), tanh(x), silu(x), hardswish(x): the activation rows of tensor/op_table.h.
-#define BRISK_ACTIVATION_FUNCTION(Op, name, ...) Tensor name(const Tensor& x);
+// relu(x), ..., hardswish(x) and leaky_relu(x, negative_slope = 0.01), elu(x, alpha = 1.0),
+// softplus(x, beta = 1.0, threshold = 20.0): the activation rows of tensor/op_table.h.
+#define BRISK_ACTIVATION_FUNCTION(Op, name, ...) \
+  inline Tensor name(const Tensor& x) { return autograd::run_activation(UnaryOp::Op, x); }
 BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_FUNCTION)
 #undef BRISK_ACTIVATION_FUNCTION
-// The activation rows that take numbers.
+#define BRISK_ACTIVATION_FUNCTION(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, Saved, numbers, params) \
+  inline Tensor name(const Tensor& x, BRISK_ROW_UNPAREN numbers) {                                               \
+    return autograd::run_activation(UnaryOp::Op, x, {BRISK_ROW_UNPAREN params});                              \
+  }
+BRISK_ACTIVATION_OPS_WITH_NUMBERS(BRISK_ACTIVATION_FUNCTION)
+#undef BRISK_ACTIVATION_FUNCTION
 // approximate: "none" (erf) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
-// x above zero, negative_slope * x otherwise.
-Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
-// x above zero, alpha * (exp(x) - 1) otherwise.
-Tensor elu(const Tensor& x, double alpha = 1.0);
-// log(1 + exp(beta * x)) / beta, and x where beta * x > threshold (beta must not be 0).
-Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
 Tensor maximum(const Tensor& a, const Tensor& b);

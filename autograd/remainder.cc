@@ -4,6 +4,7 @@
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
+#include "autograd/row_op.h"
 #include "tensor/native/ops.h"
 
 namespace brisk {
@@ -34,9 +35,10 @@ void check_integer_divisor(const char* name, DType result, Scalar divisor) {
 // from PyTorch's by that ulp.
 Tensor quotient(const Tensor& a_minus_r, const Tensor& b) { return native::binary(BinaryOp::Div, a_minus_r, b); }
 
-Tensor record_remainder(BinaryOp op, const char* backward_name, const Tensor& a, const Tensor& b) {
-  check_integer_divisor(op_name(op), native::result_type(a, b), b);
-  Tensor out = native::binary(op, a, b);
+Tensor record_remainder(BinaryOp op, const char* backward_name, const Tensor& a_in, const Tensor& b_in) {
+  check_integer_divisor(op_name(op), native::result_type(a_in, b_in), b_in);
+  auto [in, out] = autograd::run_row(op, a_in, b_in);
+  const Tensor &a = in[0], &b = in[1];
   bool b_wants_grad = b.requires_grad();
   return record(backward_name, out, {a, b}, {b_wants_grad ? a : Tensor(), b_wants_grad ? b : Tensor()},
                 [op](const BackwardArgs& g) -> TensorList {
@@ -54,7 +56,8 @@ Tensor record_remainder(BinaryOp op, const char* backward_name, const Tensor& a,
 // remainder or fmod by a number: the gradient passes to a unchanged.
 Tensor record_remainder(BinaryOp op, const char* backward_name, const Tensor& a, Scalar b) {
   check_integer_divisor(op_name(op), native::result_type(a, b), b);
-  return record(backward_name, native::binary(op, a, b), {a}, {},
+  auto [in, out] = autograd::run_row(op, a, b);
+  return record(backward_name, out, {in[0]}, {},
                 [](const BackwardArgs& g) { return autograd::add_scalar_backward(g); });
 }
 
@@ -66,10 +69,10 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
 
 Tensor remainder(const Tensor& a, Scalar b) { return record_remainder(BinaryOp::Remainder, "RemainderBackward", a, b); }
 
-Tensor remainder(Scalar a, const Tensor& b) {
-  check_integer_divisor("remainder", native::result_type(b, a), b);
-  Tensor out = native::binary(BinaryOp::Remainder, a, b);
-  return record("RemainderBackward", out, {b}, {b, out}, [a](const BackwardArgs& g) -> TensorList {
+Tensor remainder(Scalar a, const Tensor& b_in) {
+  check_integer_divisor("remainder", native::result_type(b_in, a), b_in);
+  auto [in, out] = autograd::run_row(BinaryOp::Remainder, a, b_in);
+  return record("RemainderBackward", out, {in[0]}, {in[0], out}, [a](const BackwardArgs& g) -> TensorList {
     Tensor a_minus_r = native::binary(BinaryOp::Sub, a, g.saved[1], OpParams{1.0});
     return {-g.grad() * quotient(a_minus_r, g.saved[0])};
   });

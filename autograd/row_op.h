@@ -34,4 +34,8 @@ RowResult<1> run_row(BinaryOp op, const Tensor& a, Scalar b, OpParams params = {
 RowResult<1> run_row(BinaryOp op, Scalar a, const Tensor& b, OpParams params = {});
 RowResult<3> run_row(TernaryOp op, const Tensor& a, const Tensor& b, const Tensor& c, OpParams params = {});
 
+// Runs the activation row `op` and records its node, Op##Backward, whose gradient is the row's
+// fused backward kernel with the same params: the activation functions of autograd/ops.h.
+Tensor run_activation(UnaryOp op, const Tensor& x, OpParams params = {});
+
 }  // namespace brisk::autograd

@@ -5,6 +5,7 @@
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
+#include "autograd/row_op.h"
 #include "tensor/native/ops.h"
 
 namespace brisk {
@@ -24,6 +25,19 @@ Tensor pick_grad(const Tensor& grad, const Tensor& loses, const Tensor& ties) {
   return masked_fill(where(ties, grad * 0.5, grad), loses, 0.0);
 }
 
+// maximum or minimum: the gradient of each operand unless it lost, as pick_grad.
+Tensor extremum(BinaryOp op, const char* node, const Tensor& a, const Tensor& b) {
+  auto [in, out] = autograd::run_row(op, a, b);
+  return record(node, out, {in[0], in[1]}, {in[0], in[1]}, [op](const BackwardArgs& g) -> TensorList {
+    const Tensor& a = g.saved[0];
+    const Tensor& b = g.saved[1];
+    auto loses = [op](const Tensor& x, const Tensor& y) { return op == BinaryOp::Maximum ? x.lt(y) : x.gt(y); };
+    Tensor ties = a.eq(b);
+    return {g.needs_grad[0] ? pick_grad(g.grad(), loses(a, b), ties) : Tensor(),
+            g.needs_grad[1] ? pick_grad(g.grad(), loses(b, a), ties) : Tensor()};
+  });
+}
+
 }  // namespace
 
 Tensor autograd::clamp_passes(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
@@ -40,8 +54,8 @@ TensorList autograd::clamp_backward(const BackwardArgs& g, const Tensor& passes)
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   BRISK_CHECK(min || max, "clamp: at least one of min and max must be given (tensor {})", x.describe());
   OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
-  Tensor out = native::unary(UnaryOp::Clamp, x, params);
-  return record("ClampBackward", out, {x}, {x}, [min, max](const BackwardArgs& g) {
+  auto [in, out] = autograd::run_row(UnaryOp::Clamp, x, params);
+  return record("ClampBackward", out, {in[0]}, {in[0]}, [min, max](const BackwardArgs& g) {
     return autograd::clamp_backward(g, autograd::clamp_passes(g.saved[0], min, max));
   });
 }
@@ -52,8 +66,8 @@ Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
               x.describe());
   if (!max.defined()) return maximum(x, min);
   if (!min.defined()) return minimum(x, max);
-  Tensor out = native::ternary(TernaryOp::Clamp, x, min, max);
-  return record("ClampBackward", out, {x, min, max}, {x, min, max}, [](const BackwardArgs& g) -> TensorList {
+  auto [in, out] = autograd::run_row(TernaryOp::Clamp, x, min, max);
+  return record("ClampBackward", out, {in[0], in[1], in[2]}, {in[0], in[1], in[2]}, [](const BackwardArgs& g) -> TensorList {
     const Tensor& x = g.saved[0];
     const Tensor& lo = g.saved[1];
     const Tensor& hi = g.saved[2];
@@ -67,27 +81,8 @@ Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
   });
 }
 
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Maximum, a, b);
-  return record("MaximumBackward", out, {a, b}, {a, b}, [](const BackwardArgs& g) -> TensorList {
-    const Tensor& a = g.saved[0];
-    const Tensor& b = g.saved[1];
-    Tensor ties = a.eq(b);
-    return {g.needs_grad[0] ? pick_grad(g.grad(), a.lt(b), ties) : Tensor(),
-            g.needs_grad[1] ? pick_grad(g.grad(), b.lt(a), ties) : Tensor()};
-  });
-}
-
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  Tensor out = native::binary(BinaryOp::Minimum, a, b);
-  return record("MinimumBackward", out, {a, b}, {a, b}, [](const BackwardArgs& g) -> TensorList {
-    const Tensor& a = g.saved[0];
-    const Tensor& b = g.saved[1];
-    Tensor ties = a.eq(b);
-    return {g.needs_grad[0] ? pick_grad(g.grad(), a.gt(b), ties) : Tensor(),
-            g.needs_grad[1] ? pick_grad(g.grad(), b.gt(a), ties) : Tensor()};
-  });
-}
+Tensor maximum(const Tensor& a, const Tensor& b) { return extremum(BinaryOp::Maximum, "MaximumBackward", a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return extremum(BinaryOp::Minimum, "MinimumBackward", a, b); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor out = native::where(cond, a, b);

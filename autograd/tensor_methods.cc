@@ -14,14 +14,11 @@ Tensor Tensor::remainder(const Tensor& other) const { return brisk::remainder(*t
 Tensor Tensor::remainder(Scalar other) const { return brisk::remainder(*this, other); }
 Tensor Tensor::fmod(const Tensor& other) const { return brisk::fmod(*this, other); }
 Tensor Tensor::fmod(Scalar other) const { return brisk::fmod(*this, other); }
-#define BRISK_UNARY_MATH_METHOD(Op, name, ...) \
+#define BRISK_UNARY_ROW_METHOD(Op, name, ...) \
   Tensor Tensor::name() const { return brisk::name(*this); }
-BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)
-#undef BRISK_UNARY_MATH_METHOD
-#define BRISK_ACTIVATION_METHOD(Op, name, ...) \
-  Tensor Tensor::name() const { return brisk::name(*this); }
-BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_METHOD)
-#undef BRISK_ACTIVATION_METHOD
+BRISK_UNARY_MATH_OPS(BRISK_UNARY_ROW_METHOD)
+BRISK_ACTIVATION_OPS(BRISK_UNARY_ROW_METHOD)
+#undef BRISK_UNARY_ROW_METHOD
 Tensor Tensor::gelu(const std::string& approximate) const { return brisk::gelu(*this, approximate); }
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return brisk::clamp(*this, min, max);

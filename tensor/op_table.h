@@ -5,8 +5,10 @@
 // autocast policy of the differentiable ops (autograd/row_op.h) and, for the math, activation
 // and comparison lists, their public functions and Tensor methods. A new op of those lists is
 // one row here, one functor in tensor/functors/ and its derivative (docs/extending.md (d)).
-// The ops of the other rows take numbers or come in several overloads: their functions are
-// declared in autograd/ops.h and call their row through autograd::run_row.
+// The ops of the other rows (and gelu) come in several overloads, take numbers of more than one
+// kind or have a derivative of their own: their functions are written in autograd/ (declared
+// in autograd/ops.h) and call their row through autograd::run_row; a signature column would
+// only move their declarations here.
 //
 // Elementwise rows: X(Op, name, Functor, DTypes, Result, CpuCast, CudaCast)
 //   name     PyTorch's name of the op: in error messages, and the C++ name where it has one;
@@ -24,9 +26,9 @@
 // The rows of math functions and activations end with one more column:
 //   Saved    what the derivative reads: Input, Output or Nothing.
 
-// Math functions of one tensor: brisk::<name>(x), Tensor::<name>() and their forwards are
-// generated from this list (autograd/ops.h, tensor/tensor.h, autograd/unary.cc); the derivative
-// <name>_backward(g, saved) is written in autograd/unary.cc.
+// Math functions of one tensor: brisk::<name>(x), Tensor::<name>(), Tensor::<name>_() and their
+// forwards are generated from this list (autograd/ops.h, tensor/tensor.h, autograd/unary.cc,
+// autograd/inplace.cc); the derivative <name>_backward(g, saved) is written in autograd/unary.cc.
 // clang-format off
 #define BRISK_UNARY_MATH_OPS(X)                                                     \
   X(Abs, abs, Abs, NumericTypes, SameNotBool, None, None, Input)                    \
@@ -45,28 +47,37 @@
 // Op##Backward, name##_backward, Functor##Backward (a BinaryOp row: (grad, saved) ->
 // grad_input, FloatingTypes, Same, never cast). The forward's numbers, where it takes any, are
 // params.a and params.b, and the backward gets the same. The second derivative, for
-// create_graph, is in autograd/backward_ops.cc.
-//   BRISK_ACTIVATION_OPS: brisk::<name>(x), Tensor::<name>() and their forwards generated;
-//   BRISK_ACTIVATION_OPS_WITH_NUMBERS: forwards written in autograd/activations.cc, which
-//   declare their numbers (gelu's approximate picks one of two rows).
+// create_graph, is in autograd/backward_ops.cc. brisk::<name>(x, numbers...) is generated
+// (autograd/ops.h), and Tensor::<name>() and <name>_() for the rows without numbers; gelu's
+// two rows are picked by a string, so gelu(x, approximate) is written in activations.cc.
+// The rows with numbers end with two more columns: the function's number parameters, with
+// PyTorch's defaults, and the same as the kernels' params.
 #define BRISK_ACTIVATION_ROWS(Row, X)                                        \
   Row(X, Relu, relu, Relu, NumericTypes, SameNotBool, None, None, Output)    \
   Row(X, Sigmoid, sigmoid, Sigmoid, FloatingTypes, Float, None, None, Output) \
   Row(X, Tanh, tanh, Tanh, FloatingTypes, Float, None, None, Output)          \
   Row(X, Silu, silu, Silu, FloatingTypes, Floating, None, None, Input)        \
   Row(X, Hardswish, hardswish, Hardswish, FloatingTypes, Same, None, None, Input)
-#define BRISK_ACTIVATION_ROWS_WITH_NUMBERS(Row, X)                                              \
-  Row(X, Gelu, gelu, Gelu, FloatingTypes, Floating, None, None, Input)                          \
-  Row(X, GeluTanh, gelu, GeluTanh, FloatingTypes, Floating, None, None, Input)                  \
-  Row(X, LeakyRelu, leaky_relu, LeakyRelu, FloatingTypes, Same, None, None, Input) /* slope */  \
-  Row(X, Elu, elu, Elu, FloatingTypes, Same, None, None, Input)                    /* alpha */  \
-  Row(X, Softplus, softplus, Softplus, FloatingTypes, Same, None, Float32, Input)  /* beta, threshold */
+#define BRISK_ACTIVATION_ROWS_WITH_NUMBERS(Row, X)                                                 \
+  /* x above zero, negative_slope * x otherwise */                                                \
+  Row(X, LeakyRelu, leaky_relu, LeakyRelu, FloatingTypes, Same, None, None, Input,                 \
+      (double negative_slope = 0.01), (negative_slope))                                            \
+  /* x above zero, alpha * (exp(x) - 1) otherwise */                                               \
+  Row(X, Elu, elu, Elu, FloatingTypes, Same, None, None, Input, (double alpha = 1.0), (alpha))     \
+  /* log(1 + exp(beta * x)) / beta, and x where beta * x > threshold (beta must not be 0) */       \
+  Row(X, Softplus, softplus, Softplus, FloatingTypes, Same, None, Float32, Input,                  \
+      (double beta = 1.0, double threshold = 20.0), (beta, threshold))
+#define BRISK_GELU_ROWS(Row, X)                                                \
+  Row(X, Gelu, gelu, Gelu, FloatingTypes, Floating, None, None, Input)         \
+  Row(X, GeluTanh, gelu, GeluTanh, FloatingTypes, Floating, None, None, Input)
 #define BRISK_ROW_AS_IS(X, ...) X(__VA_ARGS__)
+#define BRISK_ROW_UNPAREN(...) __VA_ARGS__
 #define BRISK_ROW_BACKWARD(X, Op, name, Functor, ...) \
   X(Op##Backward, name##_backward, Functor##Backward, FloatingTypes, Same, None, None)
 #define BRISK_ACTIVATION_OPS(X) BRISK_ACTIVATION_ROWS(BRISK_ROW_AS_IS, X)
 #define BRISK_ACTIVATION_OPS_WITH_NUMBERS(X) BRISK_ACTIVATION_ROWS_WITH_NUMBERS(BRISK_ROW_AS_IS, X)
-#define BRISK_ALL_ACTIVATION_OPS(X) BRISK_ACTIVATION_OPS(X) BRISK_ACTIVATION_OPS_WITH_NUMBERS(X)
+#define BRISK_ALL_ACTIVATION_OPS(X) \
+  BRISK_ACTIVATION_OPS(X) BRISK_ACTIVATION_OPS_WITH_NUMBERS(X) BRISK_GELU_ROWS(BRISK_ROW_AS_IS, X)
 
 // Comparisons and logical ops of two tensors: bool results, no gradient; brisk::<name>(a, b)
 // and Tensor::<name>(other) are generated from this list.
@@ -102,8 +113,9 @@
   X(Fmod, fmod, Fmod, NumericTypes, Same, None, None)                /* with the sign of a, as C's fmod */ \
   BRISK_COMPARISON_OPS(X)                                                                        \
   BRISK_ALL_ACTIVATION_BACKWARD_OPS(X)
-#define BRISK_ALL_ACTIVATION_BACKWARD_OPS(X) \
-  BRISK_ACTIVATION_ROWS(BRISK_ROW_BACKWARD, X) BRISK_ACTIVATION_ROWS_WITH_NUMBERS(BRISK_ROW_BACKWARD, X)
+#define BRISK_ALL_ACTIVATION_BACKWARD_OPS(X)                                                \
+  BRISK_ACTIVATION_ROWS(BRISK_ROW_BACKWARD, X) BRISK_ACTIVATION_ROWS_WITH_NUMBERS(BRISK_ROW_BACKWARD, X) \
+  BRISK_GELU_ROWS(BRISK_ROW_BACKWARD, X)
 
 // Three-input kernels computing in opmath; where(), which moves values without arithmetic, is
 // the one ternary op outside the list (TernaryOp::Where).

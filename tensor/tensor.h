@@ -198,14 +198,14 @@ class Tensor {
   Tensor remainder(Scalar other) const;
   Tensor fmod(const Tensor& other) const;
   Tensor fmod(Scalar other) const;
-  // abs(), exp(), log(), ...: the math rows of tensor/op_table.h.
-#define BRISK_UNARY_MATH_METHOD(Op, name, ...) Tensor name() const;
-  BRISK_UNARY_MATH_OPS(BRISK_UNARY_MATH_METHOD)
-#undef BRISK_UNARY_MATH_METHOD
-  // relu(), sigmoid(), ...: the activation rows of tensor/op_table.h that take no numbers.
-#define BRISK_ACTIVATION_METHOD(Op, name, ...) Tensor name() const;
-  BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_METHOD)
-#undef BRISK_ACTIVATION_METHOD
+  // abs(), exp(), ..., relu(), sigmoid(), ...: the math rows of tensor/op_table.h and its
+  // activation rows that take no numbers; abs_(), exp_(), ..., relu_(), ...: the same in place.
+#define BRISK_UNARY_ROW_METHODS(Op, name, ...) \
+  Tensor name() const;                         \
+  Tensor& name##_();
+  BRISK_UNARY_MATH_OPS(BRISK_UNARY_ROW_METHODS)
+  BRISK_ACTIVATION_OPS(BRISK_UNARY_ROW_METHODS)
+#undef BRISK_UNARY_ROW_METHODS
   Tensor gelu(const std::string& approximate = "none") const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
   Tensor clamp(const Tensor& min, const Tensor& max) const;
@@ -232,13 +232,6 @@ class Tensor {
   Tensor& div_(Scalar other);
   Tensor& pow_(Scalar exponent);
   Tensor& neg_();
-  Tensor& abs_();
-  Tensor& exp_();
-  Tensor& log_();
-  Tensor& sqrt_();
-  Tensor& relu_();
-  Tensor& sigmoid_();
-  Tensor& tanh_();
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
   // self += value * a * b, self += value * a / b, self += weight * (end - self): the
   // optimizers' update steps.

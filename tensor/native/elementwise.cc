@@ -78,6 +78,13 @@ DType binary_compute_type(BinaryOp op, DType promoted, const Tensor& a, const st
   }
 }
 
+// lerp takes no promotion between its tensors, as PyTorch's.
+void check_lerp_dtypes(BinaryOp op, const Tensor& start, const Tensor& end) {
+  BRISK_CHECK(op != BinaryOp::Lerp || start.dtype() == end.dtype(),
+              "lerp: expected dtype {} for `end` but got {} (start {}, end {})", start.dtype(), end.dtype(),
+              start.describe(), end.describe());
+}
+
 Tensor new_output(const Shape& shape, DType dtype, Device device) {
   return empty(shape, TensorOptions(dtype).device(device));
 }
@@ -100,6 +107,7 @@ Tensor& run_inplace(Tensor& self, bool direct, const OutOfPlace& out_of_place, c
 Tensor unary(UnaryOp op, const Tensor& x, OpParams p) {
   DType compute = unary_compute_type(op, x, p);
   if (op == UnaryOp::PowScalar) check_pow_exponent(x, compute, p.a);
+  BRISK_CHECK(op != UnaryOp::Softplus || p.a != 0.0, "softplus: beta must not be 0");
   DType out_dtype = writes_bool(op) ? kBool : compute;
   DType in_dtype = writes_bool(op) ? x.dtype() : compute;
   Tensor out = new_output(x.sizes(), out_dtype, x.device());
@@ -134,6 +142,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams p) {
   const char* name = op_name(op);
+  check_lerp_dtypes(op, a, b);
   Device device = common_device(name, {a, b});
   DType compute = binary_compute_type(op, result_type(a, b), a, b.describe(), p);
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
@@ -175,6 +184,7 @@ Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams p) {
 
 Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, OpParams p) {
   const char* name = op_name(op);
+  check_lerp_dtypes(op, self, other);
   Device device = detail::inplace_device(name, self, {other});
   DType compute = binary_compute_type(op, result_type(self, other), self, other.describe(), p);
   DType out_dtype = writes_bool(op) ? kBool : compute;
@@ -206,25 +216,6 @@ Tensor& binary_(BinaryOp op, Tensor& self, Scalar other, OpParams p) {
                          p);
         }
       });
-}
-
-namespace {
-
-void check_lerp_dtypes(const char* op, const Tensor& start, const Tensor& end) {
-  BRISK_CHECK(start.dtype() == end.dtype(), "{}: expected dtype {} for `end` but got {} (start {}, end {})", op,
-              start.dtype(), end.dtype(), start.describe(), end.describe());
-}
-
-}  // namespace
-
-Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
-  check_lerp_dtypes("lerp", start, end);
-  return binary(BinaryOp::Lerp, start, end, {weight.to_double()});
-}
-
-Tensor& lerp_(Tensor& self, const Tensor& end, Scalar weight) {
-  check_lerp_dtypes("lerp_", self, end);
-  return binary_(BinaryOp::Lerp, self, end, {weight.to_double()});
 }
 
 Tensor& fill_(Tensor& self, Scalar value) {

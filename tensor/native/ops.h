@@ -81,12 +81,10 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams params = {});
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams params = {});
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams params = {});
+// Lerp: start + params.a * (end - start), start and end of one floating point dtype.
 // self = op(self, other); the result dtype must be castable to self's dtype.
 Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, OpParams params = {});
 Tensor& binary_(BinaryOp op, Tensor& self, Scalar other, OpParams params = {});
-// start + weight * (end - start); start and end must share one floating point dtype.
-Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
-Tensor& lerp_(Tensor& self, const Tensor& end, Scalar weight);
 Tensor ternary(TernaryOp op, const Tensor& a, const Tensor& b, const Tensor& c, OpParams params = {});
 Tensor& ternary_(TernaryOp op, Tensor& self, const Tensor& b, const Tensor& c, OpParams params = {});
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -4,7 +4,9 @@
 // checked without a change to this file: its generated function and Tensor method run its
 // kernel, its Result column gives the dtype of integer and bool inputs (or the error), its
 // CpuCast and CudaCast columns are what autocast does (the CUDA column on the simulated
-// device), and its gradient and second derivative pass gradcheck in float64.
+// device), and its gradient and second derivative pass gradcheck in float64. Every row of
+// every elementwise list, the others included, is one profiled op under its name and runs on
+// the simulated device as on the CPU.
 #include <catch2/catch.hpp>
 #include <functional>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "autograd/autocast.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "profiler/profiler.h"
 #include "tensor/dispatch.h"
 #include "tensor/native/ops.h"
 
@@ -35,27 +38,39 @@ struct UnaryRow {
   ResultKind result;
   AutocastPolicy cast;
   bool takes_int64, takes_bool;
-  Fn function, method;
+  Fn function, method;  // no method for the rows that take numbers
+  Fn kernel;            // the native op, with the function's default numbers
+  Fn inplace;           // the in-place method on a copy of x; none for the rows that take numbers
 };
 
 // clang-format off
 #define BRISK_UNARY_ROW(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, ...)                           \
   {UnaryOp::Op, #name, ResultKind::Result, {CastPolicy::CpuCast, CastPolicy::CudaCast},                   \
    accepts(DTypes{}, kInt64), accepts(DTypes{}, kBool),                                                    \
-   [](const Tensor& x) { return brisk::name(x); }, [](const Tensor& x) { return x.name(); }},
+   [](const Tensor& x) { return brisk::name(x); }, [](const Tensor& x) { return x.name(); },             \
+   [](const Tensor& x) { return native::unary(UnaryOp::Op, x); },                                         \
+   [](const Tensor& x) {                                                                                  \
+     Tensor y = x * 1.0;                                                                                  \
+     Tensor& same = y.name##_();                                                                          \
+     return same.is_same(y) ? same : Tensor();                                                            \
+   }},
+#define BRISK_NUMBERS_ROW(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, Saved, numbers, params)       \
+  {UnaryOp::Op, #name, ResultKind::Result, {CastPolicy::CpuCast, CastPolicy::CudaCast},                   \
+   accepts(DTypes{}, kInt64), accepts(DTypes{}, kBool), [](const Tensor& x) { return brisk::name(x); }, nullptr, \
+   [](const Tensor& x, BRISK_ROW_UNPAREN numbers) { return native::unary(UnaryOp::Op, x, {BRISK_ROW_UNPAREN params}); }, nullptr},
 // clang-format on
 
-// The rows whose function and method are generated: the math rows and the activations that
-// take no numbers.
+// The rows whose functions are generated: the math rows and the activations.
 const std::vector<UnaryRow>& unary_rows() {
-  static const std::vector<UnaryRow> rows = {BRISK_UNARY_MATH_OPS(BRISK_UNARY_ROW)
-                                                 BRISK_ACTIVATION_OPS(BRISK_UNARY_ROW)};
+  static const std::vector<UnaryRow> rows = {BRISK_UNARY_MATH_OPS(BRISK_UNARY_ROW) BRISK_ACTIVATION_OPS(
+      BRISK_UNARY_ROW) BRISK_ACTIVATION_OPS_WITH_NUMBERS(BRISK_NUMBERS_ROW)};
   return rows;
 }
 #undef BRISK_UNARY_ROW
+#undef BRISK_NUMBERS_ROW
 
 // Values in [0.5, 1.5]: inside every row's domain (log, sqrt, rsqrt, reciprocal) and away from
-// every kink (relu at 0, hardswish at +-3).
+// every kink (relu, leaky_relu and elu at 0, hardswish at +-3).
 Tensor inputs(TensorOptions options) { return rand({2, 3}, options.dtype(kFloat64)) + 0.5; }
 
 // The dtype a row computes for an input of `dtype`, by its Result column, or nullopt when it
@@ -79,9 +94,9 @@ TEST_CASE("op table: each generated function and Tensor method runs its row's ke
   Tensor x = inputs({}).to(kFloat32);
   for (const UnaryRow& row : unary_rows()) {
     INFO(row.name);
-    Tensor expected = native::unary(row.op, x);
+    Tensor expected = row.kernel(x);
     CHECK(equal(row.function(x), expected));
-    CHECK(equal(row.method(x), expected));
+    if (row.method) CHECK(equal(row.method(x), expected));
   }
 }
 
@@ -145,6 +160,20 @@ TEST_CASE("op table: each row's derivative passes gradcheck and gradgradcheck in
   }
 }
 
+TEST_CASE("op table: each in-place method computes its row in place and its gradient passes gradcheck") {
+  for (const UnaryRow& row : unary_rows()) {
+    if (!row.inplace) continue;
+    INFO(row.name << "_");
+    Tensor x = inputs({});
+    CHECK(equal(row.inplace(x), row.function(x)));
+    // The method runs on x * 1.0, a new tensor with history: gradients flow back through it.
+    x.requires_grad_(true);
+    auto fn = [&row](const std::vector<Tensor>& in) { return row.inplace(in[0]); };
+    CHECK(autograd::gradcheck(fn, {x}));
+    CHECK(autograd::gradgradcheck(fn, {x}));
+  }
+}
+
 TEST_CASE("op table: an activation row gives its forward and its fused backward kernel") {
 #define BRISK_ACTIVATION_NAMES(Op, name, ...)        \
   CHECK(std::string(op_name(UnaryOp::Op)) == #name); \
@@ -166,6 +195,52 @@ TEST_CASE("op table: each comparison row is a function and two Tensor methods wr
   }
   BRISK_COMPARISON_OPS(BRISK_COMPARISON_CASE)
 #undef BRISK_COMPARISON_CASE
+}
+
+// An elementwise row: its native op on inputs of one float dtype.
+struct ElementwiseRow {
+  std::string name;
+  std::function<Tensor(const std::vector<Tensor>&)> run;
+};
+
+// Every row of the unary, binary and ternary lists, with numbers inside every unary row's
+// domain (softplus's beta must not be 0).
+std::vector<ElementwiseRow> elementwise_rows() {
+  std::vector<ElementwiseRow> rows;
+#define BRISK_UNARY_OP(Op, ...) \
+  rows.push_back({op_name(UnaryOp::Op), [](const auto& in) { return native::unary(UnaryOp::Op, in[0], {0.5, 2.0}); }});
+#define BRISK_BINARY_OP(Op, ...) \
+  rows.push_back({op_name(BinaryOp::Op), [](const auto& in) { return native::binary(BinaryOp::Op, in[0], in[1]); }});
+#define BRISK_TERNARY_OP(Op, ...)                                                       \
+  rows.push_back({op_name(TernaryOp::Op), [](const auto& in) {                          \
+                    return native::ternary(TernaryOp::Op, in[0], in[1], in[2], {0.5}); \
+                  }});
+  BRISK_UNARY_OPS(BRISK_UNARY_OP)
+  BRISK_BINARY_OPS(BRISK_BINARY_OP)
+  BRISK_TERNARY_OPS(BRISK_TERNARY_OP)
+#undef BRISK_UNARY_OP
+#undef BRISK_BINARY_OP
+#undef BRISK_TERNARY_OP
+  return rows;
+}
+
+TEST_CASE("op table: every elementwise row is one profiled op and runs on the simulated device as on the CPU") {
+  std::vector<Tensor> cpu = {inputs({}).to(kFloat32), inputs({}).to(kFloat32), inputs({}).to(kFloat32) + 1.0};
+  std::vector<Tensor> sim;
+  for (const Tensor& t : cpu) sim.push_back(t.to(sim_device(0)));
+  for (const ElementwiseRow& row : elementwise_rows()) {
+    INFO(row.name);
+    profiler::Profiler prof;
+    prof.start();
+    Tensor expected = row.run(cpu);
+    prof.stop();
+    int events = 0;
+    for (const profiler::Event& e : prof.events()) events += e.category == profiler::Category::Op && e.name == row.name;
+    CHECK(events == 1);
+    Tensor on_sim = row.run(sim);
+    CHECK(on_sim.device() == sim_device(0));
+    CHECK(equal(on_sim.to(kCPU), expected));
+  }
 }
 
 }  // namespace
