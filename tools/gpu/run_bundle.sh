@@ -584,7 +584,7 @@ main() {
     fi
     echo
     echo "Not run here (each a skip):"
-    echo "  cpu_ops_bench, conv_bench: CPU kernels; tools/bench/run_cpu_ops_bench.sh and run_conv_bench.sh run them where Bazel is"
+    echo "  cpu_ops_bench, conv_bench: CPU kernels; tools/bench/run_cpu_bench.sh runs them where Bazel is"
     echo "  data_loader_bench: CPU data loading from Fashion-MNIST; no GPU in it"
     echo "  allreduce_bench, ddp_bench: Gloo over CPU between ranks started by tools/launch; nothing for one GPU to measure"
     bench_skipped=$((bench_skipped + 5))
