@@ -166,7 +166,6 @@ CpuCachingAllocator& process_allocator() {
 
 Allocator* cpu_allocator() { return &process_allocator(); }
 CpuMemoryStats cpu_memory_stats() { return process_allocator().stats(); }
-void cpu_reset_peak_memory_stats() { process_allocator().reset_peak(); }
 void cpu_empty_cache() { process_allocator().empty_cache(); }
 
 }  // namespace brisk

@@ -83,7 +83,6 @@ class CpuCachingAllocator final : public Allocator {
 
 // The process's CPU allocator (what cpu_allocator() returns), its counters and its cache.
 CpuMemoryStats cpu_memory_stats();
-void cpu_reset_peak_memory_stats();
 void cpu_empty_cache();
 
 }  // namespace brisk
