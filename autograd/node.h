@@ -62,7 +62,6 @@ class Node : public std::enable_shared_from_this<Node> {
   const Edge& next_edge(size_t i) const { return next_edges_[i]; }
   size_t num_outputs() const { return next_edges_.size(); }
   void set_next_edges(std::vector<Edge> edges) { next_edges_ = std::move(edges); }
-  void add_next_edge(Edge edge) { next_edges_.push_back(std::move(edge)); }
 
   // Registers the next forward output; returns its slot.
   uint32_t add_input_metadata(const Tensor& output);

@@ -30,7 +30,6 @@ class SavedTensor {
   Tensor unpack(const std::shared_ptr<Node>& saved_for) const;
   // Frees the data; a later unpack throws the "backward through the graph a second time" error.
   void release();
-  bool was_defined() const { return was_defined_; }
 
  private:
   Tensor data_;

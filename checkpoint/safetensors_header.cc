@@ -25,6 +25,14 @@ constexpr DTypeName kDTypeNames[] = {
     {kUInt8, "U8"},    {kBool, "BOOL"},   {kBFloat16, "BF16"}, {kFloat16, "F16"},
 };
 
+// "F32", "F64", "I64", "I32", "U8", "BOOL", "BF16", "F16".
+const char* safetensors_dtype_name(DType dtype) {
+  for (const DTypeName& d : kDTypeNames) {
+    if (d.dtype == dtype) return d.name;
+  }
+  BRISK_FAIL("safetensors: no name for dtype {}", dtype);
+}
+
 ordered_json entry_json(const TensorEntry& t) {
   return {{"dtype", safetensors_dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {t.begin, t.end}}};
 }
@@ -163,13 +171,6 @@ void check_coverage(const std::vector<TensorEntry>& tensors, uint64_t data_bytes
 }
 
 }  // namespace
-
-const char* safetensors_dtype_name(DType dtype) {
-  for (const DTypeName& d : kDTypeNames) {
-    if (d.dtype == dtype) return d.name;
-  }
-  BRISK_FAIL("safetensors: no name for dtype {}", dtype);
-}
 
 std::string encode_entry(const TensorEntry& entry) { return entry_json(entry).dump(); }
 

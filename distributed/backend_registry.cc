@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "distributed/gloo/process_group_gloo.h"
 #include "tensor/error.h"
@@ -44,13 +45,6 @@ const ProcessGroupFactory& process_group_backend(const std::string& name) {
                name == "nccl" ? "; nccl needs a CUDA build linking //distributed/nccl" : "");
   }
   return it->second;
-}
-
-std::vector<std::string> process_group_backends() {
-  std::lock_guard<std::mutex> lock(registry().mutex);
-  std::vector<std::string> names;
-  for (const auto& [name, f] : registry().factories) names.push_back(name);
-  return names;
 }
 
 }  // namespace brisk::dist

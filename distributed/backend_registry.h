@@ -11,7 +11,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "distributed/process_group.h"
 #include "distributed/store/store.h"
@@ -27,6 +26,5 @@ bool register_process_group_backend(const std::string& name, ProcessGroupFactory
 
 // Throws, naming the registered backends, when `name` is unknown.
 const ProcessGroupFactory& process_group_backend(const std::string& name);
-std::vector<std::string> process_group_backends();
 
 }  // namespace brisk::dist

@@ -143,12 +143,6 @@ class Module : public std::enable_shared_from_this<Module> {
   // out_features=64, bias=true)". The default prints name().
   virtual void pretty_print(std::ostream& stream) const;
 
- protected:
-  // The registered tensors, for subclasses that replace one wholesale (e.g. reassigning
-  // `weight` must also update the registry).
-  OrderedDict<Tensor>& parameters_registry() { return parameters_; }
-  OrderedDict<Tensor>& buffers_registry() { return buffers_; }
-
  private:
   friend struct ModuleRegistries;
 

@@ -1,6 +1,6 @@
 #pragma once
 // nn::ModuleList: an indexable list of registered modules of any types, with no forward of
-// its own (the owner decides how to call them).
+// its own (the owner decides how to call them). nn::Sequential is a ModuleList with a forward.
 //
 //   nn::ModuleList blocks;
 //   for (int i = 0; i < 4; ++i) blocks->push_back(nn::Linear(64, 64));
@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nn/module.h"
@@ -30,9 +31,7 @@ class ModuleListImpl : public Module {
   // Appends a module holder or std::shared_ptr to a module, named by its position.
   template <typename M>
   void push_back(const M& module) {
-    auto ptr = detail::module_pointer(module);
-    register_module(std::to_string(modules_.size()), ptr);
-    modules_.push_back(ptr);
+    append(std::to_string(modules_.size()), detail::module_pointer(module));
   }
 
   size_t size() const { return modules_.size(); }
@@ -44,13 +43,17 @@ class ModuleListImpl : public Module {
   template <typename T>
   T& at(size_t index) const {
     auto* typed = dynamic_cast<T*>(ptr(index).get());
-    BRISK_CHECK(typed != nullptr, "ModuleList::at: the module at index {} is a {}, not the requested type", index,
+    BRISK_CHECK(typed != nullptr, "{}::at: the module at index {} is a {}, not the requested type", name(), index,
                 ptr(index)->name());
     return *typed;
   }
 
   std::vector<std::shared_ptr<Module>>::const_iterator begin() const { return modules_.begin(); }
   std::vector<std::shared_ptr<Module>>::const_iterator end() const { return modules_.end(); }
+
+ protected:
+  // Registers `module` under `name` and appends it.
+  void append(std::string name, std::shared_ptr<Module> module);
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;

@@ -14,7 +14,6 @@
 #include "nn/modules/activation.h"
 #include "nn/modules/batchnorm.h"
 #include "nn/modules/conv.h"
-#include "nn/modules/conv1d.h"
 #include "nn/modules/conv_transpose.h"
 #include "nn/modules/dropout.h"
 #include "nn/modules/embedding.h"

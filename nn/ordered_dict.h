@@ -33,11 +33,6 @@ class OrderedDict {
     items_.emplace_back(std::move(key), std::move(value));
     return items_.back().second;
   }
-  // Adds the key or replaces its value in place (keeping its position).
-  V& insert_or_assign(std::string key, V value) {
-    if (V* existing = find(key)) return *existing = std::move(value);
-    return insert(std::move(key), std::move(value));
-  }
 
   bool contains(const std::string& key) const { return index_.count(key) != 0; }
   // Null when absent.

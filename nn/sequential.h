@@ -6,15 +6,15 @@
 //   net->push_back("head", nn::Linear(10, 10));
 //   Tensor y = net(x);
 //   auto& fc = net->at<nn::LinearImpl>(0);   // typed access; net[0] is a shared_ptr<Module>
+//
+// Indexing, size() and iteration are ModuleList's.
 #include <cstddef>
-#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
-#include "nn/module.h"
 #include "nn/module_holder.h"
+#include "nn/module_list.h"
 
 namespace brisk::nn {
 
@@ -27,7 +27,7 @@ struct HasUnaryForward<M, std::void_t<decltype(std::declval<M&>().forward(std::d
     : std::true_type {};
 }  // namespace detail
 
-class SequentialImpl : public Module {
+class SequentialImpl : public ModuleListImpl {
  public:
   SequentialImpl() = default;
   template <typename First, typename... Rest>
@@ -43,38 +43,20 @@ class SequentialImpl : public Module {
   // loss) does not compile here.
   template <typename M>
   void push_back(const M& module) {
-    push_back(std::to_string(modules_.size()), module);
+    push_back(std::to_string(size()), module);
   }
   template <typename M>
   void push_back(std::string name, const M& module) {
     auto ptr = detail::module_pointer(module);
     static_assert(detail::HasUnaryForward<typename decltype(ptr)::element_type>::value,
                   "Sequential: a child's forward must take one Tensor (Tensor forward(const Tensor&) override)");
-    register_module(std::move(name), ptr);
-    modules_.push_back(std::move(ptr));
+    append(std::move(name), std::move(ptr));
   }
 
   // Applies the modules in order; an empty Sequential is the identity.
   Tensor forward(const Tensor& input) override;
   // Applies the modules at [begin, end) in order (what checkpoint_sequential runs per segment).
   Tensor forward_range(size_t begin, size_t end, const Tensor& input) const;
-
-  size_t size() const { return modules_.size(); }
-  bool is_empty() const { return modules_.empty(); }
-  // The module at `index` (an error names the index and the size when out of range).
-  std::shared_ptr<Module> ptr(size_t index) const;
-  std::shared_ptr<Module> operator[](size_t index) const { return ptr(index); }
-  // The module at `index` as its concrete type (errors if it is another type).
-  template <typename T>
-  T& at(size_t index) const {
-    auto* typed = dynamic_cast<T*>(ptr(index).get());
-    BRISK_CHECK(typed != nullptr, "Sequential::at: the module at index {} is a {}, not the requested type", index,
-                ptr(index)->name());
-    return *typed;
-  }
-
- private:
-  std::vector<std::shared_ptr<Module>> modules_;
 };
 
 BRISK_MODULE(Sequential);

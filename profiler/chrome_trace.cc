@@ -8,6 +8,7 @@
 #include "tensor/error.h"
 
 namespace brisk::profiler {
+namespace {
 
 std::string chrome_trace_json(const std::vector<Event>& events, int64_t origin_ns, const std::string& process_name) {
   const int64_t pid = ::getpid();
@@ -38,6 +39,8 @@ std::string chrome_trace_json(const std::vector<Event>& events, int64_t origin_n
   }
   return nlohmann::json{{"traceEvents", std::move(trace_events)}, {"displayTimeUnit", "ms"}}.dump();
 }
+
+}  // namespace
 
 void write_chrome_trace(const std::string& path, const std::vector<Event>& events, int64_t origin_ns,
                         const std::string& process_name) {

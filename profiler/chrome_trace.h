@@ -11,8 +11,6 @@
 
 namespace brisk::profiler {
 
-std::string chrome_trace_json(const std::vector<Event>& events, int64_t origin_ns, const std::string& process_name);
-
 void write_chrome_trace(const std::string& path, const std::vector<Event>& events, int64_t origin_ns,
                         const std::string& process_name);
 

@@ -122,11 +122,10 @@ void CpuCachingAllocator::reset_peak() {
   stats_.peak_reserved_bytes = stats_.allocated_bytes + stats_.cached_bytes;
 }
 
-MemoryStats CpuCachingAllocator::memory_stats(Device) { return to_memory_stats(stats()); }
-
-void CpuCachingAllocator::reset_peak_memory_stats(Device) { reset_peak(); }
-
-MemoryStats to_memory_stats(const CpuMemoryStats& stats) {
+// The counters every device has: reserved = allocated + cached, device mallocs and frees = the
+// system's.
+MemoryStats CpuCachingAllocator::memory_stats(Device) {
+  const CpuMemoryStats stats = this->stats();
   MemoryStats out;
   out.allocated_bytes = stats.allocated_bytes;
   out.reserved_bytes = stats.allocated_bytes + stats.cached_bytes;
@@ -139,6 +138,8 @@ MemoryStats to_memory_stats(const CpuMemoryStats& stats) {
   out.num_ooms = stats.num_ooms;
   return out;
 }
+
+void CpuCachingAllocator::reset_peak_memory_stats(Device) { reset_peak(); }
 
 void CpuCachingAllocator::empty_cache() {
   std::unordered_map<size_t, std::vector<void*>> blocks;
@@ -166,7 +167,6 @@ CpuCachingAllocator& process_allocator() {
 
 Allocator* cpu_allocator() { return &process_allocator(); }
 CpuMemoryStats cpu_memory_stats() { return process_allocator().stats(); }
-void cpu_reset_peak_memory_stats() { process_allocator().reset_peak(); }
 void cpu_empty_cache() { process_allocator().empty_cache(); }
 
 }  // namespace brisk

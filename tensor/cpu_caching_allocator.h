@@ -37,10 +37,6 @@ struct CpuMemoryStats {
   uint64_t num_ooms = 0;            // requests the system refused even after emptying the cache
 };
 
-// The same counters as every device's: reserved = allocated + cached, device mallocs and frees
-// = the system's.
-MemoryStats to_memory_stats(const CpuMemoryStats& stats);
-
 class CpuCachingAllocator final : public Allocator {
  public:
   // With caching off this is a plain aligned allocator that still counts. Free blocks beyond
@@ -83,7 +79,6 @@ class CpuCachingAllocator final : public Allocator {
 
 // The process's CPU allocator (what cpu_allocator() returns), its counters and its cache.
 CpuMemoryStats cpu_memory_stats();
-void cpu_reset_peak_memory_stats();
 void cpu_empty_cache();
 
 }  // namespace brisk

@@ -41,25 +41,7 @@ rc=${PIPESTATUS[0]}
 # Only for the plain run (CI's): with other flags (--config=asan) their build would be another.
 [ $# -eq 0 ] && tools/test_examples.sh "$examples"
 
-# Catch2 v2 closing lines, e.g.
-#   All tests passed (12 assertions in 3 test cases)
-#   test cases: 5 | 4 passed | 1 failed          (columns may be padded)
-# Sets cases_passed/cases_failed; returns 1 if the log has no such line.
-parse_catch2() {
-  local line
-  line="$(grep -E '^(All tests passed|test cases:)' "$1" 2>/dev/null | tail -n 1)"
-  if [[ $line =~ ^All\ tests\ passed.*\ in\ ([0-9]+)\ test\ case ]]; then
-    cases_passed=${BASH_REMATCH[1]}; cases_failed=0
-  elif [[ $line =~ ^test\ cases:\ *([0-9]+) ]]; then
-    local total=${BASH_REMATCH[1]}
-    cases_failed=0
-    # "N failed", but not "N failed as expected" (those are [!shouldfail] passes).
-    if [[ $line =~ \|\ *([0-9]+)\ failed(\ *\||\ *$) ]]; then cases_failed=${BASH_REMATCH[1]}; fi
-    cases_passed=$((total - cases_failed))
-  else
-    return 1
-  fi
-}
+source tools/catch2_counts.sh
 
 passed=0
 failed=0

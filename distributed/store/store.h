@@ -58,7 +58,6 @@ class Store {
   virtual std::string address() const { return {}; }
 
   std::chrono::milliseconds timeout() const { return timeout_; }
-  void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
 
  private:
   std::chrono::milliseconds timeout_;

@@ -4,6 +4,7 @@
 // inputs instead (nn::functional::dropout2d). Both draw from the given Generator, or the
 // default one.
 #include <iosfwd>
+#include <string>
 
 #include "nn/module.h"
 #include "nn/module_holder.h"
@@ -18,33 +19,27 @@ struct DropoutOptions {
   // Not owned; must outlive the module. Null: the default generator.
   BRISK_ARG(Generator*, generator) = nullptr;
 };
+using Dropout2dOptions = DropoutOptions;
 
-class DropoutImpl : public Module {
+// Channels: false for Dropout (each element), true for Dropout2d (whole channels).
+template <bool Channels>
+class DropoutNdImpl : public Module {
  public:
-  explicit DropoutImpl(const DropoutOptions& options = {});
-  explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
+  explicit DropoutNdImpl(const DropoutOptions& options = {});
+  explicit DropoutNdImpl(double p) : DropoutNdImpl(DropoutOptions(p)) {}
 
+  std::string name() const override { return Channels ? "Dropout2d" : "Dropout"; }
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
   DropoutOptions options;
 };
 
+extern template class DropoutNdImpl<false>;
+extern template class DropoutNdImpl<true>;
+using DropoutImpl = DropoutNdImpl<false>;
+using Dropout2dImpl = DropoutNdImpl<true>;
 BRISK_MODULE(Dropout);
-
-using Dropout2dOptions = DropoutOptions;
-
-class Dropout2dImpl : public Module {
- public:
-  explicit Dropout2dImpl(const Dropout2dOptions& options = {});
-  explicit Dropout2dImpl(double p) : Dropout2dImpl(Dropout2dOptions(p)) {}
-
-  Tensor forward(const Tensor& input) override;
-  void pretty_print(std::ostream& stream) const override;
-
-  Dropout2dOptions options;
-};
-
 BRISK_MODULE(Dropout2d);
 
 }  // namespace brisk::nn

@@ -23,16 +23,7 @@ using TensorList = std::vector<Tensor>;
 using test::on_test_device;
 using test::test_device;
 
-Generator& gen() {
-  static Generator g(77);
-  return g;
-}
-
-// A float64 leaf on the test device (tests/test_device.h), drawn on the CPU.
-Tensor leaf(const Shape& shape, double scale = 1.0) {
-  NoGradGuard no_grad;
-  return on_test_device(randn(shape, kFloat64, &gen()) * scale).detach().requires_grad_();
-}
+test::LeafMaker leaf(77);
 
 struct ConvCase {
   const char* name;
@@ -70,7 +61,9 @@ TEST_CASE("gradcheck: max_pool2d, avg_pool2d and adaptive_avg_pool2d") {
   Tensor x;
   {
     NoGradGuard no_grad;
-    x = on_test_device(randperm(2 * 2 * 7 * 6, &gen(), kFloat64).view({2, 2, 7, 6}) * 0.1).detach().requires_grad_();
+    x = on_test_device(randperm(2 * 2 * 7 * 6, &leaf.generator(), kFloat64).view({2, 2, 7, 6}) * 0.1)
+            .detach()
+            .requires_grad_();
   }
   SECTION("max_pool2d") {
     auto fn = [](const TensorList& in) { return F::max_pool2d(in[0], {3, 2}, Size2(2, 1), 1, {1, 2}, true); };
@@ -112,7 +105,8 @@ TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
     CHECK(gradgradcheck(fn, {leaf({5, 3})}));
   }
   SECTION("batch_norm eval") {
-    Tensor rm = on_test_device(randn({3}, kFloat64, &gen())), rv = on_test_device(rand({3}, kFloat64, &gen()) + 0.5);
+    Tensor rm = on_test_device(randn({3}, kFloat64, &leaf.generator())),
+           rv = on_test_device(rand({3}, kFloat64, &leaf.generator()) + 0.5);
     auto fn = [&](const TensorList& in) { return F::batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5); };
     CHECK(gradcheck(fn, {x, weight, bias}));
     CHECK(gradgradcheck(fn, {x, weight, bias}));
@@ -126,7 +120,7 @@ TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
 TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class weights") {
   Tensor logits = leaf({5, 4});
   Tensor target = on_test_device(tensor<int64_t>({1, -100, 3, 0, 3}, {5}));
-  Tensor weight = on_test_device(rand({4}, kFloat64, &gen()) + 0.5);
+  Tensor weight = on_test_device(rand({4}, kFloat64, &leaf.generator()) + 0.5);
   for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
     CHECK(
         gradcheck([&](const TensorList& in) { return F::cross_entropy(in[0], target, Tensor(), -100, reduction, 0.2); },
@@ -143,7 +137,7 @@ TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class
 }
 
 TEST_CASE("gradcheck: cross_entropy with class probabilities, in the logits and the target") {
-  Tensor weight = on_test_device(rand({4}, kFloat64, &gen()) + 0.5);
+  Tensor weight = on_test_device(rand({4}, kFloat64, &leaf.generator()) + 0.5);
   for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
     for (double smoothing : {0.0, 0.2}) {
       CHECK(gradcheck(

@@ -6,7 +6,6 @@
 // groups.
 #include <catch2/catch.hpp>
 
-#include "autograd/grad_mode.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
@@ -23,25 +22,10 @@ using autograd::gradcheck;
 using autograd::gradgradcheck;
 using Catch::Matchers::Contains;
 using TensorList = std::vector<Tensor>;
-using test::on_test_device;
+using test::max_abs_diff;
 using test::test_device;
 
-Generator& gen() {
-  static Generator g(13);
-  return g;
-}
-
-// A float64 leaf on the test device, drawn on the CPU.
-Tensor leaf(const Shape& shape, double scale = 1.0, double offset = 0.0) {
-  NoGradGuard no_grad;
-  return on_test_device(randn(shape, kFloat64, &gen()) * scale + offset).detach().requires_grad_();
-}
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  if (a.numel() == 0) return 0;
-  return (a.detach() - b.detach()).abs().max().to(kCPU).item<double>();
-}
+test::LeafMaker leaf(13);
 
 // The statistics a process holding `part` contributes, with their history: what
 // sync_batch_norm hands its exchange.
@@ -144,15 +128,15 @@ TEST_CASE("sync_batch_norm over parts equals batch_norm over their concatenation
       start = 0;
       for (size_t p = 0; p < parts.size(); ++p) {
         INFO("part " << p);
-        CHECK(max_diff(outputs[p], expected.narrow(0, start, c.parts[p])) < 1e-12);
-        CHECK(max_diff(parts[p].grad(), batch.grad().narrow(0, start, c.parts[p])) < 1e-12);
-        CHECK(max_diff(rms[p], rm) < 1e-12);
-        CHECK(max_diff(rvs[p], rv) < 1e-12);
+        CHECK(max_abs_diff(outputs[p], expected.narrow(0, start, c.parts[p])) < 1e-12);
+        CHECK(max_abs_diff(parts[p].grad(), batch.grad().narrow(0, start, c.parts[p])) < 1e-12);
+        CHECK(max_abs_diff(rms[p], rm) < 1e-12);
+        CHECK(max_abs_diff(rvs[p], rv) < 1e-12);
         start += c.parts[p];
       }
       // Each process's weight and bias gradients are its part's; summed, as DDP does.
-      CHECK(max_diff(sync_weight.grad(), weight.grad()) < 1e-12);
-      CHECK(max_diff(sync_bias.grad(), bias.grad()) < 1e-12);
+      CHECK(max_abs_diff(sync_weight.grad(), weight.grad()) < 1e-12);
+      CHECK(max_abs_diff(sync_bias.grad(), bias.grad()) < 1e-12);
     }
   }
 }

@@ -1,7 +1,7 @@
 // CPU time of the LeNet-sized convolution and pooling layers, forward + backward, at batch 64
 // and 256 on 28x28 inputs: conv1 (1 -> 6 channels, 5x5, padding 2), max pool 2x2, conv2 (6 ->
 // 16, 5x5) and the whole stack. Each figure is the median milliseconds of repeated runs after
-// warm-up. Prints "name ms" lines for tools/bench/run_conv_bench.sh, which runs the PyTorch
+// warm-up. Prints "name ms" lines for tools/bench/run_cpu_bench.sh, which runs the PyTorch
 // twin (conv_bench_torch.py) with the same thread count and compares.
 #include <cstdio>
 #include <functional>

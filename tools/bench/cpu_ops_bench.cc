@@ -1,7 +1,7 @@
 // CPU throughput of two ops that bound most training steps: a 1024x1024 float32 matmul
 // (GFLOP/s) and an out-of-place 16M-element float32 add (GB/s, counting both inputs and
 // the output). Each figure is the median of repeated runs after warm-up. Prints
-// "name value" lines for tools/bench/run_cpu_ops_bench.sh, which runs the PyTorch twin
+// "name value" lines for tools/bench/run_cpu_bench.sh, which runs the PyTorch twin
 // (cpu_ops_bench_torch.py) with the same thread count and compares.
 #include <algorithm>
 #include <chrono>

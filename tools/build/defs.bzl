@@ -38,6 +38,29 @@ def brisk_test(name, srcs, deps = [], tags = [], data = [], **kwargs):
         **kwargs
     )
 
+def brisk_gpu_tests(names, deps = [], srcs = [], **kwargs):
+    """gpu-tagged brisk_tests, one per name, built only with CUDA (tools/test.sh runs them only
+    where `nvidia-smi -L` works).
+
+    Each test's sources are name + ".cc" and `srcs` (shared headers).
+
+    Args:
+      names: test names; each must end with _gpu_test.
+      deps: libraries under test (//tests:catch_main is added).
+      srcs: sources every test also compiles (e.g. a shared header).
+      **kwargs: passed to every brisk_test (data, size, ...).
+    """
+    for name in if_cuda(names):
+        if not name.endswith("_gpu_test"):
+            fail("brisk_gpu_tests %s: the name must end with _gpu_test" % name)
+        brisk_test(
+            name = name,
+            srcs = [name + ".cc"] + srcs,
+            deps = deps,
+            tags = ["gpu"],
+            **kwargs
+        )
+
 def brisk_cpu_gpu_test(name, srcs, deps = [], **kwargs):
     """A brisk_test on the CPU, its twin on the simulated device, and in a CUDA build its
     gpu-tagged twin on the first GPU.

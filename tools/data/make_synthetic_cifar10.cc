@@ -15,14 +15,13 @@ int main(int argc, char** argv) {
   std::string dir;
   brisk::tools::SyntheticCifar10Options options;
   CLI::App app{"Writes a synthetic, learnable dataset in CIFAR-10's binary format (not CIFAR-10)."};
+  app.option_defaults()->always_capture_default();
   app.add_option("--output-dir", dir, "directory to write data_batch_1..5.bin, test_batch.bin, batches.meta.txt into")
       ->required();
-  app.add_option("--train-size", options.train_size, "training images, over the five data_batch files")
-      ->capture_default_str();
-  app.add_option("--test-size", options.test_size, "test images")->capture_default_str();
-  app.add_option("--noise", options.noise, "half-width of the uniform pixel noise (levels of 0-255)")
-      ->capture_default_str();
-  app.add_option("--seed", options.seed, "seed of the labels, shifts and noise")->capture_default_str();
+  app.add_option("--train-size", options.train_size, "training images, over the five data_batch files");
+  app.add_option("--test-size", options.test_size, "test images");
+  app.add_option("--noise", options.noise, "half-width of the uniform pixel noise (levels of 0-255)");
+  app.add_option("--seed", options.seed, "seed of the labels, shifts and noise");
   CLI11_PARSE(app, argc, argv);
   try {
     const std::string path = brisk::train::resolve_path(dir);

@@ -89,25 +89,7 @@ selected() {  # selected <binary>: true when no filter was given or one is part 
   return 1
 }
 
-# Catch2 v2 closing lines, as tools/test.sh reads them:
-#   All tests passed (12 assertions in 3 test cases)
-#   test cases: 5 | 4 passed | 1 failed
-# Sets cases_passed/cases_failed; returns 1 if the log has no such line.
-parse_catch2() {
-  local line
-  line="$(grep -E '^(All tests passed|test cases:)' "$1" 2>/dev/null | tail -n 1)"
-  if [[ $line =~ ^All\ tests\ passed.*\ in\ ([0-9]+)\ test\ case ]]; then
-    cases_passed=${BASH_REMATCH[1]}; cases_failed=0
-  elif [[ $line =~ ^test\ cases:\ *([0-9]+) ]]; then
-    local total=${BASH_REMATCH[1]}
-    cases_failed=0
-    # "N failed", but not "N failed as expected" (those are [!shouldfail] passes).
-    if [[ $line =~ \|\ *([0-9]+)\ failed(\ *\||\ *$) ]]; then cases_failed=${BASH_REMATCH[1]}; fi
-    cases_passed=$((total - cases_failed))
-  else
-    return 1
-  fi
-}
+source "$root/tools/catch2_counts.sh"
 
 # Appends a log to one of the collected logs, under a header, at most its last 3000 lines.
 collect() {  # collect <log> <title> <collected log>
@@ -584,7 +566,7 @@ main() {
     fi
     echo
     echo "Not run here (each a skip):"
-    echo "  cpu_ops_bench, conv_bench: CPU kernels; tools/bench/run_cpu_ops_bench.sh and run_conv_bench.sh run them where Bazel is"
+    echo "  cpu_ops_bench, conv_bench: CPU kernels; tools/bench/run_cpu_bench.sh runs them where Bazel is"
     echo "  data_loader_bench: CPU data loading from Fashion-MNIST; no GPU in it"
     echo "  allreduce_bench, ddp_bench: Gloo over CPU between ranks started by tools/launch; nothing for one GPU to measure"
     bench_skipped=$((bench_skipped + 5))

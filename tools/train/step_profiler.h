@@ -36,9 +36,6 @@ class StepProfiler {
   // Stops and writes now if still recording (the run ended inside the range).
   void finish();
 
-  // The trace file of this rank.
-  const std::string& trace_path() const { return trace_path_; }
-
  private:
   void write();
 

@@ -77,69 +77,56 @@ std::string default_data_dirs_help() {
 
 void add_train_flags(CLI::App& app, TrainOptions& o) {
   // A flag given twice takes its last value, so that a wrapper's defaults can be overridden
-  // (tools/main_job.sh --epochs 1).
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // (tools/main_job.sh --epochs 1). Help shows each option's default.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->always_capture_default();
   app.add_option("--dataset", o.dataset,
                  "mnist or fashion-mnist (MNIST-format IDX files), cifar10 (the binary CIFAR-10 files)")
-      ->check(CLI::IsMember(dataset_names()))
-      ->capture_default_str();
+      ->check(CLI::IsMember(dataset_names()));
   app.add_option("--data-dir", o.data_dir,
                  "directory of the dataset's files (default: " + default_data_dirs_help() + ")");
   app.add_option("--model", o.model, "model to train (docs/training.md; CIFAR-10 models take 3x32x32 images)")
-      ->check(CLI::IsMember(models::model_names()))
-      ->capture_default_str();
+      ->check(CLI::IsMember(models::model_names()));
   app.add_option("--epochs", o.epochs, "epochs to train (in total, counting those of a resumed checkpoint)")
-      ->check(kPositiveInt)
-      ->capture_default_str();
+      ->check(kPositiveInt);
   app.add_option("--batch-size", o.batch_size,
                  "examples per optimizer step (global: split over the processes and the --accumulate micro-steps)")
-      ->check(kPositiveInt)
-      ->capture_default_str();
+      ->check(kPositiveInt);
   app.add_option("--optimizer", o.optimizer, "sgd (torch.optim.SGD) or adamw (torch.optim.AdamW)")
-      ->check(CLI::IsMember({"sgd", "adamw"}))
-      ->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate (onecycle: its peak)")->check(kPositiveNumber)->capture_default_str();
-  app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0))->capture_default_str();
+      ->check(CLI::IsMember({"sgd", "adamw"}));
+  app.add_option("--lr", o.lr, "learning rate (onecycle: its peak)")->check(kPositiveNumber);
+  app.add_option("--momentum", o.momentum, "SGD momentum")->check(CLI::Range(0.0, 1.0));
   app.add_flag("--nesterov", o.nesterov, "SGD with Nesterov momentum");
   app.add_option("--weight-decay", o.weight_decay, "weight decay (SGD: L2 through the gradient; AdamW: decoupled)")
-      ->check(kNonNegativeNumber)
-      ->capture_default_str();
+      ->check(kNonNegativeNumber);
   app.add_option("--lr-schedule", o.lr_schedule,
                  "per step: cosine (from --lr down to 0 over all epochs), onecycle (OneCycleLR up to --lr and "
                  "down), constant")
-      ->check(CLI::IsMember({"cosine", "onecycle", "constant"}))
-      ->capture_default_str();
+      ->check(CLI::IsMember({"cosine", "onecycle", "constant"}));
   app.add_option("--warmup-epochs", o.warmup_epochs,
                  "epochs (may be fractional) of linear warm-up from 0 to --lr before the schedule; onecycle: its "
                  "rising phase (default there: 30% of the steps)")
-      ->check(kNonNegativeNumber)
-      ->capture_default_str();
+      ->check(kNonNegativeNumber);
   app.add_option("--max-grad-norm", o.max_grad_norm,
                  "clip the gradients' total 2-norm to this before each optimizer step (0: no clipping)")
-      ->check(kNonNegativeNumber)
-      ->capture_default_str();
+      ->check(kNonNegativeNumber);
   app.add_option("--accumulate", o.accumulate,
                  "micro-steps per optimizer step: gradients of --batch-size / N examples each are accumulated (under "
                  "DDP only the last micro-step all-reduces)")
-      ->check(kPositiveInt)
-      ->capture_default_str();
+      ->check(kPositiveInt);
   app.add_flag("--sync-bn", o.sync_bn,
                "distributed: BatchNorm layers normalize with the statistics of the whole global batch "
                "(nn::SyncBatchNorm), so the run equals one process on that batch; without it each rank's own");
   app.add_option("--amp", o.amp,
                  "automatic mixed precision: forward and loss under autocast in bf16 or fp16 (matrix products and "
                  "convolutions in 16 bits, float32 parameters); fp16 scales the loss with a GradScaler")
-      ->check(CLI::IsMember({"off", "bf16", "fp16"}))
-      ->capture_default_str();
+      ->check(CLI::IsMember({"off", "bf16", "fp16"}));
   app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  app.add_option("--seed", o.seed, "seed of the weights and of the data order")->capture_default_str();
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--seed", o.seed, "seed of the weights and of the data order");
   app.add_option("--device", o.device,
                  "cpu, cuda, cuda:N, sim or sim:N (the simulated device, for tests); auto: cuda when a GPU is "
                  "visible, else cpu. Distributed, cuda and sim take the process's LOCAL_RANK as N")
-      ->check(CLI::Validator(check_device_flag, "DEVICE"))
-      ->capture_default_str();
+      ->check(CLI::Validator(check_device_flag, "DEVICE"));
   app.add_option("--save", o.save,
                  "checkpoint file to write (atomically, with checksums) after every epoch and every "
                  "--checkpoint-every steps; {epoch} (epochs done) or {step} (steps done) in the name, one of them, "
@@ -147,30 +134,26 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--checkpoint-every", o.checkpoint_every,
                  "also checkpoint every N optimizer steps within epochs, written in the background (0: after "
                  "each epoch only); needs --save with {step}, or without placeholders (one file, replaced)")
-      ->check(kNonNegativeInt)
-      ->capture_default_str();
+      ->check(kNonNegativeInt);
   app.add_option("--keep-checkpoints", o.keep_checkpoints,
                  "keep only the newest N checkpoints of --save, removing older ones (0: all); needs {step} or "
                  "{epoch} in --save")
-      ->check(kNonNegativeInt)
-      ->capture_default_str();
+      ->check(kNonNegativeInt);
   app.add_option("--resume", o.resume,
                  "checkpoint file to continue training from; auto: the newest complete checkpoint of --save's "
                  "pattern if there is one, else start afresh (for jobs restarted by launch --max-restarts)");
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
-      ->check(kPositiveInt)
-      ->capture_default_str();
+      ->check(kPositiveInt);
   app.add_option("--metrics-csv", o.metrics_csv,
                  "per-epoch metrics file (appended to when resuming), charted after every epoch in an SVG next to "
-                 "it (its name with .svg)")
-      ->capture_default_str();
+                 "it (its name with .svg)");
   app.add_option("--tensorboard", o.tensorboard,
                  "write TensorBoard event files to this directory: per-step and per-epoch scalars "
                  "(tensorboard --logdir DIR)");
   app.add_option("--train-limit", o.train_limit, "train on the first N examples only (0: all)")->check(kNonNegativeInt);
   app.add_option("--test-limit", o.test_limit, "evaluate on the first N test examples only (0: all)")
       ->check(kNonNegativeInt);
-  app.add_option("--workers", o.workers, "data loader threads")->check(kNonNegativeInt32)->capture_default_str();
+  app.add_option("--workers", o.workers, "data loader threads")->check(kNonNegativeInt32);
   app.add_option("--dist-backend", o.dist_backend,
                  "train distributed (DDP) over this backend; auto: nccl for CUDA devices, gloo otherwise "
                  "(default: distributed when started by the launcher with WORLD_SIZE > 1)")
@@ -178,17 +161,16 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--heartbeat-timeout", o.heartbeat_timeout,
                  "seconds without a rank's heartbeat (stopped, hung, dead) before the others name it and fail "
                  "(0: off; default: BRISK_HEARTBEAT_TIMEOUT, else 30)")
-      ->check(kNonNegativeNumber);
+      ->check(kNonNegativeNumber)
+      ->default_str("");
   app.add_option("--stall-timeout", o.stall_timeout,
                  "seconds a rank may wait in a collective for a live peer that has not entered it (an infinite "
                  "loop, a deadlock) before the job fails naming that peer (0: only a warning)")
-      ->check(kNonNegativeNumber)
-      ->capture_default_str();
+      ->check(kNonNegativeNumber);
   app.add_option("--threads", o.threads, "CPU kernel threads (0: OpenMP's default)")->check(kNonNegativeInt32);
   app.add_option("--profile-steps", o.profile_steps,
                  "A-B: profile optimizer steps A to B (from 0) and write a Chrome trace per rank (docs/profiler.md)");
-  app.add_option("--profile-trace", o.profile_trace, "trace file of --profile-steps; {rank} is replaced by the rank")
-      ->capture_default_str();
+  app.add_option("--profile-trace", o.profile_trace, "trace file of --profile-steps; {rank} is replaced by the rank");
 }
 
 void check_batch_size(const TrainOptions& o, int64_t train_examples) {

@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "distributed/nn/sync_batchnorm.h"
 #include "nn/modules/batchnorm.h"
@@ -15,25 +14,10 @@ namespace brisk::nn {
 namespace {
 
 using Catch::Matchers::Contains;
-using test::on_test_device;
+using test::max_abs_diff;
 using test::test_device;
 
-Generator& gen() {
-  static Generator g(13);
-  return g;
-}
-
-// A float64 leaf on the test device, drawn on the CPU.
-Tensor leaf(const Shape& shape, double scale = 1.0, double offset = 0.0) {
-  NoGradGuard no_grad;
-  return on_test_device(randn(shape, kFloat64, &gen()) * scale + offset).detach().requires_grad_();
-}
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  REQUIRE(a.sizes() == b.sizes());
-  if (a.numel() == 0) return 0;
-  return (a.detach() - b.detach()).abs().max().to(kCPU).item<double>();
-}
+test::LeafMaker leaf(13);
 
 struct NetImpl : Module {
   NetImpl() {
@@ -67,8 +51,8 @@ TEST_CASE("SyncBatchNorm alone (no process group) is BatchNorm") {
   sync->to(kFloat64);
   plain->to(kFloat64);
   Tensor x = leaf({4, 3, 2, 2}, 2.0, 1.0).detach();
-  for (int step = 0; step < 2; ++step) CHECK(max_diff(sync(x.to(kCPU)), plain(x.to(kCPU))) == 0);
-  CHECK(max_diff(sync->running_var, plain->running_var) == 0);
+  for (int step = 0; step < 2; ++step) CHECK(max_abs_diff(sync(x.to(kCPU)), plain(x.to(kCPU))) == 0);
+  CHECK(max_abs_diff(sync->running_var, plain->running_var) == 0);
   CHECK(sync->num_batches_tracked.item<int64_t>() == 2);
   CHECK_THROWS_WITH(sync(zeros({2, 3, 1, 1, 1, 1})), Contains("SyncBatchNorm: expected a 2-D or 3-D or 4-D or 5-D"));
 }
@@ -93,10 +77,10 @@ TEST_CASE("BatchNorm and SyncBatchNorm alone take an empty batch, leaving the ru
       CHECK(y.sizes() == Shape{0, 3, 2, 2});
       y.sum().backward();
       CHECK(x.grad().sizes() == Shape{0, 3, 2, 2});
-      CHECK(max_diff(bn.weight.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
-      CHECK(max_diff(bn.bias.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
-      CHECK(max_diff(bn.running_mean, running_mean) == 0);
-      CHECK(max_diff(bn.running_var, running_var) == 0);
+      CHECK(max_abs_diff(bn.weight.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
+      CHECK(max_abs_diff(bn.bias.grad(), zeros({3}, TensorOptions(kFloat64).device(test_device()))) == 0);
+      CHECK(max_abs_diff(bn.running_mean, running_mean) == 0);
+      CHECK(max_abs_diff(bn.running_var, running_var) == 0);
       CHECK(bn.num_batches_tracked.to(kCPU).item<int64_t>() == 2);  // PyTorch counts it too
 
       bn.eval();

@@ -36,11 +36,13 @@
 #include "nn/sequential.h"
 #include "optim/sgd.h"
 #include "tests/distributed/testing/worker_group.h"
+#include "tests/test_device.h"
 
 namespace {
 
 using namespace brisk;
 using dist::ProcessGroup;
+using test::max_abs_diff;
 
 constexpr int kSteps = 3;
 
@@ -74,16 +76,10 @@ Scenario scenario(const std::string& name) {
           [image](int rank) { return image ? int64_t{3} : int64_t{rank == 0 ? 0 : 1 + rank}; }};
 }
 
-double max_diff(const Tensor& a, const Tensor& b) {
-  BRISK_CHECK(a.sizes() == b.sizes(), "shapes {} and {} differ", a.sizes(), b.sizes());
-  if (a.numel() == 0) return 0;
-  return (a.detach().to(kCPU) - b.detach().to(kCPU)).abs().max().item<double>();
-}
-
 double max_diff(const nn::StateDict& state, const nn::StateDict& reference) {
   double worst = 0;
   for (const auto& [key, tensor] : state) {
-    worst = std::max(worst, max_diff(tensor.to(kFloat64), reference[key].to(kFloat64)));
+    worst = std::max(worst, max_abs_diff(tensor.to(kFloat64), reference[key].to(kFloat64)));
   }
   return worst;
 }
@@ -158,14 +154,14 @@ double run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>
     Tensor x = batch.narrow(0, start, rows).to(device).detach().requires_grad_();
     Tensor y = synced->forward(x);
     (y * grad_out.narrow(0, start, rows).to(device)).sum().backward();
-    worst = std::max(worst, max_diff(y, y_ref.narrow(0, start, rows)));
-    worst = std::max(worst, max_diff(x.grad(), x_ref.grad().narrow(0, start, rows)));
+    worst = std::max(worst, max_abs_diff(y, y_ref.narrow(0, start, rows)));
+    worst = std::max(worst, max_abs_diff(x.grad(), x_ref.grad().narrow(0, start, rows)));
   }
   const nn::StateDict ref_params = reference->named_parameters();
   for (const auto& [key, param] : synced->named_parameters()) {
     Tensor grad = param.grad().clone();
     dist::all_reduce(grad, dist::ReduceOp::SUM, group);
-    worst = std::max(worst, max_diff(grad, ref_params[key].grad()));
+    worst = std::max(worst, max_abs_diff(grad, ref_params[key].grad()));
   }
   worst = std::max(worst, max_diff(synced->named_buffers(), reference->named_buffers()));
   // In eval mode each rank normalizes alone with the running statistics.
@@ -173,8 +169,8 @@ double run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>
   synced->eval();
   NoGradGuard no_grad;
   Tensor batch = batch_of(s, total, gen);
-  return std::max(worst, max_diff(synced->forward(batch.narrow(0, start, rows).to(device)),
-                                  reference->forward(batch).narrow(0, start, rows)));
+  return std::max(worst, max_abs_diff(synced->forward(batch.narrow(0, start, rows).to(device)),
+                                      reference->forward(batch).narrow(0, start, rows)));
 }
 
 int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
