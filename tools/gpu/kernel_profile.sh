@@ -8,8 +8,10 @@
 # `ncu --profile-from-start off` alone profiles; one metric, gpu__time_duration.sum, one replay
 # pass per kernel, and `--clock-control none` (the card's clocks are left as they are). Runs,
 # most wanted first, while the phase's budget lasts, each under BRISK_PROFILE_TIMEOUT (default
-# 45 s): Brisk's ResNet-20 (batch 128), airbench net (128) and LeNet-5 (256) in float32, then
-# in bf16, then PyTorch's, likewise. Output: ncu.txt (the summaries) and ncu.csv (ncu's rows).
+# 45 s): ResNet-20 (batch 128), airbench net (128) and LeNet-5 (256) in float32, then in bf16,
+# each Brisk's step and then PyTorch's, so that a phase cut short still leaves pairs to compare.
+# run_bundle.sh's filters select steps by name too (`profile pytorch_` profiles only PyTorch's).
+# Output: ncu.txt (the summaries) and ncu.csv (ncu's rows).
 # Skipped, saying why, with no GPU or no ncu.
 
 profile_ran=0; profile_failed=0; profile_not_run=0
@@ -53,7 +55,7 @@ profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
 }
 
 profile_phase() {  # profile_phase <work directory>
-  local work="$1" impl amp model
+  local work="$1" impl amp model batch
   ncu="$(find_cuda_tool ncu)"
   if [ -z "$gpu_name" ] || [ -z "$ncu" ]; then
     echo "kernel profile: skipped (${gpu_name:+ncu not found on PATH, in /usr/local/cuda*/bin or /opt/nvidia/nsight-compute}${gpu_name:-no GPU here})"
@@ -63,14 +65,14 @@ profile_phase() {  # profile_phase <work directory>
   : >"$logs/ncu.txt"
   : >"$logs/ncu.csv"
   echo "kernel profile: $ncu ($("$ncu" --version 2>/dev/null | tail -n 1))"
-  for impl in brisk pytorch; do
-    if [ "$impl" = pytorch ] && [ -z "$torch_python" ]; then
-      echo "kernel profile: no python with PyTorch here: PyTorch's steps not profiled"
-      break
-    fi
-    for amp in off bf16; do
-      for model in resnet20 airbench lenet; do
-        profile_one "$impl" "$model" "$amp" "$([ "$model" = lenet ] && echo 256 || echo 128)" "$work"
+  [ -z "$torch_python" ] && echo "kernel profile: no python with PyTorch here: PyTorch's steps not profiled"
+  for amp in off bf16; do
+    for model in resnet20 airbench lenet; do
+      for impl in brisk pytorch; do
+        [ "$impl" = pytorch ] && [ -z "$torch_python" ] && continue
+        batch="$([ "$model" = lenet ] && echo 256 || echo 128)"
+        selected "${impl}_${model}_b${batch}_${amp}" || continue
+        profile_one "$impl" "$model" "$amp" "$batch" "$work"
       done
     done
   done

@@ -4,7 +4,10 @@
 #   ncu_summary.py    kernels summed by name from ncu's CSV rows, units converted, among
 #                     ncu's other output lines; no rows is an error;
 #   run_train_bench.sh  each run's rows printed as measured, a failed run's rows FAILED with the
-#                     others going on, exit status 1, and no run started past TIME_BUDGET.
+#                     others going on, exit status 1, and no run started past TIME_BUDGET;
+#   sanitizer_pass.sh   a verdict from memcheck's ERROR SUMMARY or racecheck's RACECHECK SUMMARY
+#                     (the first GPU lease counted racecheck's as no summary at all), a run
+#                     stopped at its timeout, and one the tool could not check.
 set -euo pipefail
 here="$PWD"  # the runfiles tree of the workspace
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -92,4 +95,32 @@ expect "$tmp/bench.txt" '^ +1 resnet20_b128 +1128\.0 \[1128\.0-1128\.0\] +FAILED
 expect "$tmp/bench.txt" '^ +1 resnet20_b128_bf16 +not run +not run +-$'
 expect "$tmp/bench.txt" '^train bench: [0-9.]+ s, 1 rounds, 3 failed runs, 2 not run$'
 cd "$here"
+
+# ---- sanitizer_pass.sh's verdicts, on compute-sanitizer's summaries as the H200 printed them ----
+verdict() {  # verdict <tool> <exit code> <last log line>: prints the verdict's line
+  printf '========= COMPUTE-SANITIZER\nAll tests passed\n%s\n' "$3" >"$tmp/run.log"
+  echo "$2 3" >"$tmp/run.log.rc"
+  (
+    set +e  # as in run_bundle.sh, which sources it
+    collect() { :; }
+    logs="$tmp"
+    # shellcheck source=/dev/null
+    source tools/gpu/sanitizer_pass.sh
+    sanitize_verdict "$1" bin/tests/cuda/x_gpu_test "$tmp/run.log" ""
+    echo "counts: $sanitizer_clean clean, $sanitizer_errors errors, $sanitizer_incomplete incomplete, $sanitizer_unchecked unchecked"
+  )
+}
+verdict memcheck 0 "========= ERROR SUMMARY: 0 errors" >"$tmp/v.txt"
+expect "$tmp/v.txt" '^CLEAN +memcheck +bin/tests/cuda/x_gpu_test'
+expect "$tmp/v.txt" '^counts: 1 clean, 0 errors'
+verdict memcheck 0 "========= ERROR SUMMARY: 4 errors" >"$tmp/v.txt"
+expect "$tmp/v.txt" '^ERRORS +memcheck +bin/tests/cuda/x_gpu_test \(errors: 4;'
+verdict racecheck 0 "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" >"$tmp/v.txt"
+expect "$tmp/v.txt" '^CLEAN +racecheck'
+verdict racecheck 0 "========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warnings)" >"$tmp/v.txt"
+expect "$tmp/v.txt" '^ERRORS +racecheck .*\(errors: 2;'
+verdict racecheck 124 "All tests passed" >"$tmp/v.txt"
+expect "$tmp/v.txt" '^INCOMPLETE racecheck .*errors reported by then: 0'
+verdict memcheck 1 "========= Error: Device not supported" >"$tmp/v.txt"
+expect "$tmp/v.txt" '^counts: 0 clean, 0 errors, 0 incomplete, 1 unchecked'
 echo "PASSED"
