@@ -208,7 +208,7 @@ check_libstdcxx() {  # check_libstdcxx <probe binary>
     need="$(sed -n "s/^needs ${prefix%_}: //p" "$bundle/info.txt")"
     [ -n "$need" ] || continue
     # The newest such version the library defines, without the prefix (3.4.32).
-    have="$(grep -aoE "$prefix[0-9]+(\.[0-9]+)+" "$system" | sed "s/^$prefix//" | sort -uV | tail -n 1)"
+    have="$(grep -aoE "${prefix}[0-9]+(\.[0-9]+)+" "$system" | sed "s/^$prefix//" | sort -uV | tail -n 1)"
     [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | tail -n 1)" = "$have" ] && continue
     if [ -f "$bundle/lib/libstdcxx/libstdc++.so.6" ]; then
       echo "run_bundle: $system provides up to $have, the bundle needs $need: using the bundle's libstdc++"
