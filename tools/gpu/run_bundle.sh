@@ -29,6 +29,7 @@ test_timeout="${BRISK_TEST_TIMEOUT:-90}"
 # Each benchmark run (a gpu_bench or gpu_bench_torch.py run, one train_bench model and
 # precision): on the H200 none took more than seconds.
 bench_timeout="${BRISK_BENCH_TIMEOUT:-120}"
+# 570 s by default, so that a run fits one 600-second device call.
 deadline=$((SECONDS + ${BRISK_TIME_BUDGET:-570}))
 phase_deadline=$deadline
 # $OUT: the device tool brings it back.
