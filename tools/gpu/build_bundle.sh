@@ -2,38 +2,19 @@
 # Builds the GPU bundle: what a GPU machine needs to run, and nothing else: the gpu-tagged test
 # binaries and the GPU benchmarks (gpu_bench, train_bench; their PyTorch twins travel with the
 # working tree), with their runfiles data (fixtures, and the programs tests start: train,
-# launch, workers), a 1000-image subset of each Fashion-MNIST file in place of the 26 MiB set
-# (the GPU tests read at most the first 256 training and 200 test images), and the non-CUDA
-# shared libraries they load, packed as ONE xz archive, .bundle/brisk-bundle.tar.xz (.bundle is
-# git-ignored). tools/gpu/run_bundle.sh unpacks and runs it on a GPU machine that has CUDA 13,
-# cuDNN and NCCL (PyTorch's wheels) but no Bazel. See docs/gpu.md.
+# launch, workers), a 1000-image subset of each Fashion-MNIST file in place of the 26 MiB set,
+# and the non-CUDA shared libraries they load, packed as ONE xz archive,
+# .bundle/brisk-bundle.tar.xz (.bundle is git-ignored). tools/gpu/run_bundle.sh unpacks and
+# runs it on a GPU machine that has CUDA 13, cuDNN and NCCL (PyTorch's wheels) but no Bazel.
+# docs/gpu.md lists what the archive holds and why it is built in the default configuration.
 #
 # It refuses (exit 1, giving the sizes) when the archive and the working tree the device tool
-# sends with it (tracked and untracked-not-ignored files) exceed 40 MiB together: the tool
-# carries 64 MiB a call, and the rest is room for the tree and the bundle to grow.
+# sends with it (tracked and untracked-not-ignored files) exceed 40 MiB together.
 #
 #   tools/gpu/build_bundle.sh
 #   BRISK_JOBS=4 tools/gpu/build_bundle.sh
 #   tools/gpu/build_bundle.sh //tests/cuda/... //tests/data:pin_memory_test   # only the tests among
 #                                                   # these (gpu-tagged or not), no benchmarks
-#
-# It builds in the default configuration (no -c opt), the one tools/test.sh and CI build, so
-# nearly everything comes from the shared disk cache; .bazelrc already compiles with -O2
-# -mavx2 -mfma, and nvcc compiles the kernels with -O3 in every configuration.
-#
-# The archive holds:
-#   bin/<package>/<name>    stripped binaries
-#   lib/                    shared libraries they need that the GPU machine may lack
-#   lib/libstdcxx/          our libstdc++, which run_bundle.sh puts first only where the
-#                           machine's is older than the binaries need
-#   runfiles/<workspace>/   their data files, where Bazel's runfiles tree has them
-#   tests.txt               test binaries (relative to the unpacked bundle), one per line
-#   gpu_tests.txt           the ones tagged gpu (they need a GPU)
-#   programs.txt            the programs among the runfiles (train, launch, workers)
-#   test_env.txt            the environment variables of tests whose target sets `env`
-#   benchmarks.txt          benchmark binaries
-#   info.txt                what was built, from which commit, with which toolkit, and the
-#                           newest GLIBC, GLIBCXX and CXXABI symbol versions the binaries need
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 root="$PWD"
@@ -55,16 +36,12 @@ fi
 # The gpu-tagged tests and the benchmarks a single GPU runs (tools/gpu/run_bundle.sh says why
 # the others are left out); the other tests run wherever Bazel does. With arguments, every test
 # among those targets, and no benchmarks.
-benchmarks=(//tools/bench:gpu_bench //tools/bench:train_bench)
 universe="//..."
+benchmarks=(//tools/bench:gpu_bench //tools/bench:train_bench)
+[ $# -gt 0 ] && { universe="set($*)"; benchmarks=(); }
 gpu_query="attr(tags, \"\\bgpu\\b\", kind(cc_test, $universe))"
 test_query="$gpu_query"
-if [ $# -gt 0 ]; then
-  universe="set($*)"
-  gpu_query="attr(tags, \"\\bgpu\\b\", kind(cc_test, $universe))"
-  test_query="kind(cc_test, $universe)"
-  benchmarks=()
-fi
+[ $# -gt 0 ] && test_query="kind(cc_test, $universe)"
 mapfile -t tests < <(bazel query --noshow_progress "$test_query")
 mapfile -t gpu_tests < <(bazel query --noshow_progress "$gpu_query")
 if [ ${#tests[@]} -eq 0 ]; then
@@ -80,10 +57,7 @@ bin="$(bazel info bazel-bin 2>/dev/null)"
 stage="$(mktemp -d "${TMPDIR:-/tmp}/brisk-bundle.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib/libstdcxx" "$stage/runfiles/brisk"
-: >"$stage/tests.txt"
-: >"$stage/gpu_tests.txt"
-: >"$stage/benchmarks.txt"
-: >"$stage/programs.txt"
+touch "$stage"/{tests,gpu_tests,benchmarks,programs}.txt
 
 # Libraries the GPU machine has (CUDA's own, from the toolkit or PyTorch's wheels) or that
 # must match its system (glibc, and the newer libstdc++/libgcc_s it ships): never bundled.
@@ -139,22 +113,22 @@ copy_runfiles() {
   done <"$manifest"
 }
 
+# bin/<package>/<name>: where a target's binary goes in the bundle.
+bundle_path() { local pkg="${1#//}"; echo "bin/${pkg%%:*}/${1##*:}"; }  # bundle_path <label>
+
 add() {  # add <label> <list file>
-  local label="$1" list="$2" pkg name
-  pkg="${label#//}"; pkg="${pkg%%:*}"; name="${label##*:}"
-  local binary="$bin/$pkg/$name"
-  mkdir -p "$stage/bin/$pkg"
-  cp -L "$binary" "$stage/bin/$pkg/$name"
-  echo "bin/$pkg/$name" >>"$list"
+  local path binary
+  path="$(bundle_path "$1")"
+  binary="$bin/${path#bin/}"
+  mkdir -p "$(dirname "$stage/$path")"
+  cp -L "$binary" "$stage/$path"
+  echo "$path" >>"$2"
   copy_libraries "$binary"
   copy_runfiles "$binary"
 }
 
 for t in "${tests[@]}"; do add "$t" "$stage/tests.txt"; done
-for t in "${gpu_tests[@]}"; do
-  pkg="${t#//}"; pkg="${pkg%%:*}"
-  echo "bin/$pkg/${t##*:}" >>"$stage/gpu_tests.txt"
-done
+for t in "${gpu_tests[@]}"; do bundle_path "$t" >>"$stage/gpu_tests.txt"; done
 # The tests' `env` attributes (e.g. BRISK_TEST_WORKER_DEVICE=nccl, which makes a twin of a
 # multi-process test run its workers on the GPU), which bazel test sets and run_bundle.sh must
 # set too: one line per test that has any, "bin/<package>/<name> KEY=VALUE ...".
@@ -194,15 +168,13 @@ needed() {  # needed <prefix>
     grep -oE "\($1[0-9.]+\)" | tr -d '()' | sed "s/^$1//" | sort -Vu | tail -n 1
 }
 glibc="$(needed GLIBC_)"
-glibcxx="$(needed GLIBCXX_)"
-cxxabi="$(needed CXXABI_)"
 {
   echo "built: $(date -u +%Y-%m-%dT%H:%MZ) from commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!.bundle' || echo ' (with uncommitted changes)')"
   echo "configuration: bazel default (fastbuild with .bazelrc's -O2 -mavx2 -mfma); kernels: nvcc -O3"
   echo "CUDA toolkit: $("$nvcc" --version | grep -o 'release [0-9.]*' | head -n 1) (needs a driver for CUDA 13: >= 580)"
   echo "needs glibc: ${glibc:-no versioned symbol}"
-  echo "needs GLIBCXX: ${glibcxx}"
-  echo "needs CXXABI: ${cxxabi}"
+  echo "needs GLIBCXX: $(needed GLIBCXX_)"
+  echo "needs CXXABI: $(needed CXXABI_)"
 } >"$stage/info.txt"
 
 # One archive: xz finds the repetition in the CUDA kernels' fatbin (~34 MB -> ~3 MB).

@@ -1,33 +1,26 @@
 # shellcheck shell=bash disable=SC2154  # variables of run_bundle.sh, which sources this
 # The `profile` phase of tools/gpu/run_bundle.sh (sourced by it; uses its run_binary,
-# time_left_for, bundle, root and torch_python): Nsight Compute's GPU time of every kernel of one
-# training step of each benchmark model, as a per-kernel summary (tools/gpu/ncu_summary.py).
+# budget_for, find_cuda_tool, selected, bundle, root and torch_python): Nsight Compute's GPU
+# time of every kernel of one training step of each benchmark model, as a per-kernel summary
+# (tools/gpu/ncu_summary.py); docs/gpu.md says which steps, in which order.
 #
 # train_bench (and train_bench_torch.py) run 3 warm-up steps (the first searches cuDNN's
 # algorithms), then one step inside a profiler capture range (--profile-steps 1), which
-# `ncu --profile-from-start off` alone profiles; one metric, gpu__time_duration.sum, one replay
-# pass per kernel, and `--clock-control none` (the card's clocks are left as they are). Runs,
-# most wanted first, while the phase's budget lasts, each under BRISK_PROFILE_TIMEOUT (default
-# 45 s): ResNet-20 (batch 128), airbench net (128) and LeNet-5 (256) in float32, then in bf16,
-# each Brisk's step and then PyTorch's, so that a phase cut short still leaves pairs to compare.
-# run_bundle.sh's filters select steps by name too (`profile pytorch_` profiles only PyTorch's).
-# Output: ncu.txt (the summaries) and ncu.csv (ncu's rows).
-# Skipped, saying why, with no GPU or no ncu.
+# `ncu --profile-from-start off` alone profiles; one metric, one replay pass per kernel, and
+# `--clock-control none` (the card's clocks are left as they are).
 
 profile_ran=0; profile_failed=0; profile_not_run=0
 
 # Profiles one step of <model> in <amp> with <impl> (brisk or pytorch); prints its summary.
 profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
-  local impl="$1" model="$2" amp="$3" batch="$4" work="$5" limit rc start=$SECONDS
+  local impl="$1" model="$2" amp="$3" batch="$4" work="$5" rc start=$SECONDS
   local name="${impl}_${model}_b${batch}_${amp}" csv="$work/${impl}_${model}_${amp}.csv"
   local -a args=(--model "$model" --amp "$amp" --batches "$batch" --device cuda --threads 1 --warmup 3 --repeats 1
     --steps 1 --profile-steps 1)
   # Only options seen in use or long-standing: ncu_summary.py reads whatever time unit it prints.
   local -a ncu_args=(--clock-control none --profile-from-start off --metrics gpu__time_duration.sum --csv
     --log-file "$csv")
-  limit="$(time_left_for "${BRISK_PROFILE_TIMEOUT:-45}")"
-  if [ "$limit" -eq 0 ]; then
-    printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "$name"
+  if ! budget_for "${BRISK_PROFILE_TIMEOUT:-45}" "$name"; then
     profile_not_run=$((profile_not_run + 1))
     return
   fi
@@ -54,14 +47,14 @@ profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
   echo | tee -a "$logs/ncu.txt"
 }
 
+# ResNet-20 (batch 128), airbench net (128) and LeNet-5 (256) in float32, then in bf16, each
+# Brisk's step and then PyTorch's, so that a phase cut short still leaves pairs to compare.
+# The filters select steps by name too (`profile pytorch_` profiles only PyTorch's).
 profile_phase() {  # profile_phase <work directory>
   local work="$1" impl amp model batch
-  ncu="$(find_cuda_tool ncu)"
-  if [ -z "$gpu_name" ] || [ -z "$ncu" ]; then
-    echo "kernel profile: skipped (${gpu_name:+ncu not found on PATH, in /usr/local/cuda*/bin or /opt/nvidia/nsight-compute}${gpu_name:-no GPU here})"
-    profile_not_run=-1
-    return 0
-  fi
+  find_cuda_tool "kernel profile" ncu ", in /usr/local/cuda*/bin or /opt/nvidia/nsight-compute" ||
+    { profile_not_run=-1; return 0; }
+  ncu="$tool"
   : >"$logs/ncu.txt"
   : >"$logs/ncu.csv"
   echo "kernel profile: $ncu ($("$ncu" --version 2>/dev/null | tail -n 1))"

@@ -42,21 +42,15 @@ def launches(paths):
             lines = [line for line in open(path, errors="replace") if line.startswith('"')]
         except OSError:
             continue
-        header = None
-        for row in csv.reader(lines):
-            if "Kernel Name" in row and "Metric Value" in row:
-                header = {key: i for i, key in enumerate(row)}
+        # The first quoted line is ncu's header row; a repeated one is skipped as a row.
+        for row in csv.DictReader(lines):
+            unit = UNITS.get(row.get("Metric Unit"))
+            if row.get("Metric Name") != METRIC or unit is None or row.get("Kernel Name") is None:
                 continue
-            if header is None or len(row) < len(header) or row[header["Metric Name"]] != METRIC:
-                continue
-            unit = UNITS.get(row[header["Metric Unit"]])
             try:
-                value = float(row[header["Metric Value"]].replace(",", ""))
-            except ValueError:
+                rows.append((short_name(row["Kernel Name"]), float(row["Metric Value"].replace(",", "")) * unit))
+            except (ValueError, AttributeError):
                 continue
-            if unit is None:
-                continue
-            rows.append((short_name(row[header["Kernel Name"]]), value * unit))
     return rows
 
 

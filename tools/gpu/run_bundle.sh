@@ -1,19 +1,15 @@
 #!/usr/bin/env bash
 # Runs the GPU bundle (.bundle/brisk-bundle.tar.xz, made by tools/gpu/build_bundle.sh) on a
 # machine with a GPU, CUDA 13, cuDNN and NCCL, and no Bazel or network: unpacks it, checks that
-# every binary finds its shared libraries (printing `ldd` of one that links CUDA's), runs the
-# test binaries (under a timeout each; the gpu-tagged ones one at a time, most basic first),
-# the GPU benchmarks next to their PyTorch twins, a compute-sanitizer pass over the CUDA tests
-# and an ncu summary of one training step per model, and prints as its last line
+# every binary finds its shared libraries, runs the test binaries, the GPU benchmarks next to
+# their PyTorch twins, compute-sanitizer over the CUDA tests and ncu over one training step per
+# model, and prints as its last line
 #
 #   GPU bundle: N passed, M failed, S skipped (Catch2 test cases ...); benchmarks: K ran, F failed, X skipped; ...
 #
-# Exits non-zero iff something failed or was left unrun. Never waits on a binary longer than
-# its timeout, and starts nothing after the time budget (BRISK_TIME_BUDGET, default 570 s, so
-# a run fits one 600-second device call); what is left is counted as "not run". Each phase can
-# have a budget of its own (BRISK_TESTS_BUDGET, BRISK_BENCH_BUDGET, BRISK_SANITIZE_BUDGET,
-# BRISK_PROFILE_BUDGET, in seconds). tools/gpu/lease.sh runs the phases of a 15-minute lease
-# in two calls. See docs/gpu.md.
+# Exits non-zero iff something failed or was left unrun. Starts nothing past its time budget.
+# docs/gpu.md describes the phases, budgets, timeouts and logs; tools/gpu/lease.sh runs the
+# phases of a 15-minute lease in two calls.
 #
 #   tools/gpu/run_bundle.sh                 # tests and benchmarks
 #   tools/gpu/run_bundle.sh check           # only unpack and check the libraries (seconds)
@@ -24,11 +20,6 @@
 #   BRISK_PYTHON=/opt/conda/bin/python tools/gpu/run_bundle.sh bench   # the python with PyTorch
 #   BRISK_BUNDLE_DIR=/tmp/b tools/gpu/run_bundle.sh   # unpack there and keep it; a later run
 #                                           # with the same archive reuses it
-#
-# Logs: console.log (what it prints), tests.log (every test binary's output), bench.log (every
-# benchmark run's output), sanitizer.log, ncu.txt and ncu.csv (the kernel profiles) and
-# summary.txt (the last line) go to $OUT when set (the device tool brings $OUT back), else to
-# $BRISK_LOG_DIR, else to a new directory under /tmp.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 archive="$root/.bundle/brisk-bundle.tar.xz"
@@ -38,56 +29,55 @@ test_timeout="${BRISK_TEST_TIMEOUT:-90}"
 # Each benchmark run (a gpu_bench or gpu_bench_torch.py run, one train_bench model and
 # precision): on the H200 none took more than seconds.
 bench_timeout="${BRISK_BENCH_TIMEOUT:-120}"
+# 570 s by default, so that a run fits one 600-second device call.
 deadline=$((SECONDS + ${BRISK_TIME_BUDGET:-570}))
 phase_deadline=$deadline
+# $OUT: the device tool brings it back.
 logs="${OUT:-${BRISK_LOG_DIR:-$(mktemp -d /tmp/brisk-gpu-logs.XXXXXX)}}"
 mkdir -p "$logs"
 
-# Phases: each one given runs; none given: all of them.
-run_cpu_tests=0
-run_gpu_tests=0
-run_bench=0
-run_sanitize=0
-run_profile=0
-check_only=0
+# The phases given run; none given: the tests and benchmarks. Other arguments are filters.
+declare -A phase=()
 filters=()
 for arg in "$@"; do
   case "$arg" in
-    tests) run_cpu_tests=1; run_gpu_tests=1 ;;
-    cpu-tests) run_cpu_tests=1 ;;
-    gpu-tests) run_gpu_tests=1 ;;
-    bench) run_bench=1 ;;
-    sanitize) run_sanitize=1 ;;
-    profile) run_profile=1 ;;
-    check) check_only=1 ;;
+    tests) phase[cpu-tests]=1; phase[gpu-tests]=1 ;;
+    cpu-tests | gpu-tests | bench | sanitize | profile | check) phase[$arg]=1 ;;
     *) filters+=("$arg") ;;
   esac
 done
-if [ $((run_cpu_tests + run_gpu_tests + run_bench + run_sanitize + run_profile + check_only)) -eq 0 ]; then
-  run_cpu_tests=1; run_gpu_tests=1; run_bench=1
-fi
+[ ${#phase[@]} -eq 0 ] && phase=([cpu-tests]=1 [gpu-tests]=1 [bench]=1)
+wants() { [ -n "${phase[$1]:-}" ]; }
 
-# Starts a phase: its deadline is its own budget (seconds; none: the rest of the run's) from
-# now, and never past the run's.
-begin_phase() {  # begin_phase <budget or empty>
-  phase_deadline=$deadline
-  if [ -n "$1" ] && [ $((SECONDS + $1)) -lt "$deadline" ]; then phase_deadline=$((SECONDS + $1)); fi
-}
-
-# Seconds a binary started now may run: its own timeout, cut to what is left of the phase's
-# budget; 0 when too little is left to start anything.
-time_left_for() {  # time_left_for <timeout>
-  local left=$((phase_deadline - SECONDS))
-  if [ "$left" -lt 15 ]; then echo 0; elif [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
-}
-not_run=0  # binaries and benchmarks left out for want of time
-
-selected() {  # selected <binary>: true when no filter was given or one is part of its path
+selected() {  # selected <binary or name>: true when no filter was given or one is part of it
   [ ${#filters[@]} -eq 0 ] && return 0
   local want
   for want in "${filters[@]}"; do [[ $1 == *"$want"* ]] && return 0; done
   return 1
 }
+
+# Starts a phase, under its header: its deadline is its own budget (seconds; none: the rest of
+# the run's) from now, and never past the run's.
+begin_phase() {  # begin_phase <title> <budget or empty>
+  printf '\n==================== %s ====================\n' "$1"
+  phase_deadline=$deadline
+  if [ -n "$2" ] && [ $((SECONDS + $2)) -lt "$deadline" ]; then phase_deadline=$((SECONDS + $2)); fi
+}
+
+# Sets limit to the seconds a run started now may take: <timeout>, cut to what is left of the
+# phase's budget. Fails when too little is left to start anything, printing "NOT RUN <what>"
+# if given.
+budget_for() {  # budget_for <timeout> [what]
+  limit=$((phase_deadline - SECONDS))
+  if [ "$limit" -lt 15 ]; then
+    [ -n "${2:-}" ] && printf 'NOT RUN %s (the time budget ran out)\n' "$2"
+    return 1
+  fi
+  [ "$limit" -gt "$1" ] && limit=$1
+  return 0
+}
+
+timed_out() { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }  # timed_out <exit code of timeout(1)>
 
 source "$root/tools/catch2_counts.sh"
 
@@ -95,6 +85,9 @@ source "$root/tools/catch2_counts.sh"
 collect() {  # collect <log> <title> <collected log>
   { echo "==================== $2"; tail -n 3000 "$1"; echo; } >>"$3"
 }
+
+# One line, also in summary.txt.
+finish() { echo "$1" | tee "$logs/summary.txt"; }
 
 # Unpacks the archive into $BRISK_BUNDLE_DIR, or a fresh directory. A directory that already
 # holds this archive's contents (its checksum in .archive-sha256, written once unpacking is
@@ -202,37 +195,31 @@ library_path() {
   export LD_LIBRARY_PATH="$bundle/lib${dirs:+:$dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 }
 
-# The largest version of `prefix` (GLIBCXX_ or CXXABI_) that the library file defines,
-# without the prefix (3.4.32).
-newest_symbol_version() {  # newest_symbol_version <library> <prefix>
-  grep -aoE "$2[0-9]+(\.[0-9]+)+" "$1" | sed "s/^$2//" | sort -uV | tail -n 1
-}
-
 # The bundle was built with a newer GCC than the target may have: info.txt says which
 # GLIBCXX/CXXABI versions its binaries need. If the libstdc++ the binaries would load here is
 # older, the bundle's own copy (lib/libstdcxx/) goes first on the path; without one, fail.
 check_libstdcxx() {  # check_libstdcxx <probe binary>
-  local probe="$1" system prefix need have
-  system="$(ldd "$probe" 2>/dev/null | awk '$1 ~ /^libstdc\+\+\.so/ { print $3 }')"
-  if [ -z "$system" ] || [ ! -f "$system" ]; then
-    echo "run_bundle: libstdc++ not found for $probe"
+  local system prefix need have
+  system="$(ldd "$1" 2>/dev/null | awk '$1 ~ /^libstdc\+\+\.so/ { print $3 }')"
+  if [ ! -f "$system" ]; then
+    echo "run_bundle: libstdc++ not found for $1"
     return 1
   fi
   for prefix in GLIBCXX_ CXXABI_; do
     need="$(sed -n "s/^needs ${prefix%_}: //p" "$bundle/info.txt")"
     [ -n "$need" ] || continue
-    have="$(newest_symbol_version "$system" "$prefix")"
-    if [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | tail -n 1)" != "$have" ]; then
-      if [ -f "$bundle/lib/libstdcxx/libstdc++.so.6" ]; then
-        echo "run_bundle: $system provides up to $have, the bundle needs $need: using the bundle's libstdc++"
-        export LD_LIBRARY_PATH="$bundle/lib/libstdcxx:$LD_LIBRARY_PATH"
-        return 0
-      fi
-      echo "run_bundle: $system provides up to $have, but the bundle's binaries need $need, and the bundle" \
-        "carries no libstdc++ of its own: rebuild it with tools/gpu/build_bundle.sh, or install a newer libstdc++"
-      missing_libraries="libstdc++ with ${prefix}${need}"
-      return 1
+    # The newest such version the library defines, without the prefix (3.4.32).
+    have="$(grep -aoE "${prefix}[0-9]+(\.[0-9]+)+" "$system" | sed "s/^$prefix//" | sort -uV | tail -n 1)"
+    [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | tail -n 1)" = "$have" ] && continue
+    if [ -f "$bundle/lib/libstdcxx/libstdc++.so.6" ]; then
+      echo "run_bundle: $system provides up to $have, the bundle needs $need: using the bundle's libstdc++"
+      export LD_LIBRARY_PATH="$bundle/lib/libstdcxx:$LD_LIBRARY_PATH"
+      return 0
     fi
+    echo "run_bundle: $system provides up to $have, but the bundle's binaries need $need, and the bundle" \
+      "carries no libstdc++ of its own: rebuild it with tools/gpu/build_bundle.sh, or install a newer libstdc++"
+    missing_libraries="libstdc++ with ${prefix}${need}"
+    return 1
   done
   echo "libstdc++: $system, new enough for the bundle"
 }
@@ -242,26 +229,22 @@ check_libstdcxx() {  # check_libstdcxx <probe binary>
 # any library cannot be found or loaded. Prints `ldd` of the binary that links the most of
 # CUDA's runtime, cuBLAS, cuDNN and NCCL, so the log shows where each was found.
 check_libraries() {
-  local probe="" file missing count best=-1 n=0
-  local lddout
-  lddout="$(mktemp -d)"
+  local file out count best=-1 n=0 probe="" probe_ldd="" missing=""
   while read -r file; do
     [ -n "$file" ] || continue
     n=$((n + 1))
-    ldd "$bundle/$file" >"$lddout/$n" 2>&1
-    awk -v f="$file" '
+    out="$(ldd "$bundle/$file" 2>&1)"
+    missing+="$(awk -v f="$file" '
       /not found/ { print "  " $1 " (needed by " f ")" }
-      /error while loading shared libraries/ { sub(/.*libraries: /, ""); print "  " $0 " (loading " f ")" }' \
-      "$lddout/$n" >>"$lddout/missing"
+      /error while loading shared libraries/ { sub(/.*libraries: /, ""); print "  " $0 " (loading " f ")" }' <<<"$out")"$'\n'
     [[ $file == lib/* ]] && continue
-    count="$(grep -cE '^\s*lib(cudart|cublas|cudnn|nccl)\.so' "$lddout/$n")"
-    if [ "$count" -gt "$best" ]; then best=$count; probe="$file"; cp "$lddout/$n" "$lddout/probe"; fi
+    count="$(grep -cE '^\s*lib(cudart|cublas|cudnn|nccl)\.so' <<<"$out")"
+    if [ "$count" -gt "$best" ]; then best=$count; probe="$file"; probe_ldd="$out"; fi
   done < <(cat "$bundle/tests.txt" "$bundle/benchmarks.txt" "$bundle/programs.txt" 2>/dev/null
            (cd "$bundle" && find lib -maxdepth 1 -name '*.so*'))
   echo "ldd $probe (links $best of libcudart, libcublas, libcudnn, libnccl):"
-  sed 's/^/  /' "$lddout/probe"
-  missing="$(sort -u "$lddout/missing" 2>/dev/null)"
-  rm -rf "$lddout"
+  sed 's/^/  /' <<<"$probe_ldd"
+  missing="$(sort -u <<<"$missing" | grep .)"
   if [ -n "$missing" ]; then
     echo "run_bundle: shared libraries not found, so binaries would not even start:"
     echo "$missing" | head -n 30
@@ -296,8 +279,25 @@ run_binary() {  # run_binary <binary relative to the bundle> <log> <timeout> [ar
   return $rc
 }
 
+# run_binary, then "<exit code> <seconds>" to <log>.rc, which the run's report reads.
+run_timed() {  # run_timed <binary> <log> <timeout> [arguments...]
+  local start=$SECONDS
+  run_binary "$@"
+  echo "$? $((SECONDS - start))" >"$2.rc"
+}
+
+# CUDA's tool a phase runs: on PATH, else the newest in the usual install places. Sets tool;
+# with none, or no GPU, prints why <phase> skips and fails.
+find_cuda_tool() {  # find_cuda_tool <phase> <tool> <where it was looked for>
+  tool="$(command -v "$2" 2>/dev/null ||
+    ls -d /usr/local/cuda*/bin/"$2" /opt/nvidia/nsight-compute/*/"$2" 2>/dev/null | sort -V | tail -n 1)"
+  if [ -z "$gpu_name" ]; then echo "$1: skipped (no GPU here)"; return 1; fi
+  if [ -z "$tool" ]; then echo "$1: skipped ($2 not found on PATH$3)"; return 1; fi
+}
+
 # ---- tests ----
 passed=0; failed=0; skipped=0; binaries=0; skipped_binaries=0
+not_run=0  # test binaries left out for want of time
 
 # The test binaries in the order they run: by directory, the most basic and cheapest first, so
 # that a run cut short by its budget has checked the foundations (the CUDA runtime and kernels,
@@ -306,32 +306,27 @@ passed=0; failed=0; skipped=0; binaries=0; skipped_binaries=0
 # (tools/train/), which start several processes each; by name within a directory.
 ordered_tests() {  # ordered_tests < list
   awk '{
-    rank = 8
-    n = split("cuda autograd nn models optim reference data examples", first, " ")
-    for (i = 1; i <= n; ++i) if (index($0, "bin/tests/" first[i] "/") == 1) rank = i - 1
-    if (index($0, "bin/tests/distributed/") == 1) rank = 9
-    if (index($0, "bin/tests/tools/train/") == 1) rank = 10
+    n = split("cuda autograd nn models optim reference data examples * distributed tools/train", order, " ")
+    rank = 8  # "*": any other directory
+    for (i = 1; i <= n; ++i) if (index($0, "bin/tests/" order[i] "/") == 1) rank = i - 1
     print rank "\t" $0
   }' | sort -t $'\t' -k1,1n -k2,2 | cut -f2
 }
 
 # Prints one finished binary's result line (and the end of its log if it failed) and counts it.
-report_test() {  # report_test <kind> <binary> <log> <exit code> <seconds>
-  local kind="$1" binary="$2" log="$3" rc="$4" took="$5" why
+report_test() {  # report_test <kind> <binary> <log>
+  local kind="$1" binary="$2" log="$3" rc took why
+  read -r rc took <"$log.rc"
   binaries=$((binaries + 1))
   collect "$log" "$binary (exit code $rc, $took s)" "$logs/tests.log"
-  if parse_catch2 "$log"; then
-    if [ "$rc" -ne 0 ] && [ "$cases_failed" -eq 0 ]; then cases_failed=1; fi
-  else
-    cases_passed=0; cases_failed=1
-  fi
+  parse_catch2 "$log" || { cases_passed=0; cases_failed=1; }
+  if [ "$rc" -ne 0 ] && [ "$cases_failed" -eq 0 ]; then cases_failed=1; fi
   why="exit code $rc"
-  { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && why="timed out"
+  timed_out "$rc" && why="timed out"
   if [ "$rc" -eq 0 ]; then
     printf '%-7s %s (%d test cases, %s s)\n' PASSED "$binary" "$cases_passed" "$took"
     passed=$((passed + cases_passed))
-  elif [ "$kind" = gpu ] && [ -z "$gpu_name" ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] &&
-       grep -qE '^(All tests passed|test cases:)' "$log"; then
+  elif [ "$kind" = gpu ] && [ -z "$gpu_name" ] && ! timed_out "$rc" && grep -qE '^(All tests passed|test cases:)' "$log"; then
     # It loaded and ran, and failed for want of a GPU.
     printf '%-7s %s (tagged gpu; no GPU here: %d of its test cases failed; %s s)\n' SKIPPED "$binary" "$cases_failed" \
       "$took"
@@ -348,41 +343,28 @@ report_test() {  # report_test <kind> <binary> <log> <exit code> <seconds>
 # time, each reported as it ends. Binaries that cannot start before the deadline are counted in
 # not_run.
 run_tests() {  # run_tests <cpu|gpu> <work directory>
-  local kind="$1" work="$2" binary i jobs limit is_gpu start rc took
+  local kind="$1" work="$2" binary is i jobs=1
   local -a list=()
   while read -r binary; do
-    if [ -z "$binary" ] || ! selected "$binary"; then continue; fi
-    is_gpu=0; grep -qxF "$binary" "$bundle/gpu_tests.txt" && is_gpu=1
-    if { [ "$kind" = gpu ] && [ $is_gpu -eq 1 ]; } || { [ "$kind" = cpu ] && [ $is_gpu -eq 0 ]; }; then
-      list+=("$binary")
-    fi
+    if grep -qxF "$binary" "$bundle/gpu_tests.txt"; then is=gpu; else is=cpu; fi
+    [ "$is" = "$kind" ] && selected "$binary" && list+=("$binary")
   done < <(ordered_tests <"$bundle/tests.txt")
-  jobs=1
   [ "$kind" = cpu ] && jobs="${BRISK_JOBS:-$(( $(nproc) / 2 > 8 ? 8 : ($(nproc) / 2 > 0 ? $(nproc) / 2 : 1) ))}"
   echo "run_bundle: ${#list[@]} $kind test binaries, $jobs at a time, timeout ${test_timeout}s each"
   for i in "${!list[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    limit="$(time_left_for "$test_timeout")"
-    if [ "$limit" -eq 0 ]; then
-      printf '%-7s %s (the time budget ran out)\n' "NOT RUN" "${list[$i]}"
-      not_run=$((not_run + 1))
-      continue
-    fi
+    budget_for "$test_timeout" "${list[$i]}" || { not_run=$((not_run + 1)); continue; }
     if [ "$kind" = gpu ]; then
-      start=$SECONDS
-      run_binary "${list[$i]}" "$work/$i.log" "$limit"
-      report_test gpu "${list[$i]}" "$work/$i.log" $? $((SECONDS - start))
+      run_timed "${list[$i]}" "$work/$i.log" "$limit"
+      report_test gpu "${list[$i]}" "$work/$i.log"
     else
-      (start=$SECONDS; run_binary "${list[$i]}" "$work/$i.log" "$limit"
-       echo "$? $((SECONDS - start))" >"$work/$i.rc") &
+      run_timed "${list[$i]}" "$work/$i.log" "$limit" &
     fi
   done
   wait
   [ "$kind" = gpu ] && return 0
   for i in "${!list[@]}"; do
-    [ -f "$work/$i.rc" ] || continue
-    read -r rc took <"$work/$i.rc"
-    report_test cpu "${list[$i]}" "$work/$i.log" "$rc" "$took"
+    if [ -f "$work/$i.log.rc" ]; then report_test cpu "${list[$i]}" "$work/$i.log"; fi
   done
 }
 
@@ -401,13 +383,12 @@ bench_result() {  # bench_result <name> <exit code> <log> [shown]
   elif [ -z "$gpu_name" ]; then
     echo "SKIPPED $1: no GPU here (exit code $2; $(grep -v '^\s*$' "$3" | tail -n 1 | cut -c1-160))"
     bench_skipped=$((bench_skipped + 1))
+  elif [ "${4:-}" = shown ]; then
+    echo "FAILED  $1 (exit code $2; its lines above say which runs)"
+    bench_failed=$((bench_failed + 1))
   else
-    if [ "${4:-}" = shown ]; then
-      echo "FAILED  $1 (exit code $2; its lines above say which runs)"
-    else
-      echo "FAILED  $1 (exit code $2; full output in bench.log):"
-      tail -n 20 "$3" | sed 's/^/    | /'
-    fi
+    echo "FAILED  $1 (exit code $2; full output in bench.log):"
+    tail -n 20 "$3" | sed 's/^/    | /'
     bench_failed=$((bench_failed + 1))
   fi
 }
@@ -415,9 +396,8 @@ bench_result() {  # bench_result <name> <exit code> <log> [shown]
 # Runs `$@` with $torch_python as the `python3` on PATH (the benchmark scripts call python3),
 # cut to the time budget; 124 when the budget ran out.
 with_torch_python() {  # with_torch_python <timeout> <command...>
-  local limit
-  limit="$(time_left_for "$1")"; shift
-  [ "$limit" -eq 0 ] && return 124
+  budget_for "$1" || return 124
+  shift
   (cd "$root" && PATH="$python_shim:$PATH" timeout -k 10 "$limit" "$@")
 }
 
@@ -426,14 +406,12 @@ with_torch_python() {  # with_torch_python <timeout> <command...>
 gpu_bench() {
   local work="$1" run rc=0 r
   for run in brisk1 torch1 torch2 brisk2; do
-    if [[ $run == brisk* ]]; then
-      r="$(time_left_for "$bench_timeout")"
-      if [ "$r" -eq 0 ]; then echo "time budget ran out" >"$work/$run.tsv"; r=124; else
-        run_binary bin/tools/bench/gpu_bench "$work/$run.tsv" "$r"; r=$?
-      fi
+    if [[ $run == torch* ]]; then
+      with_torch_python "$bench_timeout" python3 tools/bench/gpu_bench_torch.py >"$work/$run.tsv" 2>&1; r=$?
+    elif budget_for "$bench_timeout"; then
+      run_binary bin/tools/bench/gpu_bench "$work/$run.tsv" "$limit"; r=$?
     else
-      with_torch_python "$bench_timeout" python3 tools/bench/gpu_bench_torch.py >"$work/$run.tsv" 2>&1
-      r=$?
+      echo "time budget ran out" >"$work/$run.tsv"; r=124
     fi
     collect "$work/$run.tsv" "gpu_bench run $run (exit code $r)" "$logs/bench.log"
     [ $r -ne 0 ] && { rc=$r; echo "gpu_bench: run $run failed (exit code $r)" >>"$work/failures"; cp "$work/$run.tsv" "$work/last_failure"; }
@@ -449,9 +427,8 @@ gpu_bench() {
 # Its rounds get what is left of the phase's budget, less 10 s for the table; each run
 # BRISK_BENCH_TIMEOUT.
 train_bench() {
-  local work="$1" rc limit
-  limit="$(time_left_for $((phase_deadline - SECONDS)))"
-  if [ "$limit" -eq 0 ]; then
+  local work="$1" rc
+  if ! budget_for $((phase_deadline - SECONDS)); then
     echo "train_bench: the time budget ran out before it started" | tee "$work/train_bench.log"
     bench_result "train_bench --device cuda (ours and PyTorch's)" 124 "$work/train_bench.log"
     return
@@ -465,41 +442,55 @@ train_bench() {
   bench_result "train_bench --device cuda (ours and PyTorch's)" "$rc" "$work/train_bench.log" shown
 }
 
+bench_phase() {  # bench_phase <work directory>
+  if [ -z "$torch_python" ] || [ ! -s "$bundle/benchmarks.txt" ]; then
+    echo "run_bundle: $([ -n "$torch_python" ] && echo "no benchmarks in this bundle" || echo "no python with PyTorch here"): benchmarks skipped"
+    bench_skipped=$((bench_skipped + 2))
+  else
+    gpu_bench "$1"
+    echo
+    train_bench "$1"
+  fi
+  echo
+  echo "Not run here (each a skip):"
+  echo "  cpu_ops_bench, conv_bench: CPU kernels; tools/bench/run_cpu_bench.sh runs them where Bazel is"
+  echo "  data_loader_bench: CPU data loading from Fashion-MNIST; no GPU in it"
+  echo "  allreduce_bench, ddp_bench: Gloo over CPU between ranks started by tools/launch; nothing for one GPU to measure"
+  bench_skipped=$((bench_skipped + 5))
+}
+
 # The unpacked bundle goes, unless BRISK_BUNDLE_DIR asked to keep it there.
 remove_bundle() {
   [ -z "${BRISK_BUNDLE_DIR:-}" ] && rm -rf "$bundle"
   return 0
 }
 
-# One line, also in summary.txt; the exit status says whether everything asked for passed.
+# The summary line; the exit status says whether everything asked for passed.
 summarize() {
-  local summary
-  if [ $run_cpu_tests -eq 1 ] || [ $run_gpu_tests -eq 1 ]; then
+  local summary="GPU bundle: tests not run"
+  if wants cpu-tests || wants gpu-tests; then
     summary="GPU bundle: ${passed} passed, ${failed} failed, ${skipped} skipped (Catch2 test cases in ${binaries} test binaries"
     [ "$skipped_binaries" -gt 0 ] && summary+="; ${skipped_binaries} gpu-tagged binaries skipped: no GPU"
     summary+=")"
-  else
-    summary="GPU bundle: tests not run"
   fi
-  if [ $run_bench -eq 1 ]; then
+  if wants bench; then
     summary+="; benchmarks: ${bench_ran} ran, ${bench_failed} failed, ${bench_skipped} skipped"
   else
     summary+="; benchmarks not run"
   fi
-  [ $run_sanitize -eq 1 ] && summary+="; $(sanitize_summary)"
-  [ $run_profile -eq 1 ] && summary+="; $(profile_summary)"
+  wants sanitize && summary+="; $(sanitize_summary)"
+  wants profile && summary+="; $(profile_summary)"
   [ "$not_run" -gt 0 ] &&
     summary+="; ${not_run} not run: the ${BRISK_TIME_BUDGET:-570} s time budget ran out (NOT RUN above; run them in another call)"
-  echo "$summary" >"$logs/summary.txt"
-  echo "$summary"
+  finish "$summary"
   [ "$failed" -eq 0 ] && [ "$bench_failed" -eq 0 ] && [ "$not_run" -eq 0 ] && [ "$sanitizer_errors" -eq 0 ] &&
     [ "$profile_failed" -eq 0 ]
 }
 
 main() {
   # Only the logs of the phases asked for: the device tool brings back at most 8 files.
-  if [ $((run_cpu_tests + run_gpu_tests)) -gt 0 ]; then : >"$logs/tests.log"; fi
-  if [ $run_bench -eq 1 ]; then : >"$logs/bench.log"; fi
+  if wants cpu-tests || wants gpu-tests; then : >"$logs/tests.log"; fi
+  if wants bench; then : >"$logs/bench.log"; fi
   echo "==================== GPU ===================="
   gpu_name=""
   if command -v nvidia-smi >/dev/null 2>&1 && timeout 30 nvidia-smi -L >/dev/null 2>&1; then
@@ -511,7 +502,7 @@ main() {
   else
     echo "run_bundle: no GPU visible (no nvidia-smi, or nvidia-smi -L failed): gpu-tagged tests and benchmarks that fail count as skipped"
   fi
-  unpack || { echo "GPU bundle: 0 passed, 1 failed (no bundle to run); benchmarks: 0 ran" | tee "$logs/summary.txt"; return 1; }
+  unpack || { finish "GPU bundle: 0 passed, 1 failed (no bundle to run); benchmarks: 0 ran"; return 1; }
   find_torch_python
   echo "python with PyTorch: ${torch_python:-none}"
   library_path
@@ -519,17 +510,17 @@ main() {
   missing_libraries=""
   if ! check_libraries; then
     remove_bundle
-    echo "GPU bundle: 0 passed, 1 failed (shared libraries missing${missing_libraries:+: $missing_libraries}); benchmarks: 0 ran" |
-      tee "$logs/summary.txt"
+    finish "GPU bundle: 0 passed, 1 failed (shared libraries missing${missing_libraries:+: $missing_libraries}); benchmarks: 0 ran"
     return 1
   fi
-  if [ $check_only -eq 1 ] && [ $((run_cpu_tests + run_gpu_tests + run_bench + run_sanitize + run_profile)) -eq 0 ]; then
+  if [ ${#phase[@]} -eq 1 ] && wants check; then
     remove_bundle
-    echo "GPU bundle: checked (unpacked, every library found); tests and benchmarks not run" | tee "$logs/summary.txt"
+    finish "GPU bundle: checked (unpacked, every library found); tests and benchmarks not run"
     return 0
   fi
-  local work
+  local work kind
   work="$(mktemp -d /tmp/brisk-run.XXXXXX)"
+  mkdir -p "$work"/{cpu-tests,gpu-tests,bench,sanitize,profile}
   # The benchmark scripts call python3: a wrapper that execs $torch_python. Not a symlink: a
   # virtual environment's python reached through a link in another folder does not find the
   # environment's packages ("No module named torch", seen on the first GPU run).
@@ -540,51 +531,21 @@ main() {
     chmod +x "$python_shim/python3"
   fi
 
-  local kind
   for kind in cpu gpu; do
-    [ "$kind" = cpu ] && [ $run_cpu_tests -eq 0 ] && continue
-    [ "$kind" = gpu ] && [ $run_gpu_tests -eq 0 ] && continue
-    echo
-    echo "==================== $kind tests ===================="
-    mkdir -p "$work/$kind-tests"
-    begin_phase "${BRISK_TESTS_BUDGET:-}"
+    wants "$kind-tests" || continue
+    begin_phase "$kind tests" "${BRISK_TESTS_BUDGET:-}"
     run_tests "$kind" "$work/$kind-tests"
   done
-
-  if [ $run_bench -eq 1 ]; then
-    echo
-    echo "==================== benchmarks ===================="
-    mkdir -p "$work/bench"
-    begin_phase "${BRISK_BENCH_BUDGET:-}"
-    if [ -z "$torch_python" ] || [ ! -s "$bundle/benchmarks.txt" ]; then
-      echo "run_bundle: ${torch_python:+no benchmarks in this bundle}${torch_python:-no python with PyTorch here}: benchmarks skipped"
-      bench_skipped=$((bench_skipped + 2))
-    else
-      gpu_bench "$work/bench"
-      echo
-      train_bench "$work/bench"
-    fi
-    echo
-    echo "Not run here (each a skip):"
-    echo "  cpu_ops_bench, conv_bench: CPU kernels; tools/bench/run_cpu_bench.sh runs them where Bazel is"
-    echo "  data_loader_bench: CPU data loading from Fashion-MNIST; no GPU in it"
-    echo "  allreduce_bench, ddp_bench: Gloo over CPU between ranks started by tools/launch; nothing for one GPU to measure"
-    bench_skipped=$((bench_skipped + 5))
+  if wants bench; then
+    begin_phase benchmarks "${BRISK_BENCH_BUDGET:-}"
+    bench_phase "$work/bench"
   fi
-
-  if [ $run_sanitize -eq 1 ]; then
-    echo
-    echo "==================== compute-sanitizer ===================="
-    mkdir -p "$work/sanitize"
-    begin_phase "${BRISK_SANITIZE_BUDGET:-}"
+  if wants sanitize; then
+    begin_phase compute-sanitizer "${BRISK_SANITIZE_BUDGET:-}"
     sanitize_phase "$work/sanitize"
   fi
-
-  if [ $run_profile -eq 1 ]; then
-    echo
-    echo "==================== kernel profile (ncu) ===================="
-    mkdir -p "$work/profile"
-    begin_phase "${BRISK_PROFILE_BUDGET:-}"
+  if wants profile; then
+    begin_phase "kernel profile (ncu)" "${BRISK_PROFILE_BUDGET:-}"
     profile_phase "$work/profile"
   fi
 

@@ -106,7 +106,7 @@ verdict() {  # verdict <tool> <exit code> <last log line>: prints the verdict's 
     logs="$tmp"
     # shellcheck source=/dev/null
     source tools/gpu/sanitizer_pass.sh
-    sanitize_verdict "$1" bin/tests/cuda/x_gpu_test "$tmp/run.log" ""
+    sanitize_verdict "$1" bin/tests/cuda/x_gpu_test "$tmp/run.log"
     echo "counts: $sanitizer_clean clean, $sanitizer_errors errors, $sanitizer_incomplete incomplete, $sanitizer_unchecked unchecked"
   )
 }
