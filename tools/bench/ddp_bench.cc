@@ -29,19 +29,17 @@
 #include "nn/functional.h"
 #include "optim/sgd.h"
 #include "tensor/native/ops.h"
+#include "tools/bench/timing.h"
 
 using namespace brisk;
 using namespace brisk::dist;
+using bench::median;
+using bench::ms_since;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // The default all-reduce, with every bucket's launch and completion stamped. A waiter
 // thread blocks on each bucket's Work in launch order (Gloo completes them in that order), so
@@ -136,19 +134,11 @@ struct Config {
   std::vector<int64_t> hidden{256, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024};
 };
 
-template <typename Model>
-Model make_model(const Config& config) {
-  if constexpr (std::is_same_v<Model, models::MLP>) {
-    return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden));
-  } else {
-    return models::LeNet5();
-  }
-}
-
-template <typename Model>
-void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
+// make_model() makes a fresh model each call: one for DDP, one stepped without.
+template <typename MakeModel>
+void measure(const Config& config, const std::shared_ptr<ProcessGroup>& group, const MakeModel& make_model) {
   const bool lead = group->rank() == 0;
-  Model model = make_model<Model>(config);
+  auto model = make_model();
   int64_t params = 0;
   for (const Tensor& p : model->parameters()) params += p.numel();
   Generator gen(1234 + group->rank());
@@ -157,7 +147,7 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
 
   // The same model without DDP, stepped alternately with the DDP one so that both see the
   // same machine load.
-  Model plain = make_model<Model>(config);
+  auto plain = make_model();
   optim::SGD plain_opt(plain->parameters(), optim::SGDOptions(0.01));
 
   auto options = DistributedDataParallelOptions()
@@ -208,7 +198,7 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
   }
   ddp->join();
 
-  // The same all-reduces with nothing to overlap: communication alone.
+  // The same all-reduces with nothing to overlap: communication alone (one buffer per bucket).
   std::vector<Tensor> buffers;
   for (const auto& bucket : ddp->reducer().bucket_indices()) {
     int64_t numel = 0;
@@ -222,7 +212,7 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
     std::vector<std::shared_ptr<Work>> works;
     for (Tensor& b : buffers) works.push_back(group->all_reduce(b, dist::ReduceOp::AVG));
     for (auto& w : works) w->wait();
-    if (s >= config.warmup) alone_ms.push_back(ms(Clock::now() - start));
+    if (s >= config.warmup) alone_ms.push_back(ms_since(start));
   }
   group->barrier()->wait();
 
@@ -241,12 +231,9 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
     std::printf("  all-reduce hidden       %8.1f %%\n", comm_total > 0 ? 100.0 * hidden_total / comm_total : 0.0);
     // A few steps whose all-reduce the scheduler stalls dominate the sum above on a loaded machine.
     std::printf("  hidden in median step   %8.1f %%\n", median(hidden_share));
-    const auto buckets = ddp->reducer().bucket_indices();
-    for (size_t i = 0; i < buckets.size(); ++i) {
-      int64_t numel = 0;
-      for (size_t index : buckets[i]) numel += ddp->reducer().parameters()[index].numel();
+    for (size_t i = 0; i < buffers.size(); ++i) {
       std::printf("  bucket %zu: %6.2f MB, launched %7.2f ms before the end of backward, done %+8.2f ms after it\n", i,
-                  numel * 4 / 1e6, median(launch_before_end[i]), median(done_after_end[i]));
+                  buffers[i].numel() * 4 / 1e6, median(launch_before_end[i]), median(done_after_end[i]));
     }
   }
 }
@@ -269,9 +256,9 @@ int main(int argc, char** argv) {
   try {
     init_process_group("gloo");
     if (config.model == "mlp") {
-      bench<models::MLP>(config, default_group());
+      measure(config, default_group(), [&] { return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden)); });
     } else {
-      bench<models::LeNet5>(config, default_group());
+      measure(config, default_group(), [] { return models::LeNet5(); });
     }
     destroy_process_group();
   } catch (const std::exception& e) {

@@ -13,7 +13,6 @@
 // tools/bench/run_gpu_bench.sh joins with gpu_bench_torch.py's lines into one table.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +25,7 @@
 #include "cuda/device.h"
 #include "cuda/error.h"
 #include "cuda/stream.h"
+#include "tools/bench/timing.h"
 
 namespace brisk {
 namespace {
@@ -55,8 +55,7 @@ double median_ms(const std::function<void()>& f) {
   }
   BRISK_CUDA_CHECK(cudaEventDestroy(start));
   BRISK_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return bench::median(times);
 }
 
 void report(const char* key, double value, const char* unit, const char* description) {
@@ -111,11 +110,9 @@ void small_add_overhead() {
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kCalls; ++i) c = add(a, b);
     cuda::synchronize(0);
-    std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
-    per_call.push_back(elapsed.count() / kCalls);
+    per_call.push_back(1e3 * bench::ms_since(start) / kCalls);
   }
-  std::sort(per_call.begin(), per_call.end());
-  report("small_add", per_call[per_call.size() / 2], "us/call", "a + b on 1024 float32, 10000 calls, host time");
+  report("small_add", bench::median(per_call), "us/call", "a + b on 1024 float32, 10000 calls, host time");
 }
 
 }  // namespace
