@@ -67,13 +67,24 @@ failures=0
 # less than 5 s are left.
 run_limit() {
   if [ -z "$budget" ]; then echo "$run_timeout"; return; fi
-  awk -v t="$run_timeout" -v left="$(awk -v s="$started" -v b="$budget" -v n="$(now)" 'BEGIN { print s + b - n }')" \
-    'BEGIN { l = int(left); print (l < 5 ? 0 : l < t ? l : t) }'
+  awk -v t="$run_timeout" -v s="$started" -v b="$budget" -v n="$(now)" \
+    'BEGIN { l = int(s + b - n); print (l < 5 ? 0 : l < t ? l : t) }'
 }
 not_run=0
 
+# For run(), whose impl, model, threads, round and suffix it reads: records each batch of the
+# run as <status> (FAILED or NOTRUN) and prints its row, ending in <text>.
+mark_batches() {  # status text
+  local batch name
+  for batch in $(batches_of "$model" | tr ',' ' '); do
+    name="${model}_b${batch}${suffix}"
+    echo "$impl $threads $round $name $1" >>"$results"
+    printf 'round %d  %-7s %2d threads  %-19s %s\n' "$((round + 1))" "$impl" "$threads" "$name" "$2"
+  done
+}
+
 run() {  # impl model threads amp round
-  local impl="$1" model="$2" threads="$3" amp="$4" round="$5" start limit rc why last name batch suffix
+  local impl="$1" model="$2" threads="$3" amp="$4" round="$5" start limit rc why last suffix
   local args=(--model "$model" --threads "$threads" --amp "$amp" --batches "$(batches_of "$model")" "${flags[@]}")
   local out="$work/out" err="$work/err"
   start="$(now)"
@@ -81,11 +92,7 @@ run() {  # impl model threads amp round
   suffix=""
   [ "$amp" != off ] && suffix="_$amp"
   if [ "$limit" -eq 0 ]; then
-    for batch in $(batches_of "$model" | tr ',' ' '); do
-      echo "$impl $threads $round ${model}_b${batch}${suffix} NOTRUN" >>"$results"
-      printf 'round %d  %-7s %2d threads  %-19s not run: the time budget ran out\n' "$((round + 1))" "$impl" \
-        "$threads" "${model}_b${batch}${suffix}"
-    done
+    mark_batches NOTRUN "not run: the time budget ran out"
     not_run=$((not_run + 1))
     return 0
   fi
@@ -105,11 +112,7 @@ run() {  # impl model threads amp round
   { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && why="stopped after ${limit} s"
   last="$(cat "$out" "$err" | grep -v '^\s*$' | tail -n 1 | cut -c1-160)"
   [ -n "$last" ] && why+=": $last"
-  for batch in $(batches_of "$model" | tr ',' ' '); do
-    name="${model}_b${batch}${suffix}"
-    echo "$impl $threads $round $name FAILED" >>"$results"
-    printf 'round %d  %-7s %2d threads  %-19s FAILED (%s)\n' "$((round + 1))" "$impl" "$threads" "$name" "$why"
-  done
+  mark_batches FAILED "FAILED ($why)"
   failures=$((failures + 1))
 }
 
@@ -122,16 +125,12 @@ for ((round = 0; round < rounds; ++round)); do
     break
   fi
   round_start="$(now)"
+  order=(brisk pytorch)
+  ((round % 2 == 1)) && order=(pytorch brisk)
   for model in $models; do
     for threads in $threads_list; do
       for amp in $amps; do
-        if ((round % 2 == 0)); then
-          run brisk "$model" "$threads" "$amp" "$round"
-          run pytorch "$model" "$threads" "$amp" "$round"
-        else
-          run pytorch "$model" "$threads" "$amp" "$round"
-          run brisk "$model" "$threads" "$amp" "$round"
-        fi
+        for impl in "${order[@]}"; do run "$impl" "$model" "$threads" "$amp" "$round"; done
       done
     done
   done
