@@ -124,13 +124,8 @@ struct Config {
   double bucket_cap_mb = 25;
   double first_bucket_cap_mb = 1;
   bool gradient_as_bucket_view = true;
-  // 784-256-1024x10-10, 9.92M parameters. Backward produces the first layers' gradients
-  // last, with nothing left to compute behind which to hide their all-reduce, so the input
-  // layers are narrow (0.46M parameters). The ten 1024-wide layers have equal size because on
-  // a CPU the all-reduce of a layer takes about as long as the backward of one (both compete
-  // for the same cores): each layer's all-reduce then runs during the next layer's backward.
-  // A wide layer near the input (e.g. 784-512-1024-2048-2048-1024-1024) leaves its gradients
-  // ready when too little backward is left to cover them (69-74% hidden, against 80-85%).
+  // 784-256-1024x10-10, 9.92M parameters: narrow input layers (their gradients are ready last)
+  // and equal 1024-wide layers, so that backward can hide the all-reduce (docs/ddp.md, "The MLP").
   std::vector<int64_t> hidden{256, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024};
 };
 

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -125,12 +126,8 @@ int main() {
     return 1;
   }
   // The build and the device, as comment lines the runner skips.
-  std::string info = cuda::build_info();
-  for (size_t begin = 0, end; begin < info.size(); begin = end + 1) {
-    end = info.find('\n', begin);
-    if (end == std::string::npos) end = info.size();
-    std::printf("# %s\n", info.substr(begin, end - begin).c_str());
-  }
+  std::istringstream info(cuda::build_info());
+  for (std::string line; std::getline(info, line);) std::printf("# %s\n", line.c_str());
   bandwidth();
   matmul_rate("matmul_fp32", kFloat32, false, "4096^3 matmul, float32 (no TF32)");
   matmul_rate("matmul_tf32", kFloat32, true, "4096^3 matmul, float32 with TF32 allowed");

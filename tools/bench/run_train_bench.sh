@@ -23,12 +23,8 @@
 #
 # Time: TIME_BUDGET (seconds, default none) bounds the rounds: a round starts only if it would
 # end within the budget, judged by the longest round so far, and no run outlives the budget;
-# RUN_TIMEOUT (default 300 s) bounds each run. On an H200 (2026-11-28, the 3-round log in
-# shared/gpu-runs) the steps of a GPU round of the default models and precisions took ~13 s
-# (65 steps per batch size at the rates measured: 8.8 s Brisk's, 4.4 s PyTorch's), plus 12
-# process starts (guessed at ~2 s for train_bench and ~5 s for PyTorch's import and CUDA start;
-# the log has no times, so each run now prints its own): ~55 s a round, ~170 s for the default
-# 3 rounds; tools/gpu/lease.sh gives them TIME_BUDGET=220, which stops a fourth-slow round.
+# RUN_TIMEOUT (default 300 s) bounds each run. docs/gpu.md has the round times measured on an
+# H200, from which tools/gpu/lease.sh sizes the budget it gives.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
