@@ -10,7 +10,7 @@
 //                 and one synchronize at the end (microseconds per call)
 //
 // Prints one line per metric: key, value, unit, description (tab-separated), which
-// tools/bench/run_gpu_bench.sh joins with gpu_bench_torch.py's lines into one table.
+// tools/gpu/gpu_bench_table.py joins with gpu_bench_torch.py's lines into one table.
 #include <cuda_runtime.h>
 
 #include <chrono>
