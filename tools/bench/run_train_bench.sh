@@ -58,6 +58,7 @@ results="$work/results"
 : >"$results"
 started="$(now)"
 failures=0
+not_run=0
 
 # Seconds a run started now may take: RUN_TIMEOUT, cut to what is left of TIME_BUDGET; 0 when
 # less than 5 s are left.
@@ -66,7 +67,6 @@ run_limit() {
   awk -v t="$run_timeout" -v s="$started" -v b="$budget" -v n="$(now)" \
     'BEGIN { l = int(s + b - n); print (l < 5 ? 0 : l < t ? l : t) }'
 }
-not_run=0
 
 # For run(), whose impl, model, threads, round and suffix it reads: records each batch of the
 # run as <status> (FAILED or NOTRUN) and prints its row, ending in <text>.
@@ -92,11 +92,10 @@ run() {  # impl model threads amp round
     not_run=$((not_run + 1))
     return 0
   fi
-  if [ "$impl" = brisk ]; then
-    timeout -k 5 "$limit" "$binary" "${args[@]}" >"$out" 2>"$err"; rc=$?
-  else
-    timeout -k 5 "$limit" "$python" tools/bench/train_bench_torch.py "${args[@]}" >"$out" 2>"$err"; rc=$?
-  fi
+  local program=("$binary")
+  [ "$impl" = pytorch ] && program=("$python" tools/bench/train_bench_torch.py)
+  timeout -k 5 "$limit" "${program[@]}" "${args[@]}" >"$out" 2>"$err"
+  rc=$?
   if [ "$rc" -eq 0 ] && grep -q "^${model}_b" "$out"; then
     awk -v impl="$impl" -v t="$threads" -v r="$round" -v s="$(since "$start")" -v results="$results" '$1 != "threads" {
       print impl, t, r, $0 >> results
