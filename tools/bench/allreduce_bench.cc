@@ -7,17 +7,20 @@
 //
 // Columns: bytes, median microseconds with checks, without checks, and the algorithm
 // bandwidth (bytes / time) without checks; then the median store set round trip.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <numeric>
 #include <vector>
 
 #include "distributed/distributed.h"
 #include "tensor/native/ops.h"
+#include "tools/bench/timing.h"
 
 namespace {
 
 using namespace brisk;
+using bench::median;
+using bench::ms_since;
 
 double median_us(const dist::GroupPtr& group, Tensor& t, int runs) {
   for (int i = 0; i < 3; ++i) group->all_reduce(t)->wait();
@@ -26,10 +29,9 @@ double median_us(const dist::GroupPtr& group, Tensor& t, int runs) {
     group->barrier()->wait();
     auto start = std::chrono::steady_clock::now();
     group->all_reduce(t)->wait();
-    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(1e3 * ms_since(start));
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return median(times);
 }
 
 }  // namespace
@@ -38,7 +40,7 @@ int main() {
   dist::init_process_group("gloo");
   const int world = dist::get_world_size();
   std::vector<int> everyone(static_cast<size_t>(world));
-  for (int r = 0; r < world; ++r) everyone[static_cast<size_t>(r)] = r;
+  std::iota(everyone.begin(), everyone.end(), 0);
   dist::ProcessGroupOptions unchecked;
   unchecked.check_desync = false;
   auto checked_group = dist::default_group();
@@ -62,10 +64,9 @@ int main() {
   for (int i = 0; i < 201; ++i) {
     auto start = std::chrono::steady_clock::now();
     store->set("bench/marker", std::to_string(i));
-    times.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(1e3 * ms_since(start));
   }
-  std::sort(times.begin(), times.end());
-  if (dist::get_rank() == 0) std::printf("store set round trip (rank 0, median of 201): %.1f us\n", times[100]);
+  if (dist::get_rank() == 0) std::printf("store set round trip (rank 0, median of 201): %.1f us\n", median(times));
   dist::destroy_process_group();
   return 0;
 }

@@ -10,7 +10,7 @@
 #include "autograd/ops.h"
 #include "nn/functional.h"
 #include "tensor/parallel.h"
-#include "tools/bench/median_ms.h"
+#include "tools/bench/timing.h"
 
 namespace {
 

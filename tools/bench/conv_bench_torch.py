@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """PyTorch twin of conv_bench.cc: the same layers, shapes and timing (median ms of forward +
 backward after warm-up). Usage: conv_bench_torch.py THREADS"""
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
+
+from timing import median_ms
 
 torch.set_num_threads(int(sys.argv[1]) if len(sys.argv) > 1 else torch.get_num_threads())
 torch.manual_seed(0)
@@ -16,16 +16,14 @@ def param(*shape):
     return (torch.randn(*shape) * 0.1).requires_grad_()
 
 
-def time_layer(shape, f, warmup=3, runs=15):
+def time_layer(shape, f):
     x = torch.randn(*shape).requires_grad_()
-    times = []
-    for i in range(warmup + runs):
-        start = time.perf_counter()
+
+    def forward_backward():
         y = f(x)
         y.backward(torch.ones_like(y))
-        if i >= warmup:
-            times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+
+    return median_ms(3, 15, forward_backward)
 
 
 w1, b1, w2, b2 = param(6, 1, 5, 5), param(6), param(16, 6, 5, 5), param(16)

@@ -2,22 +2,11 @@
 
 Usage: python3 tools/bench/cpu_ops_bench_torch.py THREADS
 """
-import statistics
 import sys
-import time
 
 import torch
 
-
-def median_seconds(warmup, runs, f):
-    for _ in range(warmup):
-        f()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from timing import median_ms
 
 
 def main():
@@ -28,14 +17,14 @@ def main():
     n = 1024
     a = torch.rand(n, n) * 2 - 1
     b = torch.rand(n, n) * 2 - 1
-    mm = median_seconds(3, 20, lambda: torch.mm(a, b))
-    print(f"matmul_1024_f32_gflops {2.0 * n ** 3 / mm / 1e9:.2f}")
+    mm_seconds = median_ms(3, 20, lambda: torch.mm(a, b)) / 1e3
+    print(f"matmul_1024_f32_gflops {2.0 * n ** 3 / mm_seconds / 1e9:.2f}")
 
     numel = 16 * 1024 * 1024
     x = torch.rand(numel) * 2 - 1
     y = torch.rand(numel) * 2 - 1
-    add = median_seconds(3, 20, lambda: torch.add(x, y))
-    print(f"add_16m_f32_gbps {3.0 * numel * 4 / add / 1e9:.2f}")
+    add_seconds = median_ms(3, 20, lambda: torch.add(x, y)) / 1e3
+    print(f"add_16m_f32_gbps {3.0 * numel * 4 / add_seconds / 1e9:.2f}")
 
 
 if __name__ == "__main__":

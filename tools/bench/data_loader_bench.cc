@@ -14,22 +14,21 @@
 #include "data/transforms/compose.h"
 #include "data/transforms/normalize.h"
 #include "data/transforms/to_tensor.h"
+#include "tools/bench/timing.h"
 
 using namespace brisk;
 using namespace brisk::data;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using bench::ms_since;
 
 void run_epoch(const char* label, std::shared_ptr<const Dataset> dataset, int workers) {
   DataLoader loader(std::move(dataset), DataLoaderOptions().batch_size(256).shuffle(true).seed(0).num_workers(workers));
   auto start = std::chrono::steady_clock::now();
   int64_t examples = 0;
   for (Batch& batch : loader) examples += batch.data.size(0);
-  double s = seconds_since(start);
+  double s = ms_since(start) / 1e3;
   std::printf("%-28s workers=%d  %7.3f s/epoch  %10.0f examples/s  %8.1f us/batch\n", label, workers, s, examples / s,
               1e6 * s / static_cast<double>(loader.size()));
 }
@@ -41,7 +40,7 @@ int main(int argc, char** argv) {
   auto start = std::chrono::steady_clock::now();
   auto mnist = std::make_shared<MNIST>(root, true);
   std::printf("read %lld training images (gzip) in %.3f s\n", static_cast<long long>(mnist->size()),
-              seconds_since(start));
+              ms_since(start) / 1e3);
 
   auto normalized = std::make_shared<TransformDataset>(mnist, Compose({ToTensor(), Normalize({0.2860}, {0.3530})}));
   for (int workers : {0, 2}) {

@@ -5,21 +5,16 @@
 //
 //   launch --nproc-per-node 2 ddp_bench --model mlp
 //
-// Per DDP step, every bucket's all-reduce is timed from the rank's clock: launch (the comm
-// hook is called), completion (a thread blocked on its Work wakes up), and the end of
-// autograd's backward (the reducer's final callback). Gloo runs one collective at a time, so
-// bucket i communicates over [max(launch_i, done_{i-1}), done_i]; the part of that interval
-// before the end of backward is hidden. Rank 0 prints medians over the measured steps,
-// hidden = sum hidden / sum communication over all steps, and the median step's hidden share.
+// Per DDP step, the reducer's timeline (distributed/ddp/reducer.h) has every bucket's launch
+// (handed to the comm hook) and completion (Work::completed_at, stamped by Gloo as it
+// finishes) and the end of autograd's backward; ddp->comm_overlap() splits the union of the
+// buckets' spans at that end into hidden and exposed communication. Rank 0 prints medians over
+// the measured steps, hidden = sum hidden / sum communication over all steps, and the median
+// step's hidden share.
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
-#include <mutex>
-#include <thread>
 
 #include "autograd/ops.h"
 #include "distributed/ddp/distributed_data_parallel.h"
@@ -29,94 +24,17 @@
 #include "nn/functional.h"
 #include "optim/sgd.h"
 #include "tensor/native/ops.h"
+#include "tools/bench/timing.h"
 
 using namespace brisk;
 using namespace brisk::dist;
+using bench::median;
+using bench::ms_since;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// The default all-reduce, with every bucket's launch and completion stamped. A waiter
-// thread blocks on each bucket's Work in launch order (Gloo completes them in that order), so
-// completion is stamped when the Work wakes it, without a polling thread taking CPU time
-// from backward and from Gloo on a loaded machine.
-class TimedAllReduceHook final : public CommHook {
- public:
-  explicit TimedAllReduceHook(std::shared_ptr<ProcessGroup> group)
-      : group_(std::move(group)), waiter_([this] { wait_all(); }) {}
-  ~TimedAllReduceHook() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    waiter_.join();
-  }
-  std::string name() const override { return "timed_allreduce"; }
-
-  std::shared_ptr<Work> run(GradBucket& bucket) override {
-    Tensor buffer = bucket.buffer();
-    auto launched = Clock::now();
-    auto work = group_->all_reduce(buffer, dist::ReduceOp::AVG);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (launched_.size() <= bucket.index()) {
-        launched_.resize(bucket.index() + 1);
-        done_.resize(bucket.index() + 1);
-      }
-      launched_[bucket.index()] = launched;
-      pending_.emplace_back(bucket.index(), work);
-    }
-    cv_.notify_all();
-    return work->then([buffer] { return buffer; });
-  }
-
-  // Launch and completion times of the last backward's buckets (after it was reduced).
-  std::pair<std::vector<Clock::time_point>, std::vector<Clock::time_point>> take() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, [&] { return pending_.empty() && !waiting_; });
-    return {launched_, done_};
-  }
-
- private:
-  void wait_all() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (true) {
-      cv_.wait(lock, [&] { return stop_ || !pending_.empty(); });
-      if (pending_.empty()) return;
-      auto [index, work] = pending_.front();
-      pending_.pop_front();
-      waiting_ = true;
-      lock.unlock();
-      try {
-        work->wait();
-      } catch (const std::exception&) {
-        // The reducer's own wait rethrows it.
-      }
-      auto done = Clock::now();
-      lock.lock();
-      done_[index] = done;
-      waiting_ = false;
-      cv_.notify_all();
-    }
-  }
-
-  std::shared_ptr<ProcessGroup> group_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::vector<Clock::time_point> launched_, done_;
-  std::deque<std::pair<size_t, std::shared_ptr<Work>>> pending_;
-  bool waiting_ = false;
-  bool stop_ = false;
-  std::thread waiter_;
-};
 
 struct Config {
   std::string model = "mlp";
@@ -126,29 +44,16 @@ struct Config {
   double bucket_cap_mb = 25;
   double first_bucket_cap_mb = 1;
   bool gradient_as_bucket_view = true;
-  // 784-256-1024x10-10, 9.92M parameters. Backward produces the first layers' gradients
-  // last, with nothing left to compute behind which to hide their all-reduce, so the input
-  // layers are narrow (0.46M parameters). The ten 1024-wide layers have equal size because on
-  // a CPU the all-reduce of a layer takes about as long as the backward of one (both compete
-  // for the same cores): each layer's all-reduce then runs during the next layer's backward.
-  // A wide layer near the input (e.g. 784-512-1024-2048-2048-1024-1024) leaves its gradients
-  // ready when too little backward is left to cover them (69-74% hidden, against 80-85%).
+  // 784-256-1024x10-10, 9.92M parameters: narrow input layers (their gradients are ready last)
+  // and equal 1024-wide layers, so that backward can hide the all-reduce (docs/ddp.md, "The MLP").
   std::vector<int64_t> hidden{256, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024};
 };
 
-template <typename Model>
-Model make_model(const Config& config) {
-  if constexpr (std::is_same_v<Model, models::MLP>) {
-    return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden));
-  } else {
-    return models::LeNet5();
-  }
-}
-
-template <typename Model>
-void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
+// make_model() makes a fresh model each call: one for DDP, one stepped without.
+template <typename MakeModel>
+void measure(const Config& config, const std::shared_ptr<ProcessGroup>& group, const MakeModel& make_model) {
   const bool lead = group->rank() == 0;
-  Model model = make_model<Model>(config);
+  auto model = make_model();
   int64_t params = 0;
   for (const Tensor& p : model->parameters()) params += p.numel();
   Generator gen(1234 + group->rank());
@@ -157,7 +62,7 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
 
   // The same model without DDP, stepped alternately with the DDP one so that both see the
   // same machine load.
-  Model plain = make_model<Model>(config);
+  auto plain = make_model();
   optim::SGD plain_opt(plain->parameters(), optim::SGDOptions(0.01));
 
   auto options = DistributedDataParallelOptions()
@@ -165,12 +70,10 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
                      .first_bucket_cap_mb(config.first_bucket_cap_mb)
                      .gradient_as_bucket_view(config.gradient_as_bucket_view);
   auto ddp = DistributedDataParallel(model, group, options);
-  auto hook = std::make_shared<TimedAllReduceHook>(group);
-  ddp->register_comm_hook(hook);
   optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.01));
   std::vector<double> local_ms, ddp_ms, backward_ms, comm_ms, exposed_ms, hidden_share;
   std::vector<std::vector<double>> launch_before_end, done_after_end;  // per bucket
-  double hidden_total = 0, comm_total = 0;
+  CommOverlap total;
   group->barrier()->wait();
   for (int s = 0; s < config.warmup + config.steps; ++s) {
     auto local_start = Clock::now();
@@ -182,33 +85,26 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
     nn::functional::cross_entropy(ddp->forward(images), labels).backward();
     opt.step();
     auto end = Clock::now();
-    auto [launched, done] = hook->take();
-    const ReducerTimeline& timeline = ddp->reducer().timeline();
     if (s < config.warmup) continue;
+    const ReducerTimeline& timeline = ddp->reducer().timeline();
     local_ms.push_back(ms(start - local_start));
     ddp_ms.push_back(ms(end - start));
     backward_ms.push_back(ms(timeline.backward_end - timeline.first_gradient));
     exposed_ms.push_back(ms(timeline.reduced - timeline.backward_end));
-    launch_before_end.resize(launched.size());
-    done_after_end.resize(launched.size());
-    double comm = 0, hidden = 0;
-    Clock::time_point previous_done = launched.front();
-    for (size_t i = 0; i < launched.size(); ++i) {
-      Clock::time_point begin = std::max(launched[i], previous_done);
-      comm += ms(done[i] - begin);
-      hidden += std::max(0.0, ms(std::min(done[i], timeline.backward_end) - begin));
-      previous_done = done[i];
-      launch_before_end[i].push_back(ms(timeline.backward_end - launched[i]));
-      done_after_end[i].push_back(ms(done[i] - timeline.backward_end));
+    CommOverlap overlap = ddp->comm_overlap();
+    comm_ms.push_back(overlap.communication_ms);
+    hidden_share.push_back(100.0 * overlap.hidden_fraction());
+    total += overlap;
+    launch_before_end.resize(timeline.bucket_launched.size());
+    done_after_end.resize(timeline.bucket_launched.size());
+    for (size_t i = 0; i < timeline.bucket_launched.size(); ++i) {
+      launch_before_end[i].push_back(ms(timeline.backward_end - timeline.bucket_launched[i]));
+      done_after_end[i].push_back(ms(timeline.bucket_reduced[i] - timeline.backward_end));
     }
-    comm_ms.push_back(comm);
-    hidden_share.push_back(comm > 0 ? 100.0 * hidden / comm : 0.0);
-    comm_total += comm;
-    hidden_total += hidden;
   }
   ddp->join();
 
-  // The same all-reduces with nothing to overlap: communication alone.
+  // The same all-reduces with nothing to overlap: communication alone (one buffer per bucket).
   std::vector<Tensor> buffers;
   for (const auto& bucket : ddp->reducer().bucket_indices()) {
     int64_t numel = 0;
@@ -222,7 +118,7 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
     std::vector<std::shared_ptr<Work>> works;
     for (Tensor& b : buffers) works.push_back(group->all_reduce(b, dist::ReduceOp::AVG));
     for (auto& w : works) w->wait();
-    if (s >= config.warmup) alone_ms.push_back(ms(Clock::now() - start));
+    if (s >= config.warmup) alone_ms.push_back(ms_since(start));
   }
   group->barrier()->wait();
 
@@ -238,15 +134,12 @@ void bench(const Config& config, const std::shared_ptr<ProcessGroup>& group) {
     std::printf("  all-reduce during step  %8.2f ms  (alone, nothing to overlap: %.2f ms)\n", median(comm_ms),
                 median(alone_ms));
     std::printf("  waited after backward   %8.2f ms\n", median(exposed_ms));
-    std::printf("  all-reduce hidden       %8.1f %%\n", comm_total > 0 ? 100.0 * hidden_total / comm_total : 0.0);
+    std::printf("  all-reduce hidden       %8.1f %%\n", 100.0 * total.hidden_fraction());
     // A few steps whose all-reduce the scheduler stalls dominate the sum above on a loaded machine.
     std::printf("  hidden in median step   %8.1f %%\n", median(hidden_share));
-    const auto buckets = ddp->reducer().bucket_indices();
-    for (size_t i = 0; i < buckets.size(); ++i) {
-      int64_t numel = 0;
-      for (size_t index : buckets[i]) numel += ddp->reducer().parameters()[index].numel();
+    for (size_t i = 0; i < buffers.size(); ++i) {
       std::printf("  bucket %zu: %6.2f MB, launched %7.2f ms before the end of backward, done %+8.2f ms after it\n", i,
-                  numel * 4 / 1e6, median(launch_before_end[i]), median(done_after_end[i]));
+                  buffers[i].numel() * 4 / 1e6, median(launch_before_end[i]), median(done_after_end[i]));
     }
   }
 }
@@ -269,9 +162,9 @@ int main(int argc, char** argv) {
   try {
     init_process_group("gloo");
     if (config.model == "mlp") {
-      bench<models::MLP>(config, default_group());
+      measure(config, default_group(), [&] { return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden)); });
     } else {
-      bench<models::LeNet5>(config, default_group());
+      measure(config, default_group(), [] { return models::LeNet5(); });
     }
     destroy_process_group();
   } catch (const std::exception& e) {

@@ -10,14 +10,14 @@
 //                 and one synchronize at the end (microseconds per call)
 //
 // Prints one line per metric: key, value, unit, description (tab-separated), which
-// tools/bench/run_gpu_bench.sh joins with gpu_bench_torch.py's lines into one table.
+// tools/gpu/gpu_bench_table.py joins with gpu_bench_torch.py's lines into one table.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +26,7 @@
 #include "cuda/device.h"
 #include "cuda/error.h"
 #include "cuda/stream.h"
+#include "tools/bench/timing.h"
 
 namespace brisk {
 namespace {
@@ -55,8 +56,7 @@ double median_ms(const std::function<void()>& f) {
   }
   BRISK_CUDA_CHECK(cudaEventDestroy(start));
   BRISK_CUDA_CHECK(cudaEventDestroy(stop));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return bench::median(times);
 }
 
 void report(const char* key, double value, const char* unit, const char* description) {
@@ -111,11 +111,9 @@ void small_add_overhead() {
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kCalls; ++i) c = add(a, b);
     cuda::synchronize(0);
-    std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
-    per_call.push_back(elapsed.count() / kCalls);
+    per_call.push_back(1e3 * bench::ms_since(start) / kCalls);
   }
-  std::sort(per_call.begin(), per_call.end());
-  report("small_add", per_call[per_call.size() / 2], "us/call", "a + b on 1024 float32, 10000 calls, host time");
+  report("small_add", bench::median(per_call), "us/call", "a + b on 1024 float32, 10000 calls, host time");
 }
 
 }  // namespace
@@ -128,12 +126,8 @@ int main() {
     return 1;
   }
   // The build and the device, as comment lines the runner skips.
-  std::string info = cuda::build_info();
-  for (size_t begin = 0, end; begin < info.size(); begin = end + 1) {
-    end = info.find('\n', begin);
-    if (end == std::string::npos) end = info.size();
-    std::printf("# %s\n", info.substr(begin, end - begin).c_str());
-  }
+  std::istringstream info(cuda::build_info());
+  for (std::string line; std::getline(info, line);) std::printf("# %s\n", line.c_str());
   bandwidth();
   matmul_rate("matmul_fp32", kFloat32, false, "4096^3 matmul, float32 (no TF32)");
   matmul_rate("matmul_tf32", kFloat32, true, "4096^3 matmul, float32 with TF32 allowed");

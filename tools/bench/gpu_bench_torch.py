@@ -3,7 +3,7 @@
 repetition, warm-up first, the median of the repetitions, random inputs.
 
 Prints one tab-separated line per metric (key, value, unit, description), with the keys of
-gpu_bench.cc, for tools/bench/run_gpu_bench.sh to join.
+gpu_bench.cc, for tools/gpu/gpu_bench_table.py to join.
 """
 import statistics
 import time

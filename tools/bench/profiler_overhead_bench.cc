@@ -24,6 +24,7 @@
 #include "profiler/profiler.h"
 #include "tensor/native/ops.h"
 #include "tensor/parallel.h"
+#include "tools/bench/timing.h"
 
 using namespace brisk;
 
@@ -43,8 +44,7 @@ double median_cpu_seconds(int runs, const std::function<void()>& f) {
     f();
     times.push_back(cpu_seconds() - start);
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return bench::median(times);
 }
 
 constexpr int64_t kLoop = 100'000'000;
@@ -90,23 +90,19 @@ int main() {
   prof.stop();
   const size_t hooks = prof.events().size();
 
+  auto recorded_steps = [&] {
+    prof.start();
+    steps();
+    prof.stop();
+  };
   // Interleaved: off, on, off, on, ...
-  std::vector<double> off_times;
-  std::vector<double> on_times;
+  std::vector<double> off_times, on_times;
   for (int round = 0; round < 7; ++round) {
     off_times.push_back(median_cpu_seconds(1, steps) / kSteps);
-    on_times.push_back(median_cpu_seconds(1,
-                                          [&] {
-                                            prof.start();
-                                            steps();
-                                            prof.stop();
-                                          }) /
-                       kSteps);
+    on_times.push_back(median_cpu_seconds(1, recorded_steps) / kSteps);
   }
-  std::sort(off_times.begin(), off_times.end());
-  std::sort(on_times.begin(), on_times.end());
-  double off_ms = off_times[off_times.size() / 2] * 1e3;
-  double on_ms = on_times[on_times.size() / 2] * 1e3;
+  double off_ms = bench::median(off_times) * 1e3;
+  double on_ms = bench::median(on_times) * 1e3;
   double off_overhead_ns = static_cast<double>(hooks) * hook_ns;
   std::printf("MLP 784-256-128-10 step, batch 64: %.3f ms off; %zu hooks a step\n", off_ms, hooks);
   std::printf("off: %zu hooks x %.3f ns = %.1f ns a step = %.5f%% of the step\n", hooks, hook_ns, off_overhead_ns,

@@ -12,9 +12,10 @@
 // PyTorch twin (resnet20_breakdown_torch.py) with the same arguments and compares.
 //
 //   resnet20_breakdown --threads 2 [--batch 64] [--repeats 20]
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -23,7 +24,7 @@
 #include "nn/functional.h"
 #include "optim/sgd.h"
 #include "tensor/parallel.h"
-#include "tools/bench/median_ms.h"
+#include "tools/bench/timing.h"
 
 namespace {
 
@@ -56,19 +57,11 @@ void layer(const char* name, int count, int repeats, const brisk::Shape& shape,
 int main(int argc, char** argv) {
   int threads = brisk::get_num_threads(), repeats = 20;
   int64_t b = 64;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string flag = argv[i];
-    if (flag == "--threads") {
-      threads = std::atoi(argv[i + 1]);
-    } else if (flag == "--batch") {
-      b = std::atoll(argv[i + 1]);
-    } else if (flag == "--repeats") {
-      repeats = std::atoi(argv[i + 1]);
-    } else {
-      std::fprintf(stderr, "resnet20_breakdown: unknown flag %s\n", flag.c_str());
-      return 2;
-    }
-  }
+  CLI::App app{"ResNet-20's training step by layer (see tools/bench/run_resnet20_breakdown.sh)"};
+  app.add_option("--threads", threads, "CPU threads");
+  app.add_option("--batch", b, "images per step");
+  app.add_option("--repeats", repeats, "timings per median");
+  CLI11_PARSE(app, argc, argv);
   brisk::set_num_threads(threads);
   brisk::manual_seed(0);
   std::printf("threads %d\n", brisk::get_num_threads());

@@ -1,37 +1,27 @@
 #!/usr/bin/env python3
 """PyTorch twin of resnet20_breakdown.cc: the same layers at the same shapes, timed the same
 way, and the same full training step (models/torch_twins.py's CIFARResNet(20)). Prints the
-same lines, then torch.profiler's key_averages of one training step (after warm-up), sorted
-by self CPU time:
+same lines (resnet20_breakdown.cc's header), then torch.profiler's key_averages of one
+training step (after warm-up), sorted by self CPU time:
 
-  layer <name> <count> <forward ms, one layer> <backward ms, one layer>
-  step <ms>
   profile <op> <calls> <self CPU ms> <CPU total ms>
 
 Usage: resnet20_breakdown_torch.py --threads N [--batch 64] [--repeats 20]
 """
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
+from timing import median_ms
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models"))
 from torch_twins import CIFARResNet  # noqa: E402
 
-
-def median_ms(repeats, f):
-    for _ in range(3):
-        f()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        f()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+# Untimed calls before each timing.
+WARMUP = 3
 
 
 def leaf(*shape):
@@ -41,13 +31,13 @@ def leaf(*shape):
 def layer(name, count, repeats, shape, f):
     x = leaf(*shape)
     grad = torch.randn(f(x).shape)
-    forward = median_ms(repeats, lambda: f(x))
+    forward = median_ms(WARMUP, repeats, lambda: f(x))
 
     def both():
         x.grad = None
         f(x).backward(grad)
 
-    print(f"layer {name} {count} {forward:.4f} {max(0.0, median_ms(repeats, both) - forward):.4f}")
+    print(f"layer {name} {count} {forward:.4f} {max(0.0, median_ms(WARMUP, repeats, both) - forward):.4f}")
 
 
 def main():
@@ -90,7 +80,7 @@ def main():
         opt.step()
         opt.zero_grad()
 
-    print(f"step {median_ms(repeats, step):.4f}")
+    print(f"step {median_ms(WARMUP, repeats, step):.4f}")
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         step()
     events = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # DistributedDataParallel on CPU with 2 ranks over Gloo: LeNet-5 and a ~10M-parameter MLP at
 # per-rank batch 64 and 256, the step time with and without DDP and the share of the
-# all-reduce hidden behind backward. Bucket caps: LeNet 0.01/0.01 MB (three buckets; its
-# 0.24 MB of gradients would otherwise be one bucket, ready at the end of backward), the MLP
-# 4/1 MB (one 1024x1024 layer per bucket; the default 25 MB cap would merge the last 25 MB
-# into one bucket). Timings on a shared machine vary from run to run, so every configuration
-# runs ROUNDS times (rounds interleaved, so load changes hit all of them) and the summary
-# gives the median over rounds, with the load average of each run.
+# all-reduce hidden behind backward. Bucket caps: LeNet 0.01/0.01 MB (three buckets), the MLP
+# 4/1 MB (one 1024x1024 layer per bucket); docs/ddp.md says why. Timings on a shared machine
+# vary from run to run, so every configuration runs ROUNDS times (rounds interleaved, so load
+# changes hit all of them) and the summary gives the median over rounds, with the load
+# average of each run.
 #
 #   ROUNDS=5 tools/bench/run_ddp_bench.sh [extra ddp_bench flags other than the caps, e.g. --steps 40]
 #   BRISK_BIN=<a bazel-bin> tools/bench/run_ddp_bench.sh   # prebuilt -c opt launch and ddp_bench,

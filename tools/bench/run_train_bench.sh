@@ -23,12 +23,8 @@
 #
 # Time: TIME_BUDGET (seconds, default none) bounds the rounds: a round starts only if it would
 # end within the budget, judged by the longest round so far, and no run outlives the budget;
-# RUN_TIMEOUT (default 300 s) bounds each run. On an H200 (2026-11-28, the 3-round log in
-# shared/gpu-runs) the steps of a GPU round of the default models and precisions took ~13 s
-# (65 steps per batch size at the rates measured: 8.8 s Brisk's, 4.4 s PyTorch's), plus 12
-# process starts (guessed at ~2 s for train_bench and ~5 s for PyTorch's import and CUDA start;
-# the log has no times, so each run now prints its own): ~55 s a round, ~170 s for the default
-# 3 rounds; tools/gpu/lease.sh gives them TIME_BUDGET=220, which stops a fourth-slow round.
+# RUN_TIMEOUT (default 300 s) bounds each run. docs/gpu.md has the round times measured on an
+# H200, from which tools/gpu/lease.sh sizes the budget it gives.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 
@@ -62,18 +58,29 @@ results="$work/results"
 : >"$results"
 started="$(now)"
 failures=0
+not_run=0
 
 # Seconds a run started now may take: RUN_TIMEOUT, cut to what is left of TIME_BUDGET; 0 when
 # less than 5 s are left.
 run_limit() {
   if [ -z "$budget" ]; then echo "$run_timeout"; return; fi
-  awk -v t="$run_timeout" -v left="$(awk -v s="$started" -v b="$budget" -v n="$(now)" 'BEGIN { print s + b - n }')" \
-    'BEGIN { l = int(left); print (l < 5 ? 0 : l < t ? l : t) }'
+  awk -v t="$run_timeout" -v s="$started" -v b="$budget" -v n="$(now)" \
+    'BEGIN { l = int(s + b - n); print (l < 5 ? 0 : l < t ? l : t) }'
 }
-not_run=0
+
+# For run(), whose impl, model, threads, round and suffix it reads: records each batch of the
+# run as <status> (FAILED or NOTRUN) and prints its row, ending in <text>.
+mark_batches() {  # status text
+  local batch name
+  for batch in $(batches_of "$model" | tr ',' ' '); do
+    name="${model}_b${batch}${suffix}"
+    echo "$impl $threads $round $name $1" >>"$results"
+    printf 'round %d  %-7s %2d threads  %-19s %s\n' "$((round + 1))" "$impl" "$threads" "$name" "$2"
+  done
+}
 
 run() {  # impl model threads amp round
-  local impl="$1" model="$2" threads="$3" amp="$4" round="$5" start limit rc why last name batch suffix
+  local impl="$1" model="$2" threads="$3" amp="$4" round="$5" start limit rc why last suffix
   local args=(--model "$model" --threads "$threads" --amp "$amp" --batches "$(batches_of "$model")" "${flags[@]}")
   local out="$work/out" err="$work/err"
   start="$(now)"
@@ -81,19 +88,14 @@ run() {  # impl model threads amp round
   suffix=""
   [ "$amp" != off ] && suffix="_$amp"
   if [ "$limit" -eq 0 ]; then
-    for batch in $(batches_of "$model" | tr ',' ' '); do
-      echo "$impl $threads $round ${model}_b${batch}${suffix} NOTRUN" >>"$results"
-      printf 'round %d  %-7s %2d threads  %-19s not run: the time budget ran out\n' "$((round + 1))" "$impl" \
-        "$threads" "${model}_b${batch}${suffix}"
-    done
+    mark_batches NOTRUN "not run: the time budget ran out"
     not_run=$((not_run + 1))
     return 0
   fi
-  if [ "$impl" = brisk ]; then
-    timeout -k 5 "$limit" "$binary" "${args[@]}" >"$out" 2>"$err"; rc=$?
-  else
-    timeout -k 5 "$limit" "$python" tools/bench/train_bench_torch.py "${args[@]}" >"$out" 2>"$err"; rc=$?
-  fi
+  local program=("$binary")
+  [ "$impl" = pytorch ] && program=("$python" tools/bench/train_bench_torch.py)
+  timeout -k 5 "$limit" "${program[@]}" "${args[@]}" >"$out" 2>"$err"
+  rc=$?
   if [ "$rc" -eq 0 ] && grep -q "^${model}_b" "$out"; then
     awk -v impl="$impl" -v t="$threads" -v r="$round" -v s="$(since "$start")" -v results="$results" '$1 != "threads" {
       print impl, t, r, $0 >> results
@@ -105,11 +107,7 @@ run() {  # impl model threads amp round
   { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && why="stopped after ${limit} s"
   last="$(cat "$out" "$err" | grep -v '^\s*$' | tail -n 1 | cut -c1-160)"
   [ -n "$last" ] && why+=": $last"
-  for batch in $(batches_of "$model" | tr ',' ' '); do
-    name="${model}_b${batch}${suffix}"
-    echo "$impl $threads $round $name FAILED" >>"$results"
-    printf 'round %d  %-7s %2d threads  %-19s FAILED (%s)\n' "$((round + 1))" "$impl" "$threads" "$name" "$why"
-  done
+  mark_batches FAILED "FAILED ($why)"
   failures=$((failures + 1))
 }
 
@@ -122,16 +120,12 @@ for ((round = 0; round < rounds; ++round)); do
     break
   fi
   round_start="$(now)"
+  order=(brisk pytorch)
+  ((round % 2 == 1)) && order=(pytorch brisk)
   for model in $models; do
     for threads in $threads_list; do
       for amp in $amps; do
-        if ((round % 2 == 0)); then
-          run brisk "$model" "$threads" "$amp" "$round"
-          run pytorch "$model" "$threads" "$amp" "$round"
-        else
-          run pytorch "$model" "$threads" "$amp" "$round"
-          run brisk "$model" "$threads" "$amp" "$round"
-        fi
+        for impl in "${order[@]}"; do run "$impl" "$model" "$threads" "$amp" "$round"; done
       done
     done
   done

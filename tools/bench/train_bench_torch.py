@@ -1,17 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch twin of train_bench.cc: the same models (models/torch_twins.py), training step,
-inputs and timing.
-
-One training step is forward, cross_entropy, backward, SGD (lr 0.01, momentum 0.9) step and
-zero_grad (with --amp bf16|fp16: forward and loss under torch.autocast, and for fp16 a
-GradScaler around backward and step, as train_bench.cc), on a fixed batch of random images (1x28x28 for lenet, 3x32x32 for resnet20 and
-airbench) and random labels. After warm-up steps, each of `repeats` samples times `steps`
-steps; prints one line per batch size:
-
-  <model>_b<batch>[_bf16|_fp16] <median images/s> <min images/s> <max images/s>
-
---profile-steps N (CUDA only), as train_bench.cc: N untimed steps after the warm-up between
-torch.cuda.profiler.start() and stop(), for `ncu --profile-from-start off`.
+inputs, timing, flags and output lines (train_bench.cc's header describes them), with
+torch.autocast and torch.amp.GradScaler for --amp, and torch.cuda.profiler.start() and stop()
+around the --profile-steps.
 
 Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
        [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16]
