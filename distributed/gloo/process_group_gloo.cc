@@ -54,11 +54,9 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::BroadcastOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::BroadcastOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setRoot(root);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::broadcast(o);
     });
   });
@@ -73,11 +71,9 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::AllreduceOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AllreduceOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setReduceFunction(reduce_fn<T>(op));
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::allreduce(o);
       if (op == ReduceOp::AVG) divide(host.data_ptr<T>(), host.numel(), size());
     });
@@ -93,12 +89,10 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::ReduceOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::ReduceOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setRoot(root);
       o.setReduceFunction(reduce_fn<T>(op));
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::reduce(o);
       if (op == ReduceOp::AVG && rank() == root) divide(host.data_ptr<T>(), host.numel(), size());
     });
@@ -118,11 +112,9 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
       using T = typename decltype(t)::type;
       size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(n * static_cast<size_t>(size()));
-      gloo::AllgatherOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AllgatherOptions>(tag);
       o.setInput(in.data_ptr<T>(), n);
       o.setOutput(flat.data(), flat.size());
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::allgather(o);
       for (size_t r = 0; r < outs.size(); ++r) std::memcpy(outs[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
     });
@@ -143,12 +135,10 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
       using T = typename decltype(t)::type;
       size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(rank() == root ? n * static_cast<size_t>(size()) : 0);
-      gloo::GatherOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::GatherOptions>(tag);
       o.setInput(in.data_ptr<T>(), n);
       if (rank() == root) o.setOutput(flat.data(), flat.size());
       o.setRoot(root);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::gather(o);
       for (size_t r = 0; r < outs.size(); ++r) std::memcpy(outs[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
     });
@@ -167,7 +157,7 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
     if (out.numel() == 0) return;
     dispatch_gloo(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::ScatterOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::ScatterOptions>(tag);
       if (rank() == root) {
         std::vector<T*> ptrs;
         for (const auto& in : ins) ptrs.push_back(in.data_ptr<T>());
@@ -175,8 +165,6 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
       }
       o.setOutput(out.data_ptr<T>(), static_cast<size_t>(out.numel()));
       o.setRoot(root);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::scatter(o);
     });
   });
@@ -198,11 +186,9 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
       size_t ranks = static_cast<size_t>(size());
       std::vector<T> sent(n * ranks), received(n * ranks);
       for (size_t r = 0; r < ranks; ++r) std::memcpy(sent.data() + r * n, ins[r].data_ptr<T>(), n * sizeof(T));
-      gloo::AlltoallOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AlltoallOptions>(tag);
       o.setInput(sent.data(), sent.size());
       o.setOutput(received.data(), received.size());
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::alltoall(o);
       T* result = out.data_ptr<T>();
       std::memcpy(result, received.data(), n * sizeof(T));
@@ -236,11 +222,9 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
         std::memcpy(sent.data() + pos, in.data_ptr<T>(), in.nbytes());
         pos += static_cast<size_t>(in.numel());
       }
-      gloo::AlltoallvOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AlltoallvOptions>(tag);
       o.setInput(sent.data(), in_counts);
       o.setOutput(received.data(), out_counts);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::alltoallv(o);
       pos = 0;
       for (const auto& out : outs) {
@@ -254,9 +238,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
 std::shared_ptr<Work> ProcessGroupGloo::barrier() {
   auto sig = CollectiveSignature::of(CollectiveKind::kBarrier);
   return impl_->collective(sig, nullptr, [this](uint32_t tag) {
-    gloo::BarrierOptions o(impl_->context);
-    o.setTag(tag);
-    o.setTimeout(impl_->options.timeout);
+    auto o = impl_->options_for<gloo::BarrierOptions>(tag);
     gloo::barrier(o);
   });
 }
