@@ -46,10 +46,9 @@ const std::string& ProcessGroupGloo::name() const { return impl_->name; }
 const ProcessGroupOptions& ProcessGroupGloo::options() const { return impl_->options; }
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
-  kChecks.broadcast(*this, tensor, root);
+  const CollectiveSignature sig = kChecks.broadcast(*this, tensor, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root);
   return impl_->collective(sig, staging, [this, host, root](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
@@ -63,10 +62,9 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) {
-  kChecks.all_reduce(*this, tensor);
+  const CollectiveSignature sig = kChecks.all_reduce(*this, tensor, op);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(), -1, op);
   return impl_->collective(sig, staging, [this, host, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
@@ -81,10 +79,9 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceOp op) {
-  kChecks.reduce(*this, tensor, root);
+  const CollectiveSignature sig = kChecks.reduce(*this, tensor, root, op);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root, op);
   return impl_->collective(sig, staging, [this, host, root, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
@@ -100,12 +97,11 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  kChecks.all_gather(*this, outputs, input);
+  const CollectiveSignature sig = kChecks.all_gather(*this, outputs, input);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype());
   return impl_->collective(sig, staging, [this, outs, in](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
@@ -122,13 +118,12 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
-  kChecks.gather(*this, outputs, input, root);
+  const CollectiveSignature sig = kChecks.gather(*this, outputs, input, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   if (rank() == root)
     for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  auto sig = CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root);
   return impl_->collective(sig, staging, [this, outs, in, root](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
@@ -146,13 +141,12 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
-  kChecks.scatter(*this, output, inputs, root);
+  const CollectiveSignature sig = kChecks.scatter(*this, output, inputs, root);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins;
   if (rank() == root)
     for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
-  auto sig = CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root);
   return impl_->collective(sig, staging, [this, out, ins, root](uint32_t tag) {
     if (out.numel() == 0) return;
     dispatch_gloo(out.dtype(), [&](auto t) {
@@ -171,12 +165,11 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
-  kChecks.reduce_scatter(*this, output, inputs);
+  const CollectiveSignature sig = kChecks.reduce_scatter(*this, output, inputs, op);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
-  auto sig = CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(), -1, op);
   // An all-to-all hands rank r every rank's inputs[r]; r then reduces them in rank order.
   return impl_->collective(sig, staging, [this, out, ins, op](uint32_t tag) {
     if (out.numel() == 0) return;
@@ -200,13 +193,11 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  const DType dtype = kChecks.all_to_all(*this, outputs, inputs);
+  const CollectiveSignature sig = kChecks.all_to_all(*this, outputs, inputs);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins, outs;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  // Sizes may differ per peer, so only the op and the dtype are compared across ranks.
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllToAll, -1, dtype);
   return impl_->collective(sig, staging, [this, outs, ins](uint32_t tag) {
     dispatch_gloo(ins[0].dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
