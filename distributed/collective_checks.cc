@@ -76,62 +76,72 @@ std::string DTypeSet::names() const {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-void OperationChecks::broadcast(const ProcessGroup& group, const Tensor& tensor, int root) const {
+CollectiveSignature OperationChecks::broadcast(const ProcessGroup& group, const Tensor& tensor, int root) const {
   CallChecks check(backend_, group, "broadcast");
   check.tensor(tensor, "tensor");
   check.root(root);
   check.dtype(tensor.dtype(), dtypes_);
+  return CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root);
 }
 
-void OperationChecks::all_reduce(const ProcessGroup& group, const Tensor& tensor) const {
+CollectiveSignature OperationChecks::all_reduce(const ProcessGroup& group, const Tensor& tensor, ReduceOp op) const {
   CallChecks check(backend_, group, "all_reduce");
   check.tensor(tensor, "tensor");
   check.dtype(tensor.dtype(), reducing_dtypes_);
+  return CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(),
+                                 CollectiveSignature::kUnused, op);
 }
 
-void OperationChecks::reduce(const ProcessGroup& group, const Tensor& tensor, int root) const {
+CollectiveSignature OperationChecks::reduce(const ProcessGroup& group, const Tensor& tensor, int root,
+                                            ReduceOp op) const {
   CallChecks check(backend_, group, "reduce");
   check.tensor(tensor, "tensor");
   check.root(root);
   check.dtype(tensor.dtype(), reducing_dtypes_);
+  return CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root, op);
 }
 
-void OperationChecks::all_gather(const ProcessGroup& group, const std::vector<Tensor>& outputs,
-                                 const Tensor& input) const {
+CollectiveSignature OperationChecks::all_gather(const ProcessGroup& group, const std::vector<Tensor>& outputs,
+                                                const Tensor& input) const {
   CallChecks check(backend_, group, "all_gather");
   check.tensor(input, "input");
   check.list(outputs, input, "outputs");
   check.dtype(input.dtype(), dtypes_);
+  return CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype());
 }
 
-void OperationChecks::gather(const ProcessGroup& group, const std::vector<Tensor>& outputs, const Tensor& input,
-                             int root) const {
+CollectiveSignature OperationChecks::gather(const ProcessGroup& group, const std::vector<Tensor>& outputs,
+                                            const Tensor& input, int root) const {
   CallChecks check(backend_, group, "gather");
   check.tensor(input, "input");
   check.root(root);
   if (group.rank() == root) check.list(outputs, input, "outputs");
   check.dtype(input.dtype(), dtypes_);
+  return CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root);
 }
 
-void OperationChecks::scatter(const ProcessGroup& group, const Tensor& output, const std::vector<Tensor>& inputs,
-                              int root) const {
+CollectiveSignature OperationChecks::scatter(const ProcessGroup& group, const Tensor& output,
+                                             const std::vector<Tensor>& inputs, int root) const {
   CallChecks check(backend_, group, "scatter");
   check.tensor(output, "output");
   check.root(root);
   if (group.rank() == root) check.list(inputs, output, "inputs");
   check.dtype(output.dtype(), dtypes_);
+  return CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root);
 }
 
-void OperationChecks::reduce_scatter(const ProcessGroup& group, const Tensor& output,
-                                     const std::vector<Tensor>& inputs) const {
+CollectiveSignature OperationChecks::reduce_scatter(const ProcessGroup& group, const Tensor& output,
+                                                    const std::vector<Tensor>& inputs, ReduceOp op) const {
   CallChecks check(backend_, group, "reduce_scatter");
   check.tensor(output, "output");
   check.list(inputs, output, "inputs");
   check.dtype(output.dtype(), reducing_dtypes_);
+  return CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(),
+                                 CollectiveSignature::kUnused, op);
 }
 
-DType OperationChecks::all_to_all(const ProcessGroup& group, const std::vector<Tensor>& outputs,
-                                  const std::vector<Tensor>& inputs) const {
+CollectiveSignature OperationChecks::all_to_all(const ProcessGroup& group, const std::vector<Tensor>& outputs,
+                                                const std::vector<Tensor>& inputs) const {
   CallChecks check(backend_, group, "all_to_all");
   BRISK_CHECK(!inputs.empty(), "{}: inputs is empty, the group has {} ranks", check.where(), group.size());
   const DType dtype = inputs[0].defined() ? inputs[0].dtype() : kFloat32;
@@ -143,7 +153,7 @@ DType OperationChecks::all_to_all(const ProcessGroup& group, const std::vector<T
   const Tensor& out = outputs[static_cast<size_t>(rank)];
   BRISK_CHECK(in.numel() == out.numel(), "{}: inputs[{}] has {} elements but outputs[{}] {} (this rank's own piece)",
               check.where(), rank, in.numel(), rank, out.numel());
-  return dtype;
+  return CollectiveSignature::of(CollectiveKind::kAllToAll, CollectiveSignature::kUnused, dtype);
 }
 
 void OperationChecks::send(const ProcessGroup& group, const Tensor& tensor, int dst) const {

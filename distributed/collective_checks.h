@@ -8,10 +8,11 @@
 //   "ProcessGroupGloo all_reduce: rank 1 of 3: tensor is on cpu, but the group's device is sim:0"
 //
 // A backend states the dtypes it supports once and checks each operation with the function of
-// its name, at the top of the operation:
+// its name, at the top of the operation; a collective's check returns its signature (what the
+// desync monitor compares across ranks, and Gloo's tag), so every backend describes a call alike:
 //
 //   constexpr OperationChecks kChecks("ProcessGroupGloo", {kFloat32, kInt64}, {kFloat32});
-//   kChecks.all_gather(*this, outputs, input);
+//   CollectiveSignature sig = kChecks.all_gather(*this, outputs, input);
 //
 // check_group_arguments() does the same for a backend's constructor.
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/health/collective_signature.h"
 #include "distributed/process_group.h"
 #include "distributed/store/store.h"
 #include "tensor/tensor.h"
@@ -48,19 +50,24 @@ class OperationChecks {
   constexpr OperationChecks(const char* backend, DTypeSet dtypes, DTypeSet reducing_dtypes)
       : backend_(backend), dtypes_(dtypes), reducing_dtypes_(reducing_dtypes) {}
 
-  void broadcast(const ProcessGroup& group, const Tensor& tensor, int root) const;
-  void all_reduce(const ProcessGroup& group, const Tensor& tensor) const;
-  void reduce(const ProcessGroup& group, const Tensor& tensor, int root) const;
-  void all_gather(const ProcessGroup& group, const std::vector<Tensor>& outputs, const Tensor& input) const;
+  CollectiveSignature broadcast(const ProcessGroup& group, const Tensor& tensor, int root) const;
+  CollectiveSignature all_reduce(const ProcessGroup& group, const Tensor& tensor, ReduceOp op) const;
+  CollectiveSignature reduce(const ProcessGroup& group, const Tensor& tensor, int root, ReduceOp op) const;
+  CollectiveSignature all_gather(const ProcessGroup& group, const std::vector<Tensor>& outputs,
+                                 const Tensor& input) const;
   // `outputs` is checked on the root only (it is ignored elsewhere).
-  void gather(const ProcessGroup& group, const std::vector<Tensor>& outputs, const Tensor& input, int root) const;
+  CollectiveSignature gather(const ProcessGroup& group, const std::vector<Tensor>& outputs, const Tensor& input,
+                             int root) const;
   // `inputs` is checked on the root only (it is ignored elsewhere).
-  void scatter(const ProcessGroup& group, const Tensor& output, const std::vector<Tensor>& inputs, int root) const;
-  void reduce_scatter(const ProcessGroup& group, const Tensor& output, const std::vector<Tensor>& inputs) const;
-  // One input and one output per rank, all of one supported dtype (returned), the sizes free
-  // but for this rank's own piece, as large on both sides.
-  DType all_to_all(const ProcessGroup& group, const std::vector<Tensor>& outputs,
-                   const std::vector<Tensor>& inputs) const;
+  CollectiveSignature scatter(const ProcessGroup& group, const Tensor& output, const std::vector<Tensor>& inputs,
+                              int root) const;
+  CollectiveSignature reduce_scatter(const ProcessGroup& group, const Tensor& output, const std::vector<Tensor>& inputs,
+                                     ReduceOp op) const;
+  // One input and one output per rank, all of one supported dtype, the sizes free but for this
+  // rank's own piece, as large on both sides. Sizes may differ per peer, so the signature holds
+  // only the op and the dtype.
+  CollectiveSignature all_to_all(const ProcessGroup& group, const std::vector<Tensor>& outputs,
+                                 const std::vector<Tensor>& inputs) const;
   void send(const ProcessGroup& group, const Tensor& tensor, int dst) const;
   void recv(const ProcessGroup& group, const Tensor& tensor, int src) const;
 

@@ -46,38 +46,32 @@ const std::string& ProcessGroupGloo::name() const { return impl_->name; }
 const ProcessGroupOptions& ProcessGroupGloo::options() const { return impl_->options; }
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
-  kChecks.broadcast(*this, tensor, root);
+  const CollectiveSignature sig = kChecks.broadcast(*this, tensor, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root);
   return impl_->collective(sig, staging, [this, host, root](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::BroadcastOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::BroadcastOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setRoot(root);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::broadcast(o);
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) {
-  kChecks.all_reduce(*this, tensor);
+  const CollectiveSignature sig = kChecks.all_reduce(*this, tensor, op);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(), -1, op);
   return impl_->collective(sig, staging, [this, host, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::AllreduceOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AllreduceOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setReduceFunction(reduce_fn<T>(op));
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::allreduce(o);
       if (op == ReduceOp::AVG) divide(host.data_ptr<T>(), host.numel(), size());
     });
@@ -85,20 +79,17 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceOp op) {
-  kChecks.reduce(*this, tensor, root);
+  const CollectiveSignature sig = kChecks.reduce(*this, tensor, root, op);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  auto sig = CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root, op);
   return impl_->collective(sig, staging, [this, host, root, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::ReduceOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::ReduceOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
       o.setRoot(root);
       o.setReduceFunction(reduce_fn<T>(op));
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::reduce(o);
       if (op == ReduceOp::AVG && rank() == root) divide(host.data_ptr<T>(), host.numel(), size());
     });
@@ -106,23 +97,20 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  kChecks.all_gather(*this, outputs, input);
+  const CollectiveSignature sig = kChecks.all_gather(*this, outputs, input);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype());
   return impl_->collective(sig, staging, [this, outs, in](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(n * static_cast<size_t>(size()));
-      gloo::AllgatherOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AllgatherOptions>(tag);
       o.setInput(in.data_ptr<T>(), n);
       o.setOutput(flat.data(), flat.size());
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::allgather(o);
       for (size_t r = 0; r < outs.size(); ++r) std::memcpy(outs[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
     });
@@ -130,25 +118,22 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
-  kChecks.gather(*this, outputs, input, root);
+  const CollectiveSignature sig = kChecks.gather(*this, outputs, input, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   if (rank() == root)
     for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  auto sig = CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root);
   return impl_->collective(sig, staging, [this, outs, in, root](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(rank() == root ? n * static_cast<size_t>(size()) : 0);
-      gloo::GatherOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::GatherOptions>(tag);
       o.setInput(in.data_ptr<T>(), n);
       if (rank() == root) o.setOutput(flat.data(), flat.size());
       o.setRoot(root);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::gather(o);
       for (size_t r = 0; r < outs.size(); ++r) std::memcpy(outs[r].data_ptr<T>(), flat.data() + r * n, n * sizeof(T));
     });
@@ -156,18 +141,17 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
-  kChecks.scatter(*this, output, inputs, root);
+  const CollectiveSignature sig = kChecks.scatter(*this, output, inputs, root);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins;
   if (rank() == root)
     for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
-  auto sig = CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root);
   return impl_->collective(sig, staging, [this, out, ins, root](uint32_t tag) {
     if (out.numel() == 0) return;
     dispatch_gloo(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
-      gloo::ScatterOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::ScatterOptions>(tag);
       if (rank() == root) {
         std::vector<T*> ptrs;
         for (const auto& in : ins) ptrs.push_back(in.data_ptr<T>());
@@ -175,20 +159,17 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
       }
       o.setOutput(out.data_ptr<T>(), static_cast<size_t>(out.numel()));
       o.setRoot(root);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::scatter(o);
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
-  kChecks.reduce_scatter(*this, output, inputs);
+  const CollectiveSignature sig = kChecks.reduce_scatter(*this, output, inputs, op);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
-  auto sig = CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(), -1, op);
   // An all-to-all hands rank r every rank's inputs[r]; r then reduces them in rank order.
   return impl_->collective(sig, staging, [this, out, ins, op](uint32_t tag) {
     if (out.numel() == 0) return;
@@ -198,11 +179,9 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
       size_t ranks = static_cast<size_t>(size());
       std::vector<T> sent(n * ranks), received(n * ranks);
       for (size_t r = 0; r < ranks; ++r) std::memcpy(sent.data() + r * n, ins[r].data_ptr<T>(), n * sizeof(T));
-      gloo::AlltoallOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AlltoallOptions>(tag);
       o.setInput(sent.data(), sent.size());
       o.setOutput(received.data(), received.size());
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::alltoall(o);
       T* result = out.data_ptr<T>();
       std::memcpy(result, received.data(), n * sizeof(T));
@@ -214,13 +193,11 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  const DType dtype = kChecks.all_to_all(*this, outputs, inputs);
+  const CollectiveSignature sig = kChecks.all_to_all(*this, outputs, inputs);
   auto staging = std::make_shared<HostStaging>(device());
   std::vector<Tensor> ins, outs;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  // Sizes may differ per peer, so only the op and the dtype are compared across ranks.
-  auto sig = CollectiveSignature::of(CollectiveKind::kAllToAll, -1, dtype);
   return impl_->collective(sig, staging, [this, outs, ins](uint32_t tag) {
     dispatch_gloo(ins[0].dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -236,11 +213,9 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
         std::memcpy(sent.data() + pos, in.data_ptr<T>(), in.nbytes());
         pos += static_cast<size_t>(in.numel());
       }
-      gloo::AlltoallvOptions o(impl_->context);
+      auto o = impl_->options_for<gloo::AlltoallvOptions>(tag);
       o.setInput(sent.data(), in_counts);
       o.setOutput(received.data(), out_counts);
-      o.setTag(tag);
-      o.setTimeout(impl_->options.timeout);
       gloo::alltoallv(o);
       pos = 0;
       for (const auto& out : outs) {
@@ -254,9 +229,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
 std::shared_ptr<Work> ProcessGroupGloo::barrier() {
   auto sig = CollectiveSignature::of(CollectiveKind::kBarrier);
   return impl_->collective(sig, nullptr, [this](uint32_t tag) {
-    gloo::BarrierOptions o(impl_->context);
-    o.setTag(tag);
-    o.setTimeout(impl_->options.timeout);
+    auto o = impl_->options_for<gloo::BarrierOptions>(tag);
     gloo::barrier(o);
   });
 }

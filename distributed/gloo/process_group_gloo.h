@@ -24,26 +24,19 @@
 // Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce, reduce and
 // reduce_scatter also take bfloat16 and float16 (each pairwise step computed in float).
 //
-// Failure (ProcessGroupOptions): nothing is exchanged per collective beyond its own data. Each
-// rank fingerprints each collective locally (op, number, numel, dtype, root, reduce op) and
-// uses the fingerprint as its Gloo tag, so calls that differ between ranks never exchange data
-// (they cannot corrupt memory or abort in Gloo) and cannot complete. The group's watchdog
-// thread (distributed/health/watchdog.h) publishes the rank's recent signatures and progress to
-// the store in batches (distributed/health/desync_monitor.h); with check_desync it also
-// compares them with the peers' and fails the pending Work promptly on a mismatch, naming each
-// rank's call and the odd rank. A collective that does not finish within `timeout`, or a peer
-// that died, fails the Work with the op, its number and what the published signatures tell: the
-// mismatch (check on or off) or the ranks that never entered it. A rank that stops responding
-// (stopped, hung, dead) is named within ProcessGroupOptions::heartbeat_timeout, collective
-// running or not, and fails the group the same way (distributed/health/heartbeat.h); every such
-// message ends with the flight recorder, each rank's last collectives. The group is then
-// unusable: every later Work fails at once with the first error. wait() throws that
-// brisk::Error; left uncaught it terminates the program (std::terminate prints it on stderr,
-// exit status non-zero), which is how a job stops instead of hanging. A failed collective whose
-// Gloo call is still waiting keeps the worker thread until `timeout`, so destroying the group
-// then takes up to that long. So that a dead peer surfaces as that error rather than killing
-// this process with SIGPIPE (Gloo writes to sockets without MSG_NOSIGNAL), constructing a group
-// sets SIGPIPE to ignored unless the program installed a handler of its own.
+// Failure (ProcessGroupOptions; how each is found: docs/distributed.md): each rank uses its
+// collective's fingerprint (health/collective_signature.h) as the Gloo tag, so calls that differ
+// between ranks never exchange data and cannot complete. A mismatch (promptly with check_desync,
+// else at the timeout), a collective not done within `timeout`, a dead peer or a rank that stops
+// responding for heartbeat_timeout fails the pending Work with the op, its number and why (each
+// rank's call and the odd rank, or the ranks that never entered it, or the silent rank), then the
+// flight recorder. The group is then unusable: every later Work fails at once with the first
+// error. wait() throws that brisk::Error; left uncaught it terminates the program, which is how
+// a job stops instead of hanging. A failed collective whose Gloo call is still waiting keeps the
+// worker thread until `timeout`, so destroying the group then takes up to that long. So that a
+// dead peer surfaces as that error rather than killing this process with SIGPIPE (Gloo writes to
+// sockets without MSG_NOSIGNAL), constructing a group sets SIGPIPE to ignored unless the program
+// installed a handler of its own.
 #include <memory>
 #include <string>
 

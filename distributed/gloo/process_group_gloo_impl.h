@@ -42,6 +42,16 @@ struct ProcessGroupGloo::Impl {
   // copies a received tensor back).
   std::shared_ptr<Work> p2p(bool is_send, Tensor tensor, std::shared_ptr<HostStaging> staging, int peer, int tag);
 
+  // Gloo's options for one collective (gloo::AllreduceOptions, ...): on this group's context,
+  // with the collective's tag and the group's timeout.
+  template <typename GlooOptions>
+  GlooOptions options_for(uint32_t tag) const {
+    GlooOptions o(context);
+    o.setTag(tag);
+    o.setTimeout(options.timeout);
+    return o;
+  }
+
   std::shared_ptr<Store> store;
   int rank;
   int size;

@@ -2,30 +2,10 @@
 // DesyncMonitor: detects and explains collectives that the ranks of a group call differently
 // (another numel, dtype, op, root or reduce op) or not at all, without a host or network
 // round trip on the path of any collective. Part of a group's Watchdog (watchdog.h), whose
-// thread calls step() every kStepInterval.
-//
-// - record() (each collective, in order) only appends the signature to memory.
-// - step() publishes this rank's recent signatures and its progress to the group's store in
-//   batches (keys "desync/<rank>/..."), when something new was recorded. It asks the store
-//   through a client whose calls give up after `call_timeout`: what a call that gave up did
-//   not do is done at a later step; after a call that failed sooner (the store's host exited)
-//   the monitor stops using the store.
-// - With `verify` (ProcessGroupOptions::check_desync) step() also reads the peers' signatures
-//   as they appear and compares them with this rank's; at the first difference it calls
-//   on_mismatch once with a message naming the collective, each rank's call and the odd
-//   rank(s). The backend then fails its pending work (the mismatched collective itself cannot
-//   complete: see fingerprint() in collective_signature.h).
-// - diagnose(seq), called by a backend whose collective #seq failed or timed out (check on or
-//   off), reads what the ranks published and says why: the desync (each call, the odd ranks)
-//   or the ranks that never entered it. It takes at most a few seconds, even when the store
-//   is gone.
-// - The flight recorder: finished(seq) (memory only) counts the collectives this rank
-//   completed; step() publishes that count with the progress, and flight_record(), which
-//   every failure message carries, lists the last collectives each rank started and how many it
-//   finished, so a reader sees where the ranks diverged.
-// - on_stall: while this rank waits in a collective longer than a given time, step() names,
-//   once per collective, the peers that have not entered it: alive (their heartbeats say so)
-//   but elsewhere, in an infinite loop, a deadlock or long work of their own.
+// thread calls step() every kStepInterval. record() and finished() only touch memory; step()
+// publishes this rank's signatures and progress to the group's store (keys "desync/<rank>/...")
+// and compares them with the peers'; diagnose() and flight_record() explain a failure from what
+// the ranks published.
 //
 // step() runs on one thread at a time; the other methods may be called from any thread.
 #include <atomic>
@@ -48,20 +28,27 @@ class DesyncMonitor {
  public:
   using MismatchHandler = std::function<void(const std::string& message)>;
 
-  // `store` is the group's own (a PrefixStore). on_mismatch runs in step().
+  // `store` is the group's own (a PrefixStore). With `verify` (ProcessGroupOptions::check_desync)
+  // step() compares the peers' signatures with this rank's as they appear, and at the first
+  // difference calls on_mismatch once, with a message naming the collective, each rank's call
+  // and the odd rank(s); the backend then fails its pending work (the mismatched collective
+  // itself cannot complete: see fingerprint() in collective_signature.h).
   DesyncMonitor(const Store& store, int rank, int size, bool verify, MismatchHandler on_mismatch,
                 std::chrono::milliseconds call_timeout);
 
   // How often step() is meant to run.
   static constexpr std::chrono::milliseconds kStepInterval{50};
-  // Publishes what was recorded since the last step, compares (with `verify`) and checks for
-  // stalls; at most one of its store calls gives up (waiting call_timeout).
+  // Publishes what was recorded since the last step, in batches, compares (with `verify`) and
+  // checks for stalls. It asks the store through a client whose calls give up after
+  // call_timeout: what a call that gave up did not do is done at a later step; after a call
+  // that failed sooner (the store's host exited) the monitor stops using the store.
   void step();
 
   // This rank enters collective sig.seq (seqs are recorded in order, 0, 1, 2, ...). Memory only.
   void record(const CollectiveSignature& sig);
 
-  // Why collective #seq failed, as far as the published signatures tell: "collective desync at
+  // Why collective #seq failed or timed out (check on or off), as far as the published
+  // signatures tell, in at most a few seconds even when the store is gone: "collective desync at
   // #seq: ranks [0, 2] called ...; ranks [1] called ...; odd rank: 1", else "Ranks that never
   // entered all_reduce #seq: [2]" (or "none (...)"), or why that is unknown ("...: rank 0,
   // which hosts the store at host:port, did not answer within 3 s").

@@ -47,121 +47,107 @@ ProcessGroupNCCL::~ProcessGroupNCCL() = default;
 const ProcessGroupOptions& ProcessGroupNCCL::options() const { return impl_->options; }
 
 std::shared_ptr<Work> ProcessGroupNCCL::broadcast(Tensor& tensor, int root) {
-  kChecks.broadcast(*this, tensor, root);
+  const CollectiveSignature sig = kChecks.broadcast(*this, tensor, root);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->collective(
-      CollectiveSignature::of(CollectiveKind::kBroadcast, tensor.numel(), tensor.dtype(), root), {tensor}, false,
-      [&](ncclComm_t comm, cudaStream_t stream) {
-        BRISK_NCCL_CHECK(ncclBroadcast(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type, root, comm, stream));
-      });
+  return impl_->collective(sig, {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
+    BRISK_NCCL_CHECK(ncclBroadcast(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type, root, comm, stream));
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_reduce(Tensor& tensor, ReduceOp op) {
-  kChecks.all_reduce(*this, tensor);
+  const CollectiveSignature sig = kChecks.all_reduce(*this, tensor, op);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllReduce, tensor.numel(), tensor.dtype(),
-                                                   CollectiveSignature::kUnused, op),
-                           {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
-                             BRISK_NCCL_CHECK(ncclAllReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
-                                                            nccl_op(op), comm, stream));
-                           });
+  return impl_->collective(sig, {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
+    BRISK_NCCL_CHECK(
+        ncclAllReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type, nccl_op(op), comm, stream));
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::reduce(Tensor& tensor, int root, ReduceOp op) {
-  kChecks.reduce(*this, tensor, root);
+  const CollectiveSignature sig = kChecks.reduce(*this, tensor, root, op);
   ncclDataType_t type = nccl_dtype(tensor.dtype());
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduce, tensor.numel(), tensor.dtype(), root, op),
-                           {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
-                             BRISK_NCCL_CHECK(ncclReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type,
-                                                         nccl_op(op), root, comm, stream));
-                           });
+  return impl_->collective(sig, {tensor}, false, [&](ncclComm_t comm, cudaStream_t stream) {
+    BRISK_NCCL_CHECK(
+        ncclReduce(tensor.raw_data(), tensor.raw_data(), tensor.numel(), type, nccl_op(op), root, comm, stream));
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
-  kChecks.all_gather(*this, outputs, input);
+  const CollectiveSignature sig = kChecks.all_gather(*this, outputs, input);
   ncclDataType_t type = nccl_dtype(input.dtype());
   // One broadcast per rank, rooted at it, into outputs[root].
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kAllGather, input.numel(), input.dtype()),
-                           with(outputs, input), false, [&](ncclComm_t comm, cudaStream_t stream) {
-                             BRISK_NCCL_CHECK(ncclGroupStart());
-                             for (int r = 0; r < size(); ++r)
-                               BRISK_NCCL_CHECK(ncclBroadcast(input.raw_data(), outputs[r].raw_data(), input.numel(),
-                                                              type, r, comm, stream));
-                             BRISK_NCCL_CHECK(ncclGroupEnd());
-                           });
+  return impl_->collective(sig, with(outputs, input), false, [&](ncclComm_t comm, cudaStream_t stream) {
+    BRISK_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size(); ++r)
+      BRISK_NCCL_CHECK(ncclBroadcast(input.raw_data(), outputs[r].raw_data(), input.numel(), type, r, comm, stream));
+    BRISK_NCCL_CHECK(ncclGroupEnd());
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
-  kChecks.gather(*this, outputs, input, root);
+  const CollectiveSignature sig = kChecks.gather(*this, outputs, input, root);
   bool is_root = rank() == root;
   ncclDataType_t type = nccl_dtype(input.dtype());
-  return impl_->collective(
-      CollectiveSignature::of(CollectiveKind::kGather, input.numel(), input.dtype(), root),
-      is_root ? with(outputs, input) : std::vector<Tensor>{input}, false, [&](ncclComm_t comm, cudaStream_t stream) {
-        if (is_root) copy_on(stream, outputs[root], input);
-        BRISK_NCCL_CHECK(ncclGroupStart());
-        if (is_root) {
-          for (int r = 0; r < size(); ++r)
-            if (r != root) BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), input.numel(), type, r, comm, stream));
-        } else {
-          BRISK_NCCL_CHECK(ncclSend(input.raw_data(), input.numel(), type, root, comm, stream));
-        }
-        BRISK_NCCL_CHECK(ncclGroupEnd());
-      });
+  const std::vector<Tensor> tensors = is_root ? with(outputs, input) : std::vector<Tensor>{input};
+  return impl_->collective(sig, tensors, false, [&](ncclComm_t comm, cudaStream_t stream) {
+    if (is_root) copy_on(stream, outputs[root], input);
+    BRISK_NCCL_CHECK(ncclGroupStart());
+    if (is_root) {
+      for (int r = 0; r < size(); ++r)
+        if (r != root) BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), input.numel(), type, r, comm, stream));
+    } else {
+      BRISK_NCCL_CHECK(ncclSend(input.raw_data(), input.numel(), type, root, comm, stream));
+    }
+    BRISK_NCCL_CHECK(ncclGroupEnd());
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
-  kChecks.scatter(*this, output, inputs, root);
+  const CollectiveSignature sig = kChecks.scatter(*this, output, inputs, root);
   bool is_root = rank() == root;
   ncclDataType_t type = nccl_dtype(output.dtype());
-  return impl_->collective(
-      CollectiveSignature::of(CollectiveKind::kScatter, output.numel(), output.dtype(), root),
-      is_root ? with(inputs, output) : std::vector<Tensor>{output}, false, [&](ncclComm_t comm, cudaStream_t stream) {
-        if (is_root) copy_on(stream, output, inputs[root]);
-        BRISK_NCCL_CHECK(ncclGroupStart());
-        if (is_root) {
-          for (int r = 0; r < size(); ++r)
-            if (r != root) BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), output.numel(), type, r, comm, stream));
-        } else {
-          BRISK_NCCL_CHECK(ncclRecv(output.raw_data(), output.numel(), type, root, comm, stream));
-        }
-        BRISK_NCCL_CHECK(ncclGroupEnd());
-      });
+  const std::vector<Tensor> tensors = is_root ? with(inputs, output) : std::vector<Tensor>{output};
+  return impl_->collective(sig, tensors, false, [&](ncclComm_t comm, cudaStream_t stream) {
+    if (is_root) copy_on(stream, output, inputs[root]);
+    BRISK_NCCL_CHECK(ncclGroupStart());
+    if (is_root) {
+      for (int r = 0; r < size(); ++r)
+        if (r != root) BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), output.numel(), type, r, comm, stream));
+    } else {
+      BRISK_NCCL_CHECK(ncclRecv(output.raw_data(), output.numel(), type, root, comm, stream));
+    }
+    BRISK_NCCL_CHECK(ncclGroupEnd());
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
-  kChecks.reduce_scatter(*this, output, inputs);
+  const CollectiveSignature sig = kChecks.reduce_scatter(*this, output, inputs, op);
   ncclDataType_t type = nccl_dtype(output.dtype());
   // One reduce per rank, rooted at it, of everyone's inputs[root] into its output.
-  return impl_->collective(CollectiveSignature::of(CollectiveKind::kReduceScatter, output.numel(), output.dtype(),
-                                                   CollectiveSignature::kUnused, op),
-                           with(inputs, output), false, [&](ncclComm_t comm, cudaStream_t stream) {
-                             BRISK_NCCL_CHECK(ncclGroupStart());
-                             for (int r = 0; r < size(); ++r)
-                               BRISK_NCCL_CHECK(ncclReduce(inputs[r].raw_data(), output.raw_data(), output.numel(),
-                                                           type, nccl_op(op), r, comm, stream));
-                             BRISK_NCCL_CHECK(ncclGroupEnd());
-                           });
+  return impl_->collective(sig, with(inputs, output), false, [&](ncclComm_t comm, cudaStream_t stream) {
+    BRISK_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size(); ++r)
+      BRISK_NCCL_CHECK(
+          ncclReduce(inputs[r].raw_data(), output.raw_data(), output.numel(), type, nccl_op(op), r, comm, stream));
+    BRISK_NCCL_CHECK(ncclGroupEnd());
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
-  const DType dtype = kChecks.all_to_all(*this, outputs, inputs);
-  ncclDataType_t type = nccl_dtype(dtype);
+  const CollectiveSignature sig = kChecks.all_to_all(*this, outputs, inputs);
+  ncclDataType_t type = nccl_dtype(inputs[0].dtype());  // one dtype, checked
   std::vector<Tensor> tensors = inputs;
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
-  // The pieces may differ in size from rank to rank, so only the dtype is compared.
-  return impl_->collective(
-      CollectiveSignature::of(CollectiveKind::kAllToAll, CollectiveSignature::kUnused, dtype), tensors, false,
-      [&](ncclComm_t comm, cudaStream_t stream) {
-        copy_on(stream, outputs[rank()], inputs[rank()]);
-        BRISK_NCCL_CHECK(ncclGroupStart());
-        for (int r = 0; r < size(); ++r) {
-          if (r == rank()) continue;
-          BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), inputs[r].numel(), type, r, comm, stream));
-          BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), outputs[r].numel(), type, r, comm, stream));
-        }
-        BRISK_NCCL_CHECK(ncclGroupEnd());
-      });
+  return impl_->collective(sig, tensors, false, [&](ncclComm_t comm, cudaStream_t stream) {
+    copy_on(stream, outputs[rank()], inputs[rank()]);
+    BRISK_NCCL_CHECK(ncclGroupStart());
+    for (int r = 0; r < size(); ++r) {
+      if (r == rank()) continue;
+      BRISK_NCCL_CHECK(ncclSend(inputs[r].raw_data(), inputs[r].numel(), type, r, comm, stream));
+      BRISK_NCCL_CHECK(ncclRecv(outputs[r].raw_data(), outputs[r].numel(), type, r, comm, stream));
+    }
+    BRISK_NCCL_CHECK(ncclGroupEnd());
+  });
 }
 
 std::shared_ptr<Work> ProcessGroupNCCL::barrier() {

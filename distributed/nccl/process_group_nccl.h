@@ -31,17 +31,14 @@
 // - Dtypes: float32, float64, float16, bfloat16, int64, int32, uint8 (bool as uint8, for
 //   broadcast and the gathers).
 //
-// Failures (ProcessGroupOptions): nothing is exchanged per collective beyond its own data.
-// Each rank records its collectives' signatures (op, number, numel, dtype, root, reduce op)
-// in memory; the group's watchdog thread (distributed/health/watchdog.h) publishes them to
-// the store in batches and compares them with the peers' (distributed/health/desync_monitor.h)
-// whatever check_desync says: NCCL may complete a mismatched collective silently, and the
-// comparison costs the collectives nothing. The same thread polls the queued work: a mismatch, a
-// collective still running after `timeout`, or an error NCCL reports asynchronously (a peer
-// died) makes the group print what happened (the op, its number, each rank's call and the odd
-// rank, or the ranks that never entered it), abort the communicator, and end the process with
-// status 1: a rank stuck in a collective on the GPU cannot be woken otherwise. The group's
-// mutex is never held while waiting, so the watchdog sees NCCL's errors at all times.
+// Failures (ProcessGroupOptions; how each is found: docs/distributed.md): the group's watchdog
+// (health/watchdog.h) compares every collective's signature across ranks whatever check_desync
+// says (NCCL may complete a mismatched collective silently; the comparison costs the
+// collectives nothing) and polls the queued work. A mismatch, a collective still running after
+// `timeout`, an error NCCL reports asynchronously (a peer died) or a rank silent for
+// heartbeat_timeout makes the group print what happened (the op, its number, each rank's call
+// and the odd rank, or the ranks that never entered it), abort the communicator, and end the
+// process with status 1: a rank stuck in a collective on the GPU cannot be woken otherwise.
 #include <memory>
 #include <string>
 #include <vector>

@@ -29,12 +29,15 @@ enum class Op : uint8_t {
 
 enum class Status : uint8_t { kOk = 0, kTimeout = 1, kError = 2 };
 
-// Thrown by Reader when a payload is shorter than its fields claim.
+// Thrown by Reader when a payload is shorter (or, at end(), longer) than its fields claim.
 struct Malformed {};
 
 class Writer {
  public:
   Writer() { out_.resize(4); }
+  // A request or a reply payload, starting with its opcode or status byte.
+  explicit Writer(Op op) : Writer() { u8(static_cast<uint8_t>(op)); }
+  explicit Writer(Status status) : Writer() { u8(static_cast<uint8_t>(status)); }
   Writer& u8(uint8_t v) {
     out_.push_back(v);
     return *this;
@@ -46,6 +49,7 @@ class Writer {
     return raw(data, n);
   }
   Writer& str(const std::string& s) { return bytes(s.data(), s.size()); }
+  Writer& bytes(const std::vector<uint8_t>& v) { return bytes(v.data(), v.size()); }
   Writer& keys(const std::vector<std::string>& ks) {
     uint32_t n = static_cast<uint32_t>(ks.size());
     raw(&n, 4);
@@ -91,7 +95,10 @@ class Reader {
     for (uint32_t i = 0; i < n; ++i) ks.push_back(str());
     return ks;
   }
-  bool done() const { return p_ == end_; }
+  // Every field was read: a payload longer than its fields claim is malformed too.
+  void end() const {
+    if (p_ != end_) throw Malformed{};
+  }
 
  private:
   // An integer of T's width, in the host's byte order (little-endian, as Writer writes it).

@@ -43,9 +43,7 @@ net::Fd TCPStore::connect_with_backoff() {
   for (;;) {
     net::Fd fd = net::try_connect(net::resolve(host_, port_), &error);
     if (fd.valid()) {
-      wire::Writer w;
-      w.u8(static_cast<uint8_t>(Op::kAuth)).str(token_);
-      const auto& frame = w.frame();
+      const std::vector<uint8_t> frame = wire::Writer(Op::kAuth).str(token_).frame();
       net::send_all(fd.get(), frame.data(), frame.size(), where);
       // The reply is awaited one timeout at most, however long connecting took: a client with
       // a short timeout gives up on a server that accepts connections but is stopped.
@@ -76,8 +74,8 @@ std::shared_ptr<Store> TCPStore::with_timeout(std::chrono::milliseconds timeout)
 
 std::string TCPStore::address() const { return fmt::format("{}:{}", host_, port_); }
 
-TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame, std::chrono::milliseconds server_wait,
-                                  const char* what) {
+TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame, const char* what,
+                                  std::chrono::milliseconds server_wait) {
   net::Fd fd;
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
@@ -120,55 +118,37 @@ Bytes to_bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
 }  // namespace
 
 void TCPStore::set(const std::string& key, const Bytes& value) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kSet)).str(key).bytes(value.data(), value.size());
-  request(w.frame(), std::chrono::milliseconds(0), "set");
+  request(wire::Writer(Op::kSet).str(key).bytes(value).frame(), "set");
 }
 
 Bytes TCPStore::get(const std::string& key) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kGet)).str(key).i64(timeout().count());
-  Reply reply = request(w.frame(), timeout(), "get");
+  Reply reply = request(wire::Writer(Op::kGet).str(key).i64(timeout().count()).frame(), "get", timeout());
   if (reply.status == Status::kTimeout) fail_timeout("get", {key}, timeout());
   return to_bytes(reply.reader().str());
 }
 
 int64_t TCPStore::add(const std::string& key, int64_t delta) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kAdd)).str(key).i64(delta);
-  return request(w.frame(), std::chrono::milliseconds(0), "add").reader().i64();
+  return request(wire::Writer(Op::kAdd).str(key).i64(delta).frame(), "add").reader().i64();
 }
 
 Bytes TCPStore::compare_set(const std::string& key, const Bytes& expected, const Bytes& desired) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kCompareSet)).str(key).bytes(expected.data(), expected.size());
-  w.bytes(desired.data(), desired.size());
-  return to_bytes(request(w.frame(), std::chrono::milliseconds(0), "compare_set").reader().str());
+  Reply reply = request(wire::Writer(Op::kCompareSet).str(key).bytes(expected).bytes(desired).frame(), "compare_set");
+  return to_bytes(reply.reader().str());
 }
 
 bool TCPStore::check(const std::vector<std::string>& keys) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kCheck)).keys(keys);
-  return request(w.frame(), std::chrono::milliseconds(0), "check").reader().u8() != 0;
+  return request(wire::Writer(Op::kCheck).keys(keys).frame(), "check").reader().u8() != 0;
 }
 
 void TCPStore::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kWait)).keys(keys).i64(timeout.count());
-  Reply reply = request(w.frame(), timeout, "wait");
+  Reply reply = request(wire::Writer(Op::kWait).keys(keys).i64(timeout.count()).frame(), "wait", timeout);
   if (reply.status == Status::kTimeout) fail_timeout("wait", reply.reader().keys(), timeout);
 }
 
 bool TCPStore::delete_key(const std::string& key) {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kDelete)).str(key);
-  return request(w.frame(), std::chrono::milliseconds(0), "delete_key").reader().u8() != 0;
+  return request(wire::Writer(Op::kDelete).str(key).frame(), "delete_key").reader().u8() != 0;
 }
 
-int64_t TCPStore::num_keys() {
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Op::kNumKeys));
-  return request(w.frame(), std::chrono::milliseconds(0), "num_keys").reader().i64();
-}
+int64_t TCPStore::num_keys() { return request(wire::Writer(Op::kNumKeys).frame(), "num_keys").reader().i64(); }
 
 }  // namespace brisk::dist

@@ -57,7 +57,8 @@ class TCPStore : public Store {
   struct Reply;
   // Sends one request frame and reads its reply; `server_wait` is how long the server may
   // hold it (blocking ops), added to the store timeout for the client's own deadline.
-  Reply request(const std::vector<uint8_t>& frame, std::chrono::milliseconds server_wait, const char* what);
+  Reply request(const std::vector<uint8_t>& frame, const char* what,
+                std::chrono::milliseconds server_wait = std::chrono::milliseconds(0));
   net::Fd connect_with_backoff();
 
   std::string host_;

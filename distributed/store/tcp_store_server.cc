@@ -77,8 +77,11 @@ struct TCPStoreServer::State {
   void read_from(Conn& c);
   void process(Conn& c);
   void handle(Conn& c, wire::Reader& r);
-  void reply(Conn& c, wire::Writer& w);
+  void reply(Conn& c, const std::vector<uint8_t>& frame);
   void flush(Conn& c);
+  std::vector<std::string> missing(const std::vector<std::string>& keys) const;
+  // Replies to c's blocking get or wait, which it then no longer waits on.
+  void answer(Conn& c, const std::vector<uint8_t>& frame);
   bool try_finish(Conn& c);
   void notify(const std::string& key);
   void expire(Clock::time_point now);
@@ -205,27 +208,25 @@ void TCPStoreServer::State::process(Conn& c) {
 
 void TCPStoreServer::State::handle(Conn& c, wire::Reader& r) {
   auto op = static_cast<Op>(r.u8());
-  wire::Writer w;
   if (!c.authed) {
     if (op != Op::kAuth) throw wire::Malformed{};
     std::string presented = r.str();
-    if (!r.done()) throw wire::Malformed{};
+    r.end();
     if (!same_token(presented, token)) {
-      w.u8(static_cast<uint8_t>(Status::kError)).str("TCPStore: wrong token, connection refused");
       c.closing = true;
+      reply(c, wire::Writer(Status::kError).str("TCPStore: wrong token, connection refused").frame());
     } else {
       c.authed = true;
-      w.u8(static_cast<uint8_t>(Status::kOk));
+      reply(c, wire::Writer(Status::kOk).frame());
     }
-    reply(c, w);
     return;
   }
   switch (op) {
     case Op::kSet: {
       std::string key = r.str(), value = r.str();
-      if (!r.done()) throw wire::Malformed{};
+      r.end();
       kv[key] = std::move(value);
-      reply(c, w.u8(static_cast<uint8_t>(Status::kOk)));
+      reply(c, wire::Writer(Status::kOk).frame());
       notify(key);
       return;
     }
@@ -235,7 +236,7 @@ void TCPStoreServer::State::handle(Conn& c, wire::Reader& r) {
       if (op == Op::kGet) keys.push_back(r.str());
       else keys = r.keys();
       int64_t timeout_ms = std::clamp<int64_t>(r.i64(), 0, kMaxWaitMs);
-      if (!r.done()) throw wire::Malformed{};
+      r.end();
       c.waiting = true;
       c.waiter = Waiter{op, std::move(keys), Clock::now() + std::chrono::milliseconds(timeout_ms)};
       try_finish(c);
@@ -244,7 +245,7 @@ void TCPStoreServer::State::handle(Conn& c, wire::Reader& r) {
     case Op::kAdd: {
       std::string key = r.str();
       int64_t delta = r.i64();
-      if (!r.done()) throw wire::Malformed{};
+      r.end();
       int64_t value = 0;
       auto it = kv.find(key);
       if (it != kv.end()) {
@@ -252,61 +253,65 @@ void TCPStoreServer::State::handle(Conn& c, wire::Reader& r) {
         errno = 0;
         long long parsed = std::strtoll(it->second.c_str(), &end, 10);
         if (it->second.empty() || errno != 0 || *end != '\0') {
-          reply(c, w.u8(static_cast<uint8_t>(Status::kError))
-                       .str(fmt::format("add: the value of key '{}' is not an integer", key)));
+          reply(c, wire::Writer(Status::kError)
+                       .str(fmt::format("add: the value of key '{}' is not an integer", key))
+                       .frame());
           return;
         }
         value = parsed;
       }
       value = static_cast<int64_t>(static_cast<uint64_t>(value) + static_cast<uint64_t>(delta));
       kv[key] = std::to_string(value);
-      reply(c, w.u8(static_cast<uint8_t>(Status::kOk)).i64(value));
+      reply(c, wire::Writer(Status::kOk).i64(value).frame());
       notify(key);
       return;
     }
     case Op::kCompareSet: {
       std::string key = r.str(), expected = r.str(), desired = r.str();
-      if (!r.done()) throw wire::Malformed{};
+      r.end();
       auto it = kv.find(key);
       bool matches = it == kv.end() ? expected.empty() : it->second == expected;
       if (matches) kv[key] = desired;
       auto now = kv.find(key);
-      reply(c, w.u8(static_cast<uint8_t>(Status::kOk)).str(now == kv.end() ? std::string() : now->second));
+      reply(c, wire::Writer(Status::kOk).str(now == kv.end() ? std::string() : now->second).frame());
       if (matches) notify(key);
       return;
     }
     case Op::kCheck: {
       auto keys = r.keys();
-      if (!r.done()) throw wire::Malformed{};
-      bool all = std::all_of(keys.begin(), keys.end(), [&](const std::string& k) { return kv.count(k) > 0; });
-      reply(c, w.u8(static_cast<uint8_t>(Status::kOk)).u8(all ? 1 : 0));
+      r.end();
+      reply(c, wire::Writer(Status::kOk).u8(missing(keys).empty() ? 1 : 0).frame());
       return;
     }
     case Op::kDelete: {
       std::string key = r.str();
-      if (!r.done()) throw wire::Malformed{};
+      r.end();
       bool existed = kv.erase(key) > 0;
-      reply(c, w.u8(static_cast<uint8_t>(Status::kOk)).u8(existed ? 1 : 0));
+      reply(c, wire::Writer(Status::kOk).u8(existed ? 1 : 0).frame());
       return;
     }
     case Op::kNumKeys: {
-      if (!r.done()) throw wire::Malformed{};
-      reply(c, w.u8(static_cast<uint8_t>(Status::kOk)).i64(static_cast<int64_t>(kv.size())));
+      r.end();
+      reply(c, wire::Writer(Status::kOk).i64(static_cast<int64_t>(kv.size())).frame());
       return;
     }
     default: throw wire::Malformed{};
   }
 }
 
+std::vector<std::string> TCPStoreServer::State::missing(const std::vector<std::string>& keys) const {
+  std::vector<std::string> absent;
+  for (const auto& k : keys)
+    if (!kv.count(k)) absent.push_back(k);
+  return absent;
+}
+
 bool TCPStoreServer::State::try_finish(Conn& c) {
   const auto& keys = c.waiter.keys;
-  if (!std::all_of(keys.begin(), keys.end(), [&](const std::string& k) { return kv.count(k) > 0; })) return false;
-  wire::Writer w;
-  w.u8(static_cast<uint8_t>(Status::kOk));
+  if (!missing(keys).empty()) return false;
+  wire::Writer w(Status::kOk);
   if (c.waiter.op == Op::kGet) w.str(kv.at(keys[0]));
-  c.waiting = false;
-  c.waiter = Waiter{};
-  reply(c, w);
+  answer(c, w.frame());
   return true;
 }
 
@@ -323,21 +328,18 @@ void TCPStoreServer::State::expire(Clock::time_point now) {
   for (auto& [id, c] : conns) {
     if (!c.authed && now >= c.auth_deadline) c.dead = true;
     if (!c.waiting || c.dead || now < c.waiter.deadline) continue;
-    std::vector<std::string> missing;
-    for (const auto& k : c.waiter.keys) {
-      if (!kv.count(k)) missing.push_back(k);
-    }
-    wire::Writer w;
-    w.u8(static_cast<uint8_t>(Status::kTimeout)).keys(missing);
-    c.waiting = false;
-    c.waiter = Waiter{};
-    reply(c, w);
+    answer(c, wire::Writer(Status::kTimeout).keys(missing(c.waiter.keys)).frame());
     process(c);
   }
 }
 
-void TCPStoreServer::State::reply(Conn& c, wire::Writer& w) {
-  const auto& frame = w.frame();
+void TCPStoreServer::State::answer(Conn& c, const std::vector<uint8_t>& frame) {
+  c.waiting = false;
+  c.waiter = Waiter{};
+  reply(c, frame);
+}
+
+void TCPStoreServer::State::reply(Conn& c, const std::vector<uint8_t>& frame) {
   c.out.insert(c.out.end(), frame.begin(), frame.end());
   if (c.out.size() - c.out_pos > kMaxPendingOutput) {
     c.dead = true;  // a client that never reads its replies

@@ -116,7 +116,7 @@ std::shared_ptr<Work> ThreadProcessGroup::broadcast(Tensor& tensor, int root) {
 }
 
 std::shared_ptr<Work> ThreadProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
-  kChecks.all_reduce(*this, tensor);
+  kChecks.all_reduce(*this, tensor, op);
   std::string name = fmt::format("all_reduce({})", reduce_op_name(op));
   return start({name, tensor.numel(), {tensor}}, [op](std::vector<ThreadWorld::Call>& calls) {
     Tensor acc = native::clone(on_host(calls[0].tensors[0]));
