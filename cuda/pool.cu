@@ -80,47 +80,31 @@ struct RoundInto {
   __device__ void operator()(int64_t i) const { to[i] = cast<T>(from[i]); }
 };
 
-template <typename T>
+// Average pooling over windows (kAdaptive false) or adaptive bins (true), one output
+// element per i.
+template <typename T, bool kAdaptive>
 struct AvgPool {
   PoolPlane p;
   const T* x;
   T* y;
   __device__ void operator()(int64_t i) const {
     Element e = element_at(i, p.out_h, p.out_w);
-    y[i] = functors::avg_pool_at(p, x + e.plane * p.in_h * p.in_w, e.y, e.x);
+    const T* plane = x + e.plane * p.in_h * p.in_w;
+    y[i] = kAdaptive ? functors::adaptive_avg_pool_at(p, plane, e.y, e.x) : functors::avg_pool_at(p, plane, e.y, e.x);
   }
 };
 
-template <typename T>
+// The backward of AvgPool: one input element per i.
+template <typename T, bool kAdaptive>
 struct AvgPoolBackward {
   PoolPlane p;
   const T* grad_out;
   T* grad_in;
   __device__ void operator()(int64_t i) const {
     Element e = element_at(i, p.in_h, p.in_w);
-    grad_in[i] = functors::avg_pool_backward_at(p, grad_out + e.plane * p.out_h * p.out_w, e.y, e.x);
-  }
-};
-
-template <typename T>
-struct AdaptiveAvgPool {
-  PoolPlane p;
-  const T* x;
-  T* y;
-  __device__ void operator()(int64_t i) const {
-    Element e = element_at(i, p.out_h, p.out_w);
-    y[i] = functors::adaptive_avg_pool_at(p, x + e.plane * p.in_h * p.in_w, e.y, e.x);
-  }
-};
-
-template <typename T>
-struct AdaptiveAvgPoolBackward {
-  PoolPlane p;
-  const T* grad_out;
-  T* grad_in;
-  __device__ void operator()(int64_t i) const {
-    Element e = element_at(i, p.in_h, p.in_w);
-    grad_in[i] = functors::adaptive_avg_pool_backward_at(p, grad_out + e.plane * p.out_h * p.out_w, e.y, e.x);
+    const T* plane = grad_out + e.plane * p.out_h * p.out_w;
+    grad_in[i] = kAdaptive ? functors::adaptive_avg_pool_backward_at(p, plane, e.y, e.x)
+                           : functors::avg_pool_backward_at(p, plane, e.y, e.x);
   }
 };
 
@@ -192,7 +176,7 @@ void CudaBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2
   PoolPlane p = plane_of(input, out, params);
   dispatch(PoolTypes{}, input.dtype(), "avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    for_each_element(input.device(), out.numel(), AvgPool<T>{p, input.data_ptr<T>(), out.data_ptr<T>()});
+    for_each_element(input.device(), out.numel(), AvgPool<T, false>{p, input.data_ptr<T>(), out.data_ptr<T>()});
   });
 }
 
@@ -201,7 +185,7 @@ void CudaBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& gr
   PoolPlane p = plane_of(grad_input, grad_out, params);
   dispatch(PoolTypes{}, grad_input.dtype(), "avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    AvgPoolBackward<T> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
+    AvgPoolBackward<T, false> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
     for_each_element(grad_input.device(), grad_input.numel(), op);
   });
 }
@@ -211,7 +195,7 @@ void CudaBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
   PoolPlane p = plane_of(input, out);
   dispatch(PoolTypes{}, input.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    for_each_element(input.device(), out.numel(), AdaptiveAvgPool<T>{p, input.data_ptr<T>(), out.data_ptr<T>()});
+    for_each_element(input.device(), out.numel(), AvgPool<T, true>{p, input.data_ptr<T>(), out.data_ptr<T>()});
   });
 }
 
@@ -220,7 +204,7 @@ void CudaBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const T
   PoolPlane p = plane_of(grad_input, grad_out);
   dispatch(PoolTypes{}, grad_input.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    AdaptiveAvgPoolBackward<T> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
+    AvgPoolBackward<T, true> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
     for_each_element(grad_input.device(), grad_input.numel(), op);
   });
 }
