@@ -135,6 +135,18 @@ PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = 
 
 using PoolTypes = TypeList<float, double, BFloat16, Half>;
 
+// Checks that `to` and `from` are contiguous NCHW tensors, then runs Pool<T, kAdaptive>{p,
+// from, to} on each element of `to`: AvgPool (to = output, from = input) or AvgPoolBackward
+// (to = grad_input, from = grad_output).
+template <template <typename, bool> class Pool, bool kAdaptive>
+void run_avg_pool(const char* op, const Tensor& to, const Tensor& from, const PoolPlane& p) {
+  check_contiguous(op, {&to, &from});
+  dispatch(PoolTypes{}, to.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_each_element(to.device(), to.numel(), Pool<T, kAdaptive>{p, from.data_ptr<T>(), to.data_ptr<T>()});
+  });
+}
+
 }  // namespace
 
 void CudaBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
@@ -172,41 +184,21 @@ void CudaBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gr
 }
 
 void CudaBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) {
-  check_contiguous("avg_pool2d", {&out, &input});
-  PoolPlane p = plane_of(input, out, params);
-  dispatch(PoolTypes{}, input.dtype(), "avg_pool2d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for_each_element(input.device(), out.numel(), AvgPool<T, false>{p, input.data_ptr<T>(), out.data_ptr<T>()});
-  });
+  run_avg_pool<AvgPool, false>("avg_pool2d", out, input, plane_of(input, out, params));
 }
 
 void CudaBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) {
-  check_contiguous("avg_pool2d_backward", {&grad_input, &grad_out});
-  PoolPlane p = plane_of(grad_input, grad_out, params);
-  dispatch(PoolTypes{}, grad_input.dtype(), "avg_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    AvgPoolBackward<T, false> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
-    for_each_element(grad_input.device(), grad_input.numel(), op);
-  });
+  run_avg_pool<AvgPoolBackward, false>("avg_pool2d_backward", grad_input, grad_out,
+                                       plane_of(grad_input, grad_out, params));
 }
 
 void CudaBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
-  check_contiguous("adaptive_avg_pool2d", {&out, &input});
-  PoolPlane p = plane_of(input, out);
-  dispatch(PoolTypes{}, input.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for_each_element(input.device(), out.numel(), AvgPool<T, true>{p, input.data_ptr<T>(), out.data_ptr<T>()});
-  });
+  run_avg_pool<AvgPool, true>("adaptive_avg_pool2d", out, input, plane_of(input, out));
 }
 
 void CudaBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) {
-  check_contiguous("adaptive_avg_pool2d_backward", {&grad_input, &grad_out});
-  PoolPlane p = plane_of(grad_input, grad_out);
-  dispatch(PoolTypes{}, grad_input.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    AvgPoolBackward<T, true> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
-    for_each_element(grad_input.device(), grad_input.numel(), op);
-  });
+  run_avg_pool<AvgPoolBackward, true>("adaptive_avg_pool2d_backward", grad_input, grad_out,
+                                      plane_of(grad_input, grad_out));
 }
 
 }  // namespace brisk::cuda
