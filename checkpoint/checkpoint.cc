@@ -2,8 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <utility>
-
 #include "checkpoint/checksums.h"
 #include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"

@@ -80,47 +80,31 @@ struct RoundInto {
   __device__ void operator()(int64_t i) const { to[i] = cast<T>(from[i]); }
 };
 
-template <typename T>
+// Average pooling over windows (kAdaptive false) or adaptive bins (true), one output
+// element per i.
+template <typename T, bool kAdaptive>
 struct AvgPool {
   PoolPlane p;
   const T* x;
   T* y;
   __device__ void operator()(int64_t i) const {
     Element e = element_at(i, p.out_h, p.out_w);
-    y[i] = functors::avg_pool_at(p, x + e.plane * p.in_h * p.in_w, e.y, e.x);
+    const T* plane = x + e.plane * p.in_h * p.in_w;
+    y[i] = kAdaptive ? functors::adaptive_avg_pool_at(p, plane, e.y, e.x) : functors::avg_pool_at(p, plane, e.y, e.x);
   }
 };
 
-template <typename T>
+// The backward of AvgPool: one input element per i.
+template <typename T, bool kAdaptive>
 struct AvgPoolBackward {
   PoolPlane p;
   const T* grad_out;
   T* grad_in;
   __device__ void operator()(int64_t i) const {
     Element e = element_at(i, p.in_h, p.in_w);
-    grad_in[i] = functors::avg_pool_backward_at(p, grad_out + e.plane * p.out_h * p.out_w, e.y, e.x);
-  }
-};
-
-template <typename T>
-struct AdaptiveAvgPool {
-  PoolPlane p;
-  const T* x;
-  T* y;
-  __device__ void operator()(int64_t i) const {
-    Element e = element_at(i, p.out_h, p.out_w);
-    y[i] = functors::adaptive_avg_pool_at(p, x + e.plane * p.in_h * p.in_w, e.y, e.x);
-  }
-};
-
-template <typename T>
-struct AdaptiveAvgPoolBackward {
-  PoolPlane p;
-  const T* grad_out;
-  T* grad_in;
-  __device__ void operator()(int64_t i) const {
-    Element e = element_at(i, p.in_h, p.in_w);
-    grad_in[i] = functors::adaptive_avg_pool_backward_at(p, grad_out + e.plane * p.out_h * p.out_w, e.y, e.x);
+    const T* plane = grad_out + e.plane * p.out_h * p.out_w;
+    grad_in[i] = kAdaptive ? functors::adaptive_avg_pool_backward_at(p, plane, e.y, e.x)
+                           : functors::avg_pool_backward_at(p, plane, e.y, e.x);
   }
 };
 
@@ -150,6 +134,18 @@ PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = 
 }
 
 using PoolTypes = TypeList<float, double, BFloat16, Half>;
+
+// Checks that `to` and `from` are contiguous NCHW tensors, then runs Pool<T, kAdaptive>{p,
+// from, to} on each element of `to`: AvgPool (to = output, from = input) or AvgPoolBackward
+// (to = grad_input, from = grad_output).
+template <template <typename, bool> class Pool, bool kAdaptive>
+void run_avg_pool(const char* op, const Tensor& to, const Tensor& from, const PoolPlane& p) {
+  check_contiguous(op, {&to, &from});
+  dispatch(PoolTypes{}, to.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_each_element(to.device(), to.numel(), Pool<T, kAdaptive>{p, from.data_ptr<T>(), to.data_ptr<T>()});
+  });
+}
 
 }  // namespace
 
@@ -188,41 +184,21 @@ void CudaBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gr
 }
 
 void CudaBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) {
-  check_contiguous("avg_pool2d", {&out, &input});
-  PoolPlane p = plane_of(input, out, params);
-  dispatch(PoolTypes{}, input.dtype(), "avg_pool2d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for_each_element(input.device(), out.numel(), AvgPool<T>{p, input.data_ptr<T>(), out.data_ptr<T>()});
-  });
+  run_avg_pool<AvgPool, false>("avg_pool2d", out, input, plane_of(input, out, params));
 }
 
 void CudaBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) {
-  check_contiguous("avg_pool2d_backward", {&grad_input, &grad_out});
-  PoolPlane p = plane_of(grad_input, grad_out, params);
-  dispatch(PoolTypes{}, grad_input.dtype(), "avg_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    AvgPoolBackward<T> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
-    for_each_element(grad_input.device(), grad_input.numel(), op);
-  });
+  run_avg_pool<AvgPoolBackward, false>("avg_pool2d_backward", grad_input, grad_out,
+                                       plane_of(grad_input, grad_out, params));
 }
 
 void CudaBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
-  check_contiguous("adaptive_avg_pool2d", {&out, &input});
-  PoolPlane p = plane_of(input, out);
-  dispatch(PoolTypes{}, input.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for_each_element(input.device(), out.numel(), AdaptiveAvgPool<T>{p, input.data_ptr<T>(), out.data_ptr<T>()});
-  });
+  run_avg_pool<AvgPool, true>("adaptive_avg_pool2d", out, input, plane_of(input, out));
 }
 
 void CudaBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) {
-  check_contiguous("adaptive_avg_pool2d_backward", {&grad_input, &grad_out});
-  PoolPlane p = plane_of(grad_input, grad_out);
-  dispatch(PoolTypes{}, grad_input.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    AdaptiveAvgPoolBackward<T> op{p, grad_out.data_ptr<T>(), grad_input.data_ptr<T>()};
-    for_each_element(grad_input.device(), grad_input.numel(), op);
-  });
+  run_avg_pool<AvgPoolBackward, true>("adaptive_avg_pool2d_backward", grad_input, grad_out,
+                                      plane_of(grad_input, grad_out));
 }
 
 }  // namespace brisk::cuda

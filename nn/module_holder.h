@@ -25,8 +25,6 @@ class ModuleHolderBase {};
 template <typename Contained>
 class ModuleHolder : public ModuleHolderBase {
  public:
-  using ContainedType = Contained;
-
   // Default-constructs the module when it can be (`nn::Sequential seq;`).
   ModuleHolder() : impl_(default_construct()) {}
   // An empty holder, to be assigned later.

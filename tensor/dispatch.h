@@ -26,8 +26,6 @@ struct TypeList {};
 
 // Every dtype Brisk stores.
 using AllTypes = TypeList<float, double, int64_t, int32_t, uint8_t, bool, BFloat16, Half>;
-// The dtypes with native arithmetic (bfloat16/float16 are storage types that compute via float).
-using ComputeTypes = TypeList<float, double, int64_t, int32_t, uint8_t, bool>;
 // All but bool: ops PyTorch refuses on bool (neg, abs, relu, argmax, ...).
 using NumericTypes = TypeList<float, double, int64_t, int32_t, uint8_t, BFloat16, Half>;
 using FloatingTypes = TypeList<float, double, BFloat16, Half>;
@@ -68,16 +66,6 @@ decltype(auto) dispatch(TypeList<Ts...>, DType dtype, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_all(DType dtype, const char* op, F&& f) {
   return dispatch(AllTypes{}, dtype, op, f);
-}
-
-template <typename F>
-decltype(auto) dispatch_compute(DType dtype, const char* op, F&& f) {
-  return dispatch(ComputeTypes{}, dtype, op, f);
-}
-
-template <typename F>
-decltype(auto) dispatch_numeric(DType dtype, const char* op, F&& f) {
-  return dispatch(NumericTypes{}, dtype, op, f);
 }
 
 template <typename F>

@@ -1,7 +1,5 @@
 #include "tensor/dtype.h"
 
-#include "tensor/error.h"
-
 namespace brisk {
 
 size_t element_size(DType t) {

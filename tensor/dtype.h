@@ -2,7 +2,6 @@
 // Element types of tensors and PyTorch's rules for combining them.
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 #include "tensor/half.h"
 

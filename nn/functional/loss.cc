@@ -1,7 +1,5 @@
 // The losses, composed from differentiable ops, with PyTorch's handling of class weights,
 // ignore_index and label smoothing.
-#include <vector>
-
 #include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"

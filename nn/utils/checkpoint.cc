@@ -2,7 +2,6 @@
 
 #include <any>
 #include <memory>
-#include <string>
 #include <utility>
 #include <vector>
 

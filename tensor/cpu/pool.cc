@@ -41,6 +41,28 @@ int64_t adaptive_work(const PoolPlane& p) {
   return (p.in_h / std::max<int64_t>(p.out_h, 1) + 1) * (p.in_w / std::max<int64_t>(p.out_w, 1) + 1);
 }
 
+// One direction of an average pooling: to[n, y, x] = at(plane n of from, y, x) for every
+// element of `to` ([N, C, H, W]; `work` window visits each), the forward (to = output, from =
+// input) or the backward (to = grad_input, from = grad_output). bfloat16/float16 compute in
+// float32.
+template <typename At>
+void avg_pool_planes(const char* op, const Tensor& to, const Tensor& from, int64_t work, const At& at) {
+  if (is_reduced_float(to.dtype())) {
+    Float32Results results({to});
+    avg_pool_planes(op, results[0], as_float32(from), work, at);
+    return results.write_back();
+  }
+  dispatch(TypeList<float, double>{}, to.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = from.data_ptr<T>();
+    T* dst = to.data_ptr<T>();
+    int64_t rows = to.size(2), cols = to.size(3), from_plane = from.size(2) * from.size(3);
+    for_each_element(plane_count(to), rows, cols, work, [&](int64_t n, int64_t y, int64_t x) {
+      dst[(n * rows + y) * cols + x] = at(src + n * from_plane, y, x);
+    });
+  });
+}
+
 // max_pool_at for windows without padding or dilation (the usual pooling layer), one plane
 // at a time, without data-dependent branches: the general case's per-tap branch is
 // mispredicted about every other tap on real activations, which made pooling cost as much
@@ -177,75 +199,28 @@ void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gra
 }
 
 void CpuBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& params) {
-  if (is_reduced_float(input.dtype())) {
-    Float32Results results({out});
-    avg_pool2d(results[0], as_float32(input), params);
-    return results.write_back();
-  }
   PoolPlane p = plane_of(input, out, params);
-  dispatch(TypeList<float, double>{}, input.dtype(), "avg_pool2d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* x = input.data_ptr<T>();
-    T* y = out.data_ptr<T>();
-    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
-    int64_t window = p.kernel_h * p.kernel_w;
-    for_each_element(plane_count(out), p.out_h, p.out_w, window, [&](int64_t n, int64_t oy, int64_t ox) {
-      y[n * out_plane + oy * p.out_w + ox] = functors::avg_pool_at(p, x + n * in_plane, oy, ox);
-    });
-  });
+  avg_pool_planes("avg_pool2d", out, input, p.kernel_h * p.kernel_w,
+                  [&](const auto* x, int64_t oy, int64_t ox) { return functors::avg_pool_at(p, x, oy, ox); });
 }
 
 void CpuBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& params) {
-  if (is_reduced_float(grad_input.dtype())) {
-    Float32Results results({grad_input});
-    avg_pool2d_backward(results[0], as_float32(grad_out), params);
-    return results.write_back();
-  }
   PoolPlane p = plane_of(grad_input, grad_out, params);
-  dispatch(TypeList<float, double>{}, grad_input.dtype(), "avg_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* go = grad_out.data_ptr<T>();
-    T* gi = grad_input.data_ptr<T>();
-    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
-    for_each_element(plane_count(grad_input), p.in_h, p.in_w, 4, [&](int64_t n, int64_t iy, int64_t ix) {
-      gi[n * in_plane + iy * p.in_w + ix] = functors::avg_pool_backward_at(p, go + n * out_plane, iy, ix);
-    });
+  avg_pool_planes("avg_pool2d_backward", grad_input, grad_out, 4, [&](const auto* go, int64_t iy, int64_t ix) {
+    return functors::avg_pool_backward_at(p, go, iy, ix);
   });
 }
 
 void CpuBackend::adaptive_avg_pool2d(const Tensor& out, const Tensor& input) {
-  if (is_reduced_float(input.dtype())) {
-    Float32Results results({out});
-    adaptive_avg_pool2d(results[0], as_float32(input));
-    return results.write_back();
-  }
   PoolPlane p = plane_of(input, out);
-  dispatch(TypeList<float, double>{}, input.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* x = input.data_ptr<T>();
-    T* y = out.data_ptr<T>();
-    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
-    for_each_element(plane_count(out), p.out_h, p.out_w, adaptive_work(p), [&](int64_t n, int64_t oy, int64_t ox) {
-      y[n * out_plane + oy * p.out_w + ox] = functors::adaptive_avg_pool_at(p, x + n * in_plane, oy, ox);
-    });
-  });
+  avg_pool_planes("adaptive_avg_pool2d", out, input, adaptive_work(p),
+                  [&](const auto* x, int64_t oy, int64_t ox) { return functors::adaptive_avg_pool_at(p, x, oy, ox); });
 }
 
 void CpuBackend::adaptive_avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out) {
-  if (is_reduced_float(grad_input.dtype())) {
-    Float32Results results({grad_input});
-    adaptive_avg_pool2d_backward(results[0], as_float32(grad_out));
-    return results.write_back();
-  }
   PoolPlane p = plane_of(grad_input, grad_out);
-  dispatch(TypeList<float, double>{}, grad_input.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* go = grad_out.data_ptr<T>();
-    T* gi = grad_input.data_ptr<T>();
-    int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
-    for_each_element(plane_count(grad_input), p.in_h, p.in_w, 4, [&](int64_t n, int64_t iy, int64_t ix) {
-      gi[n * in_plane + iy * p.in_w + ix] = functors::adaptive_avg_pool_backward_at(p, go + n * out_plane, iy, ix);
-    });
+  avg_pool_planes("adaptive_avg_pool2d_backward", grad_input, grad_out, 4, [&](const auto* go, int64_t iy, int64_t ix) {
+    return functors::adaptive_avg_pool_backward_at(p, go, iy, ix);
   });
 }
 
