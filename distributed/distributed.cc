@@ -21,8 +21,6 @@ struct State {
   std::shared_ptr<Store> store;
   std::shared_ptr<ProcessGroup> world;
   std::string backend;
-  int rank = -1;
-  int world_size = 0;
   int groups_created = 0;
   // Global ranks of every group this process belongs to (the default group included).
   std::map<const ProcessGroup*, std::vector<int>> members;
@@ -140,8 +138,6 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   s.store = store;
   s.world = world;
   s.backend = backend;
-  s.rank = rank;
-  s.world_size = world_size;
   s.groups_created = 0;
   std::vector<int> all(static_cast<size_t>(world_size));
   for (int r = 0; r < world_size; ++r) all[static_cast<size_t>(r)] = r;
@@ -156,8 +152,8 @@ void destroy_process_group() {
     std::lock_guard<std::mutex> lock(s.mutex);
     BRISK_CHECK(s.world != nullptr, "destroy_process_group: no process group is initialized");
     store = s.store;
-    rank = s.rank;
-    world_size = s.world_size;
+    rank = s.world->rank();
+    world_size = s.world->size();
   }
   // Rank 0's process hosts the store: leaving first would cut the others off mid-call.
   try {
@@ -177,8 +173,6 @@ void destroy_process_group() {
   s.world.reset();
   s.store.reset();
   s.backend.clear();
-  s.rank = -1;
-  s.world_size = 0;
 }
 
 bool is_initialized() {
@@ -189,13 +183,13 @@ bool is_initialized() {
 int get_rank() {
   std::lock_guard<std::mutex> lock(state().mutex);
   BRISK_CHECK(state().world != nullptr, "get_rank: call init_process_group first");
-  return state().rank;
+  return state().world->rank();
 }
 
 int get_world_size() {
   std::lock_guard<std::mutex> lock(state().mutex);
   BRISK_CHECK(state().world != nullptr, "get_world_size: call init_process_group first");
-  return state().world_size;
+  return state().world->size();
 }
 
 std::string get_backend() {
@@ -223,8 +217,8 @@ std::shared_ptr<ProcessGroup> new_group(std::vector<int> ranks, ProcessGroupOpti
     BRISK_CHECK(s.world != nullptr, "new_group: call init_process_group first");
     store = s.store;
     chosen = backend.empty() ? s.backend : backend;
-    me = s.rank;
-    world_size = s.world_size;
+    me = s.world->rank();
+    world_size = s.world->size();
     index = ++s.groups_created;
   }
   std::sort(ranks.begin(), ranks.end());

@@ -16,6 +16,7 @@ void broadcast_group(ProcessGroup& group, const std::vector<Tensor>& tensors, in
   for (const Tensor& t : tensors) flat.push_back(native::reshape(t, {t.numel()}));
   Tensor buffer = flat.size() == 1 ? native::contiguous(flat[0]) : native::cat(flat, 0);
   group.broadcast(buffer, root)->wait();
+  if (group.rank() == root) return;  // its tensors hold the values already
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     Tensor target = t;

@@ -9,34 +9,25 @@
 //
 // Ranks connect a full mesh of TCP pairs on the interface that routes to `host` (the
 // MASTER_ADDR; loopback when local). Collectives run one at a time, in call order, on one
-// worker thread per group, so Work completes asynchronously; send/recv are posted in order
-// on that thread and completed by a second one, so a send never waits for the peer's recv
-// to be posted before later operations start.
+// worker thread per group; send/recv are posted in order on that thread and completed by a
+// second one, so a send never waits for the peer's recv before later operations start.
 //
-// Devices: a CPU group works on its tensors in place. A group on an accelerator (cuda:N, or
-// the simulated sim:N) takes only tensors of that device (a CPU tensor is refused at the call,
-// naming both devices) and stages them through host memory (distributed/gloo/host_staging.h): at
-// the call, before the operation is queued, its input tensors are copied to host buffers
-// (pinned for CUDA) in the order of the caller's current stream, so they hold what the work
-// queued before the call produced; the results are copied back to the device tensors before
-// the Work completes, so after wait() they are in place. Several ranks can so share one GPU.
+// A group on an accelerator (cuda:N, or the simulated sim:N) takes only tensors of that device
+// and stages them through host memory (distributed/gloo/host_staging.h): its inputs are copied
+// at the call, in the order of the caller's current stream; after wait() the results are in
+// place on the device.
 //
 // Dtypes: float32, float64, int64, int32, uint8 for every op; all_reduce, reduce and
 // reduce_scatter also take bfloat16 and float16 (each pairwise step computed in float).
 //
-// Failure (ProcessGroupOptions; how each is found: docs/distributed.md): each rank uses its
-// collective's fingerprint (health/collective_signature.h) as the Gloo tag, so calls that differ
-// between ranks never exchange data and cannot complete. A mismatch (promptly with check_desync,
-// else at the timeout), a collective not done within `timeout`, a dead peer or a rank that stops
-// responding for heartbeat_timeout fails the pending Work with the op, its number and why (each
-// rank's call and the odd rank, or the ranks that never entered it, or the silent rank), then the
-// flight recorder. The group is then unusable: every later Work fails at once with the first
-// error. wait() throws that brisk::Error; left uncaught it terminates the program, which is how
-// a job stops instead of hanging. A failed collective whose Gloo call is still waiting keeps the
-// worker thread until `timeout`, so destroying the group then takes up to that long. So that a
-// dead peer surfaces as that error rather than killing this process with SIGPIPE (Gloo writes to
-// sockets without MSG_NOSIGNAL), constructing a group sets SIGPIPE to ignored unless the program
-// installed a handler of its own.
+// Failure (what each says and how it is found: docs/distributed.md): a desync, a collective not
+// done within `timeout`, a dead peer or a rank silent for heartbeat_timeout fails the pending
+// Work with the op, its number and why, then the flight recorder; the group is then unusable:
+// every later Work fails at once with that first error. wait() throws it as a brisk::Error.
+// A failed collective whose Gloo call still waits keeps the worker until `timeout`, so
+// destroying the group then takes up to that long. Constructing a group sets SIGPIPE to
+// ignored unless the program installed a handler of its own, so that a dead peer surfaces as
+// that error (Gloo writes to sockets without MSG_NOSIGNAL).
 #include <memory>
 #include <string>
 

@@ -230,7 +230,7 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
         if (sig.seq == seq) mine = sig;
   }
   if (!mine) return fmt::format("which ranks called what at collective #{} is unknown (no longer recorded)", seq);
-  if (store_silent_) return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
+  if (auto why = silence()) return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), *why);
   // The peers publish every step: give a peer that just entered #seq time to say so.
   std::this_thread::sleep_for(3 * kStepInterval);
   const auto asked = std::chrono::steady_clock::now();
@@ -243,23 +243,21 @@ std::string DesyncMonitor::diagnose(int64_t seq) {
       return fmt::format("which ranks called what at {} is unknown: {}", mine->str(),
                          of_store_host(*answering_, fmt::format("does not answer ({}); it may have exited", e.what())));
   }
-  store_is_silent(no_answer(*answering_));
-  return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silence());
+  return fmt::format("which ranks called what at {} is unknown: {}", mine->str(), silent_store(no_answer(*answering_)));
 }
 
 void DesyncMonitor::store_is_silent(std::chrono::steady_clock::duration silence) {
-  store_is_silent(of_store_host(
+  silent_store(of_store_host(
       *answering_, fmt::format("has not answered for {:.1f} s", std::chrono::duration<double>(silence).count())));
 }
 
-void DesyncMonitor::store_is_silent(const std::string& message) {
+std::string DesyncMonitor::silent_store(const std::string& message) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (store_silent_) return;
-  silence_ = message;
-  store_silent_ = true;
+  if (!silence_) silence_ = message;
+  return *silence_;
 }
 
-std::string DesyncMonitor::silence() {
+std::optional<std::string> DesyncMonitor::silence() {
   std::lock_guard<std::mutex> lock(mutex_);
   return silence_;
 }
@@ -330,7 +328,7 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
   std::string header = "flight recorder (the last collectives each rank started; a peer's as it last published them):";
   std::string own = own_flight_line();
   if (!ask_store) return fmt::format("{}\n  {}\n  other ranks: unknown: the store does not answer", header, own);
-  if (store_silent_) return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
+  if (auto why = silence()) return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, *why);
   std::string lines = header;
   const auto asked = std::chrono::steady_clock::now();
   for (int r = 0; r < size_; ++r) {
@@ -340,8 +338,7 @@ std::string DesyncMonitor::flight_record(bool ask_store) {
         line = peer_flight_line(*answering_, r);
       } catch (const std::exception& e) {
         if (gave_up(asked, kStoreAnswerTime)) {
-          store_is_silent(no_answer(*answering_));
-          return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silence());
+          return fmt::format("{}\n  {}\n  other ranks: unknown: {}", header, own, silent_store(no_answer(*answering_)));
         }
         line = fmt::format("rank {}: unknown: {}", r,
                            of_store_host(*answering_, fmt::format("does not answer ({})", e.what())));

@@ -8,7 +8,6 @@
 // the ranks published.
 //
 // step() runs on one thread at a time; the other methods may be called from any thread.
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -99,9 +98,11 @@ class DesyncMonitor {
   void publish();
   // Compares the peers' published signatures with this rank's, as far as all have published.
   void verify_step();
-  // store_is_silent() with its message; what it said.
-  void store_is_silent(const std::string& message);
-  std::string silence();
+  // store_is_silent() with its message; what the monitor says of the store from then on (the
+  // first such message).
+  std::string silent_store(const std::string& message);
+  // That message, once there is one.
+  std::optional<std::string> silence();
   // This rank's flight-recorder line, from memory.
   std::string own_flight_line();
   // What every rank published about #seq, waiting up to kSettleTime for all of them.
@@ -140,10 +141,9 @@ class DesyncMonitor {
   int64_t verified_ = 0;       // seqs below this were compared with every peer
   bool reported_ = false;      // on_mismatch was called
   bool store_failed_ = false;  // a store call failed: the store is not used again (but by the failure paths)
-  // A failure path's read did not come back in time, or store_is_silent(): the next one does
-  // not wait again, and says this (guarded by mutex_).
-  std::atomic<bool> store_silent_{false};
-  std::string silence_;
+  // Set when a failure path's read did not come back in time, or by store_is_silent(): the next
+  // one does not wait again, and says this (guarded by mutex_).
+  std::optional<std::string> silence_;
 };
 
 }  // namespace brisk::dist

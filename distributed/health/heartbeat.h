@@ -1,28 +1,19 @@
 #pragma once
 // Heartbeat: finds a rank of a group whose process stopped responding as a whole (SIGSTOP, a
 // process hung or swapped out, a death the transport did not report) within a timeout, whether
-// or not a collective is running, and names it. Part of a group's Watchdog (watchdog.h).
-// (A rank whose process lives but never arrives, in an infinite loop or a deadlock of its
-// training thread, still beats: DesyncMonitor::on_stall names it.)
+// or not a collective is running, and names it. Part of a group's Watchdog (watchdog.h); how it
+// works and what it costs: docs/distributed.md, "Heartbeats, stalls and the flight recorder".
 //
-// Each beat() round counts this rank's heartbeat into the group's store (key
-// "heartbeat/<rank>", one store add per interval) and reads its peers' counts. A peer whose
-// count has not moved for `timeout`, as of the last round that read the store, is reported:
+// Each beat() round adds this rank's beat to the group's store (key "heartbeat/<rank>") and
+// reads its peers'. on_failure is called once, by beat(), with the message and whether the
+// store still answers (so that the caller does not wait on a hung one); the rank keeps beating:
 //   "rank 1 is unresponsive: no heartbeat for 3.2 s (heartbeat timeout 3 s); it is stopped,
 //    hung or dead"
-// A round that finds the store silent for `timeout` means the store itself stopped answering;
-// its host (rank 0 for the TCPStore of init_process_group) is reported:
 //   "rank 0 (the store's host) is unresponsive: the store has not answered for 3.1 s
 //    (heartbeat timeout 3 s)"
-// The store is asked through a client whose calls give up after call_timeout_for(timeout)
-// (Store::with_timeout), so a store that hangs holds up neither beat() nor the destructor for
-// longer than that. on_failure is called once, by beat(), with the message and whether the
-// store still answers (so that the caller does not wait on a hung one); the rank keeps beating
-// afterwards.
-//
-// Not reported: a store that fails (its host exited: the transport and the launcher report
-// that death), a peer that destroyed its Heartbeat (it writes a "left" mark), and the time this
-// process itself was stopped or starved (a beat() that comes late counts from its return).
+// Not reported: a store that fails (its host exited), a peer that destroyed its Heartbeat, and
+// the time this process itself was stopped or starved. No store call holds up beat() or the
+// destructor for longer than call_timeout_for(timeout).
 #include <chrono>
 #include <cstdint>
 #include <functional>

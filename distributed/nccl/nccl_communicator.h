@@ -2,11 +2,8 @@
 // How ProcessGroupNCCL makes and ends its communicator, free of CUDA and NCCL headers so that
 // it is tested on any machine with scripted calls (tests/distributed/nccl/nccl_communicator_test).
 //
-// - Made when the group is made, not at its first operation. Making it waits for every rank
-//   of the group (ncclCommInitRank does). The ranks make their groups in one order (every rank
-//   calls init_process_group and new_group alike) but may use them first in any order: made
-//   at the first use, two groups first used in opposite orders on two ranks would wait for
-//   each other until the timeout. (PyTorch makes it eagerly too when it is given the device.)
+// - Made when the group is made, not at its first operation (why: docs/distributed.md, "NCCL
+//   communicators"). Making it waits for every rank of the group (ncclCommInitRank does).
 // - Every rank first checks in through the group's store, so that a rank that never comes is
 //   named after the timeout instead of leaving the others hanging in ncclCommInitRank; rank 0
 //   then draws the unique id and hands it out through the store.

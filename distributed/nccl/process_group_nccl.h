@@ -8,14 +8,10 @@
 //   dist::all_reduce(grad);                          // grad on cuda:local_rank
 //
 // - Every tensor must be on the group's device() (ProcessGroupOptions::device, else the
-//   current CUDA device when the group is created). The constructor creates the communicator
-//   on that device, so it returns once every rank of the group has made the group (at most
-//   ProcessGroupOptions::timeout; a rank that never comes is named instead of hanging in
-//   ncclCommInitRank), and the ranks may then use their groups first in any order
-//   (distributed/nccl/nccl_communicator.h). Rank 0 draws the ncclUniqueId and hands it out through
-//   the store. (NCCL's own rule remains: collectives of several communicators on one GPU that
-//   cannot run at once must be queued in one order on every rank, or their kernels may wait
-//   for each other.)
+//   current CUDA device when the group is created), where the constructor makes the
+//   communicator (distributed/nccl/nccl_communicator.h). (NCCL's own rule remains: collectives
+//   of several communicators on one GPU that cannot run at once must be queued in one order on
+//   every rank, or their kernels may wait for each other.)
 // - Collectives run on the group's own stream. Each waits (with an event, not the host) for
 //   the work queued so far on the caller's current stream, and the tensors are marked as used
 //   on the group's stream (cuda::record_stream), so the caching allocator does not hand their
@@ -31,14 +27,12 @@
 // - Dtypes: float32, float64, float16, bfloat16, int64, int32, uint8 (bool as uint8, for
 //   broadcast and the gathers).
 //
-// Failures (ProcessGroupOptions; how each is found: docs/distributed.md): the group's watchdog
-// (health/watchdog.h) compares every collective's signature across ranks whatever check_desync
-// says (NCCL may complete a mismatched collective silently; the comparison costs the
-// collectives nothing) and polls the queued work. A mismatch, a collective still running after
-// `timeout`, an error NCCL reports asynchronously (a peer died) or a rank silent for
-// heartbeat_timeout makes the group print what happened (the op, its number, each rank's call
-// and the odd rank, or the ranks that never entered it), abort the communicator, and end the
-// process with status 1: a rank stuck in a collective on the GPU cannot be woken otherwise.
+// Failures (ProcessGroupOptions; how each is found: docs/distributed.md): a mismatch (checked
+// whatever check_desync says), a collective still running after `timeout`, an error NCCL
+// reports asynchronously (a peer died) or a rank silent for heartbeat_timeout makes the group
+// print what happened (the op, its number, each rank's call and the odd rank, or the ranks that
+// never entered it), abort the communicator, and end the process with status 1: a rank stuck in
+// a collective on the GPU cannot be woken otherwise.
 #include <memory>
 #include <string>
 #include <vector>

@@ -29,8 +29,6 @@ class FileStore : public Store {
   using Store::wait;
   std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const override;
 
-  const std::string& path() const { return path_; }
-
  private:
   class Locked;  // the open, locked file with the cache brought up to date
   std::string path_;

@@ -50,7 +50,6 @@ class TCPStore : public Store {
   std::shared_ptr<Store> with_timeout(std::chrono::milliseconds timeout) const override;
 
   std::string address() const override;
-  const std::string& host() const { return host_; }
   uint16_t port() const { return port_; }
 
  private:

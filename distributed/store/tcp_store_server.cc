@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -56,8 +57,7 @@ struct Conn {
   bool closing = false;  // drop once the pending reply is flushed
   bool dead = false;
   Clock::time_point auth_deadline;
-  bool waiting = false;
-  Waiter waiter;
+  std::optional<Waiter> waiter;  // its blocking get or wait, until answered
 };
 
 }  // namespace
@@ -119,11 +119,11 @@ void TCPStoreServer::State::run() {
     auto next = now + std::chrono::hours(1);
     for (auto& [id, c] : conns) {
       short events = 0;
-      if (!c.waiting && !c.closing) events |= POLLIN;
+      if (!c.waiter && !c.closing) events |= POLLIN;
       if (c.out_pos < c.out.size()) events |= POLLOUT;
       fds.push_back({c.fd.get(), events, 0});
       ids.push_back(id);
-      if (c.waiting) next = std::min(next, c.waiter.deadline);
+      if (c.waiter) next = std::min(next, c.waiter->deadline);
       if (!c.authed) next = std::min(next, c.auth_deadline);
     }
     auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count() + 1;
@@ -187,7 +187,7 @@ void TCPStoreServer::State::read_from(Conn& c) {
 
 void TCPStoreServer::State::process(Conn& c) {
   size_t pos = 0;
-  while (!c.dead && !c.waiting && !c.closing && c.in.size() - pos >= 4) {
+  while (!c.dead && !c.waiter && !c.closing && c.in.size() - pos >= 4) {
     uint32_t len;
     std::memcpy(&len, c.in.data() + pos, 4);
     if (len == 0 || len > wire::kMaxFrame || (!c.authed && len > kMaxAuthFrame)) {
@@ -237,7 +237,6 @@ void TCPStoreServer::State::handle(Conn& c, wire::Reader& r) {
       else keys = r.keys();
       int64_t timeout_ms = std::clamp<int64_t>(r.i64(), 0, kMaxWaitMs);
       r.end();
-      c.waiting = true;
       c.waiter = Waiter{op, std::move(keys), Clock::now() + std::chrono::milliseconds(timeout_ms)};
       try_finish(c);
       return;
@@ -307,18 +306,18 @@ std::vector<std::string> TCPStoreServer::State::missing(const std::vector<std::s
 }
 
 bool TCPStoreServer::State::try_finish(Conn& c) {
-  const auto& keys = c.waiter.keys;
+  const auto& keys = c.waiter->keys;
   if (!missing(keys).empty()) return false;
   wire::Writer w(Status::kOk);
-  if (c.waiter.op == Op::kGet) w.str(kv.at(keys[0]));
+  if (c.waiter->op == Op::kGet) w.str(kv.at(keys[0]));
   answer(c, w.frame());
   return true;
 }
 
 void TCPStoreServer::State::notify(const std::string& key) {
   for (auto& [id, c] : conns) {
-    if (!c.waiting || c.dead) continue;
-    const auto& keys = c.waiter.keys;
+    if (!c.waiter || c.dead) continue;
+    const auto& keys = c.waiter->keys;
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) continue;
     if (try_finish(c)) resume.push_back(id);
   }
@@ -327,15 +326,14 @@ void TCPStoreServer::State::notify(const std::string& key) {
 void TCPStoreServer::State::expire(Clock::time_point now) {
   for (auto& [id, c] : conns) {
     if (!c.authed && now >= c.auth_deadline) c.dead = true;
-    if (!c.waiting || c.dead || now < c.waiter.deadline) continue;
-    answer(c, wire::Writer(Status::kTimeout).keys(missing(c.waiter.keys)).frame());
+    if (!c.waiter || c.dead || now < c.waiter->deadline) continue;
+    answer(c, wire::Writer(Status::kTimeout).keys(missing(c.waiter->keys)).frame());
     process(c);
   }
 }
 
 void TCPStoreServer::State::answer(Conn& c, const std::vector<uint8_t>& frame) {
-  c.waiting = false;
-  c.waiter = Waiter{};
+  c.waiter.reset();
   reply(c, frame);
 }
 

@@ -8,11 +8,11 @@
 #include <utility>
 
 #include "autograd/grad_mode.h"
+#include "distributed/ddp/module_sync.h"
 #include "distributed/distributed.h"
 #include "distributed/host_value_collectives.h"
 #include "distributed/zero/zero_state_wire.h"
 #include "profiler/record.h"
-#include "tensor/native/ops.h"
 
 namespace brisk::dist {
 
@@ -125,48 +125,11 @@ std::unique_ptr<JoinHook> ZeroRedundancyOptimizer::join_hook(const JoinOptions&)
 }
 
 void ZeroRedundancyOptimizer::broadcast_parameters() {
-  // One flat buffer per (owner, dtype, device), in the same order on every rank; all the
-  // broadcasts are queued before the first wait so that they run back to back.
-  struct Bucket {
-    int root;
-    std::vector<Tensor> params;
-    Tensor flat;
-  };
-  std::vector<Bucket> buckets;
-  for (int r = 0; r < group_->size(); ++r) {
-    const size_t first_of_rank = buckets.size();
-    for (size_t index : partition_[r]) {
-      const Tensor& p = params_[index];
-      auto it = std::find_if(buckets.begin() + first_of_rank, buckets.end(), [&](const Bucket& b) {
-        return b.params[0].dtype() == p.dtype() && b.params[0].device() == p.device();
-      });
-      if (it == buckets.end()) it = buckets.insert(buckets.end(), Bucket{r, {}, Tensor()});
-      it->params.push_back(p);
-    }
-  }
   NoGradGuard no_grad;
-  std::vector<std::shared_ptr<Work>> works;
-  for (Bucket& b : buckets) {
-    if (b.root == rank()) {
-      std::vector<Tensor> flat;
-      for (const Tensor& p : b.params) flat.push_back(native::reshape(p, {p.numel()}));
-      b.flat = native::cat(flat, 0);
-    } else {
-      int64_t numel = 0;
-      for (const Tensor& p : b.params) numel += p.numel();
-      b.flat = native::empty({numel}, TensorOptions(b.params[0].dtype()).device(b.params[0].device()));
-    }
-    works.push_back(group_->broadcast(b.flat, b.root));
-  }
-  for (auto& work : works) work->wait();
-  for (Bucket& b : buckets) {
-    if (b.root == rank()) continue;
-    int64_t offset = 0;
-    for (Tensor& p : b.params) {
-      native::copy_(p, native::view(native::narrow(b.flat, 0, offset, p.numel()), p.sizes()));
-      p.bump_version();
-      offset += p.numel();
-    }
+  for (int r = 0; r < group_->size(); ++r) {
+    std::vector<Tensor> shard;
+    for (size_t index : partition_[r]) shard.push_back(params_[index]);
+    broadcast_coalesced(*group_, shard, r);
   }
 }
 

@@ -3,19 +3,63 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <charconv>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
+#include <string>
 
 #include "distributed/launch/free_port.h"
 #include "distributed/launch/launch_options.h"
 #include "distributed/launch/store_token.h"
 #include "distributed/launch/supervisor.h"
 #include "tensor/error.h"
-#include "tools/launch/option_checks.h"
 
 namespace {
 
 using brisk::launch::LaunchOptions;
+
+// CLI11 validators whose messages read at a glance ("--nproc-per-node: expected an integer >= 1,
+// got 'two'") instead of CLI11's own ranges (which print the limits of a double, 309 digits
+// long). They see the option's text before it is converted, so a word, a fraction or trailing
+// characters are refused with the same message.
+
+// An integer from min to max, in decimal with nothing around it; max = INT_MAX reads ">= min".
+CLI::Validator integer_in(int min, int max) {
+  std::string expected =
+      max == INT_MAX ? fmt::format("an integer >= {}", min) : fmt::format("an integer from {} to {}", min, max);
+  std::string range = max == INT_MAX ? fmt::format(">={}", min) : fmt::format("{}-{}", min, max);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        long long value = 0;
+        const char* end = text.data() + text.size();
+        auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (text.empty() || error != std::errc() || stop != end || value < min || value > max) {
+          return fmt::format("expected {}, got '{}'", expected, text);
+        }
+        return "";
+      },
+      range);
+}
+
+// A number of seconds >= 0, e.g. 10 or 2.5.
+CLI::Validator non_negative_seconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double seconds = -1;
+        try {
+          seconds = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size() || !std::isfinite(seconds) || seconds < 0) {
+          return fmt::format("expected a number of seconds >= 0, got '{}'", text);
+        }
+        return "";
+      },
+      ">=0");
+}
 
 // Fills in what the command line leaves open: the port, the token.
 void complete(LaunchOptions& options) {
@@ -63,7 +107,6 @@ int main(int argc, char** argv) {
       "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
       "random.",
       "launch"};
-  using brisk::launch::integer_in;
   app.add_option("--nproc-per-node,--nproc_per_node", options.nproc_per_node, "workers on this node")
       ->check(integer_in(1, INT_MAX));
   app.add_option("--nnodes", options.nnodes, "nodes in the job")->check(integer_in(1, INT_MAX));
@@ -80,7 +123,7 @@ int main(int argc, char** argv) {
       ->check(integer_in(0, 65535));
   app.add_option("--grace-period,--grace_period", grace_seconds,
                  "seconds between SIGTERM and SIGKILL when stopping workers")
-      ->check(brisk::launch::non_negative_seconds())
+      ->check(non_negative_seconds())
       ->capture_default_str();
   app.add_option("--max-restarts,--max_restarts", options.max_restarts,
                  "times the whole group of workers is started again after a worker fails (each restart a new "
