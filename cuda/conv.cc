@@ -241,12 +241,6 @@ void with_context(const char* op, const Tensor& input, const Tensor& weight, con
   }
 }
 
-void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
-  for (const Tensor* t : ts) {
-    BRISK_CHECK(!t->defined() || t->is_contiguous(), "{}: expected contiguous NCHW tensors, got {}", op, t->describe());
-  }
-}
-
 // bias [OC] as [1, OC, 1, 1], broadcast over the other dims.
 Tensor channel_view(const Tensor& bias) { return native::view(bias, {1, bias.size(0), 1, 1}); }
 

@@ -33,6 +33,12 @@ void check_elementwise_operands(const Tensor& out, std::initializer_list<const T
   }
 }
 
+void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) {
+    BRISK_CHECK(!t->defined() || t->is_contiguous(), "{}: expected contiguous tensors, got {}", op, t->describe());
+  }
+}
+
 void for_each_launch_piece(iter::LoopShape s, void (*f)(const iter::LoopShape& piece, void* context), void* context) {
   if (s.numel == 0) return;
   while (s.ndim > 1 && s.sizes[s.ndim - 1] == 1) --s.ndim;

@@ -42,6 +42,9 @@ inline unsigned grid_size(int device, int64_t items, int threads, int64_t per_th
 // not each compile their own copy of the error formatting.
 void check_elementwise_operands(const Tensor& out, std::initializer_list<const Tensor*> inputs, const DType* expected);
 
+// Checks that each defined tensor of `ts` is contiguous (the layout `op`'s kernel indexes).
+void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts);
+
 constexpr int kMaxLaunchDims = 8;
 constexpr int64_t kMaxLaunchElements = std::numeric_limits<int32_t>::max();
 

@@ -123,12 +123,6 @@ void for_each_element(Device device, int64_t count, const Op& op) {
   BRISK_CUDA_CHECK_LAUNCH();
 }
 
-void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
-  for (const Tensor* t : ts) {
-    BRISK_CHECK(t->is_contiguous(), "{}: expected contiguous NCHW tensors, got {}", op, t->describe());
-  }
-}
-
 PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = {}) {
   return functors::pool_plane(q, in.size(2), in.size(3), out.size(2), out.size(3));
 }

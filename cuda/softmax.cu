@@ -219,12 +219,6 @@ void launch(const Pass& pass, const Geometry& g, std::initializer_list<const voi
   BRISK_CUDA_CHECK_LAUNCH();
 }
 
-void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {
-  for (const Tensor* t : ts) {
-    BRISK_CHECK(t->is_contiguous(), "{}: expected contiguous tensors, got {}", op, t->describe());
-  }
-}
-
 }  // namespace
 
 void CudaBackend::softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
