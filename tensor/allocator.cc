@@ -1,5 +1,7 @@
 #include "tensor/allocator.h"
 
+#include <array>
+
 #include "tensor/error.h"
 
 namespace brisk {
@@ -10,10 +12,10 @@ struct Slots {
   Allocator* pinned_host = nullptr;
 };
 
-Slots cuda_slots;
-Slots sim_slots;
+// By DeviceType; the CPU's stay empty (its allocators are built in).
+std::array<Slots, 3> registered;
 
-Slots& slots_of(DeviceType type) { return type == DeviceType::CUDA ? cuda_slots : sim_slots; }
+Slots& slots_of(DeviceType type) { return registered[static_cast<size_t>(type)]; }
 
 }  // namespace
 
@@ -31,25 +33,15 @@ void register_allocator(DeviceType type, Allocator* allocator, MemoryKind kind) 
   (kind == MemoryKind::kDevice ? slots.device : slots.pinned_host) = allocator;
 }
 
-Allocator* pinned_allocator_for(DeviceType type) {
-  return type == DeviceType::CPU ? nullptr : slots_of(type).pinned_host;
-}
+Allocator* pinned_allocator_for(DeviceType type) { return slots_of(type).pinned_host; }
 
 Allocator* allocator_for(Device device) {
-  switch (device.type) {
-    case DeviceType::CPU: return cpu_allocator();
-    case DeviceType::CUDA:
-      BRISK_CHECK(cuda_slots.device != nullptr,
-                  "device {} requested, but this program does not link Brisk's CUDA runtime (depend on //cuda)",
-                  device);
-      return cuda_slots.device;
-    case DeviceType::Sim:
-      BRISK_CHECK(sim_slots.device != nullptr,
-                  "device {} requested, but this program does not link the simulated device (depend on //tensor/sim)",
-                  device);
-      return sim_slots.device;
-  }
-  BRISK_FAIL("allocator_for: unknown device type");
+  if (device.is_cpu()) return cpu_allocator();
+  Allocator* allocator = slots_of(device.type).device;
+  BRISK_CHECK(
+      allocator != nullptr, "device {} requested, but this program does not link {}", device,
+      device.is_cuda() ? "Brisk's CUDA runtime (depend on //cuda)" : "the simulated device (depend on //tensor/sim)");
+  return allocator;
 }
 
 }  // namespace brisk

@@ -1,5 +1,6 @@
 #include "tensor/backend.h"
 
+#include <array>
 #include <initializer_list>
 
 #include "profiler/record.h"
@@ -8,8 +9,8 @@
 namespace brisk {
 namespace {
 
-Backend* cuda_backend_slot = nullptr;
-Backend* sim_backend_slot = nullptr;
+// The registered backends of the non-CPU device types (DeviceType::CUDA and Sim).
+std::array<Backend*, 3> registered{};
 
 // The error of an optional kernel a backend lacks, naming the device of the kernel's first
 // input (a row's inputs, whose first is always defined).
@@ -18,27 +19,19 @@ Backend* sim_backend_slot = nullptr;
 }
 
 Backend& device_backend(Device device) {
-  switch (device.type) {
-    case DeviceType::CPU: return cpu_backend();
-    case DeviceType::CUDA:
-      BRISK_CHECK(cuda_backend_slot != nullptr,
-                  "device {} requested, but no CUDA backend is linked (depend on //cuda, in a build with CUDA)",
-                  device);
-      return *cuda_backend_slot;
-    case DeviceType::Sim:
-      BRISK_CHECK(sim_backend_slot != nullptr,
-                  "device {} requested, but this program does not link the simulated device (depend on //tensor/sim)",
-                  device);
-      return *sim_backend_slot;
-  }
-  BRISK_FAIL("backend_for: unknown device type");
+  if (device.is_cpu()) return cpu_backend();
+  Backend* backend = registered[static_cast<size_t>(device.type)];
+  BRISK_CHECK(backend != nullptr, "device {} requested, but {}", device,
+              device.is_cuda() ? "no CUDA backend is linked (depend on //cuda, in a build with CUDA)"
+                               : "this program does not link the simulated device (depend on //tensor/sim)");
+  return *backend;
 }
 
 }  // namespace
 
 void register_backend(DeviceType type, Backend* backend) {
   BRISK_CHECK(type != DeviceType::CPU, "register_backend: the CPU backend is built in");
-  (type == DeviceType::CUDA ? cuda_backend_slot : sim_backend_slot) = backend;
+  registered.at(static_cast<size_t>(type)) = backend;
 }
 
 Backend& backend_for(Device device) {

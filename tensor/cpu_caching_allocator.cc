@@ -57,7 +57,8 @@ DataPtr CpuCachingAllocator::allocate(size_t nbytes, Device) {
     }
     if (ptr == nullptr) raise_out_of_memory(nbytes, size);
     std::lock_guard<std::mutex> lock(mutex_);
-    ++stats_.num_system_allocs;
+    ++stats_.num_device_mallocs;
+    stats_.reserved_bytes += size;
     count_allocation(size);
   }
   return DataPtr(ptr, [this, size](void* p) { release(p, size); });
@@ -69,7 +70,6 @@ void* CpuCachingAllocator::take_cached_block(size_t size) {
   if (it == free_blocks_.end() || it->second.empty()) return nullptr;
   void* ptr = it->second.back();
   it->second.pop_back();
-  stats_.cached_bytes -= size;
   ++stats_.num_cache_hits;
   count_allocation(size);
   return ptr;
@@ -79,7 +79,7 @@ void CpuCachingAllocator::count_allocation(size_t size) {
   ++stats_.num_allocs;
   stats_.allocated_bytes += size;
   stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
-  stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.allocated_bytes + stats_.cached_bytes);
+  stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
 }
 
 void CpuCachingAllocator::raise_out_of_memory(size_t nbytes, size_t size) {
@@ -99,14 +99,14 @@ void CpuCachingAllocator::raise_out_of_memory(size_t nbytes, size_t size) {
 void CpuCachingAllocator::release(void* ptr, size_t size) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stats_.allocated_bytes -= size;
+    stats_.allocated_bytes -= size;  // the block now counts as cached
     ++stats_.num_frees;
-    if (caching_ && stats_.cached_bytes + size <= max_cached_bytes_) {
+    if (caching_ && stats_.cached_bytes() <= max_cached_bytes_) {
       free_blocks_[size].push_back(ptr);
-      stats_.cached_bytes += size;
       return;
     }
-    ++stats_.num_system_frees;
+    stats_.reserved_bytes -= size;
+    ++stats_.num_device_frees;
   }
   std::free(ptr);
 }
@@ -119,25 +119,10 @@ CpuMemoryStats CpuCachingAllocator::stats() const {
 void CpuCachingAllocator::reset_peak() {
   std::lock_guard<std::mutex> lock(mutex_);
   stats_.peak_allocated_bytes = stats_.allocated_bytes;
-  stats_.peak_reserved_bytes = stats_.allocated_bytes + stats_.cached_bytes;
+  stats_.peak_reserved_bytes = stats_.reserved_bytes;
 }
 
-// The counters every device has: reserved = allocated + cached, device mallocs and frees = the
-// system's.
-MemoryStats CpuCachingAllocator::memory_stats(Device) {
-  const CpuMemoryStats stats = this->stats();
-  MemoryStats out;
-  out.allocated_bytes = stats.allocated_bytes;
-  out.reserved_bytes = stats.allocated_bytes + stats.cached_bytes;
-  out.peak_allocated_bytes = stats.peak_allocated_bytes;
-  out.peak_reserved_bytes = stats.peak_reserved_bytes;
-  out.num_allocs = stats.num_allocs;
-  out.num_frees = stats.num_frees;
-  out.num_device_mallocs = stats.num_system_allocs;
-  out.num_device_frees = stats.num_system_frees;
-  out.num_ooms = stats.num_ooms;
-  return out;
-}
+MemoryStats CpuCachingAllocator::memory_stats(Device) { return stats(); }
 
 void CpuCachingAllocator::reset_peak_memory_stats(Device) { reset_peak(); }
 
@@ -146,8 +131,8 @@ void CpuCachingAllocator::empty_cache() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     blocks.swap(free_blocks_);
-    stats_.cached_bytes = 0;
-    for (const auto& entry : blocks) stats_.num_system_frees += entry.second.size();
+    stats_.reserved_bytes = stats_.allocated_bytes;
+    for (const auto& entry : blocks) stats_.num_device_frees += entry.second.size();
   }
   for (const auto& entry : blocks) {
     for (void* ptr : entry.second) std::free(ptr);

@@ -9,7 +9,7 @@
 // BRISK_NO_CACHING_ALLOCATOR=1 and in AddressSanitizer builds, so ASan and LeakSanitizer
 // still see every use after free, overflow and leak.
 //
-//   CpuMemoryStats s = cpu_memory_stats();  // s.cached_bytes, s.num_cache_hits, ...
+//   CpuMemoryStats s = cpu_memory_stats();  // s.cached_bytes(), s.num_cache_hits, ...
 //   cpu_empty_cache();                       // give every cached block back to the system
 //
 // The device-neutral view of the same counters is memory_stats(kCPU) (tensor/memory.h).
@@ -23,18 +23,12 @@
 
 namespace brisk {
 
-// Bytes are the rounded block sizes the allocator works with (size_class below).
-struct CpuMemoryStats {
-  size_t allocated_bytes = 0;       // in blocks handed out and not yet freed
-  size_t cached_bytes = 0;          // in free blocks kept for reuse
-  size_t peak_allocated_bytes = 0;  // since start or reset_peak()
-  size_t peak_reserved_bytes = 0;   // of allocated plus cached, since start or reset_peak()
-  uint64_t num_allocs = 0;          // blocks handed out
-  uint64_t num_frees = 0;           // blocks given back by their tensors
-  uint64_t num_cache_hits = 0;      // of those, reused from the cache
-  uint64_t num_system_allocs = 0;   // aligned_alloc calls
-  uint64_t num_system_frees = 0;    // blocks given back to the system
-  uint64_t num_ooms = 0;            // requests the system refused even after emptying the cache
+// The counters of every allocator (tensor/memory_stats.h; "device" there is the system's
+// aligned_alloc and free), and the cache's own.
+struct CpuMemoryStats : MemoryStats {
+  uint64_t num_cache_hits = 0;  // blocks handed out from the cache
+  // In free blocks kept for reuse.
+  size_t cached_bytes() const { return reserved_bytes - allocated_bytes; }
 };
 
 class CpuCachingAllocator final : public Allocator {

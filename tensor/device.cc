@@ -22,20 +22,13 @@ bool parse_indexed(const std::string& spec, const std::string& name, int& index)
 }  // namespace
 
 Device::Device(const std::string& spec) {
-  if (spec == "cpu") {
-    type = DeviceType::CPU;
-    index = 0;
-    return;
-  }
   if (parse_indexed(spec, "cuda", index)) {
     type = DeviceType::CUDA;
-    return;
-  }
-  if (parse_indexed(spec, "sim", index)) {
+  } else if (parse_indexed(spec, "sim", index)) {
     type = DeviceType::Sim;
-    return;
+  } else {
+    BRISK_CHECK(spec == "cpu", "invalid device string '{}': expected 'cpu', 'cuda', 'cuda:N', 'sim' or 'sim:N'", spec);
   }
-  BRISK_FAIL("invalid device string '{}': expected 'cpu', 'cuda', 'cuda:N', 'sim' or 'sim:N'", spec);
 }
 
 std::string Device::str() const {

@@ -149,43 +149,28 @@ void CpuBackend::batched_gemm(const Tensor& out, const Tensor& a, const Tensor& 
     native::copy_(dst, dense);
     return;
   }
-  MatrixLayout la = *layout_of(ca), lb = *layout_of(cb);
+  // A column-major out is the row-major out^T = b^T a^T, and transposing flips layouts.
+  const bool transposed = !out_layout->row_major;
+  const Tensor& x = transposed ? cb : ca;
+  const Tensor& y = transposed ? ca : cb;
+  MatrixLayout lx = *layout_of(x), ly = *layout_of(y);
   dispatch(TypeList<float, double>{}, dtype, "matmul", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (out_layout->row_major) {
-      GemmArgs<T> g{out.data_ptr<T>(),
-                    ca.data_ptr<T>(),
-                    cb.data_ptr<T>(),
-                    out.stride(0),
-                    ca.stride(0),
-                    cb.stride(0),
-                    out_layout->ld,
-                    la.ld,
-                    lb.ld,
-                    M,
-                    N,
-                    K,
-                    static_cast<T>(alpha),
-                    static_cast<T>(beta)};
-      eigen_batched_gemm(g, la.row_major, lb.row_major, batches);
-    } else {
-      // A column-major out is the row-major out^T = b^T a^T, and transposing flips layouts.
-      GemmArgs<T> g{out.data_ptr<T>(),
-                    cb.data_ptr<T>(),
-                    ca.data_ptr<T>(),
-                    out.stride(0),
-                    cb.stride(0),
-                    ca.stride(0),
-                    out_layout->ld,
-                    lb.ld,
-                    la.ld,
-                    N,
-                    M,
-                    K,
-                    static_cast<T>(alpha),
-                    static_cast<T>(beta)};
-      eigen_batched_gemm(g, !lb.row_major, !la.row_major, batches);
-    }
+    GemmArgs<T> g{out.data_ptr<T>(),
+                  x.data_ptr<T>(),
+                  y.data_ptr<T>(),
+                  out.stride(0),
+                  x.stride(0),
+                  y.stride(0),
+                  out_layout->ld,
+                  lx.ld,
+                  ly.ld,
+                  transposed ? N : M,
+                  transposed ? M : N,
+                  K,
+                  static_cast<T>(alpha),
+                  static_cast<T>(beta)};
+    eigen_batched_gemm(g, lx.row_major != transposed, ly.row_major != transposed, batches);
   });
 }
 

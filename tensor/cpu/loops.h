@@ -35,28 +35,14 @@ constexpr int64_t kTileCols = 64;  // along dim 0
 // one innermost row; ptrs[k] points at operand k's first element of the run.
 template <typename Row>
 void for_each_row(const iter::LoopShape& s, int64_t begin, int64_t end, const Row& row) {
-  int64_t idx[iter::kMaxDims];
-  int64_t rem = begin;
-  for (int d = 0; d < s.ndim; ++d) {
-    idx[d] = rem % s.sizes[d];
-    rem /= s.sizes[d];
-  }
-  char* ptrs[iter::kMaxOperands];
-  for (int64_t pos = begin; pos < end;) {
+  iter::for_each_run(s.sizes, s.ndim, begin, end, [&](const int64_t* idx, int64_t n, int64_t) {
+    char* ptrs[iter::kMaxOperands];
     for (int k = 0; k < s.noperands; ++k) {
-      char* p = s.data[k];
-      for (int d = 0; d < s.ndim; ++d) p += idx[d] * s.strides[k][d];
-      ptrs[k] = p;
+      ptrs[k] = s.data[k];
+      for (int d = 0; d < s.ndim; ++d) ptrs[k] += idx[d] * s.strides[k][d];
     }
-    int64_t n = std::min(s.sizes[0] - idx[0], end - pos);
     row(ptrs, n);
-    pos += n;
-    idx[0] += n;
-    for (int d = 0; d + 1 < s.ndim && idx[d] == s.sizes[d]; ++d) {
-      idx[d] = 0;
-      ++idx[d + 1];
-    }
-  }
+  });
 }
 
 // Whether an input steps through memory faster along dim 1 than along dim 0 (a transposed

@@ -34,22 +34,20 @@ memory::data_type data_type_of(const Tensor& t) {
   return t.dtype() == kBFloat16 ? memory::data_type::bf16 : memory::data_type::f32;
 }
 
+// Whether this CPU has every instruction set of `isa` (oneDNN's cpu_isa values are bit sets).
+bool cpu_has(dnnl::cpu_isa isa) {
+  const int have = static_cast<int>(dnnl::get_effective_cpu_isa()), wanted = static_cast<int>(isa);
+  return (have & wanted) == wanted;
+}
+
 // The data type the kernels compute a convolution of `input` in. bfloat16 operands go
 // through oneDNN's bfloat16 kernels only on CPUs with AMX tiles; elsewhere those are slower
 // than the float32 kernels (docs/amp.md), so the operands are widened to float32 in the
 // reorders into the kernels' layouts, which run anyway, and the results rounded in the
 // reorders out. The float32 kernels accumulate as the bfloat16 ones do, in float32.
 memory::data_type compute_type_of(const Tensor& input) {
-  static const bool amx = [] {
-    const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
-    const int amx_bf16 = static_cast<int>(dnnl::cpu_isa::avx512_core_amx);
-    return (isa & amx_bf16) == amx_bf16;
-  }();
+  static const bool amx = cpu_has(dnnl::cpu_isa::avx512_core_amx);
   return input.dtype() == kBFloat16 && amx ? memory::data_type::bf16 : memory::data_type::f32;
-}
-
-void* data_of(const Tensor& t) {
-  return t.dtype() == kBFloat16 ? static_cast<void*>(t.data_ptr<BFloat16>()) : static_cast<void*>(t.data_ptr<float>());
 }
 
 // The plain (NCHW) layouts of a convolution's operands and its window geometry in oneDNN's
@@ -183,15 +181,12 @@ dnnl::primitive_attr user_scratchpad() {
   return attr;
 }
 
-// Layouts left to the kernel (Tag::any) for src, weights and dst.
+// Layouts left to the kernel (Tag::any) for src, weights and dst; no bias is a zero descriptor.
 dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& geo, bool bias) {
-  memory::desc src = geo.desc(geo.src.dims(), Tag::any), weights = geo.desc(geo.weights.dims(), Tag::any);
-  memory::desc dst = geo.desc(geo.dst.dims(), Tag::any);
-  auto desc = bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
-                                                     geo.desc(geo.bias.dims(), Tag::x), dst, geo.strides, geo.dilates,
-                                                     geo.padding, geo.padding)
-                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, geo.algorithm, src, weights,
-                                                     dst, geo.strides, geo.dilates, geo.padding, geo.padding);
+  dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_training, geo.algorithm, geo.desc(geo.src.dims(), Tag::any),
+      geo.desc(geo.weights.dims(), Tag::any), bias ? geo.desc(geo.bias.dims(), Tag::x) : memory::desc(),
+      geo.desc(geo.dst.dims(), Tag::any), geo.strides, geo.dilates, geo.padding, geo.padding);
   return dnnl::convolution_forward::primitive_desc(desc, user_scratchpad(), engine());
 }
 
@@ -271,11 +266,7 @@ std::unique_ptr<Plan> make_plan(Geometry geo, const Args&... args) {
 
 bool onednn_conv2d_applies(const Tensor& input) {
   // bfloat16 only where its conversions have been seen to run (AVX-512 cores).
-  static const bool bf16 = [] {
-    const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
-    const int avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
-    return (isa & avx512) == avx512;
-  }();
+  static const bool bf16 = cpu_has(dnnl::cpu_isa::avx512_core);
   return (input.dtype() == kFloat32 || (input.dtype() == kBFloat16 && bf16)) && !in_parallel_region();
 }
 
@@ -286,12 +277,12 @@ void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,
   });
   Call call;
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, call.input(plan.src, data_of(input))},
-      {DNNL_ARG_WEIGHTS, call.input(plan.weights, data_of(weight))},
-      {DNNL_ARG_DST, call.output(plan.dst, data_of(out))},
+      {DNNL_ARG_SRC, call.input(plan.src, input.raw_data())},
+      {DNNL_ARG_WEIGHTS, call.input(plan.weights, weight.raw_data())},
+      {DNNL_ARG_DST, call.output(plan.dst, out.raw_data())},
       {DNNL_ARG_SCRATCHPAD, call.buffer(plan.pd.scratchpad_desc())},
   };
-  if (bias.defined()) args[DNNL_ARG_BIAS] = call.input(plan.bias, data_of(bias));
+  if (bias.defined()) args[DNNL_ARG_BIAS] = call.input(plan.bias, bias.raw_data());
   plan.conv.execute(stream(), args);
   call.finish();
 }
@@ -305,9 +296,9 @@ void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight,
   Call call;
   if (grad_input.defined()) {
     plan.data.execute(stream(), {
-                                    {DNNL_ARG_DIFF_DST, call.input(plan.data_grad_out, data_of(grad_out))},
-                                    {DNNL_ARG_WEIGHTS, call.input(plan.data_weight, data_of(weight))},
-                                    {DNNL_ARG_DIFF_SRC, call.output(plan.grad_input, data_of(grad_input))},
+                                    {DNNL_ARG_DIFF_DST, call.input(plan.data_grad_out, grad_out.raw_data())},
+                                    {DNNL_ARG_WEIGHTS, call.input(plan.data_weight, weight.raw_data())},
+                                    {DNNL_ARG_DIFF_SRC, call.output(plan.grad_input, grad_input.raw_data())},
                                     {DNNL_ARG_SCRATCHPAD, call.buffer(plan.data_pd.scratchpad_desc())},
                                 });
   }
@@ -315,11 +306,11 @@ void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight,
     plan.weights.execute(
         stream(),
         {
-            {DNNL_ARG_DIFF_DST, call.input(plan.weights_grad_out, data_of(grad_out))},
-            {DNNL_ARG_SRC, call.input(plan.weights_input, data_of(input))},
-            {DNNL_ARG_DIFF_WEIGHTS, grad_weight.defined() ? call.output(plan.grad_weight, data_of(grad_weight))
+            {DNNL_ARG_DIFF_DST, call.input(plan.weights_grad_out, grad_out.raw_data())},
+            {DNNL_ARG_SRC, call.input(plan.weights_input, input.raw_data())},
+            {DNNL_ARG_DIFF_WEIGHTS, grad_weight.defined() ? call.output(plan.grad_weight, grad_weight.raw_data())
                                                           : call.buffer(plan.grad_weight.kernel)},
-            {DNNL_ARG_DIFF_BIAS, grad_bias.defined() ? call.output(plan.grad_bias, data_of(grad_bias))
+            {DNNL_ARG_DIFF_BIAS, grad_bias.defined() ? call.output(plan.grad_bias, grad_bias.raw_data())
                                                      : call.buffer(plan.grad_bias.kernel)},
             {DNNL_ARG_SCRATCHPAD, call.buffer(plan.weights_pd.scratchpad_desc())},
         });

@@ -22,16 +22,22 @@ PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = 
 
 int64_t plane_count(const Tensor& t) { return t.size(0) * t.size(1); }
 
-// Calls f(plane, y, x) for every element [rows, cols] of `planes` planes, planes split over
-// threads in chunks of at least ~32K window visits (`work` per element).
+// Calls f(plane) for each of `planes` planes, split over threads in chunks of at least ~32K
+// window visits (`work` per plane).
+template <typename F>
+void for_each_plane(int64_t planes, int64_t work, const F& f) {
+  parallel_for(0, planes, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work)), [&](int64_t lo, int64_t hi) {
+    for (int64_t plane = lo; plane < hi; ++plane) f(plane);
+  });
+}
+
+// Calls f(plane, y, x) for every element [rows, cols] of `planes` planes (for_each_plane,
+// `work` per element).
 template <typename F>
 void for_each_element(int64_t planes, int64_t rows, int64_t cols, int64_t work, const F& f) {
-  int64_t per_plane = std::max<int64_t>(1, rows * cols * work);
-  parallel_for(0, planes, std::max<int64_t>(1, 32768 / per_plane), [&](int64_t lo, int64_t hi) {
-    for (int64_t plane = lo; plane < hi; ++plane) {
-      for (int64_t y = 0; y < rows; ++y) {
-        for (int64_t x = 0; x < cols; ++x) f(plane, y, x);
-      }
+  for_each_plane(planes, rows * cols * work, [&](int64_t plane) {
+    for (int64_t y = 0; y < rows; ++y) {
+      for (int64_t x = 0; x < cols; ++x) f(plane, y, x);
     }
   });
 }
@@ -147,18 +153,15 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
     int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
     int64_t window = p.kernel_h * p.kernel_w;
     if (p.pad_h == 0 && p.pad_w == 0 && p.dil_h == 1 && p.dil_w == 1) {
-      parallel_for(0, plane_count(out), std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane * window)),
-                   [&](int64_t lo, int64_t hi) {
-                     const bool two_by_two =
-                         p.kernel_h == 2 && p.kernel_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.out_w >= kRowMin;
-                     for (int64_t n = lo; n < hi; ++n) {
-                       if (two_by_two) {
-                         max_pool_plane_2x2(p, x + n * in_plane, y + n * out_plane, idx + n * out_plane);
-                       } else {
-                         max_pool_plane_dense(p, x + n * in_plane, y + n * out_plane, idx + n * out_plane);
-                       }
-                     }
-                   });
+      const bool two_by_two =
+          p.kernel_h == 2 && p.kernel_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.out_w >= kRowMin;
+      for_each_plane(plane_count(out), out_plane * window, [&](int64_t n) {
+        if (two_by_two) {
+          max_pool_plane_2x2(p, x + n * in_plane, y + n * out_plane, idx + n * out_plane);
+        } else {
+          max_pool_plane_dense(p, x + n * in_plane, y + n * out_plane, idx + n * out_plane);
+        }
+      });
       return;
     }
     for_each_element(plane_count(out), p.out_h, p.out_w, window, [&](int64_t n, int64_t oy, int64_t ox) {
@@ -183,18 +186,14 @@ void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gra
     const int64_t* idx = indices.data_ptr<int64_t>();
     T* gi = grad_input.data_ptr<T>();
     int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
-    parallel_for(0, plane_count(grad_input), std::max<int64_t>(1, 32768 / std::max<int64_t>(1, out_plane)),
-                 [&](int64_t lo, int64_t hi) {
-                   for (int64_t n = lo; n < hi; ++n) {
-                     T* plane = gi + n * in_plane;
-                     std::fill(plane, plane + in_plane, T(0));
-                     for (int64_t o = n * out_plane; o < (n + 1) * out_plane; ++o) {
-                       // A window whose dilated taps all miss the plane has no maximum and an
-                       // index outside it.
-                       if (idx[o] >= 0 && idx[o] < in_plane) plane[idx[o]] += go[o];
-                     }
-                   }
-                 });
+    for_each_plane(plane_count(grad_input), out_plane, [&](int64_t n) {
+      T* plane = gi + n * in_plane;
+      std::fill(plane, plane + in_plane, T(0));
+      for (int64_t o = n * out_plane; o < (n + 1) * out_plane; ++o) {
+        // A window whose dilated taps all miss the plane has no maximum and an index outside it.
+        if (idx[o] >= 0 && idx[o] < in_plane) plane[idx[o]] += go[o];
+      }
+    });
   });
 }
 

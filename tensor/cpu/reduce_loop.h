@@ -32,39 +32,18 @@ constexpr int64_t kVerticalBlock = 256;
 // reduced dim; r is the run's first linear position.
 template <typename F>
 void for_each_reduced_run(const iter::ReduceShape& s, int64_t r0, int64_t r1, const F& f) {
-  if (r0 >= r1) return;  // also keeps a size-0 dim out of the divisions below
-  int64_t idx[iter::kMaxDims];
-  int64_t rem = r0;
-  for (int d = 0; d < s.nreduced; ++d) {
-    idx[d] = rem % s.red_sizes[d];
-    rem /= s.red_sizes[d];
-  }
-  for (int64_t r = r0; r < r1;) {
+  iter::for_each_run(s.red_sizes, s.nreduced, r0, r1, [&](const int64_t* idx, int64_t n, int64_t r) {
     int64_t offset = 0;
     for (int d = 0; d < s.nreduced; ++d) offset += idx[d] * s.red_strides[d];
-    int64_t n = std::min(s.red_sizes[0] - idx[0], r1 - r);
     f(offset, n, r);
-    r += n;
-    idx[0] += n;
-    for (int d = 0; d + 1 < s.nreduced && idx[d] == s.red_sizes[d]; ++d) {
-      idx[d] = 0;
-      ++idx[d + 1];
-    }
-  }
+  });
 }
 
 // Calls f(o, n, in_ptr, out_ptrs) for each run of outputs [o0, o1) along the innermost kept
 // dim; pointers are those of the run's first output.
 template <typename F>
 void for_each_output_run(const iter::ReduceShape& s, int64_t o0, int64_t o1, const F& f) {
-  if (o0 >= o1) return;
-  int64_t idx[iter::kMaxDims];
-  int64_t rem = o0;
-  for (int d = 0; d < s.nkept; ++d) {
-    idx[d] = rem % s.kept_sizes[d];
-    rem /= s.kept_sizes[d];
-  }
-  for (int64_t o = o0; o < o1;) {
+  iter::for_each_run(s.kept_sizes, s.nkept, o0, o1, [&](const int64_t* idx, int64_t n, int64_t o) {
     const char* in = s.in;
     char* out[iter::kMaxReduceOutputs];
     for (int d = 0; d < s.nkept; ++d) in += idx[d] * s.kept_in_strides[d];
@@ -72,15 +51,8 @@ void for_each_output_run(const iter::ReduceShape& s, int64_t o0, int64_t o1, con
       out[k] = s.out[k];
       for (int d = 0; d < s.nkept; ++d) out[k] += idx[d] * s.kept_out_strides[k][d];
     }
-    int64_t n = std::min(s.kept_sizes[0] - idx[0], o1 - o);
     f(o, n, in, out);
-    o += n;
-    idx[0] += n;
-    for (int d = 0; d + 1 < s.nkept && idx[d] == s.kept_sizes[d]; ++d) {
-      idx[d] = 0;
-      ++idx[d + 1];
-    }
-  }
+  });
 }
 
 // Folds n elements starting at p, `stride` bytes apart, whose first linear position is r.

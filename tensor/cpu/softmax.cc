@@ -38,18 +38,25 @@ SoftmaxGeometry geometry(const Tensor& t, int64_t dim) {
 template <typename T>
 using sum_t = kernels::accumulate_t<T, true>;
 
-// Runs f(width, offset) for each block of up to kColumnBlock neighbouring columns, in
-// parallel; offset is the element offset of the block's first column at position 0 along
-// the softmax dim.
-template <typename F>
-void for_each_block(const SoftmaxGeometry& g, const F& f) {
+// Runs row(offset) on each contiguous row when inner == 1, else columns(width, offset) on each
+// block of up to kColumnBlock neighbouring columns, in parallel; offset is the element offset
+// of the row, or of the block's first column, at position 0 along the softmax dim.
+template <typename Row, typename Columns>
+void for_each_slice(const SoftmaxGeometry& g, const Row& row, const Columns& columns) {
+  if (g.inner == 1) {
+    int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
+    parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) row(r * g.n);
+    });
+    return;
+  }
   int64_t blocks_per_outer = (g.inner + kColumnBlock - 1) / kColumnBlock;
   int64_t blocks = g.outer * blocks_per_outer;
   int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n * std::min(g.inner, kColumnBlock)));
   parallel_for(0, blocks, grain, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       int64_t o = b / blocks_per_outer, j0 = (b % blocks_per_outer) * kColumnBlock;
-      f(std::min(kColumnBlock, g.inner - j0), o * g.n * g.inner + j0);
+      columns(std::min(kColumnBlock, g.inner - j0), o * g.n * g.inner + j0);
     }
   });
 }
@@ -142,15 +149,9 @@ void softmax_columns(T* y, const T* x, int64_t n, int64_t stride, int64_t width)
 
 template <bool kLog, typename T>
 void softmax_forward(T* y, const T* x, const SoftmaxGeometry& g) {
-  if (g.inner == 1) {
-    int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
-    parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) softmax_row<kLog>(y + r * g.n, x + r * g.n, g.n);
-    });
-    return;
-  }
-  for_each_block(g,
-                 [&](int64_t width, int64_t base) { softmax_columns<kLog>(y + base, x + base, g.n, g.inner, width); });
+  for_each_slice(
+      g, [&](int64_t base) { softmax_row<kLog>(y + base, x + base, g.n); },
+      [&](int64_t width, int64_t base) { softmax_columns<kLog>(y + base, x + base, g.n, g.inner, width); });
 }
 
 // softmax:     grad_in = y * (grad_out - sum(grad_out * y))
@@ -203,16 +204,11 @@ void backward_columns(T* gi, const T* go, const T* y, int64_t n, int64_t stride,
 
 template <bool kLog, typename T>
 void softmax_backward_impl(T* gi, const T* go, const T* y, const SoftmaxGeometry& g) {
-  if (g.inner == 1) {
-    int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, g.n));
-    parallel_for(0, g.outer, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) backward_row<kLog>(gi + r * g.n, go + r * g.n, y + r * g.n, g.n);
-    });
-    return;
-  }
-  for_each_block(g, [&](int64_t width, int64_t base) {
-    backward_columns<kLog>(gi + base, go + base, y + base, g.n, g.inner, width);
-  });
+  for_each_slice(
+      g, [&](int64_t base) { backward_row<kLog>(gi + base, go + base, y + base, g.n); },
+      [&](int64_t width, int64_t base) {
+        backward_columns<kLog>(gi + base, go + base, y + base, g.n, g.inner, width);
+      });
 }
 
 void check_contiguous(const char* op, std::initializer_list<const Tensor*> ts) {

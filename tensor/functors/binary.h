@@ -65,27 +65,9 @@ struct Lerp {
   BRISK_INLINE T operator()(T a, T b) const { return from_a ? a + weight * (b - a) : b - (b - a) * (T(1) - weight); }
 };
 
-// The remainder of a / b with the sign of b (Python's %, torch.remainder). An integer divisor
-// of zero gives 0 instead of a trap (the public op raises for it first, as PyTorch), and one
-// of -1 gives 0 without the overflow of lowest % -1.
-template <typename T>
-struct Remainder {
-  BRISK_INLINE T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      T r = std::fmod(a, b);
-      return (r != T(0)) && ((b < T(0)) != (r < T(0))) ? r + b : r;
-    } else if constexpr (std::is_unsigned_v<T>) {
-      return b == T(0) ? T(0) : static_cast<T>(a % b);
-    } else {
-      if (b == T(0) || b == T(-1)) return T(0);
-      T r = static_cast<T>(a % b);
-      return (r != T(0)) && ((b < T(0)) != (r < T(0))) ? static_cast<T>(r + b) : r;
-    }
-  }
-};
-
-// The remainder of a / b with the sign of a (C's fmod and %, torch.fmod); integer divisors of
-// zero and -1 as in Remainder.
+// The remainder of a / b with the sign of a (C's fmod and %, torch.fmod). An integer divisor
+// of zero gives 0 instead of a trap (the public op raises for it first, as PyTorch), and one of
+// -1 gives 0 without the overflow of lowest % -1.
 template <typename T>
 struct Fmod {
   BRISK_INLINE T operator()(T a, T b) const {
@@ -95,6 +77,20 @@ struct Fmod {
       return b == T(0) ? T(0) : static_cast<T>(a % b);
     } else {
       return b == T(0) || b == T(-1) ? T(0) : static_cast<T>(a % b);
+    }
+  }
+};
+
+// The remainder of a / b with the sign of b (Python's %, torch.remainder): Fmod's, moved by b
+// when the signs differ.
+template <typename T>
+struct Remainder {
+  BRISK_INLINE T operator()(T a, T b) const {
+    T r = Fmod<T>()(a, b);
+    if constexpr (std::is_unsigned_v<T>) {
+      return r;
+    } else {
+      return (r != T(0)) && ((b < T(0)) != (r < T(0))) ? static_cast<T>(r + b) : r;
     }
   }
 };

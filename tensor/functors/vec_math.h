@@ -98,43 +98,31 @@ BRISK_INLINE float erf_f32(float x) {
   return vselect(x != x, x, xc * (p / q));
 }
 
+// The float32 function of the host or of CUDA's device code.
+#if defined(__CUDA_ARCH__)
+#define BRISK_FLOAT32_MATH(host, device) device
+#else
+#define BRISK_FLOAT32_MATH(host, device) host
+#endif
+
 template <typename T>
 BRISK_INLINE T verf(T x) {
-  if constexpr (std::is_same_v<T, float>) {
-#if defined(__CUDA_ARCH__)
-    return ::erff(x);
-#else
-    return erf_f32(x);
-#endif
-  } else {
-    return std::erf(x);
-  }
+  if constexpr (std::is_same_v<T, float>) return BRISK_FLOAT32_MATH(erf_f32, ::erff)(x);
+  return std::erf(x);
 }
 
 template <typename T>
 BRISK_INLINE T vexp(T x) {
-  if constexpr (std::is_same_v<T, float>) {
-#if defined(__CUDA_ARCH__)
-    return ::expf(x);
-#else
-    return exp_f32(x);
-#endif
-  } else {
-    return std::exp(x);
-  }
+  if constexpr (std::is_same_v<T, float>) return BRISK_FLOAT32_MATH(exp_f32, ::expf)(x);
+  return std::exp(x);
 }
 
 template <typename T>
 BRISK_INLINE T vtanh(T x) {
-  if constexpr (std::is_same_v<T, float>) {
-#if defined(__CUDA_ARCH__)
-    return ::tanhf(x);
-#else
-    return tanh_f32(x);
-#endif
-  } else {
-    return std::tanh(x);
-  }
+  if constexpr (std::is_same_v<T, float>) return BRISK_FLOAT32_MATH(tanh_f32, ::tanhf)(x);
+  return std::tanh(x);
 }
+
+#undef BRISK_FLOAT32_MATH
 
 }  // namespace brisk

@@ -23,32 +23,12 @@
 
 namespace brisk::kernels {
 
-// Storage-to-storage adapters around a functor Op computing in C = opmath_t<S>.
-template <typename Op, typename S, typename Out>
-struct Nullary {
+// The storage-to-storage adapter around a functor Op computing in opmath_t<S>: one S per input
+// (Inputs is S once for each), the result written as Out.
+template <typename Op, typename S, typename Out, typename... Inputs>
+struct Adapted {
   Op op;
-  BRISK_INLINE Out operator()() const { return cast<Out>(op()); }
-};
-
-template <typename Op, typename S, typename Out>
-struct Unary {
-  Op op;
-  BRISK_INLINE Out operator()(S a) const { return cast<Out>(op(cast<opmath_t<S>>(a))); }
-};
-
-template <typename Op, typename S, typename Out>
-struct Binary {
-  Op op;
-  BRISK_INLINE Out operator()(S a, S b) const { return cast<Out>(op(cast<opmath_t<S>>(a), cast<opmath_t<S>>(b))); }
-};
-
-template <typename Op, typename S, typename Out>
-struct Ternary {
-  Op op;
-  BRISK_INLINE Out operator()(S a, S b, S c) const {
-    using C = opmath_t<S>;
-    return cast<Out>(op(cast<C>(a), cast<C>(b), cast<C>(c)));
-  }
+  BRISK_INLINE Out operator()(Inputs... x) const { return cast<Out>(op(cast<opmath_t<S>>(x)...)); }
 };
 
 // where(): selecting needs no arithmetic, so values move as they are stored.
@@ -71,19 +51,6 @@ Op make_functor(OpParams p) {
   }
 }
 
-template <std::size_t N, typename Op, typename S, typename Out>
-auto adapt(const Op& op) {
-  if constexpr (N == 0) {
-    return Nullary<Op, S, Out>{op};
-  } else if constexpr (N == 1) {
-    return Unary<Op, S, Out>{op};
-  } else if constexpr (N == 2) {
-    return Binary<Op, S, Out>{op};
-  } else {
-    return Ternary<Op, S, Out>{op};
-  }
-}
-
 // Runs Op<opmath_t<S>> through Loop for the storage type S in DTypes that `dtype` names.
 template <typename Loop, template <typename> class Op, ResultKind kResult, typename DTypes, typename... Inputs>
 void run(DTypes types, const char* name, DType dtype, OpParams p, const Tensor& out, const Inputs&... inputs) {
@@ -95,7 +62,7 @@ void run(DTypes types, const char* name, DType dtype, OpParams p, const Tensor& 
     static_assert(std::is_same_v<R, bool> == (kResult == ResultKind::Bool || std::is_same_v<C, bool>),
                   "tensor/op_table.h: an op's Result is Bool exactly when its functor returns bool");
     using Out = std::conditional_t<std::is_same_v<R, bool>, bool, S>;
-    Loop::apply(out, adapt<sizeof...(Inputs), decltype(op), S, Out>(op), inputs...);
+    Loop::apply(out, Adapted<decltype(op), S, Out, first_t<S, Inputs>...>{op}, inputs...);
   });
 }
 

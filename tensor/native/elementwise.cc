@@ -89,6 +89,13 @@ Tensor new_output(const Shape& shape, DType dtype, Device device) {
   return empty(shape, TensorOptions(dtype).device(device));
 }
 
+// A new tensor of `out_dtype` holding op(x), x converted to `in_dtype` first.
+Tensor run_unary(UnaryOp op, const Tensor& x, DType in_dtype, DType out_dtype, OpParams p) {
+  Tensor out = new_output(x.sizes(), out_dtype, x.device());
+  backend_for(x.device()).unary(op, out, to(x, x.device(), in_dtype), p);
+  return out;
+}
+
 // Runs an in-place op straight into self when self can be both the kernel's output and its
 // input as is; otherwise computes out of place and copies (casting) into self.
 template <typename OutOfPlace, typename Kernel>
@@ -108,11 +115,7 @@ Tensor unary(UnaryOp op, const Tensor& x, OpParams p) {
   DType compute = unary_compute_type(op, x, p);
   if (op == UnaryOp::PowScalar) check_pow_exponent(x, compute, p.a);
   BRISK_CHECK(op != UnaryOp::Softplus || p.a != 0.0, "softplus: beta must not be 0");
-  DType out_dtype = writes_bool(op) ? kBool : compute;
-  DType in_dtype = writes_bool(op) ? x.dtype() : compute;
-  Tensor out = new_output(x.sizes(), out_dtype, x.device());
-  backend_for(x.device()).unary(op, out, to(x, x.device(), in_dtype), p);
-  return out;
+  return run_unary(op, x, writes_bool(op) ? x.dtype() : compute, writes_bool(op) ? kBool : compute, p);
 }
 
 Tensor& unary_(UnaryOp op, Tensor& self, OpParams p) {
@@ -135,9 +138,7 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   DType compute = result_type(std::vector<Tensor>{x}, bounds);
   OpParams p{min ? min->to_double() : -std::numeric_limits<double>::infinity(),
              max ? max->to_double() : std::numeric_limits<double>::infinity()};
-  Tensor out = new_output(x.sizes(), compute, x.device());
-  backend_for(x.device()).unary(UnaryOp::Clamp, out, to(x, x.device(), compute), p);
-  return out;
+  return run_unary(UnaryOp::Clamp, x, compute, compute, p);
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams p) {
@@ -157,9 +158,7 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams p) {
   if (op == BinaryOp::Pow) {
     // x ** number has its own kernel, with fast paths for the common exponents.
     check_pow_exponent(a, compute, b.to_double());
-    Tensor out = new_output(a.sizes(), compute, a.device());
-    backend_for(a.device()).unary(UnaryOp::PowScalar, out, to(a, a.device(), compute), {b.to_double()});
-    return out;
+    return run_unary(UnaryOp::PowScalar, a, compute, compute, {b.to_double()});
   }
   Tensor out = new_output(a.sizes(), writes_bool(op) ? kBool : compute, a.device());
   backend_for(a.device())
@@ -170,11 +169,7 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams p) {
 
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams p) {
   DType compute = binary_compute_type(op, result_type(b, a), b, b.describe(), p);
-  if (op == BinaryOp::Pow) {
-    Tensor out = new_output(b.sizes(), compute, b.device());
-    backend_for(b.device()).unary(UnaryOp::RPowScalar, out, to(b, b.device(), compute), {a.to_double()});
-    return out;
-  }
+  if (op == BinaryOp::Pow) return run_unary(UnaryOp::RPowScalar, b, compute, compute, {a.to_double()});
   Tensor out = new_output(b.sizes(), writes_bool(op) ? kBool : compute, b.device());
   backend_for(b.device())
       .binary(op, out, expand(detail::scalar_operand(a, compute, b.device()), b.sizes()),

@@ -1,4 +1,6 @@
 // Reductions: output dtypes and empty-input rules as PyTorch, keepdim handling, and sum_to.
+#include <algorithm>
+
 #include "tensor/backend.h"
 #include "tensor/native/operands.h"
 
@@ -48,15 +50,11 @@ Shape keepdim_shape(const Shape& shape, const std::vector<int64_t>& dims) {
   return kept;
 }
 
+// `shape` without the sorted `dims`.
 Shape squeezed_shape(const Shape& shape, const std::vector<int64_t>& dims) {
   Shape out;
-  size_t next = 0;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    if (next < dims.size() && dims[next] == d) {
-      ++next;
-      continue;
-    }
-    out.push_back(shape[d]);
+    if (!std::binary_search(dims.begin(), dims.end(), d)) out.push_back(shape[d]);
   }
   return out;
 }

@@ -49,13 +49,13 @@ TEST_CASE("a freed block is handed out again for a request of its size class") {
     std::memset(first, 0xab, 1000);
     CpuMemoryStats s = allocator.stats();
     CHECK(s.allocated_bytes == 1024);
-    CHECK(s.cached_bytes == 0);
-    CHECK(s.num_system_allocs == 1);
+    CHECK(s.cached_bytes() == 0);
+    CHECK(s.num_device_mallocs == 1);
   }
   CpuMemoryStats s = allocator.stats();
   CHECK(s.allocated_bytes == 0);
-  CHECK(s.cached_bytes == 1024);
-  CHECK(s.num_system_frees == 0);
+  CHECK(s.cached_bytes() == 1024);
+  CHECK(s.num_device_frees == 0);
 
   DataPtr b = allocator.allocate(1010, kCPU);  // same class (1024)
   CHECK(b.get() == first);
@@ -66,10 +66,10 @@ TEST_CASE("a freed block is handed out again for a request of its size class") {
   s = allocator.stats();
   CHECK(s.num_allocs == 4);
   CHECK(s.num_cache_hits == 1);
-  CHECK(s.num_system_allocs == 3);
+  CHECK(s.num_device_mallocs == 3);
   CHECK(s.allocated_bytes == 1024 + 1024 + 4096);
   CHECK(s.peak_allocated_bytes == 1024 + 1024 + 4096);
-  CHECK(s.cached_bytes == 0);
+  CHECK(s.cached_bytes() == 0);
 }
 
 TEST_CASE("the peak is reset to what is allocated now") {
@@ -84,11 +84,11 @@ TEST_CASE("the peak is reset to what is allocated now") {
 TEST_CASE("empty_cache gives every cached block back") {
   CpuCachingAllocator allocator(true);
   { DataPtr a = allocator.allocate(100, kCPU), b = allocator.allocate(5000, kCPU), c = allocator.allocate(5000, kCPU); }
-  CHECK(allocator.stats().cached_bytes == 128 + 5120 + 5120);
+  CHECK(allocator.stats().cached_bytes() == 128 + 5120 + 5120);
   allocator.empty_cache();
   CpuMemoryStats s = allocator.stats();
-  CHECK(s.cached_bytes == 0);
-  CHECK(s.num_system_frees == 3);
+  CHECK(s.cached_bytes() == 0);
+  CHECK(s.num_device_frees == 3);
   DataPtr again = allocator.allocate(5000, kCPU);
   CHECK(allocator.stats().num_cache_hits == 0);
 }
@@ -99,8 +99,8 @@ TEST_CASE("blocks beyond the cache limit go back to the system") {
     DataPtr a = allocator.allocate(4096, kCPU), b = allocator.allocate(4096, kCPU), c = allocator.allocate(4096, kCPU);
   }
   CpuMemoryStats s = allocator.stats();
-  CHECK(s.cached_bytes == 8192);
-  CHECK(s.num_system_frees == 1);
+  CHECK(s.cached_bytes() == 8192);
+  CHECK(s.num_device_frees == 1);
 }
 
 TEST_CASE("without caching every block goes back to the system, and the counters still count") {
@@ -111,9 +111,9 @@ TEST_CASE("without caching every block goes back to the system, and the counters
   CpuMemoryStats s = allocator.stats();
   CHECK(s.num_allocs == 2);
   CHECK(s.num_cache_hits == 0);
-  CHECK(s.num_system_allocs == 2);
-  CHECK(s.num_system_frees == 1);
-  CHECK(s.cached_bytes == 0);
+  CHECK(s.num_device_mallocs == 2);
+  CHECK(s.num_device_frees == 1);
+  CHECK(s.cached_bytes() == 0);
   CHECK(s.allocated_bytes == 3072);
 }
 
@@ -132,7 +132,7 @@ TEST_CASE("threads allocating and freeing at once keep the counters balanced") {
   CpuMemoryStats s = allocator.stats();
   CHECK(s.allocated_bytes == 0);
   CHECK(s.num_allocs == 4 * 2000 * 2);
-  CHECK(s.num_allocs == s.num_cache_hits + s.num_system_allocs);
+  CHECK(s.num_allocs == s.num_cache_hits + s.num_device_mallocs);
 }
 
 TEST_CASE("CPU tensors reuse the blocks of dead tensors of the same size") {
@@ -148,5 +148,5 @@ TEST_CASE("CPU tensors reuse the blocks of dead tensors of the same size") {
   // Off under ASan and BRISK_NO_CACHING_ALLOCATOR=1.
   CHECK(after.num_cache_hits == before.num_cache_hits + (allocator->caching() ? 1 : 0));
   cpu_empty_cache();
-  CHECK(cpu_memory_stats().cached_bytes == 0);
+  CHECK(cpu_memory_stats().cached_bytes() == 0);
 }
