@@ -91,7 +91,6 @@ class CustomFunctionNode final : public Node {
   void release_saved() override;
 
   AutogradContext& ctx() { return ctx_; }
-  const TensorList& inputs() const { return inputs_; }
   // After forward: connects the outputs to this node (when history is recorded) and packs
   // the saved tensors. Returns the outputs as the caller should see them.
   TensorList record_outputs(TensorList outputs);

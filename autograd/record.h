@@ -99,6 +99,18 @@ void rebase_history(const char* name, const Tensor& self, std::initializer_list<
   if (needs_history(inputs)) rebase_history_now(name, self, inputs, saved, std::forward<F>(fn));
 }
 
+// The steps of attach_history, which custom functions (autograd/function.h) take one by one.
+// The edges a node for `inputs` sends their gradients along.
+std::vector<Edge> collect_next_edges(const TensorList& inputs);
+// `output`, or a new handle to it (an alias) when it is one of `inputs`, whose history it must
+// not overwrite.
+Tensor distinct_from_inputs(const Tensor& output, const TensorList& inputs);
+// Registers `output` as the node's next output and, when it is floating point and
+// `differentiable`, makes the node its grad_fn.
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node, bool differentiable = true);
+// The tensors to save for the node of `outputs`, each recognised as one of them or not.
+std::vector<SavedTensor> pack_saved(const TensorList& saved, const TensorList& outputs);
+
 // Makes retain_grad() keep the gradient of non-leaf `t` (used by Tensor::retain_grad and by
 // rebase_history).
 void install_retain_grad_hook(const Tensor& t);
