@@ -24,15 +24,6 @@ void set_enabled(DeviceType t, bool enabled) {
   s.enabled = enabled;
 }
 
-const char* device_type_name(DeviceType t) {
-  switch (t) {
-    case DeviceType::CPU: return "cpu";
-    case DeviceType::CUDA: return "cuda";
-    case DeviceType::Sim: return "sim";
-  }
-  return "?";
-}
-
 }  // namespace
 
 bool is_autocast_enabled(DeviceType device_type) { return state[slot(device_type)].enabled; }
@@ -45,8 +36,7 @@ autocast::autocast(Device device_type, std::optional<DType> dtype, bool enabled)
       previous_dtype_(get_autocast_dtype(device_type_)) {
   if (dtype) {
     BRISK_CHECK(*dtype == kBFloat16 || *dtype == kFloat16,
-                "autocast: dtype {} is not a lower precision for {} (use bfloat16 or float16)", *dtype,
-                device_type_name(device_type_));
+                "autocast: dtype {} is not a lower precision for {} (use bfloat16 or float16)", *dtype, device_type);
     state[slot(device_type_)].dtype = *dtype;
   }
   set_enabled(device_type_, enabled);
