@@ -1,19 +1,8 @@
 #pragma once
-// Automatic mixed precision (torch.autocast): inside an autocast scope the ops of
-// autograd/autocast_policy.h cast their floating point inputs as its table says, so that
-// matrix products and convolutions run in bfloat16 or float16 while losses and the like
-// stay in float32.
-//
-//   {
-//     brisk::autocast guard(kCPU, kBFloat16);
-//     Tensor loss = F::cross_entropy(model->forward(x), y);  // linear/conv2d in bfloat16, loss in float32
-//   }
-//   loss.backward();  // each gradient runs in its forward's dtype; float32 parameters get float32 gradients
-//
-// The casts are recorded ops, so gradients flow back to the tensors as they were passed in.
-// The state is per thread and per device type (the CPU, CUDA; the simulated device has its
-// own and follows CUDA's table); scopes nest, and autocast(device, dtype, false) turns it
-// off inside another. Backward always runs with autocast off.
+// Automatic mixed precision (torch.autocast; docs/amp.md): inside an autocast scope the ops of
+// autograd/autocast_policy.h cast their floating point inputs as its table says. The casts are
+// recorded ops, so gradients flow back to the tensors as they were passed in. The state is per
+// thread and per device type (the simulated device has its own); backward runs with it off.
 #include <array>
 #include <cstddef>
 #include <optional>
