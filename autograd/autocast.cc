@@ -51,17 +51,6 @@ autocast::~autocast() {
 
 namespace brisk::autograd {
 
-AutocastOff::AutocastOff() {
-  for (size_t i = 0; i < previous_.size(); ++i) {
-    previous_[i] = is_autocast_enabled(static_cast<DeviceType>(i));
-    set_enabled(static_cast<DeviceType>(i), false);
-  }
-}
-
-AutocastOff::~AutocastOff() {
-  for (size_t i = 0; i < previous_.size(); ++i) set_enabled(static_cast<DeviceType>(i), previous_[i]);
-}
-
 namespace detail {
 namespace {
 
@@ -96,10 +85,6 @@ DType promoted_dtype(DType lower, const Tensor* const* inputs, size_t n, DeviceT
 
 bool autocast_on_anywhere() { return enabled_device_types > 0; }
 
-AutocastScope::~AutocastScope() {
-  if (excluded_) set_enabled(*excluded_, true);
-}
-
 bool AutocastScope::apply(AutocastPolicy policy, const Tensor* const* inputs, Tensor* cast, size_t n) {
   std::optional<DeviceType> device_type = inputs_device_type(inputs, n);
   if (!device_type || !is_autocast_enabled(*device_type)) return false;
@@ -112,8 +97,7 @@ bool AutocastScope::apply(AutocastPolicy policy, const Tensor* const* inputs, Te
   for (size_t i = 0; i < n; ++i) {
     cast[i] = eligible(*inputs[i], *device_type) ? inputs[i]->to(target) : *inputs[i];
   }
-  set_enabled(*device_type, false);
-  excluded_ = device_type;
+  off_.emplace(Device(*device_type), std::nullopt, false);
   return true;
 }
 

@@ -41,15 +41,10 @@ class autocast {
 namespace brisk::autograd {
 
 // Turns autocast off for every device type for a scope (the engine runs backward under one).
-class AutocastOff {
- public:
-  AutocastOff();
-  ~AutocastOff();
-  AutocastOff(const AutocastOff&) = delete;
-  AutocastOff& operator=(const AutocastOff&) = delete;
-
- private:
-  std::array<bool, 3> previous_;
+struct AutocastOff {
+  autocast cpu{kCPU, std::nullopt, false};
+  autocast cuda{cuda_device(), std::nullopt, false};
+  autocast sim{sim_device(), std::nullopt, false};
 };
 
 namespace detail {
@@ -59,17 +54,13 @@ namespace detail {
 bool autocast_on_anywhere();
 
 // Applies `policy` to inputs[0..n) into cast[0..n) and, when it applies, turns autocast off
-// for the inputs' device type until the destructor; returns whether it applied.
+// for the inputs' device type while the scope lives; returns whether it applied.
 class AutocastScope {
  public:
-  AutocastScope() = default;
-  ~AutocastScope();
-  AutocastScope(const AutocastScope&) = delete;
-  AutocastScope& operator=(const AutocastScope&) = delete;
   bool apply(AutocastPolicy policy, const Tensor* const* inputs, Tensor* cast, size_t n);
 
  private:
-  std::optional<DeviceType> excluded_;
+  std::optional<autocast> off_;
 };
 
 }  // namespace detail
