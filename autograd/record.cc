@@ -79,11 +79,8 @@ void ClosureNode::release_saved() {
 namespace {
 template <typename Range>
 bool any_requires_grad(const Range& inputs) {
-  if (!GradMode::is_enabled()) return false;
-  for (const Tensor& t : inputs) {
-    if (t.defined() && t.requires_grad()) return true;
-  }
-  return false;
+  return GradMode::is_enabled() &&
+         std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); });
 }
 }  // namespace
 
