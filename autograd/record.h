@@ -73,15 +73,9 @@ TensorList attach_history(const char* name, TensorList outputs, const TensorList
 void rebase_history_now(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
                         BackwardFn fn);
 
-template <typename F>
-Tensor record(const char* name, Tensor output, std::initializer_list<Tensor> inputs,
-              std::initializer_list<Tensor> saved, F&& fn) {
-  if (!needs_history(inputs)) return output;
-  return attach_history(name, {std::move(output)}, inputs, saved, std::forward<F>(fn))[0];
-}
-
-template <typename F>
-Tensor record(const char* name, Tensor output, const TensorList& inputs, std::initializer_list<Tensor> saved, F&& fn) {
+// `inputs`: a braced list of tensors or a TensorList.
+template <typename Inputs = std::initializer_list<Tensor>, typename F>
+Tensor record(const char* name, Tensor output, const Inputs& inputs, std::initializer_list<Tensor> saved, F&& fn) {
   if (!needs_history(inputs)) return output;
   return attach_history(name, {std::move(output)}, inputs, saved, std::forward<F>(fn))[0];
 }
