@@ -50,6 +50,26 @@ void modify(Tensor& self, const char* op, Kernel&& kernel) {
 // `needed`: it costs a copy.
 Tensor value_before_change(const Tensor& self, bool needed) { return needed ? self.clone() : Tensor(); }
 
+// An in-place math or activation row. Its derivative reads what the row's Saved column names:
+// self's value before the change, self after it (the result), or nothing.
+template <typename Derivative>
+Tensor& unary_row_(Tensor& self, UnaryOp op, const char* name, const char* node, autograd::Saved saved,
+                   Derivative derivative) {
+  Tensor input = value_before_change(self, saved == autograd::Saved::Input && needs_history({self}));
+  modify(self, name, [&] { native::unary_(op, self); });
+  rebase_history(node, self, {self}, {saved == autograd::Saved::Output ? self : input},
+                 [derivative](const BackwardArgs& g) -> TensorList { return derivative(g, g.saved[0]); });
+  return self;
+}
+
+// fill_ and zero_.
+Tensor& fill(Tensor& self, Scalar value, const char* op) {
+  modify(self, op, [&] { native::fill_(self, value); });
+  rebase_history("FillBackward", self, {self}, {},
+                 [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
+  return self;
+}
+
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
@@ -122,22 +142,6 @@ Tensor& Tensor::neg_() {
   return *this;
 }
 
-namespace {
-
-// An in-place math or activation row. Its derivative reads what the row's Saved column names:
-// self's value before the change, self after it (the result), or nothing.
-template <typename Derivative>
-Tensor& unary_row_(Tensor& self, UnaryOp op, const char* name, const char* node, autograd::Saved saved,
-                   Derivative derivative) {
-  Tensor input = value_before_change(self, saved == autograd::Saved::Input && needs_history({self}));
-  modify(self, name, [&] { native::unary_(op, self); });
-  rebase_history(node, self, {self}, {saved == autograd::Saved::Output ? self : input},
-                 [derivative](const BackwardArgs& g) -> TensorList { return derivative(g, g.saved[0]); });
-  return self;
-}
-
-}  // namespace
-
 #define BRISK_MATH_INPLACE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)      \
   Tensor& Tensor::name##_() {                                                                \
     return unary_row_(*this, UnaryOp::Op, #name "_", #Op "Backward", autograd::Saved::saved, \
@@ -200,17 +204,6 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
                  [](const BackwardArgs& g) { return autograd::masked_fill_backward(g, g.saved[0]); });
   return *this;
 }
-
-namespace {
-
-Tensor& fill(Tensor& self, Scalar value, const char* op) {
-  modify(self, op, [&] { native::fill_(self, value); });
-  rebase_history("FillBackward", self, {self}, {},
-                 [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
-  return self;
-}
-
-}  // namespace
 
 Tensor& Tensor::fill_(Scalar value) { return fill(*this, value, "fill_"); }
 Tensor& Tensor::zero_() { return fill(*this, 0, "zero_"); }
