@@ -6,26 +6,38 @@
 
 namespace brisk::autograd {
 
+namespace {
+
+// No handle but `t` sees its memory, and it is contiguous (an expanded gradient's stride-0
+// elements share memory).
 bool exclusively_owned(const Tensor& t) {
   return t.use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
+}
+
+}  // namespace
+
+void accumulate(Tensor& sum, Tensor grad, bool create_graph) {
+  if (!grad.defined()) return;
+  if (!sum.defined()) {
+    sum = std::move(grad);
+  } else if (create_graph) {
+    sum = sum + grad;
+  } else if (exclusively_owned(sum) && sum.sizes() == grad.sizes() && sum.dtype() == grad.dtype()) {
+    native::binary_(BinaryOp::Add, sum, grad, OpParams{1.0});
+    sum.bump_version();
+  } else {
+    sum = native::binary(BinaryOp::Add, sum, grad, OpParams{1.0});
+  }
 }
 
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   Tensor grad = std::move(grads[0]);
   if (!grad.defined()) return {};
   AutogradMeta& meta = variable_.autograd_meta();
-  Tensor& current = meta.grad;
-  if (GradMode::is_enabled()) {
-    // create_graph: .grad keeps its history so it can be differentiated again.
-    current = current.defined() ? current + grad : grad;
-  } else if (!current.defined()) {
-    current = exclusively_owned(grad) ? std::move(grad) : native::clone(grad);
-  } else if (exclusively_owned(current) && current.sizes() == grad.sizes()) {
-    native::binary_(BinaryOp::Add, current, grad, OpParams{1.0});
-    current.bump_version();
-  } else {
-    current = native::binary(BinaryOp::Add, current, grad, OpParams{1.0});
-  }
+  const bool create_graph = GradMode::is_enabled();
+  // A first gradient that other handles see is copied: .grad must be the leaf's own.
+  if (!meta.grad.defined() && !create_graph && !exclusively_owned(grad)) grad = native::clone(grad);
+  accumulate(meta.grad, std::move(grad), create_graph);
   for (auto& hook : meta.post_accumulate_hooks) hook.second(variable_);
   return {};
 }

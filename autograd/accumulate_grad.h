@@ -29,9 +29,9 @@ class AccumulateGrad final : public Node {
   Tensor variable_;
 };
 
-// Whether a gradient buffer may be adopted or summed into in place: no handle but `t` sees its
-// memory, and it is contiguous (an expanded gradient's stride-0 elements share memory).
-bool exclusively_owned(const Tensor& t);
+// Sums `grad` (if defined) into `sum` (a gradient so far, or undefined): with history under
+// `create_graph`, else in place when no other handle sees sum's memory.
+void accumulate(Tensor& sum, Tensor grad, bool create_graph);
 
 // The leaf's AccumulateGrad: created on first use, shared by every graph using the leaf, and
 // freed with the last of them.

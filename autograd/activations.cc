@@ -11,6 +11,7 @@
 
 namespace brisk {
 
+using autograd::AutocastOp;
 using autograd::BackwardArgs;
 using autograd::record;
 using autograd::TensorList;
@@ -42,6 +43,16 @@ Tensor softmax_grad(const Tensor& grad, const Tensor& y, int64_t dim, bool log) 
   return y * (grad - sum(grad * y, {dim}, true));
 }
 
+// softmax, or log_softmax when `log`.
+Tensor softmax_op(const Tensor& x_in, int64_t dim, bool log) {
+  autograd::AutocastInputs autocast_inputs(log ? AutocastOp::log_softmax : AutocastOp::softmax, x_in);
+  const Tensor& x = autocast_inputs[0];
+  int64_t d = wrap_dim(dim, x.dim(), log ? "log_softmax" : "softmax");
+  Tensor out = native::softmax(x, d, log);
+  return record(log ? "LogSoftmaxBackward" : "SoftmaxBackward", out, {x}, {out},
+                [d, log](const BackwardArgs& g) -> TensorList { return {softmax_grad(g.grad(), g.saved[0], d, log)}; });
+}
+
 }  // namespace
 
 Tensor autograd::run_activation(UnaryOp op, const Tensor& x_in, OpParams params) {
@@ -60,22 +71,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
   return autograd::run_activation(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, x);
 }
 
-Tensor softmax(const Tensor& x_in, int64_t dim) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::softmax, x_in);
-  const Tensor& x = autocast_inputs[0];
-  int64_t d = wrap_dim(dim, x.dim(), "softmax");
-  Tensor out = native::softmax(x, d, false);
-  return record("SoftmaxBackward", out, {x}, {out},
-                [d](const BackwardArgs& g) -> TensorList { return {softmax_grad(g.grad(), g.saved[0], d, false)}; });
-}
-
-Tensor log_softmax(const Tensor& x_in, int64_t dim) {
-  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::log_softmax, x_in);
-  const Tensor& x = autocast_inputs[0];
-  int64_t d = wrap_dim(dim, x.dim(), "log_softmax");
-  Tensor out = native::softmax(x, d, true);
-  return record("LogSoftmaxBackward", out, {x}, {out},
-                [d](const BackwardArgs& g) -> TensorList { return {softmax_grad(g.grad(), g.saved[0], d, true)}; });
-}
+Tensor softmax(const Tensor& x, int64_t dim) { return softmax_op(x, dim, false); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_op(x, dim, true); }
 
 }  // namespace brisk

@@ -5,7 +5,6 @@
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "autograd/row_op.h"
-#include "tensor/native/ops.h"
 
 namespace brisk {
 

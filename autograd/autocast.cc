@@ -24,15 +24,6 @@ void set_enabled(DeviceType t, bool enabled) {
   s.enabled = enabled;
 }
 
-const char* device_type_name(DeviceType t) {
-  switch (t) {
-    case DeviceType::CPU: return "cpu";
-    case DeviceType::CUDA: return "cuda";
-    case DeviceType::Sim: return "sim";
-  }
-  return "?";
-}
-
 }  // namespace
 
 bool is_autocast_enabled(DeviceType device_type) { return state[slot(device_type)].enabled; }
@@ -45,8 +36,7 @@ autocast::autocast(Device device_type, std::optional<DType> dtype, bool enabled)
       previous_dtype_(get_autocast_dtype(device_type_)) {
   if (dtype) {
     BRISK_CHECK(*dtype == kBFloat16 || *dtype == kFloat16,
-                "autocast: dtype {} is not a lower precision for {} (use bfloat16 or float16)", *dtype,
-                device_type_name(device_type_));
+                "autocast: dtype {} is not a lower precision for {} (use bfloat16 or float16)", *dtype, device_type);
     state[slot(device_type_)].dtype = *dtype;
   }
   set_enabled(device_type_, enabled);
@@ -60,17 +50,6 @@ autocast::~autocast() {
 }  // namespace brisk
 
 namespace brisk::autograd {
-
-AutocastOff::AutocastOff() {
-  for (size_t i = 0; i < previous_.size(); ++i) {
-    previous_[i] = is_autocast_enabled(static_cast<DeviceType>(i));
-    set_enabled(static_cast<DeviceType>(i), false);
-  }
-}
-
-AutocastOff::~AutocastOff() {
-  for (size_t i = 0; i < previous_.size(); ++i) set_enabled(static_cast<DeviceType>(i), previous_[i]);
-}
 
 namespace detail {
 namespace {
@@ -106,10 +85,6 @@ DType promoted_dtype(DType lower, const Tensor* const* inputs, size_t n, DeviceT
 
 bool autocast_on_anywhere() { return enabled_device_types > 0; }
 
-AutocastScope::~AutocastScope() {
-  if (excluded_) set_enabled(*excluded_, true);
-}
-
 bool AutocastScope::apply(AutocastPolicy policy, const Tensor* const* inputs, Tensor* cast, size_t n) {
   std::optional<DeviceType> device_type = inputs_device_type(inputs, n);
   if (!device_type || !is_autocast_enabled(*device_type)) return false;
@@ -122,8 +97,7 @@ bool AutocastScope::apply(AutocastPolicy policy, const Tensor* const* inputs, Te
   for (size_t i = 0; i < n; ++i) {
     cast[i] = eligible(*inputs[i], *device_type) ? inputs[i]->to(target) : *inputs[i];
   }
-  set_enabled(*device_type, false);
-  excluded_ = device_type;
+  off_.emplace(Device(*device_type), std::nullopt, false);
   return true;
 }
 

@@ -1,19 +1,8 @@
 #pragma once
-// Automatic mixed precision (torch.autocast): inside an autocast scope the ops of
-// autograd/autocast_policy.h cast their floating point inputs as its table says, so that
-// matrix products and convolutions run in bfloat16 or float16 while losses and the like
-// stay in float32.
-//
-//   {
-//     brisk::autocast guard(kCPU, kBFloat16);
-//     Tensor loss = F::cross_entropy(model->forward(x), y);  // linear/conv2d in bfloat16, loss in float32
-//   }
-//   loss.backward();  // each gradient runs in its forward's dtype; float32 parameters get float32 gradients
-//
-// The casts are recorded ops, so gradients flow back to the tensors as they were passed in.
-// The state is per thread and per device type (the CPU, CUDA; the simulated device has its
-// own and follows CUDA's table); scopes nest, and autocast(device, dtype, false) turns it
-// off inside another. Backward always runs with autocast off.
+// Automatic mixed precision (torch.autocast; docs/amp.md): inside an autocast scope the ops of
+// autograd/autocast_policy.h cast their floating point inputs as its table says. The casts are
+// recorded ops, so gradients flow back to the tensors as they were passed in. The state is per
+// thread and per device type (the simulated device has its own); backward runs with it off.
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -52,15 +41,10 @@ class autocast {
 namespace brisk::autograd {
 
 // Turns autocast off for every device type for a scope (the engine runs backward under one).
-class AutocastOff {
- public:
-  AutocastOff();
-  ~AutocastOff();
-  AutocastOff(const AutocastOff&) = delete;
-  AutocastOff& operator=(const AutocastOff&) = delete;
-
- private:
-  std::array<bool, 3> previous_;
+struct AutocastOff {
+  autocast cpu{kCPU, std::nullopt, false};
+  autocast cuda{cuda_device(), std::nullopt, false};
+  autocast sim{sim_device(), std::nullopt, false};
 };
 
 namespace detail {
@@ -70,17 +54,13 @@ namespace detail {
 bool autocast_on_anywhere();
 
 // Applies `policy` to inputs[0..n) into cast[0..n) and, when it applies, turns autocast off
-// for the inputs' device type until the destructor; returns whether it applied.
+// for the inputs' device type while the scope lives; returns whether it applied.
 class AutocastScope {
  public:
-  AutocastScope() = default;
-  ~AutocastScope();
-  AutocastScope(const AutocastScope&) = delete;
-  AutocastScope& operator=(const AutocastScope&) = delete;
   bool apply(AutocastPolicy policy, const Tensor* const* inputs, Tensor* cast, size_t n);
 
  private:
-  std::optional<DeviceType> excluded_;
+  std::optional<autocast> off_;
 };
 
 }  // namespace detail

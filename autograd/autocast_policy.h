@@ -1,14 +1,8 @@
 #pragma once
-// Autocast's policy: which ops run in the lower precision, which in float32 and which in
-// their widest input's dtype, on the CPU and on CUDA, as torch.autocast's lists (PyTorch 2.x:
-// aten/src/ATen/autocast_mode.{h,cpp}). The policy is written in two places: the elementwise
-// ops' in the CpuCast and CudaCast columns of their rows (tensor/op_table.h), applied by
-// autograd::run_row (autograd/row_op.h); the other ops' in the table below, each applying it
-// where it is called (autograd/autocast.h). tests/amp/autocast_policy_test replays PyTorch's
-// CPU choices against both.
-//
-// The simulated device (sim:N) follows the CUDA column, so that column is exercised on
-// machines without a GPU.
+// Autocast's policy (docs/amp.md): which ops run in the lower precision, which in float32 and
+// which in their widest input's dtype, on the CPU and on CUDA, as torch.autocast's lists. The
+// elementwise ops' policy is in the CpuCast and CudaCast columns of their rows
+// (tensor/op_table.h), the other ops' in the table below. The simulated device follows CUDA's.
 #include "tensor/device.h"
 #include "tensor/op_kinds.h"
 
@@ -23,11 +17,7 @@ enum class CastPolicy {
   Promote,         // cast all to the widest of them (the autocast dtype, or float32 if any is wider)
 };
 
-// X(op, CPU policy, CUDA policy). CUDA's float32 column includes PyTorch's "fp32 with
-// opt dtype" ops (softmax, log_softmax, sum, prod): their results are float32 either way.
-// On the CPU PyTorch keeps softmax, norms, exp/log and reductions other than prod in the
-// inputs' dtype (which under autocast is usually float32 anyway: only the GEMMs and
-// convolutions make 16-bit results).
+// X(op, CPU policy, CUDA policy).
 // clang-format off
 #define BRISK_AUTOCAST_OPS(X)                                  \
   /* matrix products and convolutions */                       \

@@ -75,14 +75,6 @@ Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim,
                 [=](const BackwardArgs& a) -> TensorList { return {a.grad().slice(dim, start, end, step)}; });
 }
 
-Tensor select_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, int64_t index) {
-  Tensor out = native::zeros(input_shape, TensorOptions(grad.dtype()).device(grad.device()));
-  Tensor region = native::select(out, dim, index);
-  native::copy_(region, grad);
-  return record("SelectBackwardBackward", out, {grad}, {},
-                [=](const BackwardArgs& a) -> TensorList { return {a.grad().select(dim, index)}; });
-}
-
 Tensor activation_backward(BinaryOp op, const Tensor& grad, const Tensor& saved, OpParams params) {
   Tensor out = native::binary(op, grad, saved, params);
   return record(activation_backward_name(op), out, {grad, saved}, {grad, saved},

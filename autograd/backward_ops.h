@@ -11,11 +11,10 @@ namespace brisk::autograd {
 // Sums `grad` down to `shape`, undoing a broadcast (backward: expand).
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 
-// Zeros of `input_shape` with `grad` written into the region that slice (or select) took
-// (backward: the slice or select itself).
+// Zeros of `input_shape` with `grad` written into the region that slice took (backward: the
+// slice itself).
 Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
-Tensor select_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, int64_t index);
 
 // grad * f'(saved) for an activation f by its fused kernel `op` (one of the *Backward rows of
 // tensor/op_table.h; `saved` is the input or the output as the table says, `params` the

@@ -9,7 +9,6 @@
 #include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "profiler/record.h"
-#include "tensor/native/ops.h"
 
 namespace brisk::autograd {
 
@@ -95,20 +94,6 @@ void count_dependencies(Node* root, GraphTask& task) {
       ++task.dependencies[child];
       if (seen.insert(child).second) stack.push_back(child);
     }
-  }
-}
-
-// Sums a gradient into a node's input slot, in place when the buffer allows it.
-void accumulate(Tensor& slot, Tensor grad, bool create_graph) {
-  if (!grad.defined()) return;
-  if (!slot.defined()) {
-    slot = std::move(grad);
-  } else if (create_graph) {
-    slot = slot + grad;
-  } else if (exclusively_owned(slot) && slot.sizes() == grad.sizes() && slot.dtype() == grad.dtype()) {
-    native::binary_(BinaryOp::Add, slot, grad, OpParams{1.0});
-  } else {
-    slot = native::binary(BinaryOp::Add, slot, grad, OpParams{1.0});
   }
 }
 

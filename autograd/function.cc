@@ -5,47 +5,35 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "autograd/accumulate_grad.h"
 #include "autograd/record.h"
-#include "tensor/autograd_meta.h"
-#include "tensor/native/ops.h"
 
 namespace brisk::autograd {
 
 namespace {
-const char* kind_name(size_t index) {
-  static const char* names[] = {"nothing", "a bool", "an int", "a double", "a string", "an int list"};
-  return names[index];
+
+// The alternative T of a SavedValue's variant; `accessor` names the caller in the error.
+template <typename T, typename Variant>
+const T& checked_get(const Variant& value, const char* accessor) {
+  static const char* kinds[] = {"nothing", "a bool", "an int", "a double", "a string", "an int list"};
+  BRISK_CHECK(std::holds_alternative<T>(value), "SavedValue::{}: the value is {}", accessor, kinds[value.index()]);
+  return std::get<T>(value);
 }
+
 }  // namespace
 
-bool SavedValue::toBool() const {
-  BRISK_CHECK(std::holds_alternative<bool>(value_), "SavedValue::toBool: the value is {}", kind_name(value_.index()));
-  return std::get<bool>(value_);
-}
+bool SavedValue::toBool() const { return checked_get<bool>(value_, "toBool"); }
 
-int64_t SavedValue::toInt() const {
-  BRISK_CHECK(std::holds_alternative<int64_t>(value_), "SavedValue::toInt: the value is {}", kind_name(value_.index()));
-  return std::get<int64_t>(value_);
-}
+int64_t SavedValue::toInt() const { return checked_get<int64_t>(value_, "toInt"); }
 
 double SavedValue::toDouble() const {
   if (std::holds_alternative<int64_t>(value_)) return static_cast<double>(std::get<int64_t>(value_));
-  BRISK_CHECK(std::holds_alternative<double>(value_), "SavedValue::toDouble: the value is {}",
-              kind_name(value_.index()));
-  return std::get<double>(value_);
+  return checked_get<double>(value_, "toDouble");
 }
 
-const std::string& SavedValue::toStringRef() const {
-  BRISK_CHECK(std::holds_alternative<std::string>(value_), "SavedValue::toStringRef: the value is {}",
-              kind_name(value_.index()));
-  return std::get<std::string>(value_);
-}
+const std::string& SavedValue::toStringRef() const { return checked_get<std::string>(value_, "toStringRef"); }
 
 const std::vector<int64_t>& SavedValue::toIntVector() const {
-  BRISK_CHECK(std::holds_alternative<std::vector<int64_t>>(value_), "SavedValue::toIntVector: the value is {}",
-              kind_name(value_.index()));
-  return std::get<std::vector<int64_t>>(value_);
+  return checked_get<std::vector<int64_t>>(value_, "toIntVector");
 }
 
 TensorList AutogradContext::get_saved_variables() const {
@@ -73,32 +61,17 @@ TensorList CustomFunctionNode::record_outputs(TensorList outputs) {
   TensorList inputs = std::move(inputs_);
   if (!needs_history(inputs)) return outputs;
 
-  std::vector<Edge> edges;
-  for (const Tensor& t : inputs) edges.push_back(gradient_edge(t));
-  set_next_edges(std::move(edges));
+  set_next_edges(collect_next_edges(inputs));
   ctx_.node_ = shared_from_this();
 
-  auto& non_diff = ctx_.non_differentiable_;
+  const auto& non_diff = ctx_.non_differentiable_;
   for (Tensor& out : outputs) {
     BRISK_CHECK(out.defined(), "{}: forward returned an undefined tensor", name_);
-    bool differentiable =
-        out.is_floating_point() && std::find(non_diff.begin(), non_diff.end(), out.impl()) == non_diff.end();
-    // An input returned as is must keep its own history: the output is a new handle.
-    bool is_input = std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& in) { return in.is_same(out); });
-    if (is_input) out = native::alias(out);
-    uint32_t slot = add_input_metadata(out);
-    if (!differentiable) continue;
-    AutogradMeta& meta = out.autograd_meta();
-    meta.requires_grad = true;
-    meta.grad_fn = shared_from_this();
-    meta.output_nr = slot;
+    bool marked = std::find(non_diff.begin(), non_diff.end(), out.impl()) != non_diff.end();
+    out = distinct_from_inputs(out, inputs);
+    set_history(out, shared_from_this(), !marked);
   }
-  for (const Tensor& t : ctx_.to_save_) {
-    auto it =
-        std::find_if(outputs.begin(), outputs.end(), [&](const Tensor& out) { return t.defined() && out.is_same(t); });
-    bool is_output = it != outputs.end();
-    ctx_.saved_.emplace_back(t, is_output, is_output ? static_cast<uint32_t>(it - outputs.begin()) : 0);
-  }
+  ctx_.saved_ = pack_saved(ctx_.to_save_, outputs);
   ctx_.to_save_.clear();
   return outputs;
 }
@@ -110,16 +83,12 @@ TensorList CustomFunctionNode::apply(TensorList&& grads) {
     }
   }
   TensorList returned = backward_(&ctx_, std::move(grads));
-  size_t expected = is_tensor_arg_.size();
-  for (size_t i = expected; i < returned.size(); ++i) {
-    BRISK_CHECK(!returned[i].defined(),
-                "function {} backward returned an incorrect number of gradients (expected {}, got {})", name_, expected,
-                returned.size());
-  }
-  if (returned.size() > expected) returned.resize(expected);
+  const size_t expected = is_tensor_arg_.size(), got = returned.size();
+  // Undefined gradients past the last argument are allowed, as in PyTorch.
+  while (returned.size() > expected && !returned.back().defined()) returned.pop_back();
   BRISK_CHECK(returned.size() == expected,
               "function {} backward returned an incorrect number of gradients (expected {}, got {})", name_, expected,
-              returned.size());
+              got);
   TensorList grads_for_inputs;
   for (size_t i = 0; i < expected; ++i) {
     if (is_tensor_arg_[i]) {

@@ -91,7 +91,6 @@ class CustomFunctionNode final : public Node {
   void release_saved() override;
 
   AutogradContext& ctx() { return ctx_; }
-  const TensorList& inputs() const { return inputs_; }
   // After forward: connects the outputs to this node (when history is recorded) and packs
   // the saved tensors. Returns the outputs as the caller should see them.
   TensorList record_outputs(TensorList outputs);
@@ -145,20 +144,15 @@ struct Function {
     using Output = decltype(T::forward(&node->ctx(), std::forward<Args>(args)...));
     static_assert(std::is_same_v<Output, Tensor> || std::is_same_v<Output, TensorList>,
                   "Function::forward must return a Tensor or a TensorList");
-    TensorList outputs;
+    Output output;
     {
       NoGradGuard no_grad;
-      if constexpr (std::is_same_v<Output, Tensor>) {
-        outputs.push_back(T::forward(&node->ctx(), std::forward<Args>(args)...));
-      } else {
-        outputs = T::forward(&node->ctx(), std::forward<Args>(args)...);
-      }
+      output = T::forward(&node->ctx(), std::forward<Args>(args)...);
     }
-    outputs = node->record_outputs(std::move(outputs));
     if constexpr (std::is_same_v<Output, Tensor>) {
-      return outputs[0];
+      return node->record_outputs({std::move(output)})[0];
     } else {
-      return outputs;
+      return node->record_outputs(std::move(output));
     }
   }
 };

@@ -1,7 +1,6 @@
 #include "autograd/gradcheck.h"
 
 #include <cmath>
-#include <string>
 
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
@@ -12,31 +11,14 @@ namespace brisk::autograd {
 
 namespace {
 
-// The storage position (in elements) of each element of `t`, in row-major order.
-std::vector<int64_t> element_offsets(const Tensor& t) {
-  std::vector<int64_t> offsets;
-  offsets.reserve(t.numel());
-  Shape index(t.dim(), 0);
-  for (int64_t n = 0; n < t.numel(); ++n) {
-    int64_t offset = t.offset();
-    for (int64_t d = 0; d < t.dim(); ++d) offset += index[d] * t.stride(d);
-    offsets.push_back(offset);
-    for (int64_t d = t.dim() - 1; d >= 0; --d) {
-      if (++index[d] < t.size(d)) break;
-      index[d] = 0;
-    }
-  }
-  return offsets;
-}
-
-// "[1, 2]": the multi-index of row-major element `flat` of a tensor of `shape`.
-std::string element_name(const Shape& shape, int64_t flat) {
+// The multi-index of row-major element `flat` of a tensor of `shape`.
+Shape multi_index(const Shape& shape, int64_t flat) {
   Shape index(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
     index[d] = flat % shape[d];
     flat /= shape[d];
   }
-  return fmt::format("{}", index);
+  return index;
 }
 
 void check_input(const Tensor& t, size_t i) {
@@ -49,8 +31,12 @@ void check_input(const Tensor& t, size_t i) {
   }
 }
 
-// Element `offset` of x's storage as a 0-dim view, to read and perturb on any device.
-Tensor element(const Tensor& x, int64_t offset) { return native::as_strided(x, {}, {}, offset); }
+// Row-major element `flat` of x as a 0-dim view, to read and perturb on any device.
+Tensor element(const Tensor& x, int64_t flat) {
+  Tensor e = x;
+  for (int64_t i : multi_index(x.sizes(), flat)) e = native::select(e, 0, i);
+  return e;
+}
 
 std::vector<double> evaluate(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
   NoGradGuard no_grad;
@@ -95,10 +81,9 @@ bool gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double 
   // (through a view of one element, so CUDA inputs are perturbed on their device).
   for (size_t c = 0; c < checked.size(); ++c) {
     const Tensor& x = inputs[checked[c]];
-    const std::vector<int64_t> offsets = element_offsets(x);
     const int64_t in_numel = x.numel();
     for (int64_t j = 0; j < in_numel; ++j) {
-      Tensor e = element(x, offsets[j]);
+      Tensor e = element(x, j);
       const double original = e.item<double>();
       native::fill_(e, original + eps);
       std::vector<double> plus = evaluate(fn, inputs);
@@ -111,7 +96,7 @@ bool gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double 
         BRISK_CHECK(std::abs(analytic - numerical) <= atol + rtol * std::abs(numerical),
                     "gradcheck: Jacobian mismatch for input {} (shape {}) at element {} and output element {} of "
                     "{}: numerical {} vs analytical {} (atol {}, rtol {})",
-                    checked[c], x.sizes(), element_name(x.sizes(), j), element_name(out.sizes(), k), out.sizes(),
+                    checked[c], x.sizes(), multi_index(x.sizes(), j), multi_index(out.sizes(), k), out.sizes(),
                     numerical, analytic, atol, rtol);
       }
     }
@@ -134,13 +119,9 @@ bool gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, dou
     for (const Tensor& t : in) {
       if (t.defined() && t.requires_grad()) differentiable.push_back(t);
     }
+    TensorList grads =
+        out.requires_grad() ? grad({out}, differentiable, {v}, true, true, true) : TensorList(differentiable.size());
     TensorList flat;
-    if (!out.requires_grad()) {
-      for (const Tensor& t : differentiable)
-        flat.push_back(zeros({t.numel()}, TensorOptions(kFloat64).device(t.device())));
-      return cat(flat, 0);
-    }
-    TensorList grads = grad({out}, differentiable, {v}, true, true, true);
     for (size_t i = 0; i < grads.size(); ++i) {
       const Tensor& t = differentiable[i];
       flat.push_back(grads[i].defined() ? grads[i].reshape({-1})

@@ -35,10 +35,11 @@ void check_inplace(const Tensor& self, const char* op) {
               op, self.describe());
 }
 
-// Runs the native in-place `kernel` and makes sure the version moves on exactly once, whether
-// or not the kernel bumped it.
+// Checks that in-place op `op` may change `self`, runs its native in-place `kernel` and makes
+// sure the version moves on exactly once, whether or not the kernel bumped it.
 template <typename Kernel>
-void modify(Tensor& self, Kernel&& kernel) {
+void modify(Tensor& self, const char* op, Kernel&& kernel) {
+  check_inplace(self, op);
   uint32_t before = self.version();
   kernel();
   if (self.version() == before) self.bump_version();
@@ -49,135 +50,127 @@ void modify(Tensor& self, Kernel&& kernel) {
 // `needed`: it costs a copy.
 Tensor value_before_change(const Tensor& self, bool needed) { return needed ? self.clone() : Tensor(); }
 
+// An in-place math or activation row. Its derivative reads what the row's Saved column names:
+// self's value before the change, self after it (the result), or nothing.
+template <typename Derivative>
+Tensor& unary_row_(Tensor& self, UnaryOp op, const char* name, const char* node, autograd::Saved saved,
+                   Derivative derivative) {
+  Tensor input = value_before_change(self, saved == autograd::Saved::Input && needs_history({self}));
+  modify(self, name, [&] { native::unary_(op, self); });
+  rebase_history(node, self, {self}, {saved == autograd::Saved::Output ? self : input},
+                 [derivative](const BackwardArgs& g) -> TensorList { return derivative(g, g.saved[0]); });
+  return self;
+}
+
+// fill_ and zero_.
+Tensor& fill(Tensor& self, Scalar value, const char* op) {
+  modify(self, op, [&] { native::fill_(self, value); });
+  rebase_history("FillBackward", self, {self}, {},
+                 [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
+  return self;
+}
+
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
-  check_inplace(*this, "add_");
-  modify(*this, [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{alpha.to_double()}); });
+  modify(*this, "add_", [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{alpha.to_double()}); });
   rebase_history("AddBackward", *this, {*this, other}, {},
                  [alpha](const BackwardArgs& g) { return autograd::add_backward(g, alpha); });
   return *this;
 }
 
 Tensor& Tensor::add_(Scalar other) {
-  check_inplace(*this, "add_");
-  modify(*this, [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{1.0}); });
+  modify(*this, "add_", [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{1.0}); });
   rebase_history("AddBackward", *this, {*this}, {}, autograd::add_scalar_backward);
   return *this;
 }
 
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
-  check_inplace(*this, "sub_");
-  modify(*this, [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{alpha.to_double()}); });
+  modify(*this, "sub_", [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{alpha.to_double()}); });
   rebase_history("SubBackward", *this, {*this, other}, {},
                  [alpha](const BackwardArgs& g) { return autograd::add_backward(g, -alpha.to_double()); });
   return *this;
 }
 
 Tensor& Tensor::sub_(Scalar other) {
-  check_inplace(*this, "sub_");
-  modify(*this, [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{1.0}); });
+  modify(*this, "sub_", [&] { native::binary_(BinaryOp::Sub, *this, other, OpParams{1.0}); });
   rebase_history("SubBackward", *this, {*this}, {}, autograd::add_scalar_backward);
   return *this;
 }
 
 Tensor& Tensor::mul_(const Tensor& other) {
-  check_inplace(*this, "mul_");
   Tensor original = value_before_change(*this, needs_history({other}));
-  modify(*this, [&] { native::binary_(BinaryOp::Mul, *this, other); });
+  modify(*this, "mul_", [&] { native::binary_(BinaryOp::Mul, *this, other); });
   rebase_history("MulBackward", *this, {*this, other}, {original, other},
                  [](const BackwardArgs& g) { return autograd::mul_backward(g, g.saved[0], g.saved[1]); });
   return *this;
 }
 
 Tensor& Tensor::mul_(Scalar other) {
-  check_inplace(*this, "mul_");
-  modify(*this, [&] { native::binary_(BinaryOp::Mul, *this, other); });
+  modify(*this, "mul_", [&] { native::binary_(BinaryOp::Mul, *this, other); });
   rebase_history("MulBackward", *this, {*this}, {},
                  [other](const BackwardArgs& g) { return autograd::mul_scalar_backward(g, other); });
   return *this;
 }
 
 Tensor& Tensor::div_(const Tensor& other) {
-  check_inplace(*this, "div_");
   Tensor original = value_before_change(*this, needs_history({other}));
-  modify(*this, [&] { native::binary_(BinaryOp::Div, *this, other); });
+  modify(*this, "div_", [&] { native::binary_(BinaryOp::Div, *this, other); });
   rebase_history("DivBackward", *this, {*this, other}, {original, other},
                  [](const BackwardArgs& g) { return autograd::div_backward(g, g.saved[0], g.saved[1]); });
   return *this;
 }
 
 Tensor& Tensor::div_(Scalar other) {
-  check_inplace(*this, "div_");
-  modify(*this, [&] { native::binary_(BinaryOp::Div, *this, other); });
+  modify(*this, "div_", [&] { native::binary_(BinaryOp::Div, *this, other); });
   rebase_history("DivBackward", *this, {*this}, {},
                  [other](const BackwardArgs& g) { return autograd::div_scalar_backward(g, other); });
   return *this;
 }
 
 Tensor& Tensor::pow_(Scalar exponent) {
-  check_inplace(*this, "pow_");
   Tensor original = value_before_change(*this, needs_history({*this}));
-  modify(*this, [&] { native::binary_(BinaryOp::Pow, *this, exponent); });
+  modify(*this, "pow_", [&] { native::binary_(BinaryOp::Pow, *this, exponent); });
   rebase_history("PowBackward", *this, {*this}, {original},
                  [exponent](const BackwardArgs& g) { return autograd::pow_scalar_backward(g, g.saved[0], exponent); });
   return *this;
 }
 
 Tensor& Tensor::neg_() {
-  check_inplace(*this, "neg_");
-  modify(*this, [&] { native::unary_(UnaryOp::Neg, *this); });
+  modify(*this, "neg_", [&] { native::unary_(UnaryOp::Neg, *this); });
   rebase_history("NegBackward", *this, {*this}, {}, autograd::neg_backward);
   return *this;
 }
 
-namespace {
-
-// An in-place math or activation row. Its derivative reads what the row's Saved column names:
-// self's value before the change, self after it (the result), or nothing.
-template <typename Derivative>
-Tensor& unary_row_(Tensor& self, UnaryOp op, const char* name, const char* node, autograd::Saved saved,
-                   Derivative derivative) {
-  check_inplace(self, name);
-  Tensor input = value_before_change(self, saved == autograd::Saved::Input && needs_history({self}));
-  modify(self, [&] { native::unary_(op, self); });
-  rebase_history(node, self, {self}, {saved == autograd::Saved::Output ? self : input},
-                 [derivative](const BackwardArgs& g) -> TensorList { return derivative(g, g.saved[0]); });
-  return self;
-}
-
-}  // namespace
-
-#define BRISK_MATH_INPLACE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)                      \
-  Tensor& Tensor::name##_() {                                                                                \
-    return unary_row_(*this, UnaryOp::Op, #name "_", #Op "Backward", autograd::Saved::saved, autograd::name##_backward); \
+#define BRISK_MATH_INPLACE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)      \
+  Tensor& Tensor::name##_() {                                                                \
+    return unary_row_(*this, UnaryOp::Op, #name "_", #Op "Backward", autograd::Saved::saved, \
+                      autograd::name##_backward);                                            \
   }
 BRISK_UNARY_MATH_OPS(BRISK_MATH_INPLACE)
 #undef BRISK_MATH_INPLACE
-#define BRISK_ACTIVATION_INPLACE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)             \
-  Tensor& Tensor::name##_() {                                                                           \
-    return unary_row_(*this, UnaryOp::Op, #name "_", #Op "Backward", autograd::Saved::saved,             \
-                      [](const BackwardArgs& g, const Tensor& s) -> TensorList {                         \
-                        return {autograd::activation_backward(BinaryOp::Op##Backward, g.grad(), s)};     \
-                      });                                                                                 \
+#define BRISK_ACTIVATION_INPLACE(Op, name, Functor, DTypes, Result, CpuCast, CudaCast, saved)        \
+  Tensor& Tensor::name##_() {                                                                        \
+    return unary_row_(*this, UnaryOp::Op, #name "_", #Op "Backward", autograd::Saved::saved,         \
+                      [](const BackwardArgs& g, const Tensor& s) -> TensorList {                     \
+                        return {autograd::activation_backward(BinaryOp::Op##Backward, g.grad(), s)}; \
+                      });                                                                            \
   }
 BRISK_ACTIVATION_OPS(BRISK_ACTIVATION_INPLACE)
 #undef BRISK_ACTIVATION_INPLACE
 
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-  check_inplace(*this, "clamp_");
   BRISK_CHECK(min || max, "clamp_: at least one of min and max must be given (tensor {})", describe());
   Tensor passes = needs_history({*this}) ? autograd::clamp_passes(*this, min, max) : Tensor();
   OpParams params{min ? min->to_double() : -INFINITY, max ? max->to_double() : INFINITY};
-  modify(*this, [&] { native::unary_(UnaryOp::Clamp, *this, params); });
+  modify(*this, "clamp_", [&] { native::unary_(UnaryOp::Clamp, *this, params); });
   rebase_history("ClampBackward", *this, {*this}, {passes},
                  [](const BackwardArgs& g) { return autograd::clamp_backward(g, g.saved[0]); });
   return *this;
 }
 
 Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar value) {
-  check_inplace(*this, "addcmul_");
-  modify(*this, [&] { native::ternary_(TernaryOp::Addcmul, *this, a, b, OpParams{value.to_double()}); });
+  modify(*this, "addcmul_", [&] { native::ternary_(TernaryOp::Addcmul, *this, a, b, OpParams{value.to_double()}); });
   Tensor saved_a = b.requires_grad() ? a : Tensor();
   Tensor saved_b = a.requires_grad() ? b : Tensor();
   rebase_history("AddcmulBackward", *this, {*this, a, b}, {saved_a, saved_b}, [value](const BackwardArgs& g) {
@@ -187,8 +180,7 @@ Tensor& Tensor::addcmul_(const Tensor& a, const Tensor& b, Scalar value) {
 }
 
 Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar value) {
-  check_inplace(*this, "addcdiv_");
-  modify(*this, [&] { native::ternary_(TernaryOp::Addcdiv, *this, a, b, OpParams{value.to_double()}); });
+  modify(*this, "addcdiv_", [&] { native::ternary_(TernaryOp::Addcdiv, *this, a, b, OpParams{value.to_double()}); });
   Tensor saved_a = b.requires_grad() ? a : Tensor();
   rebase_history("AddcdivBackward", *this, {*this, a, b}, {saved_a, b}, [value](const BackwardArgs& g) {
     return autograd::addcdiv_backward(g, g.saved[0], g.saved[1], value);
@@ -197,47 +189,28 @@ Tensor& Tensor::addcdiv_(const Tensor& a, const Tensor& b, Scalar value) {
 }
 
 Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
-  check_inplace(*this, "lerp_");
-  modify(*this, [&] { native::binary_(BinaryOp::Lerp, *this, end, {weight.to_double()}); });
+  modify(*this, "lerp_", [&] { native::binary_(BinaryOp::Lerp, *this, end, {weight.to_double()}); });
   rebase_history("LerpBackward", *this, {*this, end}, {},
                  [weight](const BackwardArgs& g) { return autograd::lerp_backward(g, weight); });
   return *this;
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
-  check_inplace(*this, "masked_fill_");
   Tensor filled = native::masked_fill(*this, mask, value);
   BRISK_CHECK(filled.sizes() == sizes(), "masked_fill_: mask of shape {} does not broadcast to the tensor's shape {}",
               mask.sizes(), sizes());
-  modify(*this, [&] { native::copy_(*this, filled); });
+  modify(*this, "masked_fill_", [&] { native::copy_(*this, filled); });
   rebase_history("MaskedFillBackward", *this, {*this}, {mask},
                  [](const BackwardArgs& g) { return autograd::masked_fill_backward(g, g.saved[0]); });
   return *this;
 }
 
-namespace {
-
-Tensor& fill(Tensor& self, Scalar value, const char* op) {
-  check_inplace(self, op);
-  modify(self, [&] { native::fill_(self, value); });
-  rebase_history("FillBackward", self, {self}, {},
-                 [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
-  return self;
-}
-
-}  // namespace
-
 Tensor& Tensor::fill_(Scalar value) { return fill(*this, value, "fill_"); }
 Tensor& Tensor::zero_() { return fill(*this, 0, "zero_"); }
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
-  check_inplace(*this, "copy_");
-  modify(*this, [&] { native::copy_(*this, src, non_blocking); });
-  if (!src.is_floating_point()) {
-    rebase_history("CopyBackward", *this, {*this}, {},
-                   [](const BackwardArgs& g) -> TensorList { return {zeros_like(g.grad())}; });
-    return *this;
-  }
+  modify(*this, "copy_", [&] { native::copy_(*this, src, non_blocking); });
+  // A src that is not floating point does not require grad: only self's old history gets one.
   rebase_history("CopyBackward", *this, {*this, src}, {},
                  [src_device = src.device(), src_dtype = src.dtype()](const BackwardArgs& g) -> TensorList {
                    return {g.needs_grad[0] ? zeros_like(g.grad()) : Tensor(),

@@ -1,5 +1,7 @@
 #include "autograd/record.h"
 
+#include <algorithm>
+
 #include "autograd/accumulate_grad.h"
 #include "autograd/grad_mode.h"
 #include "tensor/autograd_meta.h"
@@ -7,45 +9,55 @@
 
 namespace brisk::autograd {
 
-namespace {
-
-std::shared_ptr<ClosureNode> make_node(const char* name, const TensorList& inputs, BackwardFn fn) {
-  auto node = std::make_shared<ClosureNode>(name, std::move(fn));
+std::vector<Edge> collect_next_edges(const TensorList& inputs) {
   std::vector<Edge> edges;
   edges.reserve(inputs.size());
   for (const Tensor& input : inputs) edges.push_back(gradient_edge(input));
-  node->set_next_edges(std::move(edges));
-  return node;
+  return edges;
 }
 
-void set_history(const Tensor& output, const std::shared_ptr<ClosureNode>& node) {
+Tensor distinct_from_inputs(const Tensor& output, const TensorList& inputs) {
+  bool is_input = output.defined() &&
+                  std::any_of(inputs.begin(), inputs.end(), [&](const Tensor& in) { return in.is_same(output); });
+  return is_input ? native::alias(output) : output;
+}
+
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node, bool differentiable) {
   BRISK_CHECK(output.defined(), "{}: cannot record history for an undefined output", node->name());
   uint32_t slot = node->add_input_metadata(output);
-  if (!output.is_floating_point()) return;
+  if (!differentiable || !output.is_floating_point()) return;
   AutogradMeta& meta = output.autograd_meta();
   meta.requires_grad = true;
   meta.grad_fn = node;
   meta.output_nr = slot;
 }
 
-void save(const std::shared_ptr<ClosureNode>& node, const TensorList& saved, const TensorList& outputs) {
+std::vector<SavedTensor> pack_saved(const TensorList& saved, const TensorList& outputs) {
   std::vector<SavedTensor> packed;
   packed.reserve(saved.size());
   for (const Tensor& t : saved) {
-    uint32_t output_nr = 0;
-    while (output_nr < outputs.size() && !(t.defined() && t.is_same(outputs[output_nr]))) ++output_nr;
-    bool is_output = output_nr < outputs.size();
-    packed.emplace_back(t, is_output, is_output ? output_nr : 0);
+    auto it =
+        std::find_if(outputs.begin(), outputs.end(), [&](const Tensor& out) { return t.defined() && t.is_same(out); });
+    bool is_output = it != outputs.end();
+    packed.emplace_back(t, is_output, is_output ? static_cast<uint32_t>(it - outputs.begin()) : 0);
   }
-  node->set_saved(std::move(packed));
+  return packed;
+}
+
+namespace {
+
+std::shared_ptr<ClosureNode> make_node(const char* name, const TensorList& inputs, BackwardFn fn) {
+  auto node = std::make_shared<ClosureNode>(name, std::move(fn));
+  node->set_next_edges(collect_next_edges(inputs));
+  return node;
 }
 
 }  // namespace
 
 TensorList ClosureNode::apply(TensorList&& grads) {
-  bool any_defined = false;
-  for (const Tensor& g : grads) any_defined = any_defined || g.defined();
-  if (!any_defined) return TensorList(num_outputs());
+  if (std::none_of(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); })) {
+    return TensorList(num_outputs());
+  }
 
   BackwardArgs args;
   args.grads = std::move(grads);
@@ -67,11 +79,8 @@ void ClosureNode::release_saved() {
 namespace {
 template <typename Range>
 bool any_requires_grad(const Range& inputs) {
-  if (!GradMode::is_enabled()) return false;
-  for (const Tensor& t : inputs) {
-    if (t.defined() && t.requires_grad()) return true;
-  }
-  return false;
+  return GradMode::is_enabled() &&
+         std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.defined() && t.requires_grad(); });
 }
 }  // namespace
 
@@ -80,17 +89,10 @@ bool needs_history(const TensorList& inputs) { return any_requires_grad(inputs);
 
 TensorList attach_history(const char* name, TensorList outputs, const TensorList& inputs, const TensorList& saved,
                           BackwardFn fn) {
-  for (Tensor& out : outputs) {
-    for (const Tensor& in : inputs) {
-      if (out.defined() && out.is_same(in)) {
-        out = native::alias(out);
-        break;
-      }
-    }
-  }
+  for (Tensor& out : outputs) out = distinct_from_inputs(out, inputs);
   auto node = make_node(name, inputs, std::move(fn));
   for (const Tensor& out : outputs) set_history(out, node);
-  save(node, saved, outputs);
+  node->set_saved(pack_saved(saved, outputs));
   return outputs;
 }
 
@@ -101,7 +103,7 @@ void rebase_history_now(const char* name, const Tensor& self, const TensorList& 
   bool move_retain_hook = meta.retains_grad && meta.grad_fn != nullptr;
   if (move_retain_hook) meta.grad_fn->remove_pre_hook(meta.retain_grad_hook);
   set_history(self, node);
-  save(node, saved, {self});
+  node->set_saved(pack_saved(saved, {self}));
   if (move_retain_hook) {
     meta.retains_grad = false;
     install_retain_grad_hook(self);

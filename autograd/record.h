@@ -73,15 +73,9 @@ TensorList attach_history(const char* name, TensorList outputs, const TensorList
 void rebase_history_now(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
                         BackwardFn fn);
 
-template <typename F>
-Tensor record(const char* name, Tensor output, std::initializer_list<Tensor> inputs,
-              std::initializer_list<Tensor> saved, F&& fn) {
-  if (!needs_history(inputs)) return output;
-  return attach_history(name, {std::move(output)}, inputs, saved, std::forward<F>(fn))[0];
-}
-
-template <typename F>
-Tensor record(const char* name, Tensor output, const TensorList& inputs, std::initializer_list<Tensor> saved, F&& fn) {
+// `inputs`: a braced list of tensors or a TensorList.
+template <typename Inputs = std::initializer_list<Tensor>, typename F>
+Tensor record(const char* name, Tensor output, const Inputs& inputs, std::initializer_list<Tensor> saved, F&& fn) {
   if (!needs_history(inputs)) return output;
   return attach_history(name, {std::move(output)}, inputs, saved, std::forward<F>(fn))[0];
 }
@@ -98,6 +92,18 @@ void rebase_history(const char* name, const Tensor& self, std::initializer_list<
                     std::initializer_list<Tensor> saved, F&& fn) {
   if (needs_history(inputs)) rebase_history_now(name, self, inputs, saved, std::forward<F>(fn));
 }
+
+// The steps of attach_history, which custom functions (autograd/function.h) take one by one.
+// The edges a node for `inputs` sends their gradients along.
+std::vector<Edge> collect_next_edges(const TensorList& inputs);
+// `output`, or a new handle to it (an alias) when it is one of `inputs`, whose history it must
+// not overwrite.
+Tensor distinct_from_inputs(const Tensor& output, const TensorList& inputs);
+// Registers `output` as the node's next output and, when it is floating point and
+// `differentiable`, makes the node its grad_fn.
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node, bool differentiable = true);
+// The tensors to save for the node of `outputs`, each recognised as one of them or not.
+std::vector<SavedTensor> pack_saved(const TensorList& saved, const TensorList& outputs);
 
 // Makes retain_grad() keep the gradient of non-leaf `t` (used by Tensor::retain_grad and by
 // rebase_history).

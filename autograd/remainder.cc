@@ -57,8 +57,7 @@ Tensor record_remainder(BinaryOp op, const char* backward_name, const Tensor& a_
 Tensor record_remainder(BinaryOp op, const char* backward_name, const Tensor& a, Scalar b) {
   check_integer_divisor(op_name(op), native::result_type(a, b), b);
   auto [in, out] = autograd::run_row(op, a, b);
-  return record(backward_name, out, {in[0]}, {},
-                [](const BackwardArgs& g) { return autograd::add_scalar_backward(g); });
+  return record(backward_name, out, {in[0]}, {}, autograd::add_scalar_backward);
 }
 
 }  // namespace

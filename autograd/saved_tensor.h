@@ -6,9 +6,8 @@
 // alias without autograd state (the output refers to the node, so keeping the output itself
 // would make a reference cycle) and gets the node back as its grad_fn when unpacked.
 //
-// Under saved-tensor hooks (autograd/saved_tensors_hooks.h) the hooks' packed value is kept
-// instead of the tensor, unpacking asks the hooks for the tensor back, and the version is not
-// checked (the hooks may have let the memory, and its version counter, go).
+// Under saved-tensor hooks (autograd/saved_tensors_hooks.h) the hooks keep it instead, and its
+// version is not checked.
 #include <any>
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,5 @@
-// The Tensor methods that are spelled as free functions in autograd/ops.h.
+// The Tensor methods and operators that are spelled as free functions in autograd/ops.h (the
+// compound assignments are in inplace.cc; number - tensor and number / tensor in arithmetic.cc).
 #include "autograd/ops.h"
 
 namespace brisk {
@@ -69,5 +70,25 @@ std::vector<Tensor> Tensor::split(const std::vector<int64_t>& split_sizes, int64
   return brisk::split(*this, split_sizes, dim);
 }
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const { return brisk::chunk(*this, chunks, dim); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return a.add(b); }
+Tensor operator-(const Tensor& a, Scalar b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, Scalar b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, Scalar b) { return a.div(b); }
+Tensor operator+(Scalar a, const Tensor& b) { return b.add(a); }
+Tensor operator*(Scalar a, const Tensor& b) { return b.mul(a); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
 
 }  // namespace brisk

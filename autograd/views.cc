@@ -88,11 +88,14 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
                      });
 }
 
+// select is the slice [index, index + 1) without its dim.
 Tensor Tensor::select(int64_t dim, int64_t index) const {
-  return record_view("SelectBackward", native::select(*this, dim, index), *this,
-                     [shape = sizes(), dim, index](const BackwardArgs& g) -> TensorList {
-                       return {autograd::select_backward(g.grad(), shape, dim, index)};
-                     });
+  Tensor out = native::select(*this, dim, index);
+  int64_t d = wrap_dim(dim, this->dim(), "select");
+  int64_t i = index < 0 ? index + size(d) : index;
+  return record_view("SelectBackward", out, *this, [shape = sizes(), d, i](const BackwardArgs& g) -> TensorList {
+    return {autograd::slice_backward(g.grad().unsqueeze(d), shape, d, i, i + 1, 1)};
+  });
 }
 
 Tensor Tensor::expand(const Shape& shape) const {

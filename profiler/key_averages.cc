@@ -44,9 +44,7 @@ std::vector<int64_t> self_times(const std::vector<Event>& events) {
     std::vector<size_t> open;
     for (size_t i : order) {
       while (!open.empty() && events[open.back()].end_ns <= events[i].start_ns) open.pop_back();
-      if (!open.empty()) {
-        self[open.back()] -= events[i].duration_ns();
-      }
+      if (!open.empty()) self[open.back()] -= events[i].duration_ns();
       open.push_back(i);
     }
   }
@@ -67,10 +65,8 @@ KeyAverages::KeyAverages(const std::vector<Event>& events) {
 }
 
 const KeyAverage* KeyAverages::find(const std::string& key) const {
-  for (const KeyAverage& e : entries_) {
-    if (e.key == key) return &e;
-  }
-  return nullptr;
+  auto it = std::find_if(entries_.begin(), entries_.end(), [&](const KeyAverage& e) { return e.key == key; });
+  return it == entries_.end() ? nullptr : &*it;
 }
 
 std::string KeyAverages::table(const std::string& sort_by, size_t row_limit) const {

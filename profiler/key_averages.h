@@ -27,8 +27,7 @@ class KeyAverages {
  public:
   explicit KeyAverages(const std::vector<Event>& events);
 
-  // One entry per name, in order of first appearance.
-  const std::vector<KeyAverage>& entries() const { return entries_; }
+  // The entry of the events named `key`, or nullptr.
   const KeyAverage* find(const std::string& key) const;
 
   // The table of PyTorch's EventList.table(): Name, Self CPU %, Self CPU, CPU total %,

@@ -1,15 +1,52 @@
 #include "profiler/profiler.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
-#include "profiler/chrome_trace.h"
 #include "tensor/error.h"
 
 namespace brisk::profiler {
 namespace {
 
 std::atomic<bool> session_open{false};
+
+// The events as a Chrome trace (the JSON of chrome://tracing and ui.perfetto.dev): one complete
+// ("ph": "X") event per Event, or a begin/end pair ("b", "e", one "id") for an async one;
+// timestamps in microseconds from `origin_ns`, "pid" the process (labelled `process_name`),
+// "tid" the thread, "cat" the category, "args" the event's fields.
+std::string chrome_trace_json(const std::vector<Event>& events, int64_t origin_ns, const std::string& process_name) {
+  const int64_t pid = ::getpid();
+  nlohmann::json trace_events = nlohmann::json::array();
+  trace_events.push_back(
+      {{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", process_name}}}});
+  auto micros = [&](int64_t ns) { return static_cast<double>(ns - origin_ns) / 1e3; };
+  int64_t async_id = 0;
+  for (const Event& e : events) {
+    nlohmann::json args = nlohmann::json::object();
+    for (const auto& [key, value] : e.args) args[key] = value;
+    nlohmann::json event = {{"cat", category_name(e.category)}, {"name", e.name}, {"pid", pid}, {"tid", e.thread_id}};
+    if (e.async) {
+      // A begin/end pair with one id: Perfetto draws it on its own track, free to overlap.
+      event["id"] = ++async_id;
+      nlohmann::json end = event;
+      event.update({{"ph", "b"}, {"ts", micros(e.start_ns)}, {"args", std::move(args)}});
+      end.update({{"ph", "e"}, {"ts", micros(e.end_ns)}});
+      trace_events.push_back(std::move(event));
+      trace_events.push_back(std::move(end));
+    } else {
+      event.update({{"ph", "X"},
+                    {"ts", micros(e.start_ns)},
+                    {"dur", static_cast<double>(e.duration_ns()) / 1e3},
+                    {"args", std::move(args)}});
+      trace_events.push_back(std::move(event));
+    }
+  }
+  return nlohmann::json{{"traceEvents", std::move(trace_events)}, {"displayTimeUnit", "ms"}}.dump();
+}
 
 }  // namespace
 
@@ -42,7 +79,11 @@ void Profiler::stop() {
 }
 
 void Profiler::export_chrome_trace(const std::string& path, const std::string& process_name) const {
-  write_chrome_trace(path, events_, started_ns_, process_name);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  BRISK_CHECK(out.good(), "profiler: cannot open the trace file {} for writing", path);
+  out << chrome_trace_json(events_, started_ns_, process_name);
+  out.close();
+  BRISK_CHECK(out.good(), "profiler: writing the trace file {} failed (disk full?)", path);
 }
 
 }  // namespace brisk::profiler

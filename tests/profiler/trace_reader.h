@@ -1,6 +1,6 @@
 #pragma once
-// Reads a Chrome trace written by brisk::profiler (profiler/chrome_trace.h) back, for the
-// tests: its complete events, and its async begin/end pairs joined into one event each.
+// Reads a Chrome trace written by Profiler::export_chrome_trace back, for the tests: its
+// complete events, and its async begin/end pairs joined into one event each.
 #include <catch2/catch.hpp>
 
 #include <fstream>
