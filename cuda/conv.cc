@@ -217,18 +217,14 @@ void run_pass(ConvPass pass, const Problem& p, const Tensor& x, const Tensor& w,
       });
 }
 
-std::string geometry(const Tensor& input, const Tensor& weight, const Conv2dParams& p) {
-  return fmt::format("input {}, weight {}, stride {}, padding {}, dilation {}, groups {}", input.describe(),
-                     weight.describe(), p.stride, p.padding, p.dilation, p.groups);
-}
-
 // Runs f(), rethrowing any error with the op and the convolution's geometry.
 template <typename F>
 void with_context(const char* op, const Tensor& input, const Tensor& weight, const Conv2dParams& p, const F& f) {
   try {
     f();
   } catch (const Error& e) {
-    BRISK_FAIL("{}: {}\n  ({})", op, e.what(), geometry(input, weight, p));
+    BRISK_FAIL("{}: {}\n  (input {}, weight {}, stride {}, padding {}, dilation {}, groups {})", op, e.what(),
+               input.describe(), weight.describe(), p.stride, p.padding, p.dilation, p.groups);
   }
 }
 
