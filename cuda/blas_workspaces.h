@@ -2,15 +2,8 @@
 // The workspaces of cuBLAS, one per (device, stream), so that products queued on two streams
 // never share one (docs/cuda_kernels.md, "Matrix products through cuBLAS"). The caller sets it
 // with cublasSetWorkspace after cublasSetStream, which resets the handle to its default one.
-//
-// A workspace is allocated on its stream from the caching allocator and kept. It is found by
-// the stream's handle and remembers the stream's id (cuda/stream_registry.h): when CUDA gives
-// a destroyed stream's handle to a new stream, the new stream gets a new workspace and the old
-// one is freed, which the caching allocator keeps from reuse until the old stream's last work
-// is done (retire_stream). So at most one workspace is kept per handle CUDA hands out.
-//
-// Free of CUDA headers, so tested on any machine with a fake allocator
-// (tests/cuda/blas_workspaces_test.cc).
+// A new stream that CUDA gives a destroyed stream's handle (cuda/stream_registry.h) gets a new
+// workspace; at most one is kept per handle. Free of CUDA headers, so tested on any machine.
 #include <cstddef>
 #include <cstdint>
 #include <functional>

@@ -50,15 +50,15 @@ DeviceCachingAllocator::DeviceCachingAllocator(int device, std::unique_ptr<Devic
     : device_(device), api_(std::move(api)) {}
 
 DeviceCachingAllocator::~DeviceCachingAllocator() {
-  for (const PendingFree& p : pending_) api_->destroy_event(p.event);
+  std::set<Block*> blocks(small_pool_.begin(), small_pool_.end());
+  blocks.insert(large_pool_.begin(), large_pool_.end());
   for (const auto& [ptr, block] : allocated_) {
     for (EventHandle event : block->retired_uses) api_->destroy_event(event);
+    blocks.insert(block);
   }
-  std::vector<Block*> blocks(small_pool_.begin(), small_pool_.end());
-  blocks.insert(blocks.end(), large_pool_.begin(), large_pool_.end());
-  for (const auto& [ptr, block] : allocated_) blocks.push_back(block);
   for (const PendingFree& p : pending_) {
-    if (std::find(blocks.begin(), blocks.end(), p.block) == blocks.end()) blocks.push_back(p.block);
+    api_->destroy_event(p.event);
+    blocks.insert(p.block);  // a block waiting for several events is listed once per event
   }
   for (Block* block : blocks) {
     if (block->prev == nullptr) api_->free(block->ptr);

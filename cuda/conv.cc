@@ -37,7 +37,30 @@ cudnnDataType_t data_type(DType dtype) {
   }
 }
 
-class TensorDescriptor {
+// 16-bit data is convolved with float32 accumulation (cuDNN's PSEUDO_HALF/PSEUDO_BFLOAT16
+// configurations), as PyTorch does.
+cudnnDataType_t compute_type(cudnnDataType_t data) {
+  return data == CUDNN_DATA_HALF || data == CUDNN_DATA_BFLOAT16 ? CUDNN_DATA_FLOAT : data;
+}
+
+// Owns a cuDNN descriptor: the derived class's constructor creates and sets it, the
+// destructor destroys it.
+template <typename Handle, cudnnStatus_t (*kDestroy)(Handle)>
+class Descriptor {
+ public:
+  Descriptor() = default;
+  ~Descriptor() {
+    if (desc_ != nullptr) kDestroy(desc_);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  Handle get() const { return desc_; }
+
+ protected:
+  Handle desc_ = nullptr;
+};
+
+class TensorDescriptor : public Descriptor<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor> {
  public:
   TensorDescriptor(const char* op, const Tensor& t, cudnnDataType_t type) {
     BRISK_CUDNN_CHECK(cudnnCreateTensorDescriptor(&desc_));
@@ -48,16 +71,9 @@ class TensorDescriptor {
     }
     BRISK_CUDNN_CHECK(cudnnSetTensorNdDescriptor(desc_, type, 4, sizes, strides));
   }
-  ~TensorDescriptor() { cudnnDestroyTensorDescriptor(desc_); }
-  TensorDescriptor(const TensorDescriptor&) = delete;
-  TensorDescriptor& operator=(const TensorDescriptor&) = delete;
-  cudnnTensorDescriptor_t get() const { return desc_; }
-
- private:
-  cudnnTensorDescriptor_t desc_ = nullptr;
 };
 
-class FilterDescriptor {
+class FilterDescriptor : public Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor> {
  public:
   FilterDescriptor(const char* op, const Tensor& w, cudnnDataType_t type) {
     BRISK_CUDNN_CHECK(cudnnCreateFilterDescriptor(&desc_));
@@ -65,22 +81,9 @@ class FilterDescriptor {
                                                  checked_int(w.size(1), op, w), checked_int(w.size(2), op, w),
                                                  checked_int(w.size(3), op, w)));
   }
-  ~FilterDescriptor() { cudnnDestroyFilterDescriptor(desc_); }
-  FilterDescriptor(const FilterDescriptor&) = delete;
-  FilterDescriptor& operator=(const FilterDescriptor&) = delete;
-  cudnnFilterDescriptor_t get() const { return desc_; }
-
- private:
-  cudnnFilterDescriptor_t desc_ = nullptr;
 };
 
-// 16-bit data is convolved with float32 accumulation (cuDNN's PSEUDO_HALF/PSEUDO_BFLOAT16
-// configurations), as PyTorch does.
-cudnnDataType_t compute_type(cudnnDataType_t data) {
-  return data == CUDNN_DATA_HALF || data == CUDNN_DATA_BFLOAT16 ? CUDNN_DATA_FLOAT : data;
-}
-
-class ConvolutionDescriptor {
+class ConvolutionDescriptor : public Descriptor<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor> {
  public:
   ConvolutionDescriptor(const Conv2dParams& p, cudnnDataType_t type) {
     auto i = [](int64_t v) { return static_cast<int>(v); };  // checked by the native op's output size
@@ -90,14 +93,7 @@ class ConvolutionDescriptor {
                                                       CUDNN_CROSS_CORRELATION, compute_type(type)));
     BRISK_CUDNN_CHECK(cudnnSetConvolutionGroupCount(desc_, i(p.groups)));
   }
-  ~ConvolutionDescriptor() { cudnnDestroyConvolutionDescriptor(desc_); }
-  ConvolutionDescriptor(const ConvolutionDescriptor&) = delete;
-  ConvolutionDescriptor& operator=(const ConvolutionDescriptor&) = delete;
-  cudnnConvolutionDescriptor_t get() const { return desc_; }
   void set_math(cudnnMathType_t math) const { BRISK_CUDNN_CHECK(cudnnSetConvolutionMathType(desc_, math)); }
-
- private:
-  cudnnConvolutionDescriptor_t desc_ = nullptr;
 };
 
 // One convolution problem described to cuDNN: x [N, C, H, W], w, y [N, OC, OH, OW] (in the
@@ -139,54 +135,49 @@ std::optional<cudnnMathType_t> math_for(const Problem& p, cudnnMathType_t report
   return CUDNN_FMA_MATH;
 }
 
-// cuDNN's ranked results (any of its three *AlgoPerf_t) minus failures and disallowed math,
-// each with its workspace size under its math type.
-template <typename Perf, typename WorkspaceSize>
-std::vector<ConvAlgorithm> usable(const Problem& p, const Perf* perf, int count, const WorkspaceSize& workspace_size) {
+// cuDNN's ranking of one pass (get: its cudnnGet*Algorithm_v7, `name` that call's name) minus
+// failures and disallowed math, each with its workspace size under its math type
+// (workspace_size: the pass's cudnnGet*WorkspaceSize). a, b and c are the pass's descriptors in
+// the order both calls take them, the convolution's between b and c.
+template <typename Perf, typename A, typename B, typename C, typename Algo>
+std::vector<ConvAlgorithm> ranked(const Problem& p, int max_count, const char* name,
+                                  cudnnStatus_t (*get)(cudnnHandle_t, A, B, cudnnConvolutionDescriptor_t, C, int, int*,
+                                                       Perf*),
+                                  cudnnStatus_t (*workspace_size)(cudnnHandle_t, A, B, cudnnConvolutionDescriptor_t, C,
+                                                                  Algo, size_t*),
+                                  A a, B b, C c) {
+  std::vector<Perf> perf(static_cast<size_t>(max_count));
+  int count = 0;
+  cudnnStatus_t status = get(p.handle, a, b, p.conv.get(), c, max_count, &count, perf.data());
+  if (status != CUDNN_STATUS_SUCCESS) throw_cudnn_error(status, name, __FILE__, __LINE__);
   std::vector<ConvAlgorithm> out;
   for (int i = 0; i < count; ++i) {
     std::optional<cudnnMathType_t> math = math_for(p, perf[i].mathType);
     if (perf[i].status != CUDNN_STATUS_SUCCESS || !math) continue;
     p.conv.set_math(*math);
     size_t bytes = 0;
-    if (workspace_size(perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
+    if (workspace_size(p.handle, a, b, p.conv.get(), c, perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
     out.push_back({static_cast<int>(perf[i].algo), static_cast<int>(*math), bytes});
   }
   return out;
 }
 
 std::vector<ConvAlgorithm> search(ConvPass pass, const Problem& p) {
-  if (pass == ConvPass::Forward) {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int count = 0;
-    BRISK_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(p.handle, p.x_desc.get(), p.w_desc.get(), p.conv.get(),
-                                                             p.y_desc.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count,
-                                                             perf));
-    return usable(p, perf, count, [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
-      return cudnnGetConvolutionForwardWorkspaceSize(p.handle, p.x_desc.get(), p.w_desc.get(), p.conv.get(),
-                                                     p.y_desc.get(), algo, bytes);
-    });
+  switch (pass) {
+    case ConvPass::Forward:
+      return ranked(p, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, "cudnnGetConvolutionForwardAlgorithm_v7",
+                    cudnnGetConvolutionForwardAlgorithm_v7, cudnnGetConvolutionForwardWorkspaceSize, p.x_desc.get(),
+                    p.w_desc.get(), p.y_desc.get());
+    case ConvPass::BackwardData:
+      return ranked(p, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, "cudnnGetConvolutionBackwardDataAlgorithm_v7",
+                    cudnnGetConvolutionBackwardDataAlgorithm_v7, cudnnGetConvolutionBackwardDataWorkspaceSize,
+                    p.w_desc.get(), p.y_desc.get(), p.x_desc.get());
+    case ConvPass::BackwardFilter:
+      return ranked(p, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, "cudnnGetConvolutionBackwardFilterAlgorithm_v7",
+                    cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnGetConvolutionBackwardFilterWorkspaceSize,
+                    p.x_desc.get(), p.y_desc.get(), p.w_desc.get());
   }
-  if (pass == ConvPass::BackwardData) {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    int count = 0;
-    BRISK_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(p.handle, p.w_desc.get(), p.y_desc.get(),
-                                                                  p.conv.get(), p.x_desc.get(),
-                                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf));
-    return usable(p, perf, count, [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
-      return cudnnGetConvolutionBackwardDataWorkspaceSize(p.handle, p.w_desc.get(), p.y_desc.get(), p.conv.get(),
-                                                          p.x_desc.get(), algo, bytes);
-    });
-  }
-  cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-  int count = 0;
-  BRISK_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-      p.handle, p.x_desc.get(), p.y_desc.get(), p.conv.get(), p.w_desc.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-      &count, perf));
-  return usable(p, perf, count, [&](cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
-    return cudnnGetConvolutionBackwardFilterWorkspaceSize(p.handle, p.x_desc.get(), p.y_desc.get(), p.conv.get(),
-                                                          p.w_desc.get(), algo, bytes);
-  });
+  BRISK_FAIL("conv2d: unknown convolution pass {}", static_cast<int>(pass));
 }
 
 // How one algorithm's cuDNN call ended: its status, cuDNN's detail, and the CUDA error it
@@ -226,18 +217,14 @@ void run_pass(ConvPass pass, const Problem& p, const Tensor& x, const Tensor& w,
       });
 }
 
-std::string geometry(const Tensor& input, const Tensor& weight, const Conv2dParams& p) {
-  return fmt::format("input {}, weight {}, stride {}, padding {}, dilation {}, groups {}", input.describe(),
-                     weight.describe(), p.stride, p.padding, p.dilation, p.groups);
-}
-
 // Runs f(), rethrowing any error with the op and the convolution's geometry.
 template <typename F>
 void with_context(const char* op, const Tensor& input, const Tensor& weight, const Conv2dParams& p, const F& f) {
   try {
     f();
   } catch (const Error& e) {
-    BRISK_FAIL("{}: {}\n  ({})", op, e.what(), geometry(input, weight, p));
+    BRISK_FAIL("{}: {}\n  (input {}, weight {}, stride {}, padding {}, dilation {}, groups {})", op, e.what(),
+               input.describe(), weight.describe(), p.stride, p.padding, p.dilation, p.groups);
   }
 }
 

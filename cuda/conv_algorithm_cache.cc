@@ -35,8 +35,6 @@ void append_geometry(std::vector<int64_t>& fields, const Tensor& t) {
   fields.insert(fields.end(), t.strides().begin(), t.strides().end());
 }
 
-}  // namespace
-
 const char* pass_name(ConvPass pass) {
   switch (pass) {
     case ConvPass::Forward: return "forward";
@@ -45,6 +43,8 @@ const char* pass_name(ConvPass pass) {
   }
   return "unknown";
 }
+
+}  // namespace
 
 ConvProblem conv_problem(ConvPass pass, const Tensor& input, const Tensor& weight, const Tensor& output,
                          const Conv2dParams& params, bool tf32) {

@@ -20,9 +20,6 @@ namespace brisk::cuda {
 
 enum class ConvPass : uint8_t { Forward, BackwardData, BackwardFilter };
 
-// "forward", "backward data", "backward filter".
-const char* pass_name(ConvPass pass);
-
 // One usable algorithm of a problem: cuDNN's algorithm enum of that pass, the math type
 // (cudnnMathType_t) to set on the convolution descriptor with it, and the workspace it needs.
 struct ConvAlgorithm {

@@ -30,10 +30,14 @@ class CudaEvents : public DeviceMemoryApi {
   void destroy_event(EventHandle event) override { BRISK_CUDA_CHECK(cudaEventDestroy(event)); }
 };
 
-// Out-of-memory is the one failure the caller handles (free the cache, retry).
-bool out_of_memory(cudaError_t status) {
-  if (status != cudaErrorMemoryAllocation) return false;
-  cudaGetLastError();
+// DeviceMemoryApi::malloc's answer to a cudaMalloc/cudaHostAlloc status: out-of-memory is the
+// one failure the caller handles (free the cache, retry), so it returns false; others raise.
+bool allocated(cudaError_t status) {
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return false;
+  }
+  BRISK_CUDA_CHECK(status);
   return true;
 }
 
@@ -43,10 +47,7 @@ class DeviceApi final : public CudaEvents {
 
   bool malloc(void** ptr, size_t nbytes) override {
     DeviceGuard guard(device_);
-    cudaError_t status = cudaMalloc(ptr, nbytes);
-    if (out_of_memory(status)) return false;
-    BRISK_CUDA_CHECK(status);
-    return true;
+    return allocated(cudaMalloc(ptr, nbytes));
   }
 
   void free(void* ptr) override {
@@ -66,10 +67,7 @@ class DeviceApi final : public CudaEvents {
 class PinnedApi final : public CudaEvents {
  public:
   bool malloc(void** ptr, size_t nbytes) override {
-    cudaError_t status = cudaHostAlloc(ptr, nbytes, cudaHostAllocDefault);
-    if (out_of_memory(status)) return false;
-    BRISK_CUDA_CHECK(status);
-    return true;
+    return allocated(cudaHostAlloc(ptr, nbytes, cudaHostAllocDefault));
   }
 
   void free(void* ptr) override { BRISK_CUDA_CHECK(cudaFreeHost(ptr)); }

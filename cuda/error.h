@@ -54,11 +54,15 @@ void run_reporting_failure(const char* what, F&& f) noexcept {
 
 }  // namespace brisk::cuda
 
-#define BRISK_CUDA_CHECK(call)                                                                                   \
-  do {                                                                                                           \
-    cudaError_t brisk_status_ = (call);                                                                          \
-    if (brisk_status_ != cudaSuccess) ::brisk::cuda::throw_cuda_error(brisk_status_, #call, __FILE__, __LINE__); \
+// Raises through `thrower` (one of the throw_*_error above) unless `call` returned `success`.
+// `text` is the call as written (stringized before its macros, such as flag names, expand).
+#define BRISK_STATUS_CHECK(Status, success, thrower, call, text)                                   \
+  do {                                                                                             \
+    Status brisk_status_ = (call);                                                                 \
+    if (brisk_status_ != success) ::brisk::cuda::thrower(brisk_status_, text, __FILE__, __LINE__); \
   } while (0)
+
+#define BRISK_CUDA_CHECK(call) BRISK_STATUS_CHECK(cudaError_t, cudaSuccess, throw_cuda_error, call, #call)
 
 // cudaStreamQuery / cudaEventQuery as a bool (finished or not), leaving no cudaErrorNotReady
 // behind (settle_query); other errors throw.
@@ -67,22 +71,7 @@ void run_reporting_failure(const char* what, F&& f) noexcept {
 // After a kernel launch: reports launch-configuration errors at the launch site.
 #define BRISK_CUDA_CHECK_LAUNCH() BRISK_CUDA_CHECK(cudaGetLastError())
 
-#define BRISK_CUBLAS_CHECK(call)                                                   \
-  do {                                                                             \
-    cublasStatus_t brisk_status_ = (call);                                         \
-    if (brisk_status_ != CUBLAS_STATUS_SUCCESS)                                    \
-      ::brisk::cuda::throw_cublas_error(brisk_status_, #call, __FILE__, __LINE__); \
-  } while (0)
-
-#define BRISK_CUDNN_CHECK(call)                                                   \
-  do {                                                                            \
-    cudnnStatus_t brisk_status_ = (call);                                         \
-    if (brisk_status_ != CUDNN_STATUS_SUCCESS)                                    \
-      ::brisk::cuda::throw_cudnn_error(brisk_status_, #call, __FILE__, __LINE__); \
-  } while (0)
-
-#define BRISK_NCCL_CHECK(call)                                                                                   \
-  do {                                                                                                           \
-    ncclResult_t brisk_status_ = (call);                                                                         \
-    if (brisk_status_ != ncclSuccess) ::brisk::cuda::throw_nccl_error(brisk_status_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define BRISK_CUBLAS_CHECK(call) \
+  BRISK_STATUS_CHECK(cublasStatus_t, CUBLAS_STATUS_SUCCESS, throw_cublas_error, call, #call)
+#define BRISK_CUDNN_CHECK(call) BRISK_STATUS_CHECK(cudnnStatus_t, CUDNN_STATUS_SUCCESS, throw_cudnn_error, call, #call)
+#define BRISK_NCCL_CHECK(call) BRISK_STATUS_CHECK(ncclResult_t, ncclSuccess, throw_nccl_error, call, #call)

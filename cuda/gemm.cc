@@ -1,10 +1,6 @@
-// CudaBackend::batched_gemm through cublasGemmEx (one product) or cublasGemmStridedBatchedEx.
-//
-// cuBLAS is column-major. A row-major [r, c] matrix with row stride ld is, read column-major,
-// its transpose with leading dimension ld; so each operand is passed with the transpose flag
-// that undoes how it lies in memory, and a row-major product C = A B is computed as the
-// column-major C^T = B^T A^T. Transposed views thus cost no copy; only an operand with no unit
-// stride (or rows that overlap, like a broadcast row) is made contiguous first.
+// CudaBackend::batched_gemm through cublasGemmEx (one product) or cublasGemmStridedBatchedEx,
+// each operand passed with the transpose flag that undoes how it lies in memory, so transposed
+// views cost no copy (docs/cuda_kernels.md, "Matrix products through cuBLAS").
 #include <algorithm>
 #include <array>
 #include <climits>

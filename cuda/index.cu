@@ -1,16 +1,7 @@
-// Indexing kernels. index_select, gather and scatter_add are one pattern: walk the elements
-// of the result (the index's shape for gather/scatter), and at each read the int64 index,
-// then move one element between a position of the walk and the indexed position along `dim`.
-// The host expresses this with three strided views of one shape, merged and walked like any
-// elementwise op (cuda/offset_calculator.cu.h):
-//   - the "walked" tensor (out, or scatter_add's src);
-//   - the "indexed" tensor with stride 0 along dim, so its offset is the line's start and
-//     the index picks the element: offset + index * stride_along_dim;
-//   - the index, broadcast (stride 0) over the dims it does not vary along.
-// Indices are checked on the device: a bad one prints the op, the index, the dim and its size,
-// then fails a device-side assertion, so the host's next CUDA call raises "device-side assert
-// triggered" (as in PyTorch; the CUDA context is unusable afterwards).
-// scatter_add adds atomically, so duplicate indices sum in an unspecified order.
+// index_select, gather and scatter_add as one strided walk over three views of one shape:
+// the walked tensor, the indexed one (stride 0 along dim) and the index (docs/cuda_kernels.md,
+// "Indexing"). A bad index fails a device-side assertion naming the op, the index, the dim and
+// its size. scatter_add adds atomically, so duplicate indices sum in an unspecified order.
 #include <cstdio>
 
 #include "cuda/atomic_add.cu.h"

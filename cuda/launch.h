@@ -37,6 +37,13 @@ inline unsigned grid_size(int device, int64_t items, int threads, int64_t per_th
   return static_cast<unsigned>(std::max<int64_t>(1, std::min(resident, needed)));
 }
 
+// The smallest power of two >= x (1 for x <= 1): the lane counts of the reduction kernels.
+inline int64_t next_pow2(int64_t x) {
+  int64_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
 // Checks that an elementwise kernel's operands are on one CUDA device and have the dtypes
 // the kernel expects (`expected`: out's, then each input's). Not a template, so kernels do
 // not each compile their own copy of the error formatting.

@@ -1,16 +1,8 @@
 // CudaBackend's max, average and adaptive average pooling over contiguous NCHW tensors,
-// float32, float64, bfloat16 and float16. One thread per element (grid-stride), each running
-// the CPU backend's per-element function of tensor/functors/pool.h, so the CPU tests check
-// this arithmetic (16-bit values are summed and compared in float32 and each result is
-// rounded once, as in PyTorch's CUDA pooling):
-//   - forwards: one output element each, [N * C, OH, OW];
-//   - average and adaptive backwards: one input element each, [N * C, H, W], gathering the
-//     gradients of the windows that hold it (deterministic, no atomics);
-//   - max backward: the backend interface gives it no window geometry to gather with, so
-//     each output adds its gradient at its argmax atomically into a zeroed accumulator wider
-//     than the gradient (ScatterAcc below), rounded into grad_input once at the end, so that
-//     the order the atomics land in does not change the result (docs/cuda_kernels.md,
-//     "Pooling"). float64 gradients are summed in place (no wider type).
+// float32, float64, bfloat16 and float16: one thread per element (grid-stride), each running
+// the CPU backend's per-element function of tensor/functors/pool.h. Forwards take one output
+// element each, the average backwards one input element each (gathering, no atomics); the max
+// backward scatters atomically into a wider accumulator (docs/cuda_kernels.md, "Pooling").
 #include <type_traits>
 
 #include "cuda/atomic_add.cu.h"

@@ -1,21 +1,7 @@
 // CudaBackend::reduce: folds a reduction functor (tensor/functors/reduce.h) over a sorted set
-// of dims, with the CPU's geometry (iter::make_reduce_shape: kept and reduced dims apart,
-// size-1 dims dropped, neighbours merged, strides in bytes).
-//
-// One kernel, a block of kThreads threads laid out as lanes x outputs:
-//   - "row" layout: the lanes of an output are threadIdx.x and walk its reduced elements,
-//     so when those are contiguous a warp reads consecutive memory (and float32/16-bit
-//     inputs load 16 bytes per thread); lanes combine by warp shuffles;
-//   - "column" layout, when neighbouring outputs are neighbours in memory but the reduced
-//     elements are not (summing the rows of [N, C]): outputs are threadIdx.x, so a warp
-//     reads one contiguous row segment, and the lanes (threadIdx.y) combine in shared memory.
-// When there are too few outputs to fill the device (a full reduction, a few long rows), the
-// reduced elements of each output are split into contiguous chunks over gridDim.y blocks,
-// which write partial folds to a scratch buffer; a second kernel combines them in order.
-//
-// Accumulation types and functors: tensor/kernels/reduce_dispatch.h. ArgMax/ArgMin need the first index of the
-// extremum: each thread folds its elements in increasing order, and partial folds are combined with the earlier index
-// first (combine_ordered), which is all ArgExtremumReduce::combine asks.
+// of dims, with the CPU's geometry (iter::make_reduce_shape), in one kernel of "row" or
+// "column" layout, split over gridDim.y blocks when outputs are few (docs/cuda_kernels.md,
+// "Reductions"). ArgMax/ArgMin folds keep the earlier index first (combine_ordered).
 #include <algorithm>
 #include <type_traits>
 
@@ -176,12 +162,6 @@ struct IndexWriter {
     *reinterpret_cast<int64_t*>(out[0]) = result.index;
   }
 };
-
-int64_t next_pow2(int64_t x) {
-  int64_t p = 1;
-  while (p < x) p *= 2;
-  return p;
-}
 
 // Geometry, layout and grid of one reduction; see the top of this file.
 struct ReducePlan {

@@ -1,18 +1,7 @@
 // CudaBackend::softmax / softmax_backward over contiguous tensors, seen as [outer, n, inner]
-// and normalized along n.
-//
-// Each softmax row is handled by one group of threads in two passes: a fold of the whole
-// row, combined across the group, then a pass that writes every element from the result.
-//   - forward: the fold is SoftmaxRowFold (cuda/softmax_row.h), which keeps the running
-//     maximum and the sum of exp(x - max) in one read, with the CPU's results for rows
-//     holding NaN or infinities; then y = exp(x - max) / sum, or (x - max) - log(sum) for
-//     log_softmax (SoftmaxRowOutput);
-//   - backward: the fold sums grad_out * y (softmax) or grad_out (log_softmax); then
-//     grad_in = y * (grad_out - sum), or grad_out - exp(y) * sum.
-// With inner == 1 (the last dim) rows are contiguous: a group is threads along x, up to a
-// block per row or several rows per warp, loading 16 bytes per thread when rows are aligned.
-// Otherwise threads along x take neighbouring columns (coalesced) and the lanes of a column
-// split its n elements along y. Sums are in float32 (float64 for float64 tensors).
+// and normalized along n: each row by one group of threads, a fold of the row (Forward:
+// SoftmaxRowFold of cuda/softmax_row.h; Backward: a sum) then a pass writing every element
+// (docs/cuda_kernels.md, "Softmax").
 #include <algorithm>
 
 #include "cuda/block_reduce.cu.h"
@@ -166,12 +155,6 @@ __global__ void __launch_bounds__(kThreads) strided_dim_kernel(Pass pass, int64_
   if (!active) return;
   auto r = pass.finish(total);
   for (int64_t k = threadIdx.y; k < n; k += blockDim.y) pass.template write<1>(base + k * inner, r);
-}
-
-int64_t next_pow2(int64_t x) {
-  int64_t p = 1;
-  while (p < x) p *= 2;
-  return p;
 }
 
 bool aligned(const void* p, int64_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }

@@ -77,16 +77,13 @@ void wait_stream(cudaStream_t waiter, int waiter_device, cudaStream_t other, int
 }
 
 StreamGuard::StreamGuard(cudaStream_t stream, int device)
-    : device_(device), previous_device_(current_device()), previous_stream_(current_stream(device)) {
-  if (device_ != previous_device_) set_device(device_);
+    : device_guard_(device), device_(device), previous_stream_(current_stream(device)) {
   set_current_stream(device_, stream);
 }
 
 StreamGuard::StreamGuard(const Stream& stream) : StreamGuard(stream.handle(), stream.device()) {}
 
-StreamGuard::~StreamGuard() {
-  set_current_stream(device_, previous_stream_);
-  if (device_ != previous_device_) cudaSetDevice(previous_device_);
-}
+// The stream first; then device_guard_ restores the device.
+StreamGuard::~StreamGuard() { set_current_stream(device_, previous_stream_); }
 
 }  // namespace brisk::cuda

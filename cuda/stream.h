@@ -6,6 +6,8 @@
 // thread does not move another thread's work.
 #include <cuda_runtime.h>
 
+#include "cuda/device.h"
+
 namespace brisk::cuda {
 
 // The stream the CUDA backend launches on for `device` (the legacy default stream until a
@@ -69,8 +71,8 @@ class StreamGuard {
   StreamGuard& operator=(const StreamGuard&) = delete;
 
  private:
+  DeviceGuard device_guard_;
   int device_;
-  int previous_device_;
   cudaStream_t previous_stream_;
 };
 
