@@ -68,7 +68,7 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
 
 Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step) {
-  Tensor out = native::zeros(input_shape, TensorOptions(grad.dtype()).device(grad.device()));
+  Tensor out = native::zeros(input_shape, grad.options());
   Tensor region = native::slice(out, dim, start, end, step);
   native::copy_(region, grad);
   return record("SliceBackwardBackward", out, {grad}, {},

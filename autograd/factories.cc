@@ -13,8 +13,6 @@ Tensor with_grad(Tensor t, const TensorOptions& options) {
   return t;
 }
 
-TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
-
 // arange's dtype when none is given: int64 when all bounds are integers, else float32.
 DType arange_dtype(Scalar start, Scalar end, Scalar step) {
   bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
@@ -30,9 +28,9 @@ Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
   return with_grad(native::full(shape, value, options), options);
 }
 
-Tensor zeros_like(const Tensor& t) { return native::zeros(t.sizes(), like(t)); }
-Tensor ones_like(const Tensor& t) { return native::ones(t.sizes(), like(t)); }
-Tensor full_like(const Tensor& t, Scalar value) { return native::full(t.sizes(), value, like(t)); }
+Tensor zeros_like(const Tensor& t) { return native::zeros(t.sizes(), t.options()); }
+Tensor ones_like(const Tensor& t) { return native::ones(t.sizes(), t.options()); }
+Tensor full_like(const Tensor& t, Scalar value) { return native::full(t.sizes(), value, t.options()); }
 Tensor empty_like(const Tensor& t) { return native::empty_like(t); }
 
 Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, options); }

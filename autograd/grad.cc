@@ -32,7 +32,7 @@ Roots make_roots(const char* op, const TensorList& tensors, const TensorList& gr
       BRISK_CHECK(t.numel() == 1,
                   "{}: grad can be implicitly created only for scalar outputs, got output {} of shape {}", op, i,
                   t.sizes());
-      grad = native::ones(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+      grad = native::ones(t.sizes(), t.options());
     }
     roots.edges.push_back(gradient_edge(t));
     roots.grads.push_back(std::move(grad));

@@ -11,12 +11,6 @@ using autograd::BackwardArgs;
 using autograd::record;
 using autograd::TensorList;
 
-namespace {
-
-TensorOptions options_of(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
-
-}  // namespace
-
 Tensor cat(const std::vector<Tensor>& tensors_in, int64_t dim) {
   autograd::AutocastInputList autocast_inputs(autograd::AutocastOp::cat, tensors_in);
   const std::vector<Tensor>& tensors = autocast_inputs.tensors();
@@ -86,7 +80,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
     Shape index_shape(grad.dim(), 1);
     if (grad.dim() > 0) index_shape[d] = grad.size(d);
     Tensor index = g.saved[0].reshape(index_shape).expand(grad.sizes());
-    return {scatter_add(zeros(shape, options_of(grad)), d, index, grad)};
+    return {scatter_add(zeros(shape, grad.options()), d, index, grad)};
   });
 }
 
@@ -94,7 +88,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   Tensor out = native::gather(x, dim, index);
   int64_t d = wrap_dim(dim, x.dim(), "gather");
   return record("GatherBackward", out, {x}, {index}, [d, shape = x.sizes()](const BackwardArgs& g) -> TensorList {
-    return {scatter_add(zeros(shape, options_of(g.grad())), d, g.saved[0], g.grad())};
+    return {scatter_add(zeros(shape, g.grad().options()), d, g.saved[0], g.grad())};
   });
 }
 

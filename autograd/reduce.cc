@@ -113,7 +113,7 @@ std::pair<Tensor, Tensor> record_indexed(const char* name, std::pair<Tensor, Ten
   values = record(name, values, {x}, {indices}, [d, keepdim, shape = x.sizes()](const BackwardArgs& g) -> TensorList {
     Tensor index = keepdim ? g.saved[0] : g.saved[0].unsqueeze(d);
     Tensor grad = keepdim ? g.grad() : g.grad().unsqueeze(d);
-    return {scatter_add(zeros(shape, TensorOptions(grad.dtype()).device(grad.device())), d, index, grad)};
+    return {scatter_add(zeros(shape, grad.options()), d, index, grad)};
   });
   return result;
 }

@@ -91,6 +91,8 @@ class Tensor {
   int64_t offset() const;
   DType dtype() const;
   Device device() const;
+  // Its dtype and device, for making tensors like it: empty(shape, t.options()).
+  TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_floating_point() const { return brisk::is_floating_point(dtype()); }

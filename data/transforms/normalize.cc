@@ -53,7 +53,7 @@ Tensor Normalize::operator()(const Tensor& image) const {
   }
   if (image.is_cpu() && image.dtype() == kFloat32) return normalize_cpu<float>(image, mean_, std_);
   if (image.is_cpu() && image.dtype() == kFloat64) return normalize_cpu<double>(image, mean_, std_);
-  TensorOptions options = TensorOptions(image.dtype()).device(image.device());
+  TensorOptions options = image.options();
   Tensor mean = native::from_vector(mean_, {static_cast<int64_t>(mean_.size()), 1, 1}, options);
   Tensor std = native::from_vector(std_, {static_cast<int64_t>(std_.size()), 1, 1}, options);
   return (image - mean) / std;

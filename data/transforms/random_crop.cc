@@ -28,7 +28,7 @@ Tensor RandomCrop::operator()(const Tensor& image) const {
   Shape shape = image.sizes();
   shape[shape.size() - 2] = height_;
   shape[shape.size() - 1] = width_;
-  Tensor out = native::zeros(shape, TensorOptions(image.dtype()).device(image.device()));
+  Tensor out = native::zeros(shape, image.options());
   // The part of the crop window (padded coordinates) that covers the image rather than padding.
   int64_t row0 = std::max(top, padding_), row1 = std::min(top + height_, padding_ + height);
   int64_t col0 = std::max(left, padding_), col1 = std::min(left + width_, padding_ + width);

@@ -20,10 +20,7 @@ int64_t mib_to_bytes(double mib) { return static_cast<int64_t>(mib * 1024.0 * 10
 
 Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
                  const DistributedDataParallelOptions& options)
-    : parameters_(std::move(parameters)),
-      names_(std::move(names)),
-      group_(std::move(group)),
-      options_(options) {
+    : parameters_(std::move(parameters)), names_(std::move(names)), group_(std::move(group)), options_(options) {
   BRISK_CHECK(names_.size() == parameters_.size(), "Reducer: {} names for {} parameters", names_.size(),
               parameters_.size());
   std::vector<size_t> reverse(parameters_.size());
@@ -66,7 +63,7 @@ void Reducer::initialize_buckets(const std::vector<std::vector<size_t>>& assignm
       numel += parameters_[index].numel();
     }
     const Tensor& first = parameters_[variables.front()];
-    bucket.buffer = native::zeros({numel}, TensorOptions().dtype(first.dtype()).device(first.device()));
+    bucket.buffer = native::zeros({numel}, first.options());
     for (size_t slot = 0; slot < variables.size(); ++slot) {
       const Tensor& p = parameters_[variables[slot]];
       bucket.views.push_back(

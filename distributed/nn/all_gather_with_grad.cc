@@ -28,8 +28,7 @@ std::vector<Tensor> rows(const Tensor& stacked) {
 // backward, and (for double backward) its adjoint in turn.
 Tensor sum_scatter(const Tensor& stacked, const GroupPtr& group) {
   Tensor inputs = stacked.contiguous();
-  Tensor output = native::empty(Shape(inputs.sizes().begin() + 1, inputs.sizes().end()),
-                                TensorOptions(inputs.dtype()).device(inputs.device()));
+  Tensor output = native::empty(Shape(inputs.sizes().begin() + 1, inputs.sizes().end()), inputs.options());
   group_or_default(group).reduce_scatter(output, rows(inputs), ReduceOp::SUM)->wait();
   return record("ReduceScatterBackward", output, {stacked}, {},
                 [group](const BackwardArgs& a) -> TensorList { return {all_gather_with_grad(a.grad(), group)}; });
@@ -42,7 +41,7 @@ Tensor all_gather_with_grad(const Tensor& input, const GroupPtr& group) {
   Tensor local = input.contiguous();
   Shape shape{g.size()};
   shape.insert(shape.end(), local.sizes().begin(), local.sizes().end());
-  Tensor gathered = native::empty(shape, TensorOptions(local.dtype()).device(local.device()));
+  Tensor gathered = native::empty(shape, local.options());
   std::vector<Tensor> outputs = rows(gathered);
   g.all_gather(outputs, local)->wait();
   return record("AllGatherBackward", gathered, {input}, {},

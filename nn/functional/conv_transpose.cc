@@ -73,7 +73,7 @@ Tensor transposed(const Tensor& input, const Tensor& weight, const Conv2dParams&
   shape[c + 1] = out_hw[0];
   shape[c + 2] = out_hw[1];
   // conv2d_backward reads only the shape of conv2d's input when it computes grad_input.
-  Tensor shape_only = empty(shape, TensorOptions(input.dtype()).device(input.device()));
+  Tensor shape_only = empty(shape, input.options());
   Tensor out = native::conv2d_backward(input, shape_only, weight, p, {true, false, false})[0];
   return record("ConvTranspose2dBackward", out, {input, weight}, {input, weight},
                 [p](const BackwardArgs& a) -> TensorList {
@@ -96,7 +96,7 @@ Tensor window_of_zero_extended(const Tensor& y, int64_t dim, int64_t start, int6
   if (kept == length) return head;
   Shape tail_shape = y.sizes();
   tail_shape[dim] = length - kept;
-  return cat({head, zeros(tail_shape, TensorOptions(y.dtype()).device(y.device()))}, dim);
+  return cat({head, zeros(tail_shape, y.options())}, dim);
 }
 
 }  // namespace

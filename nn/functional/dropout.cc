@@ -15,7 +15,7 @@ void check_probability(const char* op, double p) {
 // the product records history.
 Tensor apply_mask(const Tensor& input, const Shape& mask_shape, double p, Generator* generator) {
   if (p == 1.0) return input * zeros_like(input);
-  Tensor mask = native::empty(mask_shape, TensorOptions(input.dtype()).device(input.device()));
+  Tensor mask = native::empty(mask_shape, input.options());
   native::bernoulli_(mask, 1.0 - p, generator);
   native::binary_(BinaryOp::Div, mask, Scalar(1.0 - p));
   return input * mask;

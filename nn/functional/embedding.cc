@@ -35,7 +35,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
                   Tensor grad = a.grad().reshape({-1, dim});
                   const Tensor& index = a.saved[0];
                   if (padding_idx) grad = masked_fill(grad, index.eq(*padding_idx).unsqueeze(1), 0);
-                  Tensor zero = zeros({rows, dim}, TensorOptions(grad.dtype()).device(grad.device()));
+                  Tensor zero = zeros({rows, dim}, grad.options());
                   return {scatter_add(zero, 0, index.unsqueeze(1).expand(grad.sizes()), grad)};
                 });
 }

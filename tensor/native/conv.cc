@@ -48,7 +48,7 @@ Tensor as_batch(const Tensor& t) { return contiguous(t.dim() == 3 ? unsqueeze(t,
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dParams& params) {
   Shape out_shape = conv2d_output_shape(input, weight, bias, params);
   Tensor x = as_batch(input);
-  Tensor out = empty(out_shape, TensorOptions(x.dtype()).device(x.device()));
+  Tensor out = empty(out_shape, x.options());
   if (out.numel() > 0) {
     backend_for(x.device()).conv2d(out, x, contiguous(weight), bias.defined() ? contiguous(bias) : Tensor(), params);
   }

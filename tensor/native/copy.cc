@@ -26,7 +26,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
 }
 
 Tensor clone(const Tensor& t) {
-  Tensor out = empty(t.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  Tensor out = empty(t.sizes(), t.options());
   return copy_(out, t);
 }
 

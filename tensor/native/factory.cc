@@ -38,7 +38,7 @@ Tensor empty_pinned(const Shape& shape, DType dtype, Device copies_to) {
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), shape, contiguous_strides(shape), 0, dtype));
 }
 
-Tensor empty_like(const Tensor& t) { return empty(t.sizes(), TensorOptions(t.dtype()).device(t.device())); }
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
 
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
   Tensor t = empty(shape, options.requires_grad(false));

@@ -40,7 +40,7 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   int64_t d = wrap_dim(dim, in.dim(), "index_select");
   Shape shape = in.sizes();
   shape[d] = index.numel();
-  Tensor out = empty(shape, TensorOptions(t.dtype()).device(t.device()));
+  Tensor out = empty(shape, t.options());
   backend_for(t.device()).index_select(out, in, d, reshape(index, {-1}));
   return t.dim() == 0 ? reshape(out, {}) : out;
 }
@@ -50,7 +50,7 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   Tensor in = at_least_1d(t), idx = at_least_1d(index);
   int64_t d = wrap_dim(dim, in.dim(), "gather");
   check_scatter_gather_shapes("gather", in, d, idx, nullptr);
-  Tensor out = empty(index.sizes(), TensorOptions(t.dtype()).device(t.device()));
+  Tensor out = empty(index.sizes(), t.options());
   backend_for(t.device()).gather(at_least_1d(out), in, d, idx);
   return out;
 }

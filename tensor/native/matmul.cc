@@ -20,7 +20,7 @@ void check_inner(const char* op, const Tensor& a, const Tensor& b, int64_t k_a, 
 
 // [B, M, K] x [B, K, N] -> a new contiguous [B, M, N].
 Tensor gemm3(const Tensor& a, const Tensor& b) {
-  Tensor out = empty({a.size(0), a.size(1), b.size(2)}, TensorOptions(a.dtype()).device(a.device()));
+  Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.options());
   backend_for(a.device()).batched_gemm(out, a, b, 1.0, 0.0);
   return out;
 }
@@ -55,7 +55,7 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
     bias_fits = s == 1 || s == shape[2 - i];
   }
   BRISK_CHECK(bias_fits, "addmm: bias of shape {} cannot be broadcast to the product's shape {}", bias.sizes(), shape);
-  Tensor out = empty({1, shape[0], shape[1]}, TensorOptions(a.dtype()).device(a.device()));
+  Tensor out = empty({1, shape[0], shape[1]}, a.options());
   // With beta == 0 the bias is ignored entirely, so NaN or inf in it does not leak through.
   if (beta.to_double() != 0) {
     Tensor dst = select(out, 0, 0);

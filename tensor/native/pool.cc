@@ -55,7 +55,7 @@ Tensor batch_grad(const char* op, const Tensor& grad_out, const Tensor& input, c
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Pool2dParams& params) {
   Shape out_shape = pool2d_output_shape("max_pool2d", input, params, true);
   Tensor x = as_batch(input);
-  Tensor out = empty(out_shape, TensorOptions(x.dtype()).device(x.device()));
+  Tensor out = empty(out_shape, x.options());
   Tensor indices = empty(out_shape, TensorOptions(kInt64).device(x.device()));
   if (out.numel() > 0) backend_for(x.device()).max_pool2d(out, indices, x, params);
   return {unbatch_like(out, input), unbatch_like(indices, input)};
@@ -69,7 +69,7 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
   common_device("max_pool2d_backward", {grad_out, input, indices});
   Tensor idx = as_batch(indices);
   Tensor g = batch_grad("max_pool2d_backward", grad_out, input, idx.sizes());
-  Tensor grad_input = empty(as_batch(input).sizes(), TensorOptions(input.dtype()).device(input.device()));
+  Tensor grad_input = empty(as_batch(input).sizes(), input.options());
   backend_for(input.device()).max_pool2d_backward(grad_input, g, contiguous(to(idx, input.device(), kInt64)));
   return unbatch_like(grad_input, input);
 }
@@ -77,7 +77,7 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
 Tensor avg_pool2d(const Tensor& input, const Pool2dParams& params) {
   Shape out_shape = pool2d_output_shape("avg_pool2d", input, params, false);
   Tensor x = as_batch(input);
-  Tensor out = empty(out_shape, TensorOptions(x.dtype()).device(x.device()));
+  Tensor out = empty(out_shape, x.options());
   if (out.numel() > 0) backend_for(x.device()).avg_pool2d(out, x, params);
   return unbatch_like(out, input);
 }
@@ -85,7 +85,7 @@ Tensor avg_pool2d(const Tensor& input, const Pool2dParams& params) {
 Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Pool2dParams& params) {
   Shape out_shape = pool2d_output_shape("avg_pool2d_backward", input, params, false);
   Tensor g = batch_grad("avg_pool2d_backward", grad_out, input, out_shape);
-  Tensor grad_input = empty(as_batch(input).sizes(), TensorOptions(input.dtype()).device(input.device()));
+  Tensor grad_input = empty(as_batch(input).sizes(), input.options());
   backend_for(input.device()).avg_pool2d_backward(grad_input, g, params);
   return unbatch_like(grad_input, input);
 }
@@ -95,8 +95,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size) {
   BRISK_CHECK(output_size[0] >= 0 && output_size[1] >= 0,
               "adaptive_avg_pool2d: output_size {} must be non-negative (input {})", output_size, input.sizes());
   Tensor x = as_batch(input);
-  Tensor out =
-      empty({x.size(0), x.size(1), output_size[0], output_size[1]}, TensorOptions(x.dtype()).device(x.device()));
+  Tensor out = empty({x.size(0), x.size(1), output_size[0], output_size[1]}, x.options());
   if (out.numel() > 0) backend_for(x.device()).adaptive_avg_pool2d(out, x);
   return unbatch_like(out, input);
 }
@@ -107,7 +106,7 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input)
                   (input.dim() == 3 || grad_out.size(0) == input.size(0)),
               "adaptive_avg_pool2d_backward: gradient {} does not fit input {}", grad_out.describe(), input.describe());
   Tensor g = batch_grad("adaptive_avg_pool2d_backward", grad_out, input, as_batch(grad_out).sizes());
-  Tensor grad_input = empty(as_batch(input).sizes(), TensorOptions(input.dtype()).device(input.device()));
+  Tensor grad_input = empty(as_batch(input).sizes(), input.options());
   backend_for(input.device()).adaptive_avg_pool2d_backward(grad_input, g);
   return unbatch_like(grad_input, input);
 }

@@ -9,7 +9,7 @@ Tensor softmax(const Tensor& x, int64_t dim, bool log) {
   BRISK_CHECK(is_floating_point(x.dtype()), "{}: expected a floating point input, got {}", name, x.describe());
   int64_t d = wrap_dim(dim, x.dim(), name);
   Tensor in = contiguous(x);
-  Tensor out = empty(in.sizes(), TensorOptions(in.dtype()).device(in.device()));
+  Tensor out = empty(in.sizes(), in.options());
   backend_for(in.device()).softmax(out, in, d, log);
   return out;
 }
