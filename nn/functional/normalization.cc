@@ -158,17 +158,15 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   if (input.numel() == 0) return empty_batch_norm(input, weight, bias);
   BRISK_CHECK(!use_batch_stats || channel_count(input) > 1,
               "batch_norm: expected more than 1 value per channel when training, got input {}", input.sizes());
-  // Running statistics are updated only in training (and read only outside it).
-  const Tensor rm = training || !use_batch_stats ? running_mean : Tensor();
-  const Tensor rv = training || !use_batch_stats ? running_var : Tensor();
   if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
     if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
       return batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps)
           .to(input.dtype());
     }
-    return composite_batch_norm(input, rm, rv, weight, bias, use_batch_stats, momentum, eps);
+    return composite_batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
   }
-  std::array<Tensor, 3> result = native::batch_norm(input, weight, bias, rm, rv, use_batch_stats, momentum, eps);
+  std::array<Tensor, 3> result =
+      native::batch_norm(input, weight, bias, running_mean, running_var, use_batch_stats, momentum, eps);
   const Tensor &save_mean = result[1], &save_invstd = result[2];
   return record("NativeBatchNormBackward", result[0], {input, weight, bias}, {input, weight, save_mean, save_invstd},
                 [use_batch_stats, eps](const BackwardArgs& a) -> TensorList {
