@@ -116,7 +116,7 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
 
 // Normalizes each sample's channels in num_groups groups (which must divide C), with the
 // mean and biased variance of each group over its channels and positions, then applies the
-// per-channel weight and bias [C] when given. input [N, C, *]. (nn/functional/group_norm.cc)
+// per-channel weight and bias [C] when given. input [N, C, *].
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 
