@@ -55,7 +55,6 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 
 // input [N, C, L] (or [C, L] for one unbatched sequence); weight [out_channels,
 // in_channels / groups, kernel_size]; bias [out_channels] or undefined. Zero padding.
-// (nn/functional/conv1d.cc)
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), int64_t stride = 1,
               int64_t padding = 0, int64_t dilation = 1, int64_t groups = 1);
 // The transposed convolution ("deconvolution"): the gradient of conv2d with respect to its
