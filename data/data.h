@@ -10,7 +10,6 @@
 #include "data/example.h"
 #include "data/mnist.h"
 #include "data/sampler.h"
-#include "data/subset.h"
 #include "data/tensor_dataset.h"
 #include "data/transform_dataset.h"
 #include "data/transforms/compose.h"
