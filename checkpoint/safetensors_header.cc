@@ -44,17 +44,12 @@ uint64_t entry_offset(const std::string& json, const std::string& name) {
   return kHeaderLengthBytes + (at == std::string::npos ? 0 : at);
 }
 
-// An unsigned integer of the header: JSON integers only, not 3.0 or -1.
+// An unsigned integer of the header: JSON integers only, not 3.0 or -1 (the parser stores every
+// non-negative integer as unsigned).
 bool read_unsigned(const ordered_json& value, uint64_t* out) {
-  if (value.is_number_unsigned()) {
-    *out = value.get<uint64_t>();
-    return true;
-  }
-  if (value.is_number_integer() && value.get<int64_t>() >= 0) {
-    *out = static_cast<uint64_t>(value.get<int64_t>());
-    return true;
-  }
-  return false;
+  if (!value.is_number_unsigned()) return false;
+  *out = value.get<uint64_t>();
+  return true;
 }
 
 // Parses text as JSON, remembering a name that occurs twice at the top level (nlohmann

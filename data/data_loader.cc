@@ -7,8 +7,6 @@
 #include "data/batch_producer.h"
 #include "data/pin_memory.h"
 #include "data/random.h"
-#include "data/random_sampler.h"
-#include "data/sequential_sampler.h"
 #include "profiler/record.h"
 #include "tensor/error.h"
 

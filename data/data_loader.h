@@ -24,62 +24,40 @@
 #include "data/collate.h"
 #include "data/dataset.h"
 #include "data/sampler.h"
+#include "tensor/arg.h"
 #include "tensor/device.h"
 
 namespace brisk::data {
 
 class BatchProducer;
 
-// Chained like TensorOptions: DataLoaderOptions().batch_size(64).shuffle(true).
-class DataLoaderOptions {
- public:
-  // clang-format off
-  // Examples per batch (default 1).
-  int64_t batch_size() const { return batch_size_; }
-  DataLoaderOptions batch_size(int64_t n) const { auto o = *this; o.batch_size_ = n; return o; }
-  // A new random order every epoch (default false: dataset order).
-  bool shuffle() const { return shuffle_; }
-  DataLoaderOptions shuffle(bool s) const { auto o = *this; o.shuffle_ = s; return o; }
+// Chained: DataLoaderOptions().batch_size(64).shuffle(true).
+struct DataLoaderOptions {
+  // Examples per batch.
+  BRISK_ARG(int64_t, batch_size) = 1;
+  // A new random order every epoch (default: dataset order).
+  BRISK_ARG(bool, shuffle) = false;
   // Leaves out the last batch of an epoch when it is smaller than batch_size.
-  bool drop_last() const { return drop_last_; }
-  DataLoaderOptions drop_last(bool d) const { auto o = *this; o.drop_last_ = d; return o; }
+  BRISK_ARG(bool, drop_last) = false;
   // Threads loading batches ahead of the training loop (default 0: the loop's own thread).
-  int num_workers() const { return num_workers_; }
-  DataLoaderOptions num_workers(int n) const { auto o = *this; o.num_workers_ = n; return o; }
-  // Batches each worker may load ahead (default 2): num_workers * prefetch_factor batches
-  // are loaded or waiting at most.
-  int64_t prefetch_factor() const { return prefetch_factor_; }
-  DataLoaderOptions prefetch_factor(int64_t n) const { auto o = *this; o.prefetch_factor_ = n; return o; }
+  BRISK_ARG(int, num_workers) = 0;
+  // Batches each worker may load ahead: num_workers * prefetch_factor batches are loaded or
+  // waiting at most.
+  BRISK_ARG(int64_t, prefetch_factor) = 2;
   // Batches in pinned host memory, for asynchronous copies to the GPU. Needs CUDA: without
   // it the DataLoader's constructor raises brisk::Error saying why.
-  bool pin_memory() const { return pin_memory_; }
-  DataLoaderOptions pin_memory(bool p) const { auto o = *this; o.pin_memory_ = p; return o; }
+  BRISK_ARG(bool, pin_memory) = false;
   // The CUDA device the batches are pinned for (PyTorch's pin_memory_device): the threads
   // that pin make it their current device, so that every rank pins in its own GPU's context
   // instead of creating one on GPU 0. Default: the current CUDA device of the thread that
   // constructs the DataLoader.
-  std::optional<Device> pin_memory_device() const { return pin_memory_device_; }
-  DataLoaderOptions pin_memory_device(Device d) const { auto o = *this; o.pin_memory_device_ = d; return o; }
+  BRISK_ARG(std::optional<Device>, pin_memory_device);
   // The seed of shuffling and of random transforms (default: drawn from
   // brisk::default_generator() by the DataLoader's constructor).
-  std::optional<uint64_t> seed() const { return seed_; }
-  DataLoaderOptions seed(uint64_t s) const { auto o = *this; o.seed_ = s; return o; }
+  BRISK_ARG(std::optional<uint64_t>, seed);
   // How examples become a batch (default: default_collate, which stacks them). Called on
   // worker threads.
-  const Collate& collate() const { return collate_; }
-  DataLoaderOptions collate(Collate c) const { auto o = *this; o.collate_ = std::move(c); return o; }
-  // clang-format on
-
- private:
-  int64_t batch_size_ = 1;
-  bool shuffle_ = false;
-  bool drop_last_ = false;
-  int num_workers_ = 0;
-  int64_t prefetch_factor_ = 2;
-  bool pin_memory_ = false;
-  std::optional<Device> pin_memory_device_;
-  std::optional<uint64_t> seed_;
-  Collate collate_ = default_collate;
+  BRISK_ARG(Collate, collate) = default_collate;
 };
 
 class DataLoader {

@@ -15,28 +15,18 @@
 #include <cstdint>
 
 #include "data/sampler.h"
+#include "tensor/arg.h"
 
 namespace brisk::data {
 
 // Chained like DataLoaderOptions: DistributedSamplerOptions().shuffle(false).drop_last(true).
-class DistributedSamplerOptions {
- public:
-  // clang-format off
+struct DistributedSamplerOptions {
   // A new order every epoch (default true, as PyTorch).
-  bool shuffle() const { return shuffle_; }
-  DistributedSamplerOptions shuffle(bool s) const { auto o = *this; o.shuffle_ = s; return o; }
+  BRISK_ARG(bool, shuffle) = true;
   // The shuffling seed, the same on every rank (default 0, as PyTorch).
-  uint64_t seed() const { return seed_; }
-  DistributedSamplerOptions seed(uint64_t s) const { auto o = *this; o.seed_ = s; return o; }
-  // Drop the tail that does not divide evenly instead of padding (default false).
-  bool drop_last() const { return drop_last_; }
-  DistributedSamplerOptions drop_last(bool d) const { auto o = *this; o.drop_last_ = d; return o; }
-  // clang-format on
-
- private:
-  bool shuffle_ = true;
-  uint64_t seed_ = 0;
-  bool drop_last_ = false;
+  BRISK_ARG(uint64_t, seed) = 0;
+  // Drop the tail that does not divide evenly instead of padding.
+  BRISK_ARG(bool, drop_last) = false;
 };
 
 class DistributedSampler : public Sampler {

@@ -1,6 +1,6 @@
 #include "data/idx.h"
 
-#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "data/file_bytes.h"
@@ -10,66 +10,50 @@
 namespace brisk::data {
 namespace {
 
+// A big-endian unsigned integer of `bytes` bytes.
+uint64_t load_be(const uint8_t* p, size_t bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes; ++i) value = value << 8 | p[i];
+  return value;
+}
+
+// Converts `n` big-endian elements of type Wire into the tensor's memory of type Out: the
+// signed integers widen to int32; the floats are copied as their bits.
+template <typename Wire, typename Out>
+void decode(const uint8_t* src, int64_t n, void* dst) {
+  auto* out = static_cast<Out*>(dst);
+  for (int64_t i = 0; i < n; ++i) {
+    const auto bits = static_cast<std::make_unsigned_t<Wire>>(load_be(src + i * sizeof(Wire), sizeof(Wire)));
+    out[i] = static_cast<Wire>(bits);
+  }
+}
+
 struct IdxType {
   uint8_t code;
   const char* name;
   size_t bytes;
   DType dtype;
+  void (*decode)(const uint8_t* src, int64_t n, void* dst);
 };
 
 constexpr IdxType kTypes[] = {
-    {0x08, "uint8", 1, kUInt8}, {0x09, "int8", 1, kInt32},      {0x0b, "int16", 2, kInt32},
-    {0x0c, "int32", 4, kInt32}, {0x0d, "float32", 4, kFloat32}, {0x0e, "float64", 8, kFloat64},
+    {0x08, "uint8", 1, kUInt8, decode<uint8_t, uint8_t>},
+    {0x09, "int8", 1, kInt32, decode<int8_t, int32_t>},
+    {0x0b, "int16", 2, kInt32, decode<int16_t, int32_t>},
+    {0x0c, "int32", 4, kInt32, decode<int32_t, int32_t>},
+    {0x0d, "float32", 4, kFloat32, decode<uint32_t, uint32_t>},
+    {0x0e, "float64", 8, kFloat64, decode<uint64_t, uint64_t>},
 };
 
 // Beyond this many elements (or bytes) an array cannot be real, and its strides would overflow.
 constexpr uint64_t kMaxCount = uint64_t{1} << 62;
-
-uint16_t load_be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-uint32_t load_be32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[2]) << 8 |
-         p[3];
-}
-uint64_t load_be64(const uint8_t* p) { return static_cast<uint64_t>(load_be32(p)) << 32 | load_be32(p + 4); }
-
-// Converts `n` big-endian elements of the IDX type `code` into the tensor's memory.
-void decode(uint8_t code, const uint8_t* src, int64_t n, void* dst) {
-  switch (code) {
-    case 0x08: std::memcpy(dst, src, static_cast<size_t>(n)); return;
-    case 0x09: {
-      auto* out = static_cast<int32_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(src[i]);
-      return;
-    }
-    case 0x0b: {
-      auto* out = static_cast<int32_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int16_t>(load_be16(src + 2 * i));
-      return;
-    }
-    case 0x0c: {
-      auto* out = static_cast<int32_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(load_be32(src + 4 * i));
-      return;
-    }
-    case 0x0d: {
-      auto* out = static_cast<uint32_t*>(dst);  // the float's bits
-      for (int64_t i = 0; i < n; ++i) out[i] = load_be32(src + 4 * i);
-      return;
-    }
-    case 0x0e: {
-      auto* out = static_cast<uint64_t*>(dst);  // the double's bits
-      for (int64_t i = 0; i < n; ++i) out[i] = load_be64(src + 8 * i);
-      return;
-    }
-  }
-}
 
 Tensor parse_plain(const uint8_t* data, size_t size, const std::string& name) {
   BRISK_CHECK(size >= 4, "IDX file {}: too short: {} bytes, fewer than the 4 of the magic number", name, size);
   BRISK_CHECK(data[0] == 0 && data[1] == 0,
               "IDX file {}: wrong magic number 0x{:08x} at byte offset 0: an IDX file starts with two zero "
               "bytes, the type code and the number of dims (MNIST images: 0x00000803, labels: 0x00000801)",
-              name, load_be32(data));
+              name, load_be(data, 4));
   const IdxType* type = nullptr;
   for (const IdxType& t : kTypes) {
     if (t.code == data[2]) type = &t;
@@ -89,7 +73,7 @@ Tensor parse_plain(const uint8_t* data, size_t size, const std::string& name) {
   uint64_t numel = 1;
   uint64_t nonzero_product = 1;  // bounds every stride, even of an empty array
   for (size_t d = 0; d < ndims; ++d) {
-    uint32_t extent = load_be32(data + 4 + 4 * d);
+    const auto extent = static_cast<uint32_t>(load_be(data + 4 + 4 * d, 4));
     shape[d] = extent;
     numel *= extent;
     if (extent != 0) {
@@ -111,7 +95,7 @@ Tensor parse_plain(const uint8_t* data, size_t size, const std::string& name) {
               available - expected, header + expected, shape, type->name);
 
   Tensor out = native::empty(shape, type->dtype);
-  if (numel > 0) decode(type->code, data + header, static_cast<int64_t>(numel), out.raw_data());
+  if (numel > 0) type->decode(data + header, static_cast<int64_t>(numel), out.raw_data());
   return out;
 }
 

@@ -2,7 +2,7 @@
 // Samplers choose which dataset indices an epoch loads, and in which order
 // (torch.utils.data.Sampler). The DataLoader calls set_epoch() before every epoch and then
 // indices() once, so a sampler can give each epoch its own order, or, for distributed
-// training, each process its own share of it.
+// training, each process its own share of it (DistributedSampler, data/distributed_sampler.h).
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +23,32 @@ class Sampler {
 
  protected:
   int64_t epoch_ = 0;
+};
+
+// 0, 1, ..., n - 1 every epoch (torch.utils.data.SequentialSampler).
+class SequentialSampler : public Sampler {
+ public:
+  explicit SequentialSampler(int64_t size);
+  std::vector<int64_t> indices() const override;
+  int64_t size() const override { return size_; }
+
+ private:
+  int64_t size_;
+};
+
+// A random permutation of 0, ..., n - 1, a different one every epoch
+// (torch.utils.data.RandomSampler without replacement). The permutation depends only on the
+// seed and the epoch: set_epoch(e) on two samplers of the same seed gives the same order.
+class RandomSampler : public Sampler {
+ public:
+  RandomSampler(int64_t size, uint64_t seed);
+  std::vector<int64_t> indices() const override;
+  int64_t size() const override { return size_; }
+  uint64_t seed() const { return seed_; }
+
+ private:
+  int64_t size_;
+  uint64_t seed_;
 };
 
 }  // namespace brisk::data

@@ -29,9 +29,9 @@ class LeNet5(nn.Module):
 
 
 class MLP(nn.Module):
-    def __init__(self):
+    def __init__(self, in_features=784):
         super().__init__()
-        self.layers = nn.ModuleList([nn.Linear(784, 256), nn.Linear(256, 128), nn.Linear(128, 10)])
+        self.layers = nn.ModuleList([nn.Linear(in_features, 256), nn.Linear(256, 128), nn.Linear(128, 10)])
 
     def forward(self, x):
         x = x.flatten(1)

@@ -55,7 +55,6 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
 
 // input [N, C, L] (or [C, L] for one unbatched sequence); weight [out_channels,
 // in_channels / groups, kernel_size]; bias [out_channels] or undefined. Zero padding.
-// (nn/functional/conv1d.cc)
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), int64_t stride = 1,
               int64_t padding = 0, int64_t dilation = 1, int64_t groups = 1);
 // The transposed convolution ("deconvolution"): the gradient of conv2d with respect to its
@@ -116,7 +115,7 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
 
 // Normalizes each sample's channels in num_groups groups (which must divide C), with the
 // mean and biased variance of each group over its channels and positions, then applies the
-// per-channel weight and bias [C] when given. input [N, C, *]. (nn/functional/group_norm.cc)
+// per-channel weight and bias [C] when given. input [N, C, *].
 Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 

@@ -22,17 +22,19 @@ namespace {
 
 using Registry = const StateDict& (*)(const Module&);
 
-// Visits (dotted name, tensor) of one registry through the tree, skipping absent
-// (undefined) tensors.
+// Visits (dotted name, tensor) of the given registries through the tree, each module's own in
+// the registries' order before its children's, skipping absent (undefined) tensors.
 template <typename Visit>
-void visit_tensors(const Module& module, const std::string& prefix, bool recurse, Registry registry,
-                   const Visit& visit) {
-  for (const auto& [name, tensor] : registry(module)) {
-    if (tensor.defined()) visit(prefix + name, tensor);
+void visit_tensors(const Module& module, const std::string& prefix, bool recurse,
+                   std::initializer_list<Registry> registries, const Visit& visit) {
+  for (Registry registry : registries) {
+    for (const auto& [name, tensor] : registry(module)) {
+      if (tensor.defined()) visit(prefix + name, tensor);
+    }
   }
   if (!recurse) return;
   for (const auto& [name, child] : ModuleRegistries::children(module)) {
-    visit_tensors(*child, prefix + name + ".", true, registry, visit);
+    visit_tensors(*child, prefix + name + ".", true, registries, visit);
   }
 }
 
@@ -40,7 +42,7 @@ void visit_tensors(const Module& module, const std::string& prefix, bool recurse
 StateDict collect(const Module& module, bool recurse, Registry registry) {
   StateDict out;
   std::unordered_set<const TensorImpl*> seen;
-  visit_tensors(module, "", recurse, registry, [&](const std::string& name, const Tensor& t) {
+  visit_tensors(module, "", recurse, {registry}, [&](const std::string& name, const Tensor& t) {
     if (seen.insert(t.impl()).second) out.insert(name, t);
   });
   return out;
@@ -155,37 +157,31 @@ void Module::train(bool on) {
   for (const auto& [name, child] : children_) child->train(on);
 }
 
-void Module::apply_to_tensors(const std::function<Tensor(const Tensor&)>& convert) {
+void Module::to(Device device, bool non_blocking) { convert(device, std::nullopt, non_blocking); }
+
+void Module::to(DType dtype) { convert(std::nullopt, dtype, false); }
+
+void Module::to(Device device, DType dtype, bool non_blocking) { convert(device, dtype, non_blocking); }
+
+void Module::convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking) {
+  BRISK_CHECK(!dtype || is_floating_point(*dtype),
+              "{}: to: modules can only be converted to a floating point dtype, got {}", name(), *dtype);
+  auto converted = [&](const Tensor& t) {
+    const DType target = dtype && t.is_floating_point() ? *dtype : t.dtype();
+    return native::to(t, device.value_or(t.device()), target, non_blocking);
+  };
   NoGradGuard no_grad;
   std::unordered_set<const TensorImpl*> done;
   auto move = [&](const Tensor& t) {
     if (!t.defined() || !done.insert(t.impl()).second) return;
-    t.set_data(convert(t));
+    t.set_data(converted(t));
     Tensor grad = t.grad();
-    if (grad.defined()) t.set_grad(convert(grad));
+    if (grad.defined()) t.set_grad(converted(grad));
   };
   for (const auto& module : modules()) {
     for (const auto& [name, t] : module->parameters_) move(t);
     for (const auto& [name, t] : module->buffers_) move(t);
   }
-}
-
-void Module::to(Device device, bool non_blocking) {
-  apply_to_tensors([&](const Tensor& t) { return native::to(t, device, t.dtype(), non_blocking); });
-}
-
-void Module::to(DType dtype) {
-  BRISK_CHECK(is_floating_point(dtype), "{}: to: modules can only be converted to a floating point dtype, got {}",
-              name(), dtype);
-  apply_to_tensors(
-      [&](const Tensor& t) { return native::to(t, t.device(), t.is_floating_point() ? dtype : t.dtype(), false); });
-}
-
-void Module::to(Device device, DType dtype, bool non_blocking) {
-  BRISK_CHECK(is_floating_point(dtype), "{}: to: modules can only be converted to a floating point dtype, got {}",
-              name(), dtype);
-  apply_to_tensors(
-      [&](const Tensor& t) { return native::to(t, device, t.is_floating_point() ? dtype : t.dtype(), non_blocking); });
 }
 
 void Module::zero_grad(bool set_to_none) {
@@ -206,16 +202,11 @@ void Module::zero_grad(bool set_to_none) {
 namespace {
 
 // (name, registered tensor) of every parameter and buffer, in state_dict order.
-void state_entries(const Module& module, const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) {
-  for (const auto& [name, t] : ModuleRegistries::parameters(module)) {
-    if (t.defined()) out.emplace_back(prefix + name, t);
-  }
-  for (const auto& [name, t] : ModuleRegistries::buffers(module)) {
-    if (t.defined()) out.emplace_back(prefix + name, t);
-  }
-  for (const auto& [name, child] : ModuleRegistries::children(module)) {
-    state_entries(*child, prefix + name + ".", out);
-  }
+std::vector<std::pair<std::string, Tensor>> state_entries(const Module& module) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  visit_tensors(module, "", true, {&ModuleRegistries::parameters, &ModuleRegistries::buffers},
+                [&](const std::string& name, const Tensor& t) { out.emplace_back(name, t); });
+  return out;
 }
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -227,16 +218,13 @@ std::string quoted_list(const std::vector<std::string>& names) {
 }  // namespace
 
 StateDict Module::state_dict() const {
-  std::vector<std::pair<std::string, Tensor>> entries;
-  state_entries(*this, "", entries);
   StateDict out;
-  for (auto& [name, t] : entries) out.insert(name, t.detach());
+  for (const auto& [name, t] : state_entries(*this)) out.insert(name, t.detach());
   return out;
 }
 
 void Module::load_state_dict(const StateDict& state, bool strict) {
-  std::vector<std::pair<std::string, Tensor>> entries;
-  state_entries(*this, "", entries);
+  const std::vector<std::pair<std::string, Tensor>> entries = state_entries(*this);
   std::vector<std::string> missing, mismatched, unexpected;
   std::unordered_set<std::string> known;
   for (const auto& [name, t] : entries) {
@@ -260,7 +248,7 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
   BRISK_CHECK(errors.empty(), "load_state_dict: error(s) in loading state_dict for {}:{}", name(), errors);
 
   NoGradGuard no_grad;
-  for (auto& [name, t] : entries) {
+  for (const auto& [name, t] : entries) {
     if (const Tensor* value = state.find(name)) {
       Tensor target = t;
       native::copy_(target, *value);

@@ -21,6 +21,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -148,7 +149,8 @@ class Module : public std::enable_shared_from_this<Module> {
 
   void add_child(std::string name, std::shared_ptr<Module> module);
   void check_new_name(const std::string& name, const char* kind) const;
-  void apply_to_tensors(const std::function<Tensor(const Tensor&)>& convert);
+  // What the overloads of to() do: an absent device or dtype keeps each tensor's.
+  void convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking);
 
   OrderedDict<Tensor> parameters_;
   OrderedDict<Tensor> buffers_;

@@ -36,10 +36,7 @@ class OrderedDict {
 
   bool contains(const std::string& key) const { return index_.count(key) != 0; }
   // Null when absent.
-  V* find(const std::string& key) {
-    auto it = index_.find(key);
-    return it == index_.end() ? nullptr : &items_[it->second].second;
-  }
+  V* find(const std::string& key) { return const_cast<V*>(std::as_const(*this).find(key)); }
   const V* find(const std::string& key) const {
     auto it = index_.find(key);
     return it == index_.end() ? nullptr : &items_[it->second].second;
@@ -47,11 +44,7 @@ class OrderedDict {
   // Errors naming the key when absent.
   V& operator[](const std::string& key) { return at(key); }
   const V& operator[](const std::string& key) const { return at(key); }
-  V& at(const std::string& key) {
-    V* value = find(key);
-    BRISK_CHECK(value != nullptr, "OrderedDict: no key \"{}\"", key);
-    return *value;
-  }
+  V& at(const std::string& key) { return const_cast<V&>(std::as_const(*this).at(key)); }
   const V& at(const std::string& key) const {
     const V* value = find(key);
     BRISK_CHECK(value != nullptr, "OrderedDict: no key \"{}\"", key);

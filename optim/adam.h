@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "optim/optimizer.h"
+#include "tensor/arg.h"
 
 namespace brisk::optim {
 
@@ -27,25 +28,17 @@ class AdamOptions : public OptimizerOptions {
  public:
   explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
 
-  // clang-format off
-  AdamOptions& lr(double lr) { lr_ = lr; return *this; }
-  AdamOptions& betas(std::pair<double, double> betas) { betas_ = betas; return *this; }
-  AdamOptions& eps(double eps) { eps_ = eps; return *this; }
-  AdamOptions& weight_decay(double weight_decay) { weight_decay_ = weight_decay; return *this; }
-  AdamOptions& amsgrad(bool amsgrad) { amsgrad_ = amsgrad; return *this; }
-  AdamOptions& maximize(bool maximize) { maximize_ = maximize; return *this; }
+  using Betas = std::pair<double, double>;
+  BRISK_ARG(double, lr);
+  BRISK_ARG(Betas, betas) = {0.9, 0.999};
+  BRISK_ARG(double, eps) = 1e-8;
+  BRISK_ARG(double, weight_decay) = 0.0;
+  BRISK_ARG(bool, amsgrad) = false;
+  BRISK_ARG(bool, maximize) = false;
   // AdamW's weight decay (PyTorch's Adam option of the same name).
-  AdamOptions& decoupled_weight_decay(bool decoupled) { decoupled_weight_decay_ = decoupled; return *this; }
-  // clang-format on
+  BRISK_ARG(bool, decoupled_weight_decay) = false;
 
-  double lr() const { return lr_; }
-  std::pair<double, double> betas() const { return betas_; }
-  double eps() const { return eps_; }
-  double weight_decay() const { return weight_decay_; }
-  bool amsgrad() const { return amsgrad_; }
-  bool maximize() const { return maximize_; }
-  bool decoupled_weight_decay() const { return decoupled_weight_decay_; }
-
+ public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
   double get_lr() const override { return lr_; }
   void set_lr(double lr) override { lr_ = lr; }
@@ -56,15 +49,6 @@ class AdamOptions : public OptimizerOptions {
   // {"lr", "betas": [beta1, beta2], "eps", "weight_decay", "amsgrad", "maximize", "decoupled_weight_decay"}
   nlohmann::json to_json() const override;
   void from_json(const nlohmann::json& json) override;
-
- private:
-  double lr_;
-  std::pair<double, double> betas_{0.9, 0.999};
-  double eps_ = 1e-8;
-  double weight_decay_ = 0.0;
-  bool amsgrad_ = false;
-  bool maximize_ = false;
-  bool decoupled_weight_decay_ = false;
 };
 
 // AdamW's defaults: PyTorch's weight_decay 1e-2, decoupled.

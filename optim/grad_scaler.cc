@@ -9,18 +9,19 @@
 
 namespace brisk::optim {
 
-GradScaler::GradScaler(GradScalerOptions options) : options_(options), scale_(static_cast<float>(options.init_scale_)) {
-  BRISK_CHECK(options.init_scale_ > 0.0, "GradScaler: init_scale must be positive, got {}", options.init_scale_);
-  BRISK_CHECK(options.growth_factor_ > 1.0, "GradScaler: growth_factor must be above 1, got {}",
-              options.growth_factor_);
-  BRISK_CHECK(options.backoff_factor_ > 0.0 && options.backoff_factor_ < 1.0,
-              "GradScaler: backoff_factor must be between 0 and 1, got {}", options.backoff_factor_);
-  BRISK_CHECK(options.growth_interval_ > 0, "GradScaler: growth_interval must be positive, got {}",
-              options.growth_interval_);
+GradScaler::GradScaler(GradScalerOptions options)
+    : options_(options), scale_(static_cast<float>(options.init_scale())) {
+  BRISK_CHECK(options.init_scale() > 0.0, "GradScaler: init_scale must be positive, got {}", options.init_scale());
+  BRISK_CHECK(options.growth_factor() > 1.0, "GradScaler: growth_factor must be above 1, got {}",
+              options.growth_factor());
+  BRISK_CHECK(options.backoff_factor() > 0.0 && options.backoff_factor() < 1.0,
+              "GradScaler: backoff_factor must be between 0 and 1, got {}", options.backoff_factor());
+  BRISK_CHECK(options.growth_interval() > 0, "GradScaler: growth_interval must be positive, got {}",
+              options.growth_interval());
 }
 
 Tensor GradScaler::scale(const Tensor& outputs) const {
-  if (!options_.enabled_) return outputs;
+  if (!options_.enabled()) return outputs;
   return outputs * static_cast<double>(scale_);
 }
 
@@ -33,7 +34,7 @@ std::vector<Tensor> GradScaler::params_of(const Optimizer& optimizer) {
 }
 
 void GradScaler::unscale_params(const void* optimizer, const std::vector<Tensor>& params) {
-  if (!options_.enabled_) return;
+  if (!options_.enabled()) return;
   PerOptimizer& state = per_optimizer_[optimizer];
   BRISK_CHECK(state.stage != Stage::Stepped, "GradScaler: unscale_() is being called after step()");
   BRISK_CHECK(state.stage == Stage::Ready,
@@ -56,7 +57,7 @@ void GradScaler::unscale_params(const void* optimizer, const std::vector<Tensor>
 
 bool GradScaler::step_params(const void* optimizer, const std::vector<Tensor>& params,
                              const std::function<void()>& step) {
-  if (!options_.enabled_) {
+  if (!options_.enabled()) {
     step();
     return true;
   }
@@ -74,7 +75,7 @@ bool GradScaler::step_params(const void* optimizer, const std::vector<Tensor>& p
 }
 
 void GradScaler::update(std::optional<double> new_scale) {
-  if (!options_.enabled_) return;
+  if (!options_.enabled()) return;
   if (new_scale) {
     scale_ = static_cast<float>(*new_scale);
   } else {
@@ -85,10 +86,10 @@ void GradScaler::update(std::optional<double> new_scale) {
     BRISK_CHECK(!per_optimizer_.empty(), "GradScaler: update() without an unscale_() or step() since the last one");
     // PyTorch's _amp_update_scale_: float32 scale, products in float64.
     if (found_inf) {
-      scale_ = static_cast<float>(scale_ * options_.backoff_factor_);
+      scale_ = static_cast<float>(scale_ * options_.backoff_factor());
       growth_tracker_ = 0;
-    } else if (growth_tracker_ + 1 == options_.growth_interval_) {
-      const float grown = static_cast<float>(scale_ * options_.growth_factor_);
+    } else if (growth_tracker_ + 1 == options_.growth_interval()) {
+      const float grown = static_cast<float>(scale_ * options_.growth_factor());
       if (std::isfinite(grown)) scale_ = grown;
       growth_tracker_ = 0;
     } else {
@@ -98,25 +99,25 @@ void GradScaler::update(std::optional<double> new_scale) {
   per_optimizer_.clear();
 }
 
-double GradScaler::get_scale() const { return options_.enabled_ ? static_cast<double>(scale_) : 1.0; }
+double GradScaler::get_scale() const { return options_.enabled() ? static_cast<double>(scale_) : 1.0; }
 
 nlohmann::json GradScaler::state_dict() const {
-  if (!options_.enabled_) return nlohmann::json::object();
+  if (!options_.enabled()) return nlohmann::json::object();
   return {{"scale", static_cast<double>(scale_)},
-          {"growth_factor", options_.growth_factor_},
-          {"backoff_factor", options_.backoff_factor_},
-          {"growth_interval", options_.growth_interval_},
+          {"growth_factor", options_.growth_factor()},
+          {"backoff_factor", options_.backoff_factor()},
+          {"growth_interval", options_.growth_interval()},
           {"_growth_tracker", growth_tracker_}};
 }
 
 void GradScaler::load_state_dict(const nlohmann::json& state) {
-  BRISK_CHECK(options_.enabled_, "GradScaler: load_state_dict on a disabled scaler");
+  BRISK_CHECK(options_.enabled(), "GradScaler: load_state_dict on a disabled scaler");
   BRISK_CHECK(!state.empty(), "GradScaler: the state dict is empty (saved by a disabled scaler)");
   const std::string owner = "GradScaler";
   scale_ = static_cast<float>(detail::json_number(state, "scale", owner));
-  options_.growth_factor_ = detail::json_number(state, "growth_factor", owner);
-  options_.backoff_factor_ = detail::json_number(state, "backoff_factor", owner);
-  options_.growth_interval_ = detail::json_int(state, "growth_interval", owner);
+  options_.growth_factor(detail::json_number(state, "growth_factor", owner));
+  options_.backoff_factor(detail::json_number(state, "backoff_factor", owner));
+  options_.growth_interval(detail::json_int(state, "growth_interval", owner));
   growth_tracker_ = detail::json_int(state, "_growth_tracker", owner);
 }
 

@@ -31,38 +31,19 @@
 #include <nlohmann/json.hpp>
 
 #include "optim/optimizer.h"
+#include "tensor/arg.h"
 #include "tensor/tensor.h"
 
 namespace brisk::optim {
 
 struct GradScalerOptions {
-  GradScalerOptions& init_scale(double value) {
-    init_scale_ = value;
-    return *this;
-  }
-  GradScalerOptions& growth_factor(double value) {
-    growth_factor_ = value;
-    return *this;
-  }
-  GradScalerOptions& backoff_factor(double value) {
-    backoff_factor_ = value;
-    return *this;
-  }
-  GradScalerOptions& growth_interval(int64_t value) {
-    growth_interval_ = value;
-    return *this;
-  }
+  BRISK_ARG(double, init_scale) = 65536.0;
+  BRISK_ARG(double, growth_factor) = 2.0;
+  BRISK_ARG(double, backoff_factor) = 0.5;
+  BRISK_ARG(int64_t, growth_interval) = 2000;
   // Disabled, every method is a pass-through (scale returns its input, step just steps), so
   // one training loop serves float32, bfloat16 and float16.
-  GradScalerOptions& enabled(bool value) {
-    enabled_ = value;
-    return *this;
-  }
-  double init_scale_ = 65536.0;
-  double growth_factor_ = 2.0;
-  double backoff_factor_ = 0.5;
-  int64_t growth_interval_ = 2000;
-  bool enabled_ = true;
+  BRISK_ARG(bool, enabled) = true;
 };
 
 class GradScaler {
@@ -96,7 +77,7 @@ class GradScaler {
   double get_scale() const;
   // Clean iterations since the scale last changed.
   int64_t growth_tracker() const { return growth_tracker_; }
-  bool is_enabled() const { return options_.enabled_; }
+  bool is_enabled() const { return options_.enabled(); }
 
   // PyTorch's layout: {"scale", "growth_factor", "backoff_factor", "growth_interval",
   // "_growth_tracker"}; empty when disabled.

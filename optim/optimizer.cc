@@ -36,10 +36,7 @@ ParamGroup& ParamGroup::operator=(const ParamGroup& other) {
   return *this;
 }
 
-OptimizerOptions& ParamGroup::options() {
-  BRISK_CHECK(options_ != nullptr, "ParamGroup: this group of {} parameters has no options", params_.size());
-  return *options_;
-}
+OptimizerOptions& ParamGroup::options() { return const_cast<OptimizerOptions&>(std::as_const(*this).options()); }
 
 const OptimizerOptions& ParamGroup::options() const {
   BRISK_CHECK(options_ != nullptr, "ParamGroup: this group of {} parameters has no options", params_.size());

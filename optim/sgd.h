@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "optim/optimizer.h"
+#include "tensor/arg.h"
 
 namespace brisk::optim {
 
@@ -21,24 +22,16 @@ class SGDOptions : public OptimizerOptions {
  public:
   explicit SGDOptions(double lr = 1e-3) : lr_(lr) {}
 
-  // clang-format off
-  SGDOptions& lr(double lr) { lr_ = lr; return *this; }
-  SGDOptions& momentum(double momentum) { momentum_ = momentum; return *this; }
-  SGDOptions& dampening(double dampening) { dampening_ = dampening; return *this; }
-  SGDOptions& weight_decay(double weight_decay) { weight_decay_ = weight_decay; return *this; }
+  BRISK_ARG(double, lr);
+  BRISK_ARG(double, momentum) = 0.0;
+  BRISK_ARG(double, dampening) = 0.0;
+  BRISK_ARG(double, weight_decay) = 0.0;
   // Needs momentum > 0 and dampening 0.
-  SGDOptions& nesterov(bool nesterov) { nesterov_ = nesterov; return *this; }
+  BRISK_ARG(bool, nesterov) = false;
   // Ascend instead of descend.
-  SGDOptions& maximize(bool maximize) { maximize_ = maximize; return *this; }
-  // clang-format on
+  BRISK_ARG(bool, maximize) = false;
 
-  double lr() const { return lr_; }
-  double momentum() const { return momentum_; }
-  double dampening() const { return dampening_; }
-  double weight_decay() const { return weight_decay_; }
-  bool nesterov() const { return nesterov_; }
-  bool maximize() const { return maximize_; }
-
+ public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
   double get_lr() const override { return lr_; }
   void set_lr(double lr) override { lr_ = lr; }
@@ -48,14 +41,6 @@ class SGDOptions : public OptimizerOptions {
   // {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"}
   nlohmann::json to_json() const override;
   void from_json(const nlohmann::json& json) override;
-
- private:
-  double lr_;
-  double momentum_ = 0.0;
-  double dampening_ = 0.0;
-  double weight_decay_ = 0.0;
-  bool nesterov_ = false;
-  bool maximize_ = false;
 };
 
 class SGD : public Optimizer {

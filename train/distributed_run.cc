@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "data/subset.h"
 #include "distributed/all_reduce_metrics.h"
 #include "distributed/ddp/module_sync.h"
 #include "distributed/host_value_collectives.h"

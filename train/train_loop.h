@@ -1,9 +1,6 @@
 #pragma once
 // The pieces of a classifier's training loop, one per function, for any model whose
-// nn::Module::forward maps images to logits (a dist::DistributedDataParallel of one too), so
-// that a program reads top to bottom and distributed training changes only what it must (each process runs
-// train_epoch on its share of the data; metrics are sums, all-reduced before they are
-// divided):
+// nn::Module::forward maps images to logits (a dist::DistributedDataParallel of one too):
 //
 //   for (; progress.epoch < epochs;) {
 //     MetricSums train = train_epoch(model, optimizer, scheduler, train_loader, device, progress, on_step);
@@ -13,10 +10,9 @@
 //
 // One step: to_device -> train_step: zero_grad, then for each of its micro-batches (one
 // unless StepOptions::accumulate > 1) forward, cross_entropy, backward; clipping, the
-// optimizer's step; then the LR scheduler's step. A step never waits for the device: the metrics are summed where
-// the model runs and the targets are checked there (nn::functional::check_deferred_targets),
-// and both are read on the host only when someone looks at them (MetricSums::read: the
-// progress log, the epoch's row).
+// optimizer's step; then the LR scheduler's step. No step reads from the device (metrics and
+// target checks stay there until MetricSums::read): docs/training.md, "No waiting for the
+// device within a step".
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -29,18 +29,23 @@ Tensor element_weights(const ClassTargets& t, const Tensor& weight) {
   return w * valid;
 }
 
-// nll_loss of targets already checked (cross_entropy checks them once, under its own name).
-Tensor checked_nll_loss(const ClassTargets& t, const Tensor& weight, Reduction reduction) {
-  Tensor picked = gather(t.input, 1, t.target.unsqueeze(1)).squeeze(1);
-  Tensor w = element_weights(t, weight);
-  // where, not a product with 0: an ignored element's pick may be -inf.
-  Tensor losses = where(t.valid, -(picked * w), zeros_like(picked));
+// Per-element losses of checked targets reduced as nll_loss reduces them: the mean divides by
+// the total weight `w` of the elements (element_weights).
+Tensor reduce_weighted(const Tensor& losses, const ClassTargets& t, const Tensor& w, Reduction reduction) {
   switch (reduction) {
     case Reduction::None: return t.unbatched ? losses.squeeze(0) : losses;
     case Reduction::Sum: return losses.sum();
     case Reduction::Mean: return losses.sum() / w.sum();
   }
   return losses;
+}
+
+// nll_loss of targets already checked (cross_entropy checks them once, under its own name).
+Tensor checked_nll_loss(const ClassTargets& t, const Tensor& weight, Reduction reduction) {
+  Tensor picked = gather(t.input, 1, t.target.unsqueeze(1)).squeeze(1);
+  Tensor w = element_weights(t, weight);
+  // where, not a product with 0: an ignored element's pick may be -inf.
+  return reduce_weighted(where(t.valid, -(picked * w), zeros_like(picked)), t, w, reduction);
 }
 
 // weight [C] viewed to multiply an input of `dims` dims whose classes are dim `class_dim`.
@@ -103,15 +108,9 @@ Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const Tens
   const int64_t classes = t.input.size(1);
   Tensor weighted = t.input;
   if (weight.defined()) weighted = weighted * class_weight_view(weight, t.input.dim(), 1);
-  Tensor smooth = where(t.valid, -weighted.sum({1}),
-                        zeros(t.target.sizes(), TensorOptions(t.input.dtype()).device(t.input.device())));
-  Tensor reduced;
-  switch (reduction) {
-    case Reduction::None: reduced = t.unbatched ? smooth.squeeze(0) : smooth; break;
-    case Reduction::Sum: reduced = smooth.sum(); break;
-    case Reduction::Mean: reduced = smooth.sum() / element_weights(t, weight).sum(); break;
-  }
-  return nll * (1.0 - label_smoothing) + reduced * (label_smoothing / static_cast<double>(classes));
+  Tensor summed = -weighted.sum({1});
+  Tensor smooth = reduce_weighted(where(t.valid, summed, zeros_like(summed)), t, element_weights(t, weight), reduction);
+  return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / static_cast<double>(classes));
 }
 
 Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction reduction) {

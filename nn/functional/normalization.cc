@@ -1,4 +1,4 @@
-// batch_norm and layer_norm. batch_norm runs as one op with its own backward (PyTorch's
+// batch_norm, layer_norm and group_norm. batch_norm runs as one op with its own backward (PyTorch's
 // native_batch_norm and batch_norm_backward) on devices with the kernels (the CPU and the
 // simulated device), and is composed from differentiable ops elsewhere. The composite folds
 // the statistics and the affine parameters into one per-channel scale and shift first, so
@@ -158,17 +158,15 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   if (input.numel() == 0) return empty_batch_norm(input, weight, bias);
   BRISK_CHECK(!use_batch_stats || channel_count(input) > 1,
               "batch_norm: expected more than 1 value per channel when training, got input {}", input.sizes());
-  // Running statistics are updated only in training (and read only outside it).
-  const Tensor rm = training || !use_batch_stats ? running_mean : Tensor();
-  const Tensor rv = training || !use_batch_stats ? running_var : Tensor();
   if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
     if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
       return batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps)
           .to(input.dtype());
     }
-    return composite_batch_norm(input, rm, rv, weight, bias, use_batch_stats, momentum, eps);
+    return composite_batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
   }
-  std::array<Tensor, 3> result = native::batch_norm(input, weight, bias, rm, rv, use_batch_stats, momentum, eps);
+  std::array<Tensor, 3> result =
+      native::batch_norm(input, weight, bias, running_mean, running_var, use_batch_stats, momentum, eps);
   const Tensor &save_mean = result[1], &save_invstd = result[2];
   return record("NativeBatchNormBackward", result[0], {input, weight, bias}, {input, weight, save_mean, save_invstd},
                 [use_batch_stats, eps](const BackwardArgs& a) -> TensorList {
@@ -219,6 +217,30 @@ Tensor layer_norm(const Tensor& input_in, const Shape& normalized_shape, const T
   Tensor y = (input - mean) * rsqrt(var + eps);
   if (weight.defined()) y = y * weight;
   if (bias.defined()) y = y + bias;
+  return y;
+}
+
+// Composed from differentiable ops, as layer_norm: the statistics of each (sample, group) over
+// its channels and positions, the per-channel affine after.
+Tensor group_norm(const Tensor& input_in, int64_t num_groups, const Tensor& weight_in, const Tensor& bias_in,
+                  double eps) {
+  autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::group_norm, input_in, weight_in, bias_in);
+  const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1], &bias = autocast_inputs[2];
+  BRISK_CHECK(input.dim() >= 2, "group_norm: expected an input [N, C, *] with at least 2 dims, got {}",
+              input.describe());
+  const int64_t channels = input.size(1);
+  BRISK_CHECK(num_groups > 0 && channels % num_groups == 0,
+              "group_norm: num_groups {} must be positive and divide the {} channels of input {}", num_groups, channels,
+              input.sizes());
+  check_channel_vector("group_norm", "weight", weight, input);
+  check_channel_vector("group_norm", "bias", bias, input);
+  // [N, G, C / G * positions]: one row of statistics per sample and group.
+  Tensor grouped = input.reshape({input.size(0), num_groups, -1});
+  Tensor mean = grouped.mean({2}, true);
+  Tensor var = grouped.var({2}, /*correction=*/0, true);
+  Tensor y = ((grouped - mean) * rsqrt(var + eps)).reshape(input.sizes());
+  if (weight.defined()) y = y * weight.view(channel_shape(input));
+  if (bias.defined()) y = y + bias.view(channel_shape(input));
   return y;
 }
 

@@ -6,8 +6,6 @@
 
 namespace brisk::nn {
 
-Tensor ReLUImpl::forward(const Tensor& input) { return functional::relu(input); }
-
 GELUImpl::GELUImpl(std::string approximate_) : approximate(std::move(approximate_)) {
   BRISK_CHECK(approximate == "none" || approximate == "tanh",
               "GELU: approximate must be \"none\" or \"tanh\", got \"{}\"", approximate);
@@ -15,7 +13,6 @@ GELUImpl::GELUImpl(std::string approximate_) : approximate(std::move(approximate
 Tensor GELUImpl::forward(const Tensor& input) { return functional::gelu(input, approximate); }
 void GELUImpl::pretty_print(std::ostream& stream) const { stream << "GELU(approximate=" << approximate << ")"; }
 
-Tensor SiLUImpl::forward(const Tensor& input) { return functional::silu(input); }
 Tensor LeakyReLUImpl::forward(const Tensor& input) { return functional::leaky_relu(input, negative_slope); }
 void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
   stream << "LeakyReLU(negative_slope=" << negative_slope << ")";
@@ -31,11 +28,6 @@ Tensor SoftplusImpl::forward(const Tensor& input) { return functional::softplus(
 void SoftplusImpl::pretty_print(std::ostream& stream) const {
   stream << "Softplus(beta=" << beta << ", threshold=" << threshold << ")";
 }
-
-Tensor HardswishImpl::forward(const Tensor& input) { return functional::hardswish(input); }
-
-Tensor TanhImpl::forward(const Tensor& input) { return functional::tanh(input); }
-Tensor SigmoidImpl::forward(const Tensor& input) { return functional::sigmoid(input); }
 
 Tensor SoftmaxImpl::forward(const Tensor& input) { return functional::softmax(input, dim); }
 void SoftmaxImpl::pretty_print(std::ostream& stream) const { stream << "Softmax(dim=" << dim << ")"; }

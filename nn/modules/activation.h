@@ -6,16 +6,27 @@
 #include <iosfwd>
 #include <string>
 
+#include "autograd/ops.h"
 #include "nn/module.h"
 #include "nn/module_holder.h"
 
 namespace brisk::nn {
 
-class ReLUImpl : public Module {
- public:
-  Tensor forward(const Tensor& input) override;
-};
-BRISK_MODULE(ReLU);
+// The layers of the activations without arguments, each calling the function of its name
+// (autograd/ops.h): ReLU calls relu.
+#define BRISK_ACTIVATION_MODULE(Name, function)                                       \
+  class Name##Impl : public Module {                                                  \
+   public:                                                                            \
+    Tensor forward(const Tensor& input) override { return ::brisk::function(input); } \
+  };                                                                                  \
+  BRISK_MODULE(Name)
+
+BRISK_ACTIVATION_MODULE(ReLU, relu);
+BRISK_ACTIVATION_MODULE(SiLU, silu);
+BRISK_ACTIVATION_MODULE(Hardswish, hardswish);
+BRISK_ACTIVATION_MODULE(Tanh, tanh);
+BRISK_ACTIVATION_MODULE(Sigmoid, sigmoid);
+#undef BRISK_ACTIVATION_MODULE
 
 class GELUImpl : public Module {
  public:
@@ -27,12 +38,6 @@ class GELUImpl : public Module {
   std::string approximate;
 };
 BRISK_MODULE(GELU);
-
-class SiLUImpl : public Module {
- public:
-  Tensor forward(const Tensor& input) override;
-};
-BRISK_MODULE(SiLU);
 
 class LeakyReLUImpl : public Module {
  public:
@@ -64,24 +69,6 @@ class SoftplusImpl : public Module {
   double threshold;
 };
 BRISK_MODULE(Softplus);
-
-class HardswishImpl : public Module {
- public:
-  Tensor forward(const Tensor& input) override;
-};
-BRISK_MODULE(Hardswish);
-
-class TanhImpl : public Module {
- public:
-  Tensor forward(const Tensor& input) override;
-};
-BRISK_MODULE(Tanh);
-
-class SigmoidImpl : public Module {
- public:
-  Tensor forward(const Tensor& input) override;
-};
-BRISK_MODULE(Sigmoid);
 
 class SoftmaxImpl : public Module {
  public:

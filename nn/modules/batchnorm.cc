@@ -53,16 +53,13 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
     }
     if (!options.momentum()) momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>());
   }
-  // Batch statistics in training, and always when no running statistics are kept.
-  bool use_batch_stats = is_training() || !options.track_running_stats();
-  bool update_running = is_training() && options.track_running_stats();
   if (is_training() && stats_exchange && stats_exchange->size() > 1) {
     return functional::sync_batch_norm(input, running_mean, running_var, weight, bias, momentum, options.eps(),
                                        *stats_exchange);
   }
-  return functional::batch_norm(input, update_running || !use_batch_stats ? running_mean : Tensor(),
-                                update_running || !use_batch_stats ? running_var : Tensor(), weight, bias,
-                                use_batch_stats, momentum, options.eps());
+  // Batch statistics in training, and always when no running statistics are kept.
+  return functional::batch_norm(input, running_mean, running_var, weight, bias,
+                                is_training() || !options.track_running_stats(), momentum, options.eps());
 }
 
 void BatchNormImplBase::pretty_print(std::ostream& stream) const {

@@ -31,4 +31,32 @@ void LayerNormImpl::pretty_print(std::ostream& stream) const {
                         options.elementwise_affine());
 }
 
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {
+  const int64_t groups = options.num_groups(), channels = options.num_channels();
+  BRISK_CHECK(groups > 0 && channels % groups == 0,
+              "GroupNorm: num_channels {} must be divisible by num_groups {} (a positive number)", channels, groups);
+  if (options.affine()) {
+    weight = register_parameter("weight", empty({channels}));
+    bias = register_parameter("bias", empty({channels}));
+  }
+  reset_parameters();
+}
+
+void GroupNormImpl::reset_parameters() {
+  if (weight.defined()) init::ones_(weight);
+  if (bias.defined()) init::zeros_(bias);
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  BRISK_CHECK(input.dim() >= 2 && input.size(1) == options.num_channels(),
+              "GroupNorm: expected an input [N, {}, *] ({} channels), got {}", options.num_channels(),
+              options.num_channels(), input.describe());
+  return functional::group_norm(input, options.num_groups(), weight, bias, options.eps());
+}
+
+void GroupNormImpl::pretty_print(std::ostream& stream) const {
+  stream << fmt::format("GroupNorm({}, {}, eps={}, affine={})", options.num_groups(), options.num_channels(),
+                        options.eps(), options.affine());
+}
+
 }  // namespace brisk::nn

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "optim/schedulers/lr_scheduler.h"
+#include "tensor/arg.h"
 
 namespace brisk::optim {
 
@@ -23,45 +24,24 @@ class OneCycleLROptions {
   OneCycleLROptions(std::vector<double> max_lr, int64_t total_steps)
       : max_lr_(std::move(max_lr)), total_steps_(total_steps) {}
 
-  // clang-format off
+  BRISK_ARG(std::vector<double>, max_lr);
+  BRISK_ARG(int64_t, total_steps);
   // The fraction of the steps spent raising the lr.
-  OneCycleLROptions& pct_start(double v) { pct_start_ = v; return *this; }
+  BRISK_ARG(double, pct_start) = 0.3;
   // "cos" or "linear".
-  OneCycleLROptions& anneal_strategy(std::string v) { anneal_strategy_ = std::move(v); return *this; }
-  OneCycleLROptions& cycle_momentum(bool v) { cycle_momentum_ = v; return *this; }
+  BRISK_ARG(std::string, anneal_strategy) = "cos";
+  BRISK_ARG(bool, cycle_momentum) = true;
   // One value for every group, or one per group (as max_lr).
-  OneCycleLROptions& base_momentum(std::vector<double> v) { base_momentum_ = std::move(v); return *this; }
-  OneCycleLROptions& max_momentum(std::vector<double> v) { max_momentum_ = std::move(v); return *this; }
-  OneCycleLROptions& base_momentum(double v) { base_momentum_ = {v}; return *this; }
-  OneCycleLROptions& max_momentum(double v) { max_momentum_ = {v}; return *this; }
+  BRISK_ARG(std::vector<double>, base_momentum){0.85};
+  BRISK_ARG(std::vector<double>, max_momentum){0.95};
   // initial_lr = max_lr / div_factor; min_lr = initial_lr / final_div_factor.
-  OneCycleLROptions& div_factor(double v) { div_factor_ = v; return *this; }
-  OneCycleLROptions& final_div_factor(double v) { final_div_factor_ = v; return *this; }
-  OneCycleLROptions& three_phase(bool v) { three_phase_ = v; return *this; }
-  // clang-format on
+  BRISK_ARG(double, div_factor) = 25.0;
+  BRISK_ARG(double, final_div_factor) = 1e4;
+  BRISK_ARG(bool, three_phase) = false;
 
-  const std::vector<double>& max_lr() const { return max_lr_; }
-  int64_t total_steps() const { return total_steps_; }
-  double pct_start() const { return pct_start_; }
-  const std::string& anneal_strategy() const { return anneal_strategy_; }
-  bool cycle_momentum() const { return cycle_momentum_; }
-  const std::vector<double>& base_momentum() const { return base_momentum_; }
-  const std::vector<double>& max_momentum() const { return max_momentum_; }
-  double div_factor() const { return div_factor_; }
-  double final_div_factor() const { return final_div_factor_; }
-  bool three_phase() const { return three_phase_; }
-
- private:
-  std::vector<double> max_lr_;
-  int64_t total_steps_;
-  double pct_start_ = 0.3;
-  std::string anneal_strategy_ = "cos";
-  bool cycle_momentum_ = true;
-  std::vector<double> base_momentum_{0.85};
-  std::vector<double> max_momentum_{0.95};
-  double div_factor_ = 25.0;
-  double final_div_factor_ = 1e4;
-  bool three_phase_ = false;
+ public:
+  OneCycleLROptions& base_momentum(double v) { return base_momentum(std::vector<double>{v}); }
+  OneCycleLROptions& max_momentum(double v) { return max_momentum(std::vector<double>{v}); }
 };
 
 class OneCycleLR : public LRScheduler {

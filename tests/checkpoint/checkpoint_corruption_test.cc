@@ -16,7 +16,7 @@
 #include "nn/modules/activation.h"
 #include "nn/modules/linear.h"
 #include "nn/sequential.h"
-#include "optim/schedulers/step_lr.h"
+#include "optim/schedulers/lr_scheduler.h"
 #include "optim/sgd.h"
 #include "tensor/error.h"
 #include "tests/checkpoint/file_util.h"

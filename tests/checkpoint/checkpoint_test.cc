@@ -19,7 +19,7 @@
 #include "nn/modules/linear.h"
 #include "nn/sequential.h"
 #include "optim/adam.h"
-#include "optim/schedulers/step_lr.h"
+#include "optim/schedulers/lr_scheduler.h"
 #include "optim/sgd.h"
 #include "tests/checkpoint/dtype_samples.h"
 #include "tests/checkpoint/file_util.h"

@@ -13,7 +13,7 @@
 #include "nn/modules/linear.h"
 #include "nn/sequential.h"
 #include "optim/adam.h"
-#include "optim/schedulers/cosine_annealing_lr.h"
+#include "optim/schedulers/lr_scheduler.h"
 #include "optim/sgd.h"
 #include "tests/scratch_files.h"
 

@@ -8,7 +8,7 @@
 
 #include "autograd/ops.h"
 #include "cuda/device.h"
-#include "data/sequential_sampler.h"
+#include "data/sampler.h"
 #include "data/tensor_dataset.h"
 #include "data/transform_dataset.h"
 #include "data/transforms/compose.h"

@@ -3,7 +3,7 @@
 
 #include "autograd/ops.h"
 #include "data/collate.h"
-#include "data/subset.h"
+#include "data/dataset.h"
 #include "data/tensor_dataset.h"
 #include "data/transform_dataset.h"
 

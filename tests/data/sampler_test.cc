@@ -3,8 +3,7 @@
 #include <catch2/catch.hpp>
 #include <numeric>
 
-#include "data/random_sampler.h"
-#include "data/sequential_sampler.h"
+#include "data/sampler.h"
 
 using namespace brisk::data;
 

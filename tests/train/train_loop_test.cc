@@ -19,7 +19,7 @@
 #include "nn/modules/linear.h"
 #include "nn/sequential.h"
 #include "optim/adam.h"
-#include "optim/schedulers/step_lr.h"
+#include "optim/schedulers/lr_scheduler.h"
 #include "optim/sgd.h"
 #include "tensor/sim/sim_backend.h"
 #include "train/train_loop.h"

@@ -27,15 +27,16 @@ from safetensors.torch import load_file
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models"))
 import torch_twins  # noqa: E402
 
-# The program's model names and their twins' constructors (num_classes 10).
+# The program's model names and their twins (num_classes 10), built for a checkpoint's state dict: the program
+# sizes the MLP's first layer from the images (784 inputs for MNIST-format data, 3072 for CIFAR-10).
 TWINS = {
-    "lenet": lambda: torch_twins.LeNet5(),
-    "mlp": lambda: torch_twins.MLP(),  # 784 inputs; see mlp_for below
-    "resnet20": lambda: torch_twins.CIFARResNet(20),
-    "resnet32": lambda: torch_twins.CIFARResNet(32),
-    "resnet56": lambda: torch_twins.CIFARResNet(56),
-    "resnet18": lambda: torch_twins.ResNet18(),
-    "airbench": lambda: torch_twins.AirbenchNet(),
+    "lenet": lambda state: torch_twins.LeNet5(),
+    "mlp": lambda state: torch_twins.MLP(in_features=state["layers.0.weight"].shape[1]),
+    "resnet20": lambda state: torch_twins.CIFARResNet(20),
+    "resnet32": lambda state: torch_twins.CIFARResNet(32),
+    "resnet56": lambda state: torch_twins.CIFARResNet(56),
+    "resnet18": lambda state: torch_twins.ResNet18(),
+    "airbench": lambda state: torch_twins.AirbenchNet(),
 }
 
 # tools/train/cifar_data.h: kCifar10Mean, kCifar10Std.
@@ -48,15 +49,6 @@ DEFAULT_DATA_DIRS = {
     "mnist": "data/mnist",
     "cifar10": "data/cifar10",
 }
-
-
-def mlp_for(state):
-    """The MLP twin with its first layer as wide as the checkpoint's: the program sizes the MLP from the images
-    (784 inputs for MNIST-format data, 3072 for CIFAR-10)."""
-    model = torch_twins.MLP()
-    out_features, in_features = state["layers.0.weight"].shape
-    model.layers[0] = torch.nn.Linear(in_features, out_features)
-    return model
 
 
 def read_idx(path):
@@ -106,11 +98,11 @@ def main():
 
     with safe_open(args.checkpoint, "pt") as f:
         metadata = f.metadata()
-    dataset = metadata.get("dataset", "fashion-mnist")  # checkpoints from before --dataset: Fashion-MNIST
+    dataset = metadata["dataset"]
     if metadata["model"] not in TWINS:
         sys.exit(f"{args.checkpoint}: model {metadata['model']} has no PyTorch twin here (known: {', '.join(TWINS)})")
     state = {k: v for k, v in load_file(args.checkpoint).items() if not k.startswith("optimizer/")}
-    model = mlp_for(state) if metadata["model"] == "mlp" else TWINS[metadata["model"]]()
+    model = TWINS[metadata["model"]](state)
     model.load_state_dict(state)
     model.eval()
 

@@ -4,8 +4,6 @@
 #include <cmath>
 
 #include "optim/adam.h"
-#include "optim/schedulers/cosine_annealing_lr.h"
-#include "optim/schedulers/lambda_lr.h"
 #include "optim/schedulers/one_cycle_lr.h"
 #include "optim/sgd.h"
 #include "tensor/error.h"
