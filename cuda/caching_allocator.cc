@@ -77,9 +77,7 @@ void* DeviceCachingAllocator::malloc(size_t nbytes, StreamRef stream) {
   split(block, size);
   block->allocated = true;
   allocated_[block->ptr] = block;
-  stats_.allocated_bytes += block->size;
-  stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
-  ++stats_.num_allocs;
+  stats_.count_allocation(block->size);
   return block->ptr;
 }
 
@@ -101,8 +99,7 @@ void DeviceCachingAllocator::free(void* ptr) {
   }
   for (EventHandle event : block->retired_uses) events.push_back({event, block});
   allocated_.erase(it);
-  stats_.allocated_bytes -= block->size;
-  ++stats_.num_frees;
+  stats_.count_free(block->size);
   block->stream_uses.clear();
   block->retired_uses.clear();
   if (events.empty()) {
@@ -151,8 +148,7 @@ MemoryStats DeviceCachingAllocator::stats() const {
 
 void DeviceCachingAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> lock(mutex_);
-  stats_.peak_allocated_bytes = stats_.allocated_bytes;
-  stats_.peak_reserved_bytes = stats_.reserved_bytes;
+  stats_.reset_peaks();
 }
 
 DeviceCachingAllocator::Pool& DeviceCachingAllocator::pool_of(const Block* block) {
@@ -177,9 +173,7 @@ DeviceCachingAllocator::Block* DeviceCachingAllocator::new_segment(size_t size, 
     release_cached_segments();
     if (!api_->malloc(&ptr, bytes)) raise_out_of_memory(requested, bytes);
   }
-  stats_.reserved_bytes += bytes;
-  stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
-  ++stats_.num_device_mallocs;
+  stats_.count_device_malloc(bytes);
   return new Block(bytes, ptr, stream_id, small);
 }
 
@@ -251,8 +245,7 @@ void DeviceCachingAllocator::release_cached_segments() {
         continue;
       }
       api_->free(block->ptr);
-      stats_.reserved_bytes -= block->size;
-      ++stats_.num_device_frees;
+      stats_.count_device_free(block->size);
       it = pool->erase(it);
       delete block;
     }

@@ -35,9 +35,7 @@ void* HostCachingAllocator::malloc(size_t nbytes) {
     block = find_block(allocate_new(size, nbytes));
   }
   block->allocated = true;
-  stats_.allocated_bytes += block->size;
-  stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
-  ++stats_.num_allocs;
+  stats_.count_allocation(block->size);
   return block->ptr;
 }
 
@@ -49,8 +47,7 @@ void HostCachingAllocator::free(void* ptr) {
               "pinned memory allocator: free of {}, which it did not allocate (or freed already)", ptr);
   Block* block = it->second.get();
   block->allocated = false;
-  stats_.allocated_bytes -= block->size;
-  ++stats_.num_frees;
+  stats_.count_free(block->size);
   if (drop_completed_events(block)) {
     free_[block->size].push_back(block);
   } else {
@@ -93,8 +90,7 @@ MemoryStats HostCachingAllocator::stats() const {
 
 void HostCachingAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> lock(mutex_);
-  stats_.peak_allocated_bytes = stats_.allocated_bytes;
-  stats_.peak_reserved_bytes = stats_.reserved_bytes;
+  stats_.reset_peaks();
 }
 
 HostCachingAllocator::Block* HostCachingAllocator::find_block(const void* ptr) const {
@@ -127,9 +123,7 @@ void* HostCachingAllocator::allocate_new(size_t size, size_t requested) {
     }
   }
   blocks_.emplace(ptr, std::make_unique<Block>(Block{size, ptr}));
-  stats_.reserved_bytes += size;
-  stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
-  ++stats_.num_device_mallocs;
+  stats_.count_device_malloc(size);
   return ptr;
 }
 
@@ -153,8 +147,7 @@ void HostCachingAllocator::release_cached() {
   for (auto& [size, cached] : free_) {
     for (Block* block : cached) {
       api_->free(block->ptr);
-      stats_.reserved_bytes -= block->size;
-      ++stats_.num_device_frees;
+      stats_.count_device_free(block->size);
       blocks_.erase(block->ptr);
     }
     cached.clear();

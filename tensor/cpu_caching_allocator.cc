@@ -57,9 +57,8 @@ DataPtr CpuCachingAllocator::allocate(size_t nbytes, Device) {
     }
     if (ptr == nullptr) raise_out_of_memory(nbytes, size);
     std::lock_guard<std::mutex> lock(mutex_);
-    ++stats_.num_device_mallocs;
-    stats_.reserved_bytes += size;
-    count_allocation(size);
+    stats_.count_device_malloc(size);
+    stats_.count_allocation(size);
   }
   return DataPtr(ptr, [this, size](void* p) { release(p, size); });
 }
@@ -71,15 +70,8 @@ void* CpuCachingAllocator::take_cached_block(size_t size) {
   void* ptr = it->second.back();
   it->second.pop_back();
   ++stats_.num_cache_hits;
-  count_allocation(size);
+  stats_.count_allocation(size);
   return ptr;
-}
-
-void CpuCachingAllocator::count_allocation(size_t size) {
-  ++stats_.num_allocs;
-  stats_.allocated_bytes += size;
-  stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
-  stats_.peak_reserved_bytes = std::max(stats_.peak_reserved_bytes, stats_.reserved_bytes);
 }
 
 void CpuCachingAllocator::raise_out_of_memory(size_t nbytes, size_t size) {
@@ -99,14 +91,12 @@ void CpuCachingAllocator::raise_out_of_memory(size_t nbytes, size_t size) {
 void CpuCachingAllocator::release(void* ptr, size_t size) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stats_.allocated_bytes -= size;  // the block now counts as cached
-    ++stats_.num_frees;
+    stats_.count_free(size);  // the block now counts as cached
     if (caching_ && stats_.cached_bytes() <= max_cached_bytes_) {
       free_blocks_[size].push_back(ptr);
       return;
     }
-    stats_.reserved_bytes -= size;
-    ++stats_.num_device_frees;
+    stats_.count_device_free(size);
   }
   std::free(ptr);
 }
@@ -118,8 +108,7 @@ CpuMemoryStats CpuCachingAllocator::stats() const {
 
 void CpuCachingAllocator::reset_peak() {
   std::lock_guard<std::mutex> lock(mutex_);
-  stats_.peak_allocated_bytes = stats_.allocated_bytes;
-  stats_.peak_reserved_bytes = stats_.reserved_bytes;
+  stats_.reset_peaks();
 }
 
 MemoryStats CpuCachingAllocator::memory_stats(Device) { return stats(); }

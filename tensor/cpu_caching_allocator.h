@@ -60,8 +60,6 @@ class CpuCachingAllocator final : public Allocator {
   void release(void* ptr, size_t size);
   // A cached block of `size` bytes, counted as handed out; nullptr when none is cached.
   void* take_cached_block(size_t size);
-  // Counts a block of `size` bytes handed out; call with mutex_ held.
-  void count_allocation(size_t size);
   [[noreturn]] void raise_out_of_memory(size_t nbytes, size_t size);
 
   const bool caching_;

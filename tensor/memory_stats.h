@@ -3,6 +3,7 @@
 // (tensor/cpu_caching_allocator.h), each CUDA device's and the pinned host memory's
 // (cuda/caching_allocator.h, cuda/host_caching_allocator.h). tensor/memory.h reads them by
 // device, under torch.cuda's names.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,6 +23,31 @@ struct MemoryStats {
   uint64_t num_device_mallocs = 0;  // successful aligned_alloc / cudaMalloc / cudaHostAlloc calls
   uint64_t num_device_frees = 0;    // memory given back: empty_cache, out-of-memory retries, cache limits
   uint64_t num_ooms = 0;            // allocations that failed even after emptying the cache
+
+  // The allocators' bookkeeping: a block handed out or freed, memory obtained from or given
+  // back to the device, and peaks reset to the present.
+  void count_allocation(size_t bytes) {
+    allocated_bytes += bytes;
+    peak_allocated_bytes = std::max(peak_allocated_bytes, allocated_bytes);
+    ++num_allocs;
+  }
+  void count_free(size_t bytes) {
+    allocated_bytes -= bytes;
+    ++num_frees;
+  }
+  void count_device_malloc(size_t bytes) {
+    reserved_bytes += bytes;
+    peak_reserved_bytes = std::max(peak_reserved_bytes, reserved_bytes);
+    ++num_device_mallocs;
+  }
+  void count_device_free(size_t bytes) {
+    reserved_bytes -= bytes;
+    ++num_device_frees;
+  }
+  void reset_peaks() {
+    peak_allocated_bytes = allocated_bytes;
+    peak_reserved_bytes = reserved_bytes;
+  }
 };
 
 // "1.50 GiB", "512.00 KiB", "100 bytes".
