@@ -23,11 +23,10 @@ Tensor zero_pad_shortcut(const Tensor& x, int64_t stride, int64_t out_channels) 
   const int64_t added = out_channels - sub.size(1);
   if (added == 0) return sub;
   const int64_t before = added / 2;
-  TensorOptions like = TensorOptions().dtype(sub.dtype()).device(sub.device());
   std::vector<Tensor> parts;
-  if (before > 0) parts.push_back(zeros({sub.size(0), before, sub.size(2), sub.size(3)}, like));
+  if (before > 0) parts.push_back(zeros({sub.size(0), before, sub.size(2), sub.size(3)}, sub.options()));
   parts.push_back(sub);
-  parts.push_back(zeros({sub.size(0), added - before, sub.size(2), sub.size(3)}, like));
+  parts.push_back(zeros({sub.size(0), added - before, sub.size(2), sub.size(3)}, sub.options()));
   return cat(parts, 1);
 }
 
