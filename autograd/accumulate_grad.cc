@@ -68,4 +68,23 @@ Edge gradient_edge(const Tensor& t) {
   return Edge{grad_accumulator(t), 0};
 }
 
+void zero_gradients(const std::vector<Tensor>& params, bool set_to_none) {
+  NoGradGuard no_grad;
+  for (Tensor p : params) {
+    if (!p.grad().defined()) continue;
+    if (set_to_none) {
+      p.set_grad(Tensor());
+      continue;
+    }
+    Tensor& grad = p.mutable_grad();
+    // A gradient built with create_graph has a history; zeroing it must not extend that.
+    if (grad.grad_fn()) {
+      grad.detach_();
+    } else if (grad.requires_grad()) {
+      grad.requires_grad_(false);
+    }
+    grad.zero_();
+  }
+}
+
 }  // namespace brisk::autograd

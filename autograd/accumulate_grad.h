@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "autograd/node.h"
 
@@ -32,6 +33,10 @@ class AccumulateGrad final : public Node {
 // Sums `grad` (if defined) into `sum` (a gradient so far, or undefined): with history under
 // `create_graph`, else in place when no other handle sees sum's memory.
 void accumulate(Tensor& sum, Tensor grad, bool create_graph);
+
+// Clears the gradients of `params` (Module::zero_grad, Optimizer::zero_grad): drops them, or
+// with set_to_none = false detaches them and fills them with zeros in place.
+void zero_gradients(const std::vector<Tensor>& params, bool set_to_none = true);
 
 // The leaf's AccumulateGrad: created on first use, shared by every graph using the leaf, and
 // freed with the last of them.

@@ -5,6 +5,7 @@
 #include <typeinfo>
 #include <unordered_set>
 
+#include "autograd/accumulate_grad.h"
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "tensor/native/ops.h"
@@ -184,20 +185,7 @@ void Module::convert(std::optional<Device> device, std::optional<DType> dtype, b
   }
 }
 
-void Module::zero_grad(bool set_to_none) {
-  NoGradGuard no_grad;
-  for (const Tensor& p : parameters()) {
-    Tensor grad = p.grad();
-    if (!grad.defined()) continue;
-    if (set_to_none) {
-      p.set_grad(Tensor());
-    } else {
-      // A gradient with history (create_graph) must not be changed in place under it.
-      if (grad.grad_fn()) p.set_grad(grad.detach());
-      p.mutable_grad().zero_();
-    }
-  }
-}
+void Module::zero_grad(bool set_to_none) { autograd::zero_gradients(parameters(), set_to_none); }
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "autograd/accumulate_grad.h"
 #include "autograd/grad_mode.h"
 #include "optim/json_fields.h"
 
@@ -83,27 +84,8 @@ void Optimizer::check_params(const std::vector<Tensor>& params, size_t group_ind
   }
 }
 
-void zero_gradients(const std::vector<Tensor>& params, bool set_to_none) {
-  NoGradGuard no_grad;
-  for (Tensor p : params) {
-    if (!p.grad().defined()) continue;
-    if (set_to_none) {
-      p.set_grad(Tensor());
-      continue;
-    }
-    Tensor& grad = p.mutable_grad();
-    // A gradient built with create_graph has a history; zeroing it must not extend that.
-    if (grad.grad_fn()) {
-      grad.detach_();
-    } else if (grad.requires_grad()) {
-      grad.requires_grad_(false);
-    }
-    grad.zero_();
-  }
-}
-
 void Optimizer::zero_grad(bool set_to_none) {
-  for (ParamGroup& group : groups_) zero_gradients(group.params(), set_to_none);
+  for (ParamGroup& group : groups_) autograd::zero_gradients(group.params(), set_to_none);
 }
 
 const ParamState* Optimizer::find_state(const Tensor& param) const {

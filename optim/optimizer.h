@@ -105,10 +105,6 @@ struct OptimizerState {
 // other key, naming `owner` (e.g. the optimizer) in the message.
 std::pair<int64_t, std::string> parse_state_key(const std::string& key, const std::string& owner);
 
-// What Optimizer::zero_grad does, for any list of parameters: drops their gradients, or with
-// set_to_none = false detaches them and fills them with zeros in place.
-void zero_gradients(const std::vector<Tensor>& params, bool set_to_none = true);
-
 class Optimizer {
  public:
   virtual ~Optimizer() = default;

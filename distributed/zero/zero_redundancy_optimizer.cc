@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "autograd/accumulate_grad.h"
 #include "autograd/grad_mode.h"
 #include "distributed/ddp/module_sync.h"
 #include "distributed/distributed.h"
@@ -133,7 +134,7 @@ void ZeroRedundancyOptimizer::broadcast_parameters() {
   }
 }
 
-void ZeroRedundancyOptimizer::zero_grad(bool set_to_none) { optim::zero_gradients(params_, set_to_none); }
+void ZeroRedundancyOptimizer::zero_grad(bool set_to_none) { autograd::zero_gradients(params_, set_to_none); }
 
 // ---- State dicts ----
 
