@@ -4,28 +4,20 @@ namespace brisk {
 
 size_t element_size(DType t) {
   switch (t) {
-    case kFloat32: return 4;
-    case kFloat64: return 8;
-    case kInt64: return 8;
-    case kInt32: return 4;
-    case kUInt8: return 1;
-    case kBool: return 1;
-    case kBFloat16: return 2;
-    case kFloat16: return 2;
+#define BRISK_DTYPE_SIZE(name, type, printed, scalar_type) \
+  case DType::name: return sizeof(type);
+    BRISK_FORALL_DTYPES(BRISK_DTYPE_SIZE)
+#undef BRISK_DTYPE_SIZE
   }
   return 0;
 }
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case kFloat32: return "float32";
-    case kFloat64: return "float64";
-    case kInt64: return "int64";
-    case kInt32: return "int32";
-    case kUInt8: return "uint8";
-    case kBool: return "bool";
-    case kBFloat16: return "bfloat16";
-    case kFloat16: return "float16";
+#define BRISK_DTYPE_NAME(name, type, printed, scalar_type) \
+  case DType::name: return printed;
+    BRISK_FORALL_DTYPES(BRISK_DTYPE_NAME)
+#undef BRISK_DTYPE_NAME
   }
   return "?";
 }

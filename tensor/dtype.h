@@ -7,16 +7,26 @@
 
 namespace brisk {
 
-enum class DType : uint8_t { Float32, Float64, Int64, Int32, UInt8, Bool, BFloat16, Float16 };
+// Every dtype, in DType's order: its name, its C++ type, the name PyTorch prints
+// ("torch.float32" without the prefix) and PyTorch's ScalarType name (its casting errors').
+#define BRISK_FORALL_DTYPES(_)                  \
+  _(Float32, float, "float32", "Float")         \
+  _(Float64, double, "float64", "Double")       \
+  _(Int64, int64_t, "int64", "Long")            \
+  _(Int32, int32_t, "int32", "Int")             \
+  _(UInt8, uint8_t, "uint8", "Byte")            \
+  _(Bool, bool, "bool", "Bool")                 \
+  _(BFloat16, BFloat16, "bfloat16", "BFloat16") \
+  _(Float16, Half, "float16", "Half")
 
-constexpr DType kFloat32 = DType::Float32;
-constexpr DType kFloat64 = DType::Float64;
-constexpr DType kInt64 = DType::Int64;
-constexpr DType kInt32 = DType::Int32;
-constexpr DType kUInt8 = DType::UInt8;
-constexpr DType kBool = DType::Bool;
-constexpr DType kBFloat16 = DType::BFloat16;
-constexpr DType kFloat16 = DType::Float16;
+#define BRISK_DTYPE_ENUMERATOR(name, type, printed, scalar_type) name,
+enum class DType : uint8_t { BRISK_FORALL_DTYPES(BRISK_DTYPE_ENUMERATOR) };
+#undef BRISK_DTYPE_ENUMERATOR
+
+// kFloat32, kInt64, ...
+#define BRISK_DTYPE_CONSTANT(name, type, printed, scalar_type) constexpr DType k##name = DType::name;
+BRISK_FORALL_DTYPES(BRISK_DTYPE_CONSTANT)
+#undef BRISK_DTYPE_CONSTANT
 
 size_t element_size(DType t);
 // "float32", "int64", ... as PyTorch prints them without the "torch." prefix.
@@ -32,16 +42,13 @@ DType promote_types(DType a, DType b);
 // C++ type <-> DType.
 template <typename T>
 struct dtype_of;
-// clang-format off
-template <> struct dtype_of<float> { static constexpr DType value = kFloat32; };
-template <> struct dtype_of<double> { static constexpr DType value = kFloat64; };
-template <> struct dtype_of<int64_t> { static constexpr DType value = kInt64; };
-template <> struct dtype_of<int32_t> { static constexpr DType value = kInt32; };
-template <> struct dtype_of<uint8_t> { static constexpr DType value = kUInt8; };
-template <> struct dtype_of<bool> { static constexpr DType value = kBool; };
-template <> struct dtype_of<BFloat16> { static constexpr DType value = kBFloat16; };
-template <> struct dtype_of<Half> { static constexpr DType value = kFloat16; };
-// clang-format on
+#define BRISK_DTYPE_OF(name, type, printed, scalar_type) \
+  template <>                                            \
+  struct dtype_of<type> {                                \
+    static constexpr DType value = DType::name;          \
+  };
+BRISK_FORALL_DTYPES(BRISK_DTYPE_OF)
+#undef BRISK_DTYPE_OF
 
 }  // namespace brisk
 

@@ -52,14 +52,9 @@ T* Tensor::data_ptr() const {
   return static_cast<T*>(raw_data());
 }
 
-template float* Tensor::data_ptr<float>() const;
-template double* Tensor::data_ptr<double>() const;
-template int64_t* Tensor::data_ptr<int64_t>() const;
-template int32_t* Tensor::data_ptr<int32_t>() const;
-template uint8_t* Tensor::data_ptr<uint8_t>() const;
-template bool* Tensor::data_ptr<bool>() const;
-template BFloat16* Tensor::data_ptr<BFloat16>() const;
-template Half* Tensor::data_ptr<Half>() const;
+#define BRISK_INSTANTIATE_DATA_PTR(name, type, printed, scalar_type) template type* Tensor::data_ptr<type>() const;
+BRISK_FORALL_DTYPES(BRISK_INSTANTIATE_DATA_PTR)
+#undef BRISK_INSTANTIATE_DATA_PTR
 
 std::string Tensor::describe() const {
   if (!defined()) return "undefined tensor";

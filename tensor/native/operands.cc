@@ -13,14 +13,10 @@ namespace {
 // PyTorch's ScalarType names, which its casting errors use.
 const char* torch_type_name(DType t) {
   switch (t) {
-    case kFloat32: return "Float";
-    case kFloat64: return "Double";
-    case kInt64: return "Long";
-    case kInt32: return "Int";
-    case kUInt8: return "Byte";
-    case kBool: return "Bool";
-    case kBFloat16: return "BFloat16";
-    case kFloat16: return "Half";
+#define BRISK_SCALAR_TYPE_NAME(name, type, printed, scalar_type) \
+  case DType::name: return scalar_type;
+    BRISK_FORALL_DTYPES(BRISK_SCALAR_TYPE_NAME)
+#undef BRISK_SCALAR_TYPE_NAME
   }
   return "?";
 }
