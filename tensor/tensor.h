@@ -112,7 +112,8 @@ class Tensor {
   void* raw_data() const;
   template <typename T>
   T* data_ptr() const;
-  // The value of a one-element tensor (copied to the host if needed).
+  // The value of a one-element tensor (copied to the host if needed). item() and to_vector()
+  // exist for the C++ type of every dtype (dtype_of), bfloat16 and float16 included.
   template <typename T>
   T item() const;
   // All elements in row-major order, converted to T, on the host.

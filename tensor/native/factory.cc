@@ -90,11 +90,9 @@ Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptio
   return finish(to_options(host, options), options);
 }
 
-template Tensor from_vector<float>(const std::vector<float>&, const Shape&, TensorOptions);
-template Tensor from_vector<double>(const std::vector<double>&, const Shape&, TensorOptions);
-template Tensor from_vector<int64_t>(const std::vector<int64_t>&, const Shape&, TensorOptions);
-template Tensor from_vector<int32_t>(const std::vector<int32_t>&, const Shape&, TensorOptions);
-template Tensor from_vector<uint8_t>(const std::vector<uint8_t>&, const Shape&, TensorOptions);
-template Tensor from_vector<bool>(const std::vector<bool>&, const Shape&, TensorOptions);
+#define BRISK_INSTANTIATE_FROM_VECTOR(name, T, printed, scalar_type) \
+  template Tensor from_vector<T>(const std::vector<T>&, const Shape&, TensorOptions);
+BRISK_FORALL_DTYPES(BRISK_INSTANTIATE_FROM_VECTOR)
+#undef BRISK_INSTANTIATE_FROM_VECTOR
 
 }  // namespace brisk::native

@@ -16,15 +16,10 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 
-#define BRISK_INSTANTIATE_HOST_ACCESS(T)                \
-  template std::vector<T> Tensor::to_vector<T>() const; \
+#define BRISK_INSTANTIATE_HOST_ACCESS(name, T, printed, scalar_type) \
+  template std::vector<T> Tensor::to_vector<T>() const;              \
   template T Tensor::item<T>() const;
-BRISK_INSTANTIATE_HOST_ACCESS(float)
-BRISK_INSTANTIATE_HOST_ACCESS(double)
-BRISK_INSTANTIATE_HOST_ACCESS(int64_t)
-BRISK_INSTANTIATE_HOST_ACCESS(int32_t)
-BRISK_INSTANTIATE_HOST_ACCESS(uint8_t)
-BRISK_INSTANTIATE_HOST_ACCESS(bool)
+BRISK_FORALL_DTYPES(BRISK_INSTANTIATE_HOST_ACCESS)
 #undef BRISK_INSTANTIATE_HOST_ACCESS
 
 }  // namespace brisk

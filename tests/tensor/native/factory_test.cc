@@ -81,3 +81,17 @@ TEST_CASE("to_vector and item convert and follow logical order", "[factory]") {
   CHECK(native::select(native::select(t, 0, 1), 0, 0).item<float>() == 4.0f);
   CHECK_THROWS_WITH(t.item<int64_t>(), Contains("item") && Contains("[2, 3]"));
 }
+
+TEST_CASE("from_vector, to_vector and item for bfloat16 and float16", "[factory]") {
+  // 1.5 and -3 are exact in both formats; 0.1 rounds to each format's nearest value.
+  Tensor b = native::from_vector(std::vector<BFloat16>{1.5f, -3.0f}, {2}, kBFloat16);
+  CHECK(b.dtype() == kBFloat16);
+  CHECK(b.to_vector<float>() == std::vector<float>{1.5f, -3.0f});
+  CHECK(static_cast<float>(native::full({}, 0.1, kBFloat16).item<BFloat16>()) == static_cast<float>(BFloat16(0.1f)));
+  Tensor h = native::from_vector(std::vector<Half>{1.5f, -3.0f}, {2}, kFloat32);
+  CHECK(h.dtype() == kFloat32);  // the options' dtype wins
+  std::vector<Half> back = h.to_vector<Half>();
+  CHECK(static_cast<float>(back[0]) == 1.5f);
+  CHECK(static_cast<float>(back[1]) == -3.0f);
+  CHECK(static_cast<float>(native::full({}, 0.1, kFloat16).item<Half>()) == static_cast<float>(Half(0.1f)));
+}
