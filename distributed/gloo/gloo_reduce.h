@@ -54,20 +54,11 @@ void divide(T* data, int64_t n, int size) {
   for (int64_t i = 0; i < n; ++i) data[i] = static_cast<T>(static_cast<Acc<T>>(data[i]) / static_cast<Acc<T>>(size));
 }
 
-// f(TypeTag<T>{}) for a dtype the collective checks accepted (collective_checks.h).
+// f(TypeTag<T>{}) for a dtype the collective checks accepted (collective_checks.h): every
+// dtype but bool.
 template <typename F>
 void dispatch_gloo(DType dtype, F&& f) {
-  switch (dtype) {
-    case kFloat32: return f(TypeTag<float>{});
-    case kFloat64: return f(TypeTag<double>{});
-    case kInt64: return f(TypeTag<int64_t>{});
-    case kInt32: return f(TypeTag<int32_t>{});
-    case kUInt8: return f(TypeTag<uint8_t>{});
-    case kBFloat16: return f(TypeTag<BFloat16>{});
-    case kFloat16: return f(TypeTag<Half>{});
-    default: break;
-  }
-  BRISK_FAIL("ProcessGroupGloo: dtype {} reached the transport unchecked", dtype);
+  dispatch(NumericTypes{}, dtype, "ProcessGroupGloo", f);
 }
 
 }  // namespace brisk::dist::gloo_reduce
