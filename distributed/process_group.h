@@ -47,6 +47,21 @@ struct ProcessGroupOptions {
   std::optional<std::chrono::milliseconds> stall_timeout;
 };
 
+// In a backend's class body: its overrides of every operation of ProcessGroup (below).
+#define BRISK_PROCESS_GROUP_OVERRIDES                                                                                  \
+  std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;                                                  \
+  std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) override;                              \
+  std::shared_ptr<Work> reduce(Tensor& tensor, int root, ReduceOp op = ReduceOp::SUM) override;                        \
+  std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override;                        \
+  std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) override;                  \
+  std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) override;                 \
+  std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::SUM) \
+      override;                                                                                                        \
+  std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) override;          \
+  std::shared_ptr<Work> barrier() override;                                                                            \
+  std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag = 0) override;                                     \
+  std::shared_ptr<Work> recv(Tensor& tensor, int src, int tag = 0) override;
+
 constexpr std::chrono::milliseconds kDefaultHeartbeatTimeout{std::chrono::seconds(30)};
 
 class ProcessGroup {

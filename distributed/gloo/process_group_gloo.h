@@ -47,18 +47,7 @@ class ProcessGroupGloo : public ProcessGroup {
   const std::string& name() const;
   const ProcessGroupOptions& options() const;
 
-  std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;
-  std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) override;
-  std::shared_ptr<Work> reduce(Tensor& tensor, int root, ReduceOp op = ReduceOp::SUM) override;
-  std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override;
-  std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) override;
-  std::shared_ptr<Work> scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) override;
-  std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
-                                       ReduceOp op = ReduceOp::SUM) override;
-  std::shared_ptr<Work> all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) override;
-  std::shared_ptr<Work> barrier() override;
-  std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag = 0) override;
-  std::shared_ptr<Work> recv(Tensor& tensor, int src, int tag = 0) override;
+  BRISK_PROCESS_GROUP_OVERRIDES
 
   // The address whose interface Gloo binds: the local address routing to MASTER_ADDR when
   // that is set, else 127.0.0.1.
