@@ -31,6 +31,14 @@ Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
 Tensor zeros_like(const Tensor& t) { return native::zeros(t.sizes(), t.options()); }
 Tensor ones_like(const Tensor& t) { return native::ones(t.sizes(), t.options()); }
 Tensor full_like(const Tensor& t, Scalar value) { return native::full(t.sizes(), value, t.options()); }
+Tensor eye(int64_t n, TensorOptions options) { return eye(n, n, options); }
+Tensor eye(int64_t n, int64_t m, TensorOptions options) {
+  BRISK_CHECK(n >= 0 && m >= 0, "eye: n = {} and m = {} must not be negative", n, m);
+  TensorOptions indices = TensorOptions(kInt64).device(options.device());
+  Tensor rows = arange(n, indices).view({n, 1});
+  Tensor columns = arange(m, indices).view({1, m});
+  return with_grad(eq(rows, columns).to(options.dtype()), options);
+}
 Tensor empty_like(const Tensor& t) { return native::empty_like(t); }
 
 Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, options); }
@@ -69,10 +77,12 @@ Tensor randint(int64_t high, const Shape& shape, TensorOptions options, Generato
 template <typename T>
 Tensor tensor(const std::vector<T>& values, const Shape& shape, std::optional<TensorOptions> options) {
   if constexpr (std::is_same_v<T, int>) {
-    // An int list makes an int64 tensor, as a Python int list does in PyTorch.
     return tensor(std::vector<int64_t>(values.begin(), values.end()), shape, options);
   } else {
-    TensorOptions opts = options.value_or(TensorOptions(dtype_of<T>::value));
+    // libtorch's inference: floating values take the default dtype (float32), as Python
+    // floats do in PyTorch; integers int64, bools bool.
+    constexpr DType inferred = std::is_floating_point_v<T> ? kFloat32 : dtype_of<T>::value;
+    TensorOptions opts = options.value_or(TensorOptions(inferred));
     return with_grad(native::from_vector<T>(values, shape, opts), opts);
   }
 }

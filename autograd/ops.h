@@ -22,6 +22,9 @@ Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor full_like(const Tensor& t, Scalar value);
+// The n x m identity (ones on the diagonal); m defaults to n.
+Tensor eye(int64_t n, TensorOptions options = {});
+Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
 Tensor empty_like(const Tensor& t);
 // [0, end) and [start, end) by step; int64 when all are integers, else float32, as PyTorch.
 Tensor arange(Scalar end, TensorOptions options);
@@ -35,17 +38,35 @@ Tensor randperm(int64_t n, Generator* gen = nullptr, TensorOptions options = kIn
 // Integers uniform in [low, high), as values of the options' dtype (int64 by default).
 Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options = kInt64, Generator* gen = nullptr);
 Tensor randint(int64_t high, const Shape& shape, TensorOptions options = kInt64, Generator* gen = nullptr);
-// tensor({1, 2, 3, 4}, {2, 2}): dtype from T (float -> float32, double -> float64,
-// int64_t/int -> int64, bool -> bool) unless the options name one.
+// tensor({1.5, 2.5}), tensor({{1, 2}, {3, 4}}), tensor({1, 2, 3, 4}, {2, 2}), tensor(values):
+// the dtype is inferred as libtorch's torch::tensor infers it (floating values, float or double,
+// make float32, integers int64, bools bool) unless the options name one:
+// tensor({0.1, 0.2}, kFloat64).
 template <typename T>
 Tensor tensor(const std::vector<T>& values, const Shape& shape, std::optional<TensorOptions> options = std::nullopt);
 template <typename T>
-Tensor tensor(std::initializer_list<T> values, const Shape& shape) {
-  return tensor(std::vector<T>(values), shape);
+Tensor tensor(const std::vector<T>& values, std::optional<TensorOptions> options = std::nullopt) {
+  return tensor(values, {static_cast<int64_t>(values.size())}, options);
 }
 template <typename T>
-Tensor tensor(std::initializer_list<T> values) {
-  return tensor(std::vector<T>(values), {static_cast<int64_t>(values.size())});
+Tensor tensor(std::initializer_list<T> values, const Shape& shape, std::optional<TensorOptions> options = std::nullopt) {
+  return tensor(std::vector<T>(values), shape, options);
+}
+template <typename T>
+Tensor tensor(std::initializer_list<T> values, std::optional<TensorOptions> options = std::nullopt) {
+  return tensor(std::vector<T>(values), options);
+}
+// Rows of equal length: a 2-D tensor.
+template <typename T>
+Tensor tensor(std::initializer_list<std::initializer_list<T>> rows, std::optional<TensorOptions> options = std::nullopt) {
+  std::vector<T> values;
+  for (const auto& row : rows) {
+    BRISK_CHECK(row.size() == rows.begin()->size(), "tensor: rows of {} and {} elements; every row needs the same length",
+                rows.begin()->size(), row.size());
+    values.insert(values.end(), row.begin(), row.end());
+  }
+  int64_t columns = rows.size() == 0 ? 0 : static_cast<int64_t>(rows.begin()->size());
+  return tensor(values, {static_cast<int64_t>(rows.size()), columns}, options);
 }
 Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 

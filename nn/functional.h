@@ -27,6 +27,15 @@ enum class Reduction { None, Mean, Sum };
 
 }  // namespace brisk::nn
 
+namespace brisk {
+
+// libtorch's names for them: CrossEntropyFuncOptions().reduction(torch::kSum).
+constexpr nn::Reduction kNone = nn::Reduction::None;
+constexpr nn::Reduction kMean = nn::Reduction::Mean;
+constexpr nn::Reduction kSum = nn::Reduction::Sum;
+
+}  // namespace brisk
+
 namespace brisk::nn::functional {
 
 // ---- Activations: the differentiable ops of autograd/ops.h, under these names too ----

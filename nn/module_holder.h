@@ -103,3 +103,5 @@ auto module_pointer(const M& module) {
     using ::brisk::nn::ModuleHolder<Name##Impl>::ModuleHolder; \
     using Impl = Name##Impl;                                   \
   }
+// libtorch's name for BRISK_MODULE.
+#define TORCH_MODULE(Name) BRISK_MODULE(Name)

@@ -12,7 +12,7 @@ namespace brisk::optim {
 
 nlohmann::json AdamOptions::to_json() const {
   return {{"lr", lr_},
-          {"betas", {betas_.first, betas_.second}},
+          {"betas", {std::get<0>(betas_), std::get<1>(betas_)}},
           {"eps", eps_},
           {"weight_decay", weight_decay_},
           {"amsgrad", amsgrad_},

@@ -16,6 +16,7 @@
 //
 //   optim::Adam opt(model->parameters(), optim::AdamOptions(1e-3).betas({0.9, 0.98}).amsgrad(true));
 //   optim::AdamW opt(model->parameters(), optim::AdamWOptions(1e-3).weight_decay(0.05));
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,7 +29,7 @@ class AdamOptions : public OptimizerOptions {
  public:
   explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
 
-  using Betas = std::pair<double, double>;
+  using Betas = std::tuple<double, double>;  // libtorch's type: betas(std::make_tuple(0.9, 0.98))
   BRISK_ARG(double, lr);
   BRISK_ARG(Betas, betas) = {0.9, 0.999};
   BRISK_ARG(double, eps) = 1e-8;
@@ -44,8 +45,8 @@ class AdamOptions : public OptimizerOptions {
   void set_lr(double lr) override { lr_ = lr; }
   // beta1
   bool has_momentum() const override { return true; }
-  double get_momentum() const override { return betas_.first; }
-  void set_momentum(double beta1) override { betas_.first = beta1; }
+  double get_momentum() const override { return std::get<0>(betas_); }
+  void set_momentum(double beta1) override { std::get<0>(betas_) = beta1; }
   // {"lr", "betas": [beta1, beta2], "eps", "weight_decay", "amsgrad", "maximize", "decoupled_weight_decay"}
   nlohmann::json to_json() const override;
   void from_json(const nlohmann::json& json) override;

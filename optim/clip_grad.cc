@@ -47,3 +47,12 @@ void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
 }
 
 }  // namespace brisk::optim
+
+namespace brisk::nn::utils {
+
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type,
+                       bool error_if_nonfinite) {
+  return optim::clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite).item<double>();
+}
+
+}  // namespace brisk::nn::utils

@@ -20,3 +20,13 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
 void clip_grad_value_(const std::vector<Tensor>& params, double clip_value);
 
 }  // namespace brisk::optim
+
+// libtorch's spelling, torch::nn::utils::clip_grad_norm_: the same clipping, the total norm
+// returned as a double (which reads it on the host).
+namespace brisk::nn::utils {
+
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type = 2.0,
+                       bool error_if_nonfinite = false);
+using optim::clip_grad_value_;
+
+}  // namespace brisk::nn::utils

@@ -34,6 +34,9 @@ struct Device {
 };
 
 inline const Device kCPU{DeviceType::CPU, 0};
+// libtorch's device type constant: Device(kCUDA, 1), t.to(kCUDA). As "cuda", it names cuda:0,
+// not the current device.
+constexpr DeviceType kCUDA = DeviceType::CUDA;
 inline Device cuda_device(int index = 0) { return Device(DeviceType::CUDA, index); }
 inline Device sim_device(int index = 0) { return Device(DeviceType::Sim, index); }
 

@@ -1,11 +1,19 @@
 #pragma once
 // Shapes and strides, counted in elements. fmt prints a Shape as "[2, 3]".
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace brisk {
 
-using Shape = std::vector<int64_t>;
+// A std::vector<int64_t> that also answers libtorch's IntArrayRef::vec(): x.sizes().vec().
+struct Shape : std::vector<int64_t> {
+  using std::vector<int64_t>::vector;
+  Shape() = default;
+  Shape(const std::vector<int64_t>& dims) : std::vector<int64_t>(dims) {}
+  Shape(std::vector<int64_t>&& dims) : std::vector<int64_t>(std::move(dims)) {}
+  std::vector<int64_t> vec() const { return *this; }
+};
 
 int64_t shape_numel(const Shape& shape);
 // Row-major strides of a dense tensor of this shape.

@@ -55,6 +55,9 @@ class TensorOptions {
   bool requires_grad_ = false;
 };
 
+// TensorOptions().requires_grad(r), as libtorch spells it: tensor({1.0, 2.0}, requires_grad()).
+inline TensorOptions requires_grad(bool requires_grad = true) { return TensorOptions().requires_grad(requires_grad); }
+
 struct TensorImpl {
   TensorImpl(std::shared_ptr<Storage> storage, Shape sizes, Shape strides, int64_t offset, DType dtype);
   ~TensorImpl();
@@ -90,6 +93,8 @@ class Tensor {
   int64_t numel() const;
   int64_t offset() const;
   DType dtype() const;
+  // libtorch's name for dtype().
+  DType scalar_type() const { return dtype(); }
   Device device() const;
   // Its dtype and device, for making tensors like it: empty(shape, t.options()).
   TensorOptions options() const { return TensorOptions(dtype()).device(device()); }
@@ -309,6 +314,12 @@ Tensor operator<(const Tensor& a, const Tensor& b);
 Tensor operator<=(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, const Tensor& b);
 Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator!=(const Tensor& a, Scalar b);
+Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator>=(const Tensor& a, Scalar b);
 Tensor& operator+=(Tensor& a, const Tensor& b);
 Tensor& operator-=(Tensor& a, const Tensor& b);
 Tensor& operator*=(Tensor& a, const Tensor& b);

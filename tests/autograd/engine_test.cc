@@ -128,7 +128,7 @@ TEST_CASE("broadcast gradients are summed back to each input's shape", "[engine]
 
 TEST_CASE("mixed dtypes: each leaf's gradient has the leaf's dtype", "[engine]") {
   Tensor a = tensor<float>({1.0f, 2.0f}).requires_grad_();
-  Tensor b = tensor<double>({3.0, 4.0}).requires_grad_();
+  Tensor b = tensor({3.0, 4.0}, kFloat64).requires_grad_();
   Tensor y = a * b;
   REQUIRE(y.dtype() == kFloat64);
   y.sum().backward();

@@ -112,7 +112,7 @@ TEST_CASE("non-differentiable outputs of a custom function do not require grad",
 }
 
 TEST_CASE("an unused output of a custom function gets a zero gradient in backward", "[function]") {
-  Tensor a = tensor<double>({1, 5}).requires_grad_(), b = tensor<double>({3, 2}).requires_grad_();
+  Tensor a = tensor({1, 5}, kFloat64).requires_grad_(), b = tensor({3, 2}, kFloat64).requires_grad_();
   MinMax::apply(a, b)[0].sum().backward();
   REQUIRE(values(a.grad()) == std::vector<double>{1, 0});
   REQUIRE(values(b.grad()) == std::vector<double>{0, 1});

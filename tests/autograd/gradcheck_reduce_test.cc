@@ -35,7 +35,7 @@ TEST_CASE("gradcheck prod", "[gradcheck][reduce]") {
 }
 
 TEST_CASE("prod's gradient is exact with one zero and zero with two zeros in a slice", "[reduce]") {
-  Tensor x = on_test_device(tensor<double>({2, 0, 3, 0, 0, 5}, {2, 3})).requires_grad_();
+  Tensor x = on_test_device(tensor({2, 0, 3, 0, 0, 5}, {2, 3}, kFloat64)).requires_grad_();
   x.prod({1}).sum().backward();
   // Row 0 has one zero: its gradient is the product of the others; row 1 has two zeros.
   REQUIRE(values(x.grad()) == std::vector<double>{0, 6, 0, 0, 0, 0});
@@ -49,16 +49,16 @@ TEST_CASE("gradcheck amax and amin", "[gradcheck][reduce]") {
 }
 
 TEST_CASE("amax and amin split the gradient evenly among ties", "[reduce]") {
-  Tensor x = on_test_device(tensor<double>({1, 3, 3, 2, 2, 2}, {2, 3})).requires_grad_();
+  Tensor x = on_test_device(tensor({1, 3, 3, 2, 2, 2}, {2, 3}, kFloat64)).requires_grad_();
   x.amax({1}).sum().backward();
   REQUIRE(values(x.grad()) == std::vector<double>{0, 0.5, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3});
-  Tensor y = on_test_device(tensor<double>({4, 1, 1}, {3})).requires_grad_();
+  Tensor y = on_test_device(tensor({4, 1, 1}, {3}, kFloat64)).requires_grad_();
   y.amin().backward();
   REQUIRE(values(y.grad()) == std::vector<double>{0, 0.5, 0.5});
 }
 
 TEST_CASE("the full max and min split the gradient among ties as amax", "[reduce]") {
-  Tensor x = on_test_device(tensor<double>({5, 1, 5}, {3})).requires_grad_();
+  Tensor x = on_test_device(tensor({5, 1, 5}, {3}, kFloat64)).requires_grad_();
   x.max().backward();
   REQUIRE(values(x.grad()) == std::vector<double>{0.5, 0, 0.5});
   REQUIRE(gradcheck([](const TensorList& in) { return in[0].min(); }, {make({3, 4})}));
@@ -76,7 +76,7 @@ TEST_CASE("gradcheck max and min along a dim", "[gradcheck][reduce]") {
 }
 
 TEST_CASE("max along a dim sends the gradient to the returned index only", "[reduce]") {
-  Tensor x = on_test_device(tensor<double>({7, 7, 1}, {1, 3})).requires_grad_();
+  Tensor x = on_test_device(tensor({7, 7, 1}, {1, 3}, kFloat64)).requires_grad_();
   auto [values_out, indices] = x.max(1);
   REQUIRE(indices.dtype() == kInt64);
   REQUIRE_FALSE(indices.requires_grad());
@@ -103,7 +103,7 @@ TEST_CASE("gradcheck var and std with each correction", "[gradcheck][reduce]") {
 }
 
 TEST_CASE("std's gradient is zero where all elements are equal", "[reduce]") {
-  Tensor x = on_test_device(tensor<double>({2, 2, 1, 3}, {2, 2})).requires_grad_();
+  Tensor x = on_test_device(tensor({2, 2, 1, 3}, {2, 2}, kFloat64)).requires_grad_();
   x.std({1}).sum().backward();
   std::vector<double> grad = values(x.grad());
   REQUIRE(grad[0] == 0.0);

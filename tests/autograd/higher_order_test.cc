@@ -12,7 +12,7 @@ void check_second_order(const UnaryFn& op, Values values = Values::Normal) {
 }
 
 TEST_CASE("double backward of x^3 with create_graph", "[higher_order]") {
-  Tensor x = tensor<double>({1.0, 2.0, -3.0}).requires_grad_();
+  Tensor x = tensor({1.0, 2.0, -3.0}, kFloat64).requires_grad_();
   Tensor y = (x * x * x).sum();
   y.backward(Tensor(), false, /*create_graph=*/true);
   Tensor first = x.grad();
@@ -27,7 +27,7 @@ TEST_CASE("autograd::grad of a gradient: a Hessian-vector product", "[higher_ord
   Tensor x = make({3});
   Tensor y = (x.pow(4) * 0.25).sum();  // Hessian = diag(3 x^2)
   Tensor g = autograd::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
-  Tensor v = tensor<double>({1.0, 2.0, 3.0});
+  Tensor v = tensor({1.0, 2.0, 3.0}, kFloat64);
   Tensor hv = autograd::grad({(g * v).sum()}, {x})[0];
   REQUIRE(close(hv, x.detach().square() * 3.0 * v));
 }

@@ -12,7 +12,7 @@ nn::StateDict dtype_samples() {
   const float inf = std::numeric_limits<float>::infinity();
   nn::StateDict out;
   out.insert("f32", tensor<float>({-1.5f, 0.0f, 0.25f, 3.0e38f, 1.0e-38f, -2.0f, inf, -inf}, {2, 4}));
-  out.insert("f64", tensor<double>({-0.25, 0.1, 1.0e300, -1.0e-300, 3.141592653589793, 5.0e-324}, {3, 2}));
+  out.insert("f64", tensor({-0.25, 0.1, 1.0e300, -1.0e-300, 3.141592653589793, 5.0e-324}, {3, 2}, kFloat64));
   out.insert("i64", tensor<int64_t>({-(int64_t{1} << 62), -1, 0, 1, (int64_t{1} << 62) + 7}, {5}));
   out.insert("i32", tensor<int64_t>({std::numeric_limits<int32_t>::min(), -7, 0, std::numeric_limits<int32_t>::max()},
                                     {2, 2}, kInt32));

@@ -34,7 +34,7 @@ TEST_CASE("ToTensor turns uint8 HWC into float CHW in [0, 1]", "[data][transform
   CHECK(gray.to_vector<float>() == std::vector<float>{0.0f, 1.0f, 0.2f, 0.4f});
 
   // Not uint8: only rearranged, dtype and values kept.
-  Tensor doubles = ToTensor()(tensor<double>({1, 2, 3, 4, 5, 6}, {1, 3, 2}));
+  Tensor doubles = ToTensor()(tensor({1, 2, 3, 4, 5, 6}, {1, 3, 2}, kFloat64));
   CHECK(doubles.dtype() == kFloat64);
   CHECK(doubles.sizes() == Shape{2, 1, 3});
   CHECK(doubles.to_vector<double>() == std::vector<double>{1, 3, 5, 2, 4, 6});
@@ -53,7 +53,7 @@ TEST_CASE("Normalize standardizes each channel", "[data][transforms]") {
                                                    2.3921570777893066f, 3.6470589637756348f, 4.901960849761963f});
 
   // One value for all channels; a batch [N, C, H, W]; float64 by the same loop.
-  Tensor batch = tensor<double>({1, 3, 5, 7}, {2, 2, 1, 1});
+  Tensor batch = tensor({1, 3, 5, 7}, {2, 2, 1, 1}, kFloat64);
   CHECK(Normalize({1}, {2})(batch).to_vector<double>() == std::vector<double>{0, 1, 2, 3});
   // Other dtypes go through tensor ops.
   Tensor half = Normalize({1}, {2})(batch.to(kBFloat16));

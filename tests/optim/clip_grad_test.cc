@@ -73,7 +73,7 @@ TEST_CASE("clip_grad_norm_ without gradients returns 0", "[optim][clip]") {
 
 TEST_CASE("clip_grad_norm_ clips a float64 gradient to max_norm", "[optim][clip]") {
   Tensor p = zeros({2}, TensorOptions(kFloat64).requires_grad(true));
-  p.set_grad(tensor({3.0, 4.0}));
+  p.set_grad(tensor({3.0, 4.0}, kFloat64));
   Tensor total = optim::clip_grad_norm_({p}, 1.0);
   REQUIRE(total.item<double>() == 5.0);
   // scaled by max_norm / (total + 1e-6), as PyTorch: just under max_norm

@@ -26,7 +26,7 @@ TEST_CASE("options have PyTorch's defaults and chained setters", "[optim]") {
 
   optim::AdamOptions adam;
   REQUIRE(adam.lr() == 1e-3);
-  REQUIRE(adam.betas() == std::pair<double, double>{0.9, 0.999});
+  REQUIRE(adam.betas() == std::make_tuple(0.9, 0.999));
   REQUIRE(adam.eps() == 1e-8);
   REQUIRE(adam.weight_decay() == 0.0);
   REQUIRE_FALSE(adam.decoupled_weight_decay());
@@ -82,7 +82,7 @@ TEST_CASE("parameters without a gradient are skipped", "[optim]") {
 TEST_CASE("Adam's bias correction makes the first step about lr per element", "[optim]") {
   Tensor p = zeros({3}, TensorOptions(kFloat64).requires_grad(true));
   optim::Adam opt({p}, optim::AdamOptions(0.01));
-  p.set_grad(tensor({2.0, -0.5, 1e-3}));
+  p.set_grad(tensor({2.0, -0.5, 1e-3}, kFloat64));
   opt.step();
   std::vector<double> moved = p.to_vector<double>();
   REQUIRE(moved[0] == Approx(-0.01).epsilon(1e-7));

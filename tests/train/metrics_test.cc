@@ -11,7 +11,7 @@ TEST_CASE("MetricSums: sums add up on the device; read() brings them back, means
   MetricSums a(scalar_tensor(3.0, kFloat32), scalar_tensor(2, kInt64), 4);
   a.add(MetricSums(scalar_tensor(1.0, kFloat64), scalar_tensor(1, kInt64), 4));
   REQUIRE(a.count() == 8);
-  REQUIRE(equal(a.packed(), tensor<double>({4.0, 3.0, 8.0})));
+  REQUIRE(equal(a.packed(), tensor({4.0, 3.0, 8.0}, kFloat64)));
   Metrics m = a.read();
   REQUIRE(m.loss_sum == 4.0);
   REQUIRE(m.correct == 3);
