@@ -72,9 +72,11 @@ class DataLoader {
 
   // Batches per epoch (len(loader)).
   int64_t size() const;
-  // The epoch the next iteration loads; each iteration then moves on to the next one.
-  void set_epoch(int64_t epoch) { epoch_ = epoch; }
-  int64_t epoch() const { return epoch_; }
+  // The epoch the next iteration loads; each iteration then moves on to the next one. The
+  // sampler's set_epoch chooses it too (as PyTorch programs do): the latest choice of either
+  // wins over the count.
+  void set_epoch(int64_t epoch) { sampler_->set_epoch(epoch); }
+  int64_t epoch() const { return sampler_->epoch_chosen() ? sampler_->epoch() : epoch_; }
   uint64_t seed() const { return seed_; }
   const Dataset& dataset() const { return *dataset_; }
   Sampler& sampler() const { return *sampler_; }
@@ -90,7 +92,7 @@ class DataLoader {
   DataLoaderOptions options_;
   uint64_t seed_;
   std::optional<Device> pin_device_;  // set when pinning
-  int64_t epoch_ = 0;
+  int64_t epoch_ = 0;                 // the count: one after the last epoch started
 };
 
 // An input iterator over the batches of one epoch. Dereferencing gives the current batch;
