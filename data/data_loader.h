@@ -33,14 +33,21 @@ class BatchProducer;
 
 // Chained: DataLoaderOptions().batch_size(64).shuffle(true).
 struct DataLoaderOptions {
+  // DataLoaderOptions(64) as libtorch's: the batch size.
+  DataLoaderOptions(int64_t batch_size = 1) : batch_size_(batch_size) {}
   // Examples per batch.
-  BRISK_ARG(int64_t, batch_size) = 1;
+  BRISK_ARG(int64_t, batch_size);
   // A new random order every epoch (default: dataset order).
   BRISK_ARG(bool, shuffle) = false;
   // Leaves out the last batch of an epoch when it is smaller than batch_size.
   BRISK_ARG(bool, drop_last) = false;
   // Threads loading batches ahead of the training loop (default 0: the loop's own thread).
   BRISK_ARG(int, num_workers) = 0;
+
+ public:
+  // libtorch's name of num_workers.
+  DataLoaderOptions& workers(int value) { return num_workers(value); }
+  int workers() const { return num_workers(); }
   // Batches each worker may load ahead: num_workers * prefetch_factor batches are loaded or
   // waiting at most.
   BRISK_ARG(int64_t, prefetch_factor) = 2;

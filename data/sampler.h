@@ -70,4 +70,11 @@ class RandomSampler : public Sampler {
   uint64_t seed_;
 };
 
+// libtorch's namespace of the same samplers (torch::data::samplers::SequentialSampler).
+namespace samplers {
+using data::RandomSampler;
+using data::SequentialSampler;
+using data::Sampler;
+}  // namespace samplers
+
 }  // namespace brisk::data
