@@ -8,6 +8,7 @@
 //   for (const auto& p : model->named_parameters()) use(p.key(), p.value());
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -106,3 +107,11 @@ class OrderedDict {
 };
 
 }  // namespace brisk::nn
+
+namespace brisk {
+
+// libtorch's spelling, torch::OrderedDict<std::string, Tensor>: keys are strings here.
+template <typename Key, typename Value>
+using OrderedDict = std::enable_if_t<std::is_same_v<Key, std::string>, nn::OrderedDict<Value>>;
+
+}  // namespace brisk

@@ -54,4 +54,7 @@ TEST_CASE("named_parameters, named_buffers and named_modules iterate as in libto
   for (const auto& m : model->named_children()) names.push_back(m.key() + ":" + m.value()->name());
   CHECK(names == std::vector<std::string>{"0:Linear", "1:BatchNorm1d"});
   CHECK(model->named_modules().front().key().empty());
+  // libtorch's name of the type.
+  OrderedDict<std::string, Tensor> parameters = model->named_parameters();
+  CHECK(parameters.size() == 4);
 }
