@@ -10,6 +10,7 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"
+#include "checkpoint/serialize.h"
 #include "cuda/device.h"
 #include "data/data.h"
 #include "distributed/all_reduce_metrics.h"

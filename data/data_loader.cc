@@ -89,8 +89,9 @@ int64_t DataLoader::size() const {
 }
 
 DataLoader::Iterator DataLoader::begin() {
-  int64_t epoch = epoch_++;
-  sampler_->set_epoch(epoch);
+  int64_t epoch = this->epoch();
+  sampler_->start_epoch(epoch);
+  epoch_ = epoch + 1;
   auto plan = std::make_shared<EpochPlan>(EpochPlan{dataset_, sampler_->indices(), options_.batch_size(),
                                                     derive_seed(seed_, static_cast<uint64_t>(epoch)),
                                                     options_.collate(), pin_device_});

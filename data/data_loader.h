@@ -33,14 +33,21 @@ class BatchProducer;
 
 // Chained: DataLoaderOptions().batch_size(64).shuffle(true).
 struct DataLoaderOptions {
+  // DataLoaderOptions(64) as libtorch's: the batch size.
+  DataLoaderOptions(int64_t batch_size = 1) : batch_size_(batch_size) {}
   // Examples per batch.
-  BRISK_ARG(int64_t, batch_size) = 1;
+  BRISK_ARG(int64_t, batch_size);
   // A new random order every epoch (default: dataset order).
   BRISK_ARG(bool, shuffle) = false;
   // Leaves out the last batch of an epoch when it is smaller than batch_size.
   BRISK_ARG(bool, drop_last) = false;
   // Threads loading batches ahead of the training loop (default 0: the loop's own thread).
   BRISK_ARG(int, num_workers) = 0;
+
+ public:
+  // libtorch's name of num_workers.
+  DataLoaderOptions& workers(int value) { return num_workers(value); }
+  int workers() const { return num_workers(); }
   // Batches each worker may load ahead: num_workers * prefetch_factor batches are loaded or
   // waiting at most.
   BRISK_ARG(int64_t, prefetch_factor) = 2;
@@ -72,9 +79,11 @@ class DataLoader {
 
   // Batches per epoch (len(loader)).
   int64_t size() const;
-  // The epoch the next iteration loads; each iteration then moves on to the next one.
-  void set_epoch(int64_t epoch) { epoch_ = epoch; }
-  int64_t epoch() const { return epoch_; }
+  // The epoch the next iteration loads; each iteration then moves on to the next one. The
+  // sampler's set_epoch chooses it too (as PyTorch programs do): the latest choice of either
+  // wins over the count.
+  void set_epoch(int64_t epoch) { sampler_->set_epoch(epoch); }
+  int64_t epoch() const { return sampler_->epoch_chosen() ? sampler_->epoch() : epoch_; }
   uint64_t seed() const { return seed_; }
   const Dataset& dataset() const { return *dataset_; }
   Sampler& sampler() const { return *sampler_; }
@@ -90,7 +99,7 @@ class DataLoader {
   DataLoaderOptions options_;
   uint64_t seed_;
   std::optional<Device> pin_device_;  // set when pinning
-  int64_t epoch_ = 0;
+  int64_t epoch_ = 0;                 // the count: one after the last epoch started
 };
 
 // An input iterator over the batches of one epoch. Dereferencing gives the current batch;

@@ -4,6 +4,8 @@
 
 #include "data/file_bytes.h"
 #include "data/idx.h"
+#include "data/transform_dataset.h"
+#include "data/transforms/to_tensor.h"
 #include "tensor/error.h"
 
 namespace brisk::data {
@@ -59,4 +61,15 @@ Example MNIST::get(int64_t index) const {
   return {images_.select(0, index), labels_.select(0, index)};
 }
 
+namespace datasets {
+
+MNIST::MNIST(const std::string& root, Mode mode)
+    : MNIST(std::make_shared<const data::MNIST>(root, mode == Mode::kTrain), mode == Mode::kTrain) {}
+
+MNIST::MNIST(std::shared_ptr<const data::MNIST> source, bool train)
+    : MapDataset(std::make_shared<TransformDataset>(source, ToTensor())), source_(std::move(source)), train_(train) {}
+
+Tensor MNIST::images() const { return source_->images().to(kFloat32).div(255).unsqueeze(1); }
+
+}  // namespace datasets
 }  // namespace brisk::data

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "data/dataset.h"
+#include "data/map_dataset.h"
 
 namespace brisk::data {
 
@@ -35,4 +36,29 @@ class MNIST : public Dataset {
   Tensor labels_;
 };
 
+namespace datasets {
+
+// libtorch's MNIST (torch::data::datasets::MNIST): the same files, with examples as libtorch
+// makes them: data float32 [1, 28, 28] in [0, 1] (the bytes / 255, data::ToTensor), target
+// int64 0-dim.
+class MNIST : public MapDataset {
+ public:
+  enum class Mode { kTrain, kTest };
+
+  explicit MNIST(const std::string& root, Mode mode = Mode::kTrain);
+
+  bool is_train() const { return train_; }
+  // float32 [N, 1, 28, 28] in [0, 1], converted from the stored bytes on each call.
+  Tensor images() const;
+  // int64 [N].
+  const Tensor& targets() const { return source_->labels(); }
+
+ private:
+  MNIST(std::shared_ptr<const data::MNIST> source, bool train);
+
+  std::shared_ptr<const data::MNIST> source_;
+  bool train_;
+};
+
+}  // namespace datasets
 }  // namespace brisk::data

@@ -1,12 +1,14 @@
 #pragma once
 // Samplers choose which dataset indices an epoch loads, and in which order
-// (torch.utils.data.Sampler). The DataLoader calls set_epoch() before every epoch and then
-// indices() once, so a sampler can give each epoch its own order, or, for distributed
+// (torch.utils.data.Sampler). The DataLoader selects the epoch before every iteration and then
+// calls indices() once, so a sampler can give each epoch its own order, or, for distributed
 // training, each process its own share of it (DistributedSampler, data/distributed_sampler.h).
 #include <cstdint>
 #include <vector>
 
 namespace brisk::data {
+
+class DataLoader;
 
 class Sampler {
  public:
@@ -17,12 +19,29 @@ class Sampler {
   // How many indices an epoch has (len(sampler)).
   virtual int64_t size() const = 0;
 
-  // Selects the epoch whose indices indices() returns.
-  virtual void set_epoch(int64_t epoch) { epoch_ = epoch; }
+  // Selects the epoch whose indices indices() returns. A DataLoader over this sampler loads
+  // this epoch next: an epoch chosen here wins over the loader's own count, as in PyTorch,
+  // where the sampler's set_epoch is the only way to choose one.
+  void set_epoch(int64_t epoch) {
+    epoch_ = epoch;
+    epoch_chosen_ = true;
+  }
   int64_t epoch() const { return epoch_; }
+  // Whether set_epoch was called since a DataLoader last started an epoch of this sampler.
+  bool epoch_chosen() const { return epoch_chosen_; }
 
  protected:
   int64_t epoch_ = 0;
+
+ private:
+  friend class DataLoader;
+  // The DataLoader starting `epoch` (what epoch_chosen() makes it): no longer a pending choice.
+  void start_epoch(int64_t epoch) {
+    epoch_ = epoch;
+    epoch_chosen_ = false;
+  }
+
+  bool epoch_chosen_ = false;
 };
 
 // 0, 1, ..., n - 1 every epoch (torch.utils.data.SequentialSampler).
@@ -50,5 +69,12 @@ class RandomSampler : public Sampler {
   int64_t size_;
   uint64_t seed_;
 };
+
+// libtorch's namespace of the same samplers (torch::data::samplers::SequentialSampler).
+namespace samplers {
+using data::RandomSampler;
+using data::SequentialSampler;
+using data::Sampler;
+}  // namespace samplers
 
 }  // namespace brisk::data

@@ -7,7 +7,8 @@
 //   Tensor loss = F::cross_entropy(logits, labels);
 //
 // Convolution and pooling take NCHW inputs (or CHW for one unbatched image) of a floating point
-// dtype (bfloat16 and float16 computed in float32 on the CPU).
+// dtype (bfloat16 and float16 computed in float32 on the CPU). libtorch's spellings with option
+// objects (F::dropout(x, F::DropoutFuncOptions().p(0.5))) are in nn/functional_options.h.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,10 +30,10 @@ enum class Reduction { None, Mean, Sum };
 
 namespace brisk {
 
-// libtorch's names for them: CrossEntropyFuncOptions().reduction(torch::kSum).
-constexpr nn::Reduction kNone = nn::Reduction::None;
-constexpr nn::Reduction kMean = nn::Reduction::Mean;
-constexpr nn::Reduction kSum = nn::Reduction::Sum;
+// libtorch's names of the reductions: CrossEntropyLossOptions().reduction(torch::kSum).
+inline constexpr nn::Reduction kNone = nn::Reduction::None;
+inline constexpr nn::Reduction kMean = nn::Reduction::Mean;
+inline constexpr nn::Reduction kSum = nn::Reduction::Sum;
 
 }  // namespace brisk
 

@@ -7,6 +7,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
+#include "nn/functional_options.h"
 #include "nn/init.h"
 #include "nn/module.h"
 #include "nn/module_holder.h"

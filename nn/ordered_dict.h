@@ -1,11 +1,14 @@
 #pragma once
 // A string-keyed dictionary that remembers insertion order, as the names of a module's
 // parameters, buffers and children must (state_dict() lists them in registration order,
-// like PyTorch). Iteration yields std::pair<std::string, V>:
+// like PyTorch). Iteration yields items that are std::pair<std::string, V> with libtorch's
+// accessors too (torch::OrderedDict::Item):
 //
 //   for (const auto& [name, tensor] : model->named_parameters()) ...
+//   for (const auto& p : model->named_parameters()) use(p.key(), p.value());
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -17,7 +20,18 @@ namespace brisk::nn {
 template <typename V>
 class OrderedDict {
  public:
-  using Item = std::pair<std::string, V>;
+  // item.first / item.second, structured bindings, or libtorch's key() / value() / *item.
+  struct Item : std::pair<std::string, V> {
+    using std::pair<std::string, V>::pair;
+    const std::string& key() const noexcept { return this->first; }
+    V& value() noexcept { return this->second; }
+    const V& value() const noexcept { return this->second; }
+    V& operator*() noexcept { return this->second; }
+    const V& operator*() const noexcept { return this->second; }
+    V* operator->() noexcept { return &this->second; }
+    const V* operator->() const noexcept { return &this->second; }
+    const std::pair<std::string, V>& pair() const noexcept { return *this; }
+  };
   using iterator = typename std::vector<Item>::iterator;
   using const_iterator = typename std::vector<Item>::const_iterator;
 
@@ -53,6 +67,16 @@ class OrderedDict {
 
   size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
+  bool is_empty() const { return empty(); }  // libtorch's name
+  // The first and last items inserted; the dictionary must not be empty.
+  const Item& front() const {
+    BRISK_CHECK(!empty(), "OrderedDict: front() of an empty dictionary");
+    return items_.front();
+  }
+  const Item& back() const {
+    BRISK_CHECK(!empty(), "OrderedDict: back() of an empty dictionary");
+    return items_.back();
+  }
   void clear() {
     items_.clear();
     index_.clear();
@@ -83,3 +107,11 @@ class OrderedDict {
 };
 
 }  // namespace brisk::nn
+
+namespace brisk {
+
+// libtorch's spelling, torch::OrderedDict<std::string, Tensor>: keys are strings here.
+template <typename Key, typename Value>
+using OrderedDict = std::enable_if_t<std::is_same_v<Key, std::string>, nn::OrderedDict<Value>>;
+
+}  // namespace brisk

@@ -1,6 +1,8 @@
 #pragma once
 // Per-channel standardization of a float image [..., C, H, W]: (x - mean[c]) / std[c]
 // (torchvision.transforms.Normalize). A single mean or std applies to every channel.
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "data/transforms/transform.h"
@@ -20,4 +22,18 @@ class Normalize {
   std::vector<double> std_;
 };
 
+namespace transforms {
+
+// libtorch's spelling of the same transform, torch::data::transforms::Normalize<>(0.1307, 0.3081).
+// Target is libtorch's example target type; Brisk's examples have tensor targets only.
+template <typename Target = Tensor>
+class Normalize : public data::Normalize {
+ public:
+  static_assert(std::is_same_v<Target, Tensor>, "transforms::Normalize: Brisk's example targets are tensors");
+  Normalize(double mean, double stddev) : data::Normalize({mean}, {stddev}) {}
+  Normalize(std::vector<double> mean, std::vector<double> stddev)
+      : data::Normalize(std::move(mean), std::move(stddev)) {}
+};
+
+}  // namespace transforms
 }  // namespace brisk::data

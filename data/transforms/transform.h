@@ -15,4 +15,11 @@ namespace brisk::data {
 
 using Transform = std::function<Tensor(const Tensor&)>;
 
+namespace transforms {
+// libtorch's spelling of a transform of each example's data,
+// torch::data::transforms::TensorLambda<>([](Tensor x) { return x * 2; }).
+template <typename Target = Tensor>
+using TensorLambda = Transform;
+}  // namespace transforms
+
 }  // namespace brisk::data

@@ -33,6 +33,9 @@ struct BatchNormOptions {
   BRISK_ARG(bool, affine) = true;
   BRISK_ARG(bool, track_running_stats) = true;
 };
+// libtorch's per-layer names of the same options.
+using BatchNorm1dOptions = BatchNormOptions;
+using BatchNorm2dOptions = BatchNormOptions;
 
 // The shared implementation; `input_dims` are the input ranks the variant accepts.
 class BatchNormImplBase : public Module {

@@ -2,6 +2,7 @@
 // Loss modules over nn::functional's losses: CrossEntropyLoss, NLLLoss and MSELoss.
 //
 //   nn::CrossEntropyLoss criterion(nn::CrossEntropyLossOptions().label_smoothing(0.1));
+//   nn::MSELoss summed(nn::MSELossOptions(kSum));  // libtorch's torch::kSum
 //   Tensor loss = criterion(logits, labels);
 //
 // Their forward takes two tensors: they have no nn::Module::forward(x) (through nn::Module& the
@@ -53,7 +54,8 @@ class NLLLossImpl : public Module {
 BRISK_MODULE(NLLLoss);
 
 struct MSELossOptions {
-  BRISK_ARG(Reduction, reduction) = Reduction::Mean;
+  MSELossOptions(Reduction reduction = Reduction::Mean) : reduction_(reduction) {}
+  BRISK_ARG(Reduction, reduction);
 };
 
 class MSELossImpl : public Module {

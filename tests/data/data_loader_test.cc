@@ -1,13 +1,18 @@
 // DataLoader: batching, shuffling per epoch, determinism whatever the number of workers,
-// drop_last, custom collate, bounded prefetching and errors from workers.
+// drop_last, custom collate, bounded prefetching, errors from workers, and an epoch chosen
+// through the sampler (against PyTorch's DistributedSampler order,
+// tests/fixtures/distributed_sampler.json).
 #include "data/data_loader.h"
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "autograd/ops.h"
 #include "cuda/device.h"
+#include "data/distributed_sampler.h"
 #include "data/sampler.h"
 #include "data/tensor_dataset.h"
 #include "data/transform_dataset.h"
@@ -119,6 +124,48 @@ TEST_CASE("DataLoader shuffles per epoch, deterministically given the seed", "[d
   DataLoader e(images(50), DataLoaderOptions().batch_size(8).shuffle(true));
   CHECK(d.seed() == e.seed());
   CHECK(same(epoch(d), epoch(e)));
+}
+
+TEST_CASE("DataLoader loads the epoch chosen by the sampler's set_epoch, then counts on from it",
+          "[data][loader]") {
+  // PyTorch's DistributedSampler order for 6001 examples, 2 replicas, seed 0, epoch 3, rank 0.
+  std::ifstream in("tests/fixtures/distributed_sampler.json");
+  REQUIRE(in.good());
+  const nlohmann::json fixture = nlohmann::json::parse(in);
+  std::vector<int64_t> epoch3;
+  for (const nlohmann::json& c : fixture["sampler"]) {
+    if (c["size"] == 6001 && c["epoch"] == 3) epoch3 = c["indices"][0].get<std::vector<int64_t>>();
+  }
+  REQUIRE(epoch3.size() == 3001);
+  auto dataset = std::make_shared<TensorDataset>(arange(0, 6001, 1, kFloat32), arange(0, 6001, 1, kInt64));
+  auto options = DataLoaderOptions().batch_size(1000).seed(7);
+
+  // A program resuming at epoch 3 the way PyTorch programs do, through the sampler.
+  auto sampler = std::make_shared<DistributedSampler>(6001, 2, 0);
+  DataLoader resumed(dataset, sampler, options);
+  sampler->set_epoch(3);
+  CHECK(resumed.epoch() == 3);
+  CHECK(targets(epoch(resumed)) == epoch3);
+  CHECK(sampler->epoch() == 3);
+  CHECK(resumed.epoch() == 4);  // without another choice, the count goes on from the chosen epoch
+  auto epoch4_sampler = DistributedSampler(6001, 2, 0);
+  epoch4_sampler.set_epoch(4);
+  CHECK(targets(epoch(resumed)) == epoch4_sampler.indices());
+
+  // The same order and the same per-example seeds as a loader that counted up to epoch 3.
+  DataLoader counted(dataset, std::make_shared<DistributedSampler>(6001, 2, 0), options);
+  for (int e = 0; e < 3; ++e) epoch(counted);
+  DataLoader chosen(dataset, std::make_shared<DistributedSampler>(6001, 2, 0), options);
+  chosen.sampler().set_epoch(3);
+  CHECK(same(epoch(chosen), epoch(counted)));
+
+  // The latest choice wins, whether made through the loader or the sampler.
+  resumed.set_epoch(9);
+  sampler->set_epoch(3);
+  CHECK(targets(epoch(resumed)) == epoch3);
+  sampler->set_epoch(9);
+  resumed.set_epoch(3);
+  CHECK(targets(epoch(resumed)) == epoch3);
 }
 
 TEST_CASE("DataLoader batches, random transforms included, do not depend on num_workers", "[data][loader]") {

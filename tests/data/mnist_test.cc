@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "autograd/ops.h"
 #include "data/file_bytes.h"
+#include "data/make_data_loader.h"
+#include "data/transforms/normalize.h"
 #include "tensor/error.h"
 #include "tests/data/file_util.h"
 
@@ -80,6 +83,40 @@ TEST_CASE("MNIST reads the real Fashion-MNIST files", "[data][mnist]") {
   CHECK(test.get(0).data[10].to_vector<uint8_t>() ==
         std::vector<uint8_t>{0, 0,  0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0, 4,
                              0, 53, 129, 120, 147, 175, 157, 166, 135, 154, 168, 140, 0, 0});
+}
+
+TEST_CASE("datasets::MNIST: libtorch's examples and pipeline over the real files", "[data][mnist]") {
+  std::string root = fashion_mnist_root();
+  MNIST bytes(root, false);
+  auto test = datasets::MNIST(root, datasets::MNIST::Mode::kTest);
+  CHECK_FALSE(test.is_train());
+  CHECK(datasets::MNIST(root).is_train());
+  CHECK(test.size().value() == 10000);
+  CHECK(test.targets().dtype() == kInt64);
+  // As libtorch: float32 [1, 28, 28], the bytes / 255 computed in float32.
+  Example first = test.get(0);
+  CHECK(first.data.dtype() == kFloat32);
+  CHECK(first.data.sizes() == Shape{1, 28, 28});
+  CHECK(first.target.item<int64_t>() == 9);
+  std::vector<uint8_t> row = bytes.get(0).data[10].to_vector<uint8_t>();
+  std::vector<float> scaled = first.data[0][10].to_vector<float>();
+  for (size_t i = 0; i < row.size(); ++i) CHECK(scaled[i] == static_cast<float>(row[i]) / 255.0f);
+  CHECK(test.images().sizes() == Shape{10000, 1, 28, 28});
+  CHECK(equal(test.images()[0], first.data));
+
+  // The MNIST example of libtorch, spelled as there: (x - mean) / std in float32, stacked batches.
+  auto normalized = datasets::MNIST(root, datasets::MNIST::Mode::kTest)
+                        .map(transforms::Normalize<>(0.1307, 0.3081))
+                        .map(transforms::Stack<>());
+  auto loader = make_data_loader<samplers::SequentialSampler>(std::move(normalized), 64);
+  Batch batch = *loader->begin();
+  CHECK(batch.data.sizes() == Shape{64, 1, 28, 28});
+  CHECK(batch.target.narrow(0, 0, 20).to_vector<int64_t>() ==
+        std::vector<int64_t>{9, 2, 1, 1, 6, 1, 4, 6, 5, 7, 4, 5, 7, 3, 4, 1, 2, 4, 8, 0});
+  std::vector<float> got = batch.data[0][0][10].to_vector<float>();
+  for (size_t i = 0; i < row.size(); ++i) {
+    CHECK(got[i] == (static_cast<float>(row[i]) / 255.0f - 0.1307f) / 0.3081f);
+  }
 }
 
 TEST_CASE("MNIST errors name the file and what is wrong with it", "[data][mnist]") {
