@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 using Shape = std::vector<int64_t>;
