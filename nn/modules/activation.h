@@ -41,7 +41,7 @@ BRISK_MODULE(GELU);
 
 class LeakyReLUImpl : public Module {
  public:
-  explicit LeakyReLUImpl(double negative_slope = 0.01) : negative_slope(negative_slope) {}
+  explicit LeakyReLUImpl(double negative_slope_ = 0.01) : negative_slope(negative_slope_) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
@@ -51,7 +51,7 @@ BRISK_MODULE(LeakyReLU);
 
 class ELUImpl : public Module {
  public:
-  explicit ELUImpl(double alpha = 1.0) : alpha(alpha) {}
+  explicit ELUImpl(double alpha_ = 1.0) : alpha(alpha_) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
@@ -72,7 +72,7 @@ BRISK_MODULE(Softplus);
 
 class SoftmaxImpl : public Module {
  public:
-  explicit SoftmaxImpl(int64_t dim) : dim(dim) {}
+  explicit SoftmaxImpl(int64_t dim_) : dim(dim_) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
@@ -82,7 +82,7 @@ BRISK_MODULE(Softmax);
 
 class LogSoftmaxImpl : public Module {
  public:
-  explicit LogSoftmaxImpl(int64_t dim) : dim(dim) {}
+  explicit LogSoftmaxImpl(int64_t dim_) : dim(dim_) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
 
