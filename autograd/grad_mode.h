@@ -1,5 +1,7 @@
 #pragma once
 // Whether ops record autograd history, per thread (torch.no_grad / torch.enable_grad).
+#include "brisk/requires_cxx17.h"
+
 namespace brisk::autograd {
 
 class GradMode {

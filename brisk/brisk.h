@@ -3,10 +3,11 @@
 // differentiable ops, nn, optim, data, checkpoints, distributed training (init_distributed,
 // process groups, DistributedDataParallel, metrics reduced over ranks,
 // ZeroRedundancyOptimizer, Join for uneven inputs), the training loop (train::train_epoch,
-// evaluate), the profiler and the CUDA device queries.
+// evaluate), the profiler, the CPU thread count (set_num_threads) and the CUDA device queries.
 // Bazel: deps = ["@brisk//:brisk"]; CMake: target_link_libraries(app Brisk::brisk)
 // (docs/install.md). Brisk's own sources include the headers they use, never this one, so
 // that a change in one layer recompiles only what depends on it.
+#include "brisk/requires_cxx17.h"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"
@@ -25,6 +26,7 @@
 #include "profiler/profiler.h"
 #include "tensor/generator.h"
 #include "tensor/memory.h"
+#include "tensor/parallel.h"
 #include "tensor/tensor.h"
 #include "train/distributed_run.h"
 #include "train/metrics.h"

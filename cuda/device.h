@@ -5,6 +5,8 @@
 // that needs a device raises "built without CUDA".
 #include <string>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk::cuda {
 
 // True when CUDA is compiled in, a driver is loaded and at least one GPU is visible.

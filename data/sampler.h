@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk::data {
 
 class DataLoader;

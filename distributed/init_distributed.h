@@ -6,7 +6,8 @@
 //
 //   dist::DistributedContext ctx = dist::init_distributed();   // device "auto": GPU LOCAL_RANK, else the CPU
 //   model->to(ctx.device);
-//   auto ddp = dist::DistributedDataParallel(model);           // over the default group
+//   dist::DistributedDataParallel<nn::Sequential> ddp{nullptr};
+//   if (ctx.enabled) ddp = dist::DistributedDataParallel(model);  // over the default group
 //   ...
 //   if (ctx.is_main()) save(...);                              // rank 0 writes the files
 //   dist::finish_distributed(ctx);

@@ -4,6 +4,8 @@
 // divide with truncation toward zero).
 #include <string_view>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk::dist {
 
 enum class ReduceOp { SUM, PRODUCT, MIN, MAX, AVG };

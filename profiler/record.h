@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk::profiler {
 
 // What an event is; the Chrome trace shows it as the event's "cat".

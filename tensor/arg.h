@@ -8,6 +8,8 @@
 //   };
 //   auto options = Conv2dOptions(1, 6, 5).stride(2).padding(2);
 //   options.stride();  // 2
+#include "brisk/requires_cxx17.h"
+
 #define BRISK_ARG(T, name)                                  \
  public:                                                    \
   using name##_type = T;                                    \

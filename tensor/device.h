@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 enum class DeviceType : uint8_t { CPU, CUDA, Sim };

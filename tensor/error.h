@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 class Error : public std::runtime_error {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 class Generator {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 // Bytes where the name says so, in the allocator's rounded block sizes. "Device" below means

@@ -25,6 +25,7 @@
 //            autograd/autocast_policy.h, as torch.autocast's lists).
 // The rows of math functions and activations end with one more column:
 //   Saved    what the derivative reads: Input, Output or Nothing.
+#include "brisk/requires_cxx17.h"
 
 // Math functions of one tensor: brisk::<name>(x), Tensor::<name>(), Tensor::<name>_() and their
 // forwards are generated from this list (autograd/ops.h, tensor/tensor.h, autograd/unary.cc,

@@ -9,13 +9,14 @@
 //
 // An exception thrown by f in any chunk is rethrown on the calling thread (the first one,
 // if several chunks throw).
+//
+// The parallel region itself is in parallel.cc, which Brisk's build compiles with OpenMP: a
+// translation unit that instantiates parallel_for (a kernel of a program of one's own) gets
+// threads whether or not it is compiled with -fopenmp.
 #include <algorithm>
 #include <cstdint>
-#include <exception>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "brisk/requires_cxx17.h"
 
 namespace brisk {
 
@@ -23,6 +24,16 @@ namespace brisk {
 int get_num_threads();
 void set_num_threads(int num_threads);
 bool in_parallel_region();
+// Whether Brisk was compiled with OpenMP (as libtorch's at::hasOpenMP()); without it every
+// parallel_for runs on the calling thread.
+bool has_openmp();
+
+namespace detail {
+// Calls chunk(f, lo, hi) on num_threads contiguous chunks [lo, hi) of [begin, end), one per
+// thread of an OpenMP parallel region, and rethrows the first exception of a chunk.
+void parallel_chunks(int64_t begin, int64_t end, int64_t num_threads,
+                     void (*chunk)(const void* f, int64_t lo, int64_t hi), const void* f);
+}  // namespace detail
 
 template <typename F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
@@ -34,27 +45,9 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
     f(begin, end);
     return;
   }
-#ifdef _OPENMP
-  std::exception_ptr error;
-#pragma omp parallel num_threads(static_cast <int>(num_threads))
-  {
-    int64_t threads = omp_get_num_threads();
-    int64_t chunk = (range + threads - 1) / threads;
-    int64_t lo = begin + omp_get_thread_num() * chunk;
-    int64_t hi = std::min(end, lo + chunk);
-    if (lo < hi) {
-      try {
-        f(lo, hi);
-      } catch (...) {
-#pragma omp critical(brisk_parallel_for_error)
-        if (!error) error = std::current_exception();
-      }
-    }
-  }
-  if (error) std::rethrow_exception(error);
-#else
-  f(begin, end);
-#endif
+  detail::parallel_chunks(
+      begin, end, num_threads,
+      [](const void* fn, int64_t lo, int64_t hi) { (*static_cast<const F*>(fn))(lo, hi); }, &f);
 }
 
 }  // namespace brisk

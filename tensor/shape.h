@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 // A std::vector<int64_t> that also answers libtorch's IntArrayRef::vec(): x.sizes().vec().

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdint>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 using Pair = std::array<int64_t, 2>;

@@ -6,21 +6,32 @@
 #   PREFIX/lib/cmake/Brisk/BriskConfig.cmake     find_package(Brisk): the target Brisk::brisk
 #   PREFIX/lib/cmake/Brisk/BriskConfigVersion.cmake
 #   PREFIX/lib/pkgconfig/brisk.pc                pkg-config --cflags --libs brisk
-# With CUDA or without, as the build finds it (README, "CPU-only or CUDA").
+# The prefix can be moved or copied elsewhere afterwards: BriskConfig.cmake and brisk.pc find
+# it from their own location.
+#
+# With CUDA when the toolkit is found (README, "CPU-only or CUDA"), whether or not the machine
+# has a GPU; --cpu-only leaves CUDA out (a library of a few MB that links no CUDA library,
+# instead of tens of MB that need the toolkit's cudart, cuBLAS, cuDNN and NCCL at run time).
+# It builds in an output base of its own (~/.cache/brisk/cpu-only-output-base), so the
+# checkout's own build keeps its CUDA configuration; compiled objects come from the shared
+# disk cache where they are the same.
 #
 #   tools/install.sh --prefix ~/.local            # installs; extra arguments go to bazel build
 #   tools/install.sh --prefix /opt/brisk -c opt
+#   tools/install.sh --cpu-only --prefix DIR      # without CUDA, even where nvcc is installed
 #   BRISK_JOBS=8 tools/install.sh --prefix DIR    # build parallelism (default 2)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-usage="usage: tools/install.sh --prefix DIR [bazel build arguments...]"
+usage="usage: tools/install.sh [--cpu-only] --prefix DIR [bazel build arguments...]"
 prefix=""
+cpu_only=0
 bazel_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; prefix="$2"; shift 2 ;;
     --prefix=*) prefix="${1#--prefix=}"; shift ;;
+    --cpu-only) cpu_only=1; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
     *) bazel_args+=("$1"); shift ;;
   esac
@@ -29,12 +40,18 @@ done
 mkdir -p "$prefix"
 prefix="$(cd "$prefix" && pwd)"
 
+bazel=(bazel)
+if [ "$cpu_only" -eq 1 ]; then
+  # @local_cuda finds no toolkit at CUDA_PATH (third_party/cuda/cuda_configure.bzl).
+  bazel=(env CUDA_PATH=/nonexistent bazel --output_base="$HOME/.cache/brisk/cpu-only-output-base")
+fi
+
 tools/setup.sh
-bazel build --jobs="${BRISK_JOBS:-2}" "${bazel_args[@]}" //tools/install:brisk //tools/install:headers
-bin="$(bazel info "${bazel_args[@]}" bazel-bin)"
+"${bazel[@]}" build --jobs="${BRISK_JOBS:-2}" "${bazel_args[@]}" //tools/install:brisk //tools/install:headers
+bin="$("${bazel[@]}" info "${bazel_args[@]}" bazel-bin)"
 
 # Whether the build had CUDA, and where, as @local_cuda found it.
-local_cuda="$(bazel info "${bazel_args[@]}" output_base)/external/local_cuda"
+local_cuda="$("${bazel[@]}" info "${bazel_args[@]}" output_base)/external/local_cuda"
 with_cuda=OFF
 cuda_path=""
 cuda_lib_dir=""
@@ -68,10 +85,11 @@ fill() {
       -e "s|@BRISK_SYSTEM_LIBS_FLAGS@|${system_libs[*]/#/-l}|g" \
       -e "s|@BRISK_PC_CUDA_CFLAGS@|$pc_cuda_cflags|g" \
       -e "s|@BRISK_PC_CUDA_LIBS@|$pc_cuda_libs|g" \
-      -e "s|@BRISK_PREFIX@|$prefix|g" \
       "tools/install/$1" >"$2"
 }
 fill BriskConfig.cmake.in "$prefix/lib/cmake/Brisk/BriskConfig.cmake"
 fill BriskConfigVersion.cmake.in "$prefix/lib/cmake/Brisk/BriskConfigVersion.cmake"
 fill brisk.pc.in "$prefix/lib/pkgconfig/brisk.pc"
+# The CPU-only build's server is not needed until the next --cpu-only install: give its memory back.
+[ "$cpu_only" -eq 0 ] || "${bazel[@]}" shutdown
 echo "tools/install.sh: Brisk $version (CUDA $with_cuda) installed in $prefix"

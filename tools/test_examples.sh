@@ -2,10 +2,18 @@
 # Builds and runs the examples of docs/install.md, Brisk used from a project of one's own, and
 # checks that the docs show their files as they are:
 #   own_project    examples/own_project, a Bazel workspace of its own with Brisk as a
-#                  local_repository (deps = ["@brisk//:brisk"]): bazel run //:train_blobs
-#   cmake_project  tools/install.sh into a temporary prefix, then examples/cmake_project with
-#                  CMake (find_package(Brisk), Brisk::brisk), and the same program with g++ and
-#                  `pkg-config --cflags --libs brisk`; each run
+#                  local_repository (deps = ["@brisk//:brisk"]) and no flags of its own (no
+#                  .bazelrc: Brisk's targets carry C++17 and OpenMP): bazel run //:train_blobs,
+#                  which fails if Brisk was compiled without OpenMP
+#   cmake_project  tools/install.sh --cpu-only into a temporary prefix (its libbrisk.so must
+#                  not need libcudart), the prefix moved elsewhere, then examples/cmake_project
+#                  with CMake (find_package(Brisk), Brisk::brisk) and the same program with g++
+#                  and `pkg-config --cflags --libs brisk`, both from the moved prefix; each run
+#   headers        the installed headers, as a program of one's own compiles them (no
+#                  -fopenmp): brisk/brisk.h without a warning under -Wall -Wextra -Wshadow
+#                  -Werror (g++ and clang++), and every header it reaches, included alone below
+#                  C++17 (-std=c++0x, Bazel's default, and -std=c++14), stops with
+#                  brisk/requires_cxx17.h's message as the first error
 #   docs_files     every code block that docs/*.md and README.md mark with
 #                  `<!-- file: PATH -->` on the line above is PATH's content, word for word
 #                  (their other ```cpp blocks are compiled by //tests/docs:docs_code_blocks_test)
@@ -21,7 +29,9 @@
 # builds, links and runs as another workspace's dependency, not its speed, so that second build
 # is made cheap: without CUDA (CUDA_PATH=/nonexistent, for its workspace only), which leaves out
 # the minutes of nvcc kernels, and at -O0 (on two busy cores: 8 minutes, -O2 12, its longest
-# file 51 s instead of 169). The CMake example uses the main workspace's build, CUDA or not.
+# file 51 s instead of 169). The CPU-only install builds in an output base of its own (see
+# tools/install.sh) with the main workspace's flags: where the CUDA build's objects do not depend
+# on CUDA (most of them) its actions are the same and the disk cache serves them.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 results="${1:?usage: tools/test_examples.sh RESULTS}"
@@ -38,24 +48,71 @@ report() {  # check, exit code of its run
 
 own_project() {
   cd examples/own_project || return 1
-  CUDA_PATH=/nonexistent bazel run --jobs="$jobs" --copt=-O0 --color=no --curses=no //:train_blobs
+  # Settings of this run, not of the build: the disk cache of earlier runs, and none of the
+  # sandboxes Debian's /etc/bazel/bazelrc keeps (--sandbox_debug).
+  CUDA_PATH=/nonexistent bazel run --jobs="$jobs" --copt=-O0 --color=no --curses=no \
+    --disk_cache="$HOME/.cache/brisk/bazel-disk-cache" --nosandbox_debug //:train_blobs
   local rc=$?
   # Its own Bazel server, not needed until the next run: give its memory back.
   bazel shutdown
   return $rc
 }
 
+# cmake_project installs here, and headers reads what it installed.
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+installed="$tmp/moved/prefix"
+
 cmake_project() {
-  local tmp
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' RETURN
-  tools/install.sh --prefix "$tmp/prefix" &&
-    cmake -S examples/cmake_project -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" &&
+  local needed
+  tools/install.sh --cpu-only --prefix "$tmp/prefix" || return 1
+  needed="$(readelf -d "$tmp/prefix/lib/libbrisk.so" | grep NEEDED)" || return 1
+  echo "libbrisk.so needs:"; echo "$needed"
+  if grep -q -E 'libcud|libcublas|libnccl' <<<"$needed"; then
+    echo "tools/install.sh --cpu-only: libbrisk.so needs a CUDA library"
+    return 1
+  fi
+  # Everything below uses the prefix at its new place only.
+  mkdir -p "$tmp/moved" && mv "$tmp/prefix" "$installed" || return 1
+  cmake -S examples/cmake_project -B "$tmp/build" -DCMAKE_PREFIX_PATH="$installed" &&
     cmake --build "$tmp/build" &&
     "$tmp/build/fit_line" "$tmp/fit_line.safetensors" &&
     g++ examples/cmake_project/fit_line.cc -o "$tmp/fit_line_pkg_config" \
-      $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs brisk) &&
+      $(PKG_CONFIG_PATH="$installed/lib/pkgconfig" pkg-config --cflags --libs brisk) &&
     "$tmp/fit_line_pkg_config" "$tmp/fit_line_pkg_config.safetensors"
+}
+
+headers() {
+  local include="$installed/include/brisk" compiler standard header first rc=0
+  [ -f "$include/brisk/brisk.h" ] || { echo "no installed headers: cmake_project did not install"; return 1; }
+  for compiler in g++ clang++-14; do
+    if echo '#include "brisk/brisk.h"' | $compiler -std=c++17 -Wall -Wextra -Wshadow -Werror \
+        -fsyntax-only -I"$include" -x c++ -; then
+      echo "$compiler -Wall -Wextra -Wshadow -Werror: brisk/brisk.h compiles without a warning"
+    else
+      echo "$compiler: brisk/brisk.h warns under -Wall -Wextra -Wshadow (above)"
+      rc=1
+    fi
+  done
+  # The headers a program reaches through brisk/brisk.h (all of its public API), each included
+  # first on its own.
+  local headers
+  headers="$(cd "$include" && echo '#include "brisk/brisk.h"' | g++ -std=c++17 -MM -I. -x c++ - |
+    tr ' \\' '\n\n' | grep '\.h$' | sed 's|^\./||' | sort -u)" || return 1
+  echo "$(wc -l <<<"$headers") headers reached from brisk/brisk.h"
+  for standard in c++0x c++14; do
+    while read -r header; do
+      first="$(echo "#include \"$header\"" | g++ -std="$standard" -fsyntax-only -I"$include" -x c++ - 2>&1 |
+        grep -m1 'error:')"
+      case "$first" in
+        ""|*"error: #error \"Brisk needs C++17: compile with -std=c++17"*) ;;
+        *) echo "-std=$standard: $header: the first error is not brisk/requires_cxx17.h's: $first"; rc=1 ;;
+      esac
+    done <<<"$headers"
+    echo "-std=$standard: every one stops at brisk/requires_cxx17.h's message first (or compiles)"
+  done
+  echo '#include "brisk/brisk.h"' | g++ -std=c++14 -fsyntax-only -I"$include" -x c++ - 2>&1 | head -3
+  return $rc
 }
 
 docs_files() {
@@ -77,7 +134,7 @@ docs_files() {
   return $rc
 }
 
-for example in docs_files own_project cmake_project; do
+for example in docs_files own_project cmake_project headers; do
   echo "tools/test_examples.sh: $example (log: $logs/$example.log)"
   (set -o pipefail; "$example" 2>&1 | tee "$logs/$example.log")
   report "$example" $?

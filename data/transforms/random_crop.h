@@ -12,7 +12,7 @@ namespace brisk::data {
 // A crop size: RandomCrop(32, 4) crops 32x32, RandomCrop({24, 32}, 4) crops 24 rows by 32 columns.
 struct CropSize {
   CropSize(int64_t side) : height(side), width(side) {}
-  CropSize(int64_t height, int64_t width) : height(height), width(width) {}
+  CropSize(int64_t height_, int64_t width_) : height(height_), width(width_) {}
   int64_t height;
   int64_t width;
 };

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk::dist {
 
 using Bytes = std::vector<uint8_t>;

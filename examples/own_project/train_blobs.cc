@@ -1,6 +1,7 @@
 // Trains a small classifier on three Gaussian blobs in the plane with Brisk, as a program of a
 // project of its own would (examples/own_project/BUILD: deps = ["@brisk//:brisk"]). Exits
-// non-zero if it did not learn: CI runs it (tools/test.sh).
+// non-zero if Brisk was built without OpenMP (this workspace sets no flags: Brisk's targets
+// carry their own) or if it did not learn: CI runs it (tools/test_examples.sh).
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -21,6 +22,10 @@ std::shared_ptr<data::TensorDataset> make_blobs(int64_t per_class) {
 }
 
 int main() {
+  if (!has_openmp()) {
+    std::printf("Brisk was compiled without OpenMP: its CPU kernels run on one thread\n");
+    return 1;
+  }
   manual_seed(0);
   auto blobs = make_blobs(200);
   data::DataLoader loader(blobs, data::DataLoaderOptions().batch_size(32).shuffle(true));

@@ -55,7 +55,7 @@ struct LeakyReLUOptions {
 
 class LeakyReLUImpl : public Module {
  public:
-  explicit LeakyReLUImpl(double negative_slope = 0.01) : negative_slope(negative_slope) {}
+  explicit LeakyReLUImpl(double negative_slope_ = 0.01) : negative_slope(negative_slope_) {}
   explicit LeakyReLUImpl(const LeakyReLUOptions& options) : LeakyReLUImpl(options.negative_slope()) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
@@ -70,7 +70,7 @@ struct ELUOptions {
 
 class ELUImpl : public Module {
  public:
-  explicit ELUImpl(double alpha = 1.0) : alpha(alpha) {}
+  explicit ELUImpl(double alpha_ = 1.0) : alpha(alpha_) {}
   explicit ELUImpl(const ELUOptions& options) : ELUImpl(options.alpha()) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
@@ -103,7 +103,7 @@ struct SoftmaxOptions {
 
 class SoftmaxImpl : public Module {
  public:
-  explicit SoftmaxImpl(int64_t dim) : dim(dim) {}
+  explicit SoftmaxImpl(int64_t dim_) : dim(dim_) {}
   explicit SoftmaxImpl(const SoftmaxOptions& options) : SoftmaxImpl(options.dim()) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
@@ -119,7 +119,7 @@ struct LogSoftmaxOptions {
 
 class LogSoftmaxImpl : public Module {
  public:
-  explicit LogSoftmaxImpl(int64_t dim) : dim(dim) {}
+  explicit LogSoftmaxImpl(int64_t dim_) : dim(dim_) {}
   explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : LogSoftmaxImpl(options.dim()) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;

@@ -69,7 +69,7 @@ class BatchNormImplBase : public Module {
 // Inputs [N, C] or [N, C, L].
 class BatchNorm1dImpl : public BatchNormImplBase {
  public:
-  explicit BatchNorm1dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, "BatchNorm1d", {2, 3}) {}
+  explicit BatchNorm1dImpl(const BatchNormOptions& options_) : BatchNormImplBase(options_, "BatchNorm1d", {2, 3}) {}
   explicit BatchNorm1dImpl(int64_t num_features) : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
 };
 
@@ -78,7 +78,7 @@ BRISK_MODULE(BatchNorm1d);
 // Inputs [N, C, H, W].
 class BatchNorm2dImpl : public BatchNormImplBase {
  public:
-  explicit BatchNorm2dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, "BatchNorm2d", {4}) {}
+  explicit BatchNorm2dImpl(const BatchNormOptions& options_) : BatchNormImplBase(options_, "BatchNorm2d", {4}) {}
   explicit BatchNorm2dImpl(int64_t num_features) : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
 };
 

@@ -16,7 +16,7 @@ struct FlattenOptions {
 
 class FlattenImpl : public Module {
  public:
-  explicit FlattenImpl(int64_t start_dim = 1, int64_t end_dim = -1) : start_dim(start_dim), end_dim(end_dim) {}
+  explicit FlattenImpl(int64_t start_dim_ = 1, int64_t end_dim_ = -1) : start_dim(start_dim_), end_dim(end_dim_) {}
   explicit FlattenImpl(const FlattenOptions& options) : FlattenImpl(options.start_dim(), options.end_dim()) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;

@@ -33,6 +33,11 @@ class CrossEntropyLossImpl : public Module {
 
   CrossEntropyLossOptions options;
   Tensor weight;  // a buffer when given
+
+ private:
+  // Module::forward(input) is not a loss's: named here so that it stays hidden (a call is an
+  // error) without the compiler warning that forward(input, target) hides it.
+  using Module::forward;
 };
 BRISK_MODULE(CrossEntropyLoss);
 
@@ -50,6 +55,11 @@ class NLLLossImpl : public Module {
 
   NLLLossOptions options;
   Tensor weight;
+
+ private:
+  // Module::forward(input) is not a loss's: named here so that it stays hidden (a call is an
+  // error) without the compiler warning that forward(input, target) hides it.
+  using Module::forward;
 };
 BRISK_MODULE(NLLLoss);
 
@@ -60,10 +70,15 @@ struct MSELossOptions {
 
 class MSELossImpl : public Module {
  public:
-  explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
+  explicit MSELossImpl(const MSELossOptions& options_ = {}) : options(options_) {}
   Tensor forward(const Tensor& input, const Tensor& target);
 
   MSELossOptions options;
+
+ private:
+  // Module::forward(input) is not a loss's: named here so that it stays hidden (a call is an
+  // error) without the compiler warning that forward(input, target) hides it.
+  using Module::forward;
 };
 BRISK_MODULE(MSELoss);
 

@@ -23,7 +23,7 @@ struct MaxPool2dOptions {
 
 class MaxPool2dImpl : public Module {
  public:
-  explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
+  explicit MaxPool2dImpl(const MaxPool2dOptions& options_) : options(options_) {}
   explicit MaxPool2dImpl(Size2 kernel_size) : options(kernel_size) {}
   Tensor forward(const Tensor& input) override;
   // The outputs and the int64 positions of the maxima (h * W + w within each input plane).
@@ -47,7 +47,7 @@ struct AvgPool2dOptions {
 
 class AvgPool2dImpl : public Module {
  public:
-  explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options(options) {}
+  explicit AvgPool2dImpl(const AvgPool2dOptions& options_) : options(options_) {}
   explicit AvgPool2dImpl(Size2 kernel_size) : options(kernel_size) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;
@@ -64,7 +64,7 @@ struct AdaptiveAvgPool2dOptions {
 
 class AdaptiveAvgPool2dImpl : public Module {
  public:
-  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
+  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options_) : options(options_) {}
   explicit AdaptiveAvgPool2dImpl(Size2 output_size) : options(output_size) {}
   Tensor forward(const Tensor& input) override;
   void pretty_print(std::ostream& stream) const override;

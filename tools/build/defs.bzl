@@ -6,8 +6,62 @@ macros are called from another workspace (@brisk//tools/build:defs.bzl, docs/ins
 
 load("//tools/build:cuda.bzl", "if_cuda")
 
-def brisk_test(name, srcs, deps = [], tags = [], data = [], **kwargs):
-    """A Catch2 v2 test: a cc_test linked with //tests:catch_main (which has main()).
+# What compiling and linking Brisk's code requires, carried by its own targets, so that another
+# workspace that depends on @brisk builds it right with no flags of its own (docs/install.md):
+# C++17 (Bazel's autoconfigured toolchain passes -std=c++0x before a target's copts, which come
+# later and win) and OpenMP, whose absence would not fail the build but make every CPU kernel run
+# on one thread. -fopenmp in linkopts reaches every binary that links a Brisk library.
+BRISK_COPTS = ["-std=c++17", "-fopenmp"]
+BRISK_LINKOPTS = ["-fopenmp"]
+
+def brisk_cc_library(name, copts = [], linkopts = [], **kwargs):
+    """A cc_library of Brisk: compiled with BRISK_COPTS, linked with BRISK_LINKOPTS.
+
+    Every C++ library of Brisk is declared with it instead of cc_library (binaries with
+    brisk_cc_binary, tests with brisk_test):
+
+        load("//tools/build:defs.bzl", "brisk_cc_library")
+
+        brisk_cc_library(
+            name = "tensor",
+            srcs = ["tensor.cc"],
+            hdrs = ["tensor.h"],
+            deps = [":dtype"],
+        )
+
+    Args:
+      name: library name.
+      copts: extra compile options, after BRISK_COPTS.
+      linkopts: extra link options, after BRISK_LINKOPTS.
+      **kwargs: passed to cc_library.
+    """
+    native.cc_library(name = name, copts = BRISK_COPTS + copts, linkopts = BRISK_LINKOPTS + linkopts, **kwargs)
+
+def brisk_cc_binary(name, copts = [], linkopts = [], **kwargs):
+    """A cc_binary compiled with BRISK_COPTS and linked with BRISK_LINKOPTS.
+
+    Brisk's own programs use it, and so can a program of another workspace (C++17 is what its
+    sources need to include Brisk's headers; without it they stop at brisk/requires_cxx17.h):
+
+        load("@brisk//tools/build:defs.bzl", "brisk_cc_binary")
+
+        brisk_cc_binary(
+            name = "train",
+            srcs = ["train.cc"],
+            deps = ["@brisk//:brisk"],
+        )
+
+    Args:
+      name: binary name.
+      copts: extra compile options, after BRISK_COPTS.
+      linkopts: extra link options, after BRISK_LINKOPTS.
+      **kwargs: passed to cc_binary.
+    """
+    native.cc_binary(name = name, copts = BRISK_COPTS + copts, linkopts = BRISK_LINKOPTS + linkopts, **kwargs)
+
+def brisk_test(name, srcs, deps = [], tags = [], data = [], copts = [], linkopts = [], **kwargs):
+    """A Catch2 v2 test: a cc_test linked with //tests:catch_main (which has main()), compiled
+    with BRISK_COPTS and linked with BRISK_LINKOPTS.
 
     Write test cases with TEST_CASE/SECTION/REQUIRE from <catch2/catch.hpp>;
     do not define CATCH_CONFIG_MAIN. Tests that need a GPU get tags = ["gpu"]:
@@ -27,7 +81,9 @@ def brisk_test(name, srcs, deps = [], tags = [], data = [], **kwargs):
       deps: libraries under test; //tests:catch_main is added.
       tags: e.g. ["gpu"].
       data: runtime files (e.g. "@fashion_mnist//:files").
-      **kwargs: passed to cc_test (size, timeout, copts, env, args, ...).
+      copts: extra compile options, after BRISK_COPTS.
+      linkopts: extra link options, after BRISK_LINKOPTS.
+      **kwargs: passed to cc_test (size, timeout, env, args, ...).
     """
     native.cc_test(
         name = name,
@@ -35,6 +91,8 @@ def brisk_test(name, srcs, deps = [], tags = [], data = [], **kwargs):
         deps = deps + [Label("//tests:catch_main")],
         tags = tags,
         data = data,
+        copts = BRISK_COPTS + copts,
+        linkopts = BRISK_LINKOPTS + linkopts,
         **kwargs
     )
 

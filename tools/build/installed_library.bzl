@@ -56,8 +56,8 @@ def _whole_shared_library_impl(ctx):
         cc_toolchain = cc_toolchain,
         linking_contexts = [cc_common.create_linking_context(linker_inputs = depset(linker_inputs))],
         output_type = "dynamic_library",
-        # --linkopt (.bazelrc's -fopenmp, a --config's sanitizer) as for any cc_binary; an
-        # undefined symbol is an error here rather than in the user's link.
+        # --linkopt (a --config's sanitizer) as for any cc_binary, besides the libraries'
+        # linkopts (-fopenmp); an undefined symbol is an error here rather than in the user's link.
         user_link_flags = ctx.fragments.cpp.linkopts + ["-Wl,--no-undefined"] + ctx.attr.linkopts,
     )
     return [DefaultInfo(files = depset([outputs.library_to_link.resolved_symlink_dynamic_library or outputs.library_to_link.dynamic_library]))]

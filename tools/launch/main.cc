@@ -2,11 +2,14 @@
 // line, what each worker gets and what happens when one fails: docs/launch.md.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "distributed/launch/free_port.h"
@@ -95,6 +98,15 @@ void complete(LaunchOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `bazel run //tools/launch -- ... worker args` starts the launcher in its runfiles tree; the
+  // worker's path and the paths among its arguments (data, checkpoints) are the user's,
+  // relative to where bazel run was called, which Bazel names in BUILD_WORKING_DIRECTORY.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY"); dir != nullptr && *dir != '\0') {
+    if (chdir(dir) != 0) {
+      fmt::print(stderr, "launch: cannot enter BUILD_WORKING_DIRECTORY '{}': {}\n", dir, std::strerror(errno));
+      return 2;
+    }
+  }
   LaunchOptions options;
   double grace_seconds = 10;
   CLI::App app{

@@ -224,3 +224,22 @@ TEST_CASE("launch: a worker program that cannot start fails the job with 127", "
   CHECK(r.status == 127);
   CHECK(count(r.err, "cannot start rank 0: tests/tools/launch/no_such_worker: No such file or directory") == 1);
 }
+
+TEST_CASE("launch: under bazel run the workers start where bazel run was called", "[launch]") {
+  // bazel run sets BUILD_WORKING_DIRECTORY; the worker's relative path is taken from there.
+  char* root = realpath(".", nullptr);
+  REQUIRE(root != nullptr);
+  std::string dir = std::string(root) + "/tests/tools/launch";
+  std::free(root);
+  RunOptions options;
+  options.env = {{"BUILD_WORKING_DIRECTORY", dir}};
+  RunResult r = launch({"--nproc-per-node", "2", "./test_worker", "cwd"}, options);
+  INFO(output_of(r));
+  REQUIRE(r.status == 0);
+  CHECK(count(r.out, "] cwd=" + dir + "\n") == 2);
+
+  options.env = {{"BUILD_WORKING_DIRECTORY", dir + "/no_such_directory"}};
+  r = launch({"--nproc-per-node", "1", "./test_worker", "cwd"}, options);
+  CHECK(r.status == 2);
+  CHECK(count(r.err, "launch: cannot enter BUILD_WORKING_DIRECTORY '" + dir + "/no_such_directory'") == 1);
+}

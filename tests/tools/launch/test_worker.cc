@@ -2,6 +2,7 @@
 // says, so the test can check what the launcher does with it.
 //
 //   env                  prints the launcher's variables, one "NAME=value" per line
+//   cwd                  prints "cwd=<its working directory>"
 //   streams              writes to stdout and stderr, several lines per write, and a last line
 //                        without a newline
 //   fail <rank> <code>   rank <rank> exits with <code> after 200 ms; the others wait 30 s
@@ -99,6 +100,11 @@ int main(int argc, char** argv) {
   std::string scenario = argc > 1 ? argv[1] : "";
   int target = argc > 2 ? std::atoi(argv[2]) : -1;
   if (scenario == "env") return print_env();
+  if (scenario == "cwd") {
+    char dir[4096];
+    say(std::string("cwd=") + (getcwd(dir, sizeof dir) != nullptr ? dir : "?"));
+    return 0;
+  }
   if (scenario == "streams") return streams();
   if (scenario == "fail" || scenario == "sigkill") {
     if (rank() != target) {
