@@ -42,7 +42,7 @@ std::vector<std::string> CIFAR10::file_names(bool train) {
 
 int64_t CIFAR10::size() const { return images_.size(0); }
 
-Example CIFAR10::get(int64_t index) const {
+Example<> CIFAR10::get(int64_t index) const {
   check_index("CIFAR10", index, size());
   return {images_.select(0, index), labels_.select(0, index)};
 }

@@ -25,7 +25,7 @@ class CIFAR10 : public Dataset {
   int64_t size() const override;
   // data: uint8 [32, 32, 3] (HWC, a view of images(); ToTensor makes it float [3, 32, 32]);
   // target: int64 0-dim.
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
   // uint8 [N, 32, 32, 3].
   const Tensor& images() const { return images_; }

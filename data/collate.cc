@@ -31,7 +31,7 @@ Tensor stack_examples(const std::vector<Tensor>& tensors, const char* what) {
   return out;
 }
 
-Batch default_collate(std::vector<Example> examples) {
+Batch default_collate(std::vector<Example<>> examples) {
   BRISK_CHECK(!examples.empty(), "default_collate: a batch needs at least one example");
   std::vector<Tensor> data;
   std::vector<Tensor> targets;

@@ -30,7 +30,7 @@ Batch load_batch(const EpochPlan& plan, int64_t batch) {
   });
   int64_t begin = batch * plan.batch_size;
   int64_t end = std::min<int64_t>(begin + plan.batch_size, static_cast<int64_t>(plan.indices.size()));
-  std::vector<Example> examples;
+  std::vector<Example<>> examples;
   examples.reserve(static_cast<size_t>(end - begin));
   for (int64_t position = begin; position < end; ++position) {
     Generator gen(derive_seed(plan.seed, static_cast<uint64_t>(position)));

@@ -18,7 +18,7 @@ Subset::Subset(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indi
   for (int64_t index : indices_) check_index("Subset", index, dataset_->size());
 }
 
-Example Subset::get(int64_t index) const {
+Example<> Subset::get(int64_t index) const {
   check_index("Subset", index, size());
   return dataset_->get(indices_[index]);
 }

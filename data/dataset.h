@@ -18,7 +18,7 @@ class Dataset {
   // The example at `index`, in [0, size()); raises brisk::Error for any other index.
   // DataLoader workers call this concurrently from several threads, so it must not modify
   // shared state.
-  virtual Example get(int64_t index) const = 0;
+  virtual Example<> get(int64_t index) const = 0;
 };
 
 // Raises brisk::Error unless 0 <= index < size, naming the dataset, e.g.
@@ -35,7 +35,7 @@ class Subset : public Dataset {
   Subset(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indices);
 
   int64_t size() const override { return static_cast<int64_t>(indices_.size()); }
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
   const std::vector<int64_t>& indices() const { return indices_; }
 

@@ -5,9 +5,11 @@
 namespace brisk::data {
 
 // One sample: its input and its label. The target may be undefined for unlabelled data.
+// Written Example<> (libtorch's torch::data::Example<>); the DataLoader takes tensors.
+template <typename Data = Tensor, typename Target = Tensor>
 struct Example {
-  Tensor data;
-  Tensor target;
+  Data data;
+  Target target;
 };
 
 // Samples collated together: by default their data and their targets, each stacked along a

@@ -56,7 +56,7 @@ void MNIST::init(Tensor images, Tensor labels, const std::string& images_name, c
 
 int64_t MNIST::size() const { return images_.size(0); }
 
-Example MNIST::get(int64_t index) const {
+Example<> MNIST::get(int64_t index) const {
   check_index("MNIST", index, size());
   return {images_.select(0, index), labels_.select(0, index)};
 }

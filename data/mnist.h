@@ -22,7 +22,7 @@ class MNIST : public Dataset {
 
   int64_t size() const override;
   // data: uint8 [H, W], a view of images(); target: int64 0-dim, a view of labels().
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
   // uint8 [N, H, W], the pixels as stored, in one block of memory.
   const Tensor& images() const { return images_; }

@@ -21,7 +21,7 @@ TensorDataset::TensorDataset(Tensor data, Tensor target) : data_(std::move(data)
 
 int64_t TensorDataset::size() const { return data_.size(0); }
 
-Example TensorDataset::get(int64_t index) const {
+Example<> TensorDataset::get(int64_t index) const {
   check_index("TensorDataset", index, size());
   return {data_.select(0, index), target_.defined() ? target_.select(0, index) : Tensor()};
 }

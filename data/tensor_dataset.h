@@ -13,7 +13,7 @@ class TensorDataset : public Dataset {
 
   int64_t size() const override;
   // Views of row `index` (no copy).
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
   const Tensor& data() const { return data_; }
   const Tensor& target() const { return target_; }

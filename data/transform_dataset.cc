@@ -12,8 +12,8 @@ TransformDataset::TransformDataset(std::shared_ptr<const Dataset> dataset, Trans
   BRISK_CHECK(dataset_ != nullptr, "TransformDataset: the dataset is null");
 }
 
-Example TransformDataset::get(int64_t index) const {
-  Example example = dataset_->get(index);
+Example<> TransformDataset::get(int64_t index) const {
+  Example<> example = dataset_->get(index);
   if (transform_) example.data = transform_(example.data);
   if (target_transform_) example.target = target_transform_(example.target);
   return example;

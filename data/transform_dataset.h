@@ -17,7 +17,7 @@ class TransformDataset : public Dataset {
   TransformDataset(std::shared_ptr<const Dataset> dataset, Transform transform, Transform target_transform = nullptr);
 
   int64_t size() const override { return dataset_->size(); }
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
  private:
   std::shared_ptr<const Dataset> dataset_;

@@ -24,6 +24,10 @@
 
 namespace brisk {
 
+// libtorch code writes torch::optional (c10's std::optional).
+using std::nullopt;
+using std::optional;
+
 namespace autograd {
 class Node;
 }

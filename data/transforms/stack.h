@@ -10,7 +10,7 @@
 
 namespace brisk::data::transforms {
 
-template <typename ExampleType = Example>
+template <typename ExampleType = Example<>>
 struct Stack {};
 
 }  // namespace brisk::data::transforms

@@ -49,7 +49,7 @@ TEST_CASE("CIFAR10 reads the five train batches and the test batch", "[data][cif
   CHECK(train.images().dtype() == kUInt8);
   CHECK(train.labels().to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4});
   // Example 13 (from data_batch_5): channels last; pixel (row 1, col 2) is plane index 34.
-  Example e = train.get(13);
+  Example<> e = train.get(13);
   CHECK(e.data.sizes() == Shape{32, 32, 3});
   CHECK(e.target.item<int64_t>() == 3);
   CHECK(e.data[1][2].to_vector<uint8_t>() == std::vector<uint8_t>{47, 94, 208});

@@ -62,7 +62,7 @@ class Probe : public Dataset {
  public:
   Probe(int64_t n, int64_t fail_at) : n_(n), fail_at_(fail_at) {}
   int64_t size() const override { return n_; }
-  Example get(int64_t index) const override {
+  Example<> get(int64_t index) const override {
     ++loaded;
     if (index == fail_at_) throw Error("Probe: cannot decode example " + std::to_string(index));
     return {full({2}, Scalar(index), kInt64), scalar_tensor(Scalar(index), kInt64)};
@@ -196,14 +196,14 @@ TEST_CASE("DataLoader takes a collate function for variable-sized examples", "[d
    public:
     explicit Sequences(std::vector<Tensor> rows) : rows_(std::move(rows)) {}
     int64_t size() const override { return static_cast<int64_t>(rows_.size()); }
-    Example get(int64_t i) const override { return {rows_[i], Tensor()}; }
+    Example<> get(int64_t i) const override { return {rows_[i], Tensor()}; }
 
    private:
     std::vector<Tensor> rows_;
   };
-  auto pad = [](std::vector<Example> examples) {
+  auto pad = [](std::vector<Example<>> examples) {
     int64_t longest = 0;
-    for (const Example& e : examples) longest = std::max(longest, e.data.size(0));
+    for (const Example<>& e : examples) longest = std::max(longest, e.data.size(0));
     Tensor out = full({static_cast<int64_t>(examples.size()), longest}, -1, kInt64);
     std::vector<int64_t> lengths;
     for (size_t i = 0; i < examples.size(); ++i) {

@@ -14,7 +14,7 @@ using Catch::Matchers::Contains;
 TEST_CASE("TensorDataset hands out rows", "[data][dataset]") {
   TensorDataset ds(arange(0, 12, 1, kFloat32).view({4, 3}), tensor<int64_t>({7, 8, 9, 10}));
   CHECK(ds.size() == 4);
-  Example e = ds.get(2);
+  Example<> e = ds.get(2);
   CHECK(e.data.to_vector<float>() == std::vector<float>{6, 7, 8});
   CHECK(e.target.item<int64_t>() == 9);
   CHECK_THROWS_WITH(ds.get(-1), Contains("TensorDataset: index -1 is out of range for a dataset of 4 examples"));
@@ -29,7 +29,7 @@ TEST_CASE("TransformDataset applies transforms to data and target", "[data][data
   TransformDataset ds(
       base, [](const Tensor& x) { return x * 10; }, [](const Tensor& y) { return y + 5; });
   CHECK(ds.size() == 2);
-  Example e = ds.get(1);
+  Example<> e = ds.get(1);
   CHECK(e.data.to_vector<float>() == std::vector<float>{30, 40});
   CHECK(e.target.item<int64_t>() == 6);
   CHECK(TransformDataset(base, nullptr).get(0).data.to_vector<float>() == std::vector<float>{1, 2});
@@ -50,7 +50,7 @@ TEST_CASE("Subset hands out the examples at its indices", "[data][dataset]") {
 
 TEST_CASE("default_collate stacks data and targets", "[data][collate]") {
   Tensor images = arange(0, 24, 1, kInt64).to(kUInt8).view({4, 2, 3});
-  std::vector<Example> examples;
+  std::vector<Example<>> examples;
   for (int64_t i : {3, 0, 2}) examples.push_back({images[i], scalar_tensor(Scalar(i), kInt64)});
   // A non-contiguous example is copied too.
   examples.push_back({images[1].t().contiguous().t(), scalar_tensor(Scalar(int64_t{1}), kInt64)});

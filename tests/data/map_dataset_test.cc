@@ -21,7 +21,7 @@ TEST_CASE("MapDataset.map applies tensor transforms to each example's data, in o
                     .map(transforms::Normalize<>({1, 2, 3}, {2, 4, 8}))
                     .map(transforms::Stack<>());
   CHECK(mapped.size().value() == 2);
-  Example second = mapped.get(1);
+  Example<> second = mapped.get(1);
   CHECK(equal(second.target, labels[1]));
   Tensor expected = (images[1] * 2 - tensor<float>({1, 2, 3}, {3, 1, 1})) / tensor<float>({2, 4, 8}, {3, 1, 1});
   CHECK(equal(second.data, expected));

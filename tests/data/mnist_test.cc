@@ -54,7 +54,7 @@ TEST_CASE("MNIST reads the train and test files, plain or gzip", "[data][mnist]"
     CHECK(mnist.images().sizes() == Shape{5, 2, 3});
     CHECK(mnist.labels().dtype() == kInt64);
     CHECK(mnist.labels().to_vector<int64_t>() == std::vector<int64_t>{4, 3, 2, 1, 0});
-    Example e = mnist.get(3);
+    Example<> e = mnist.get(3);
     CHECK(e.data.sizes() == Shape{2, 3});
     CHECK(e.data.to_vector<uint8_t>() == std::vector<uint8_t>{30, 31, 32, 33, 34, 35});
     CHECK(e.target.dim() == 0);
@@ -94,7 +94,7 @@ TEST_CASE("datasets::MNIST: libtorch's examples and pipeline over the real files
   CHECK(test.size().value() == 10000);
   CHECK(test.targets().dtype() == kInt64);
   // As libtorch: float32 [1, 28, 28], the bytes / 255 computed in float32.
-  Example first = test.get(0);
+  Example<> first = test.get(0);
   CHECK(first.data.dtype() == kFloat32);
   CHECK(first.data.sizes() == Shape{1, 28, 28});
   CHECK(first.target.item<int64_t>() == 9);

@@ -562,13 +562,6 @@ SNIPPET(data_loader) {
   record("last_target", last_target);
 }
 
-SNIPPET(tensor_dataset) {
-  auto data = counting(6, 2);
-  auto dataset = torch::data::datasets::TensorDataset(data);
-  record("size", static_cast<double>(*dataset.size()));
-  record("example", dataset.get(4).data);
-}
-
 // ---- Save and load ----
 
 SNIPPET(save_load_tensor) {

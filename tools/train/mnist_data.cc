@@ -57,7 +57,7 @@ Tensor standardize(const Tensor& images, double mean, double std) {
 }
 
 data::Collate standardizing_collate(double mean, double std) {
-  return [mean, std](std::vector<data::Example> examples) {
+  return [mean, std](std::vector<data::Example<>> examples) {
     data::Batch batch = data::default_collate(std::move(examples));
     batch.data = standardize(batch.data, mean, std);
     return batch;

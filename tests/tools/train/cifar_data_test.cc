@@ -51,7 +51,7 @@ TEST_CASE("load_cifar10: test images as ToTensor and Normalize make them; traini
 
   // A test image: (byte / 255 - mean[c]) / std[c] in float32, channels first.
   data::CIFAR10 raw(dir, /*train=*/false);
-  data::Example example = cifar.test->get(5);
+  data::Example<> example = cifar.test->get(5);
   REQUIRE(example.data.sizes() == Shape{3, 32, 32});
   REQUIRE(example.data.dtype() == kFloat32);
   CHECK(example.target.item<int64_t>() == raw.labels()[5].item<int64_t>());
@@ -98,7 +98,7 @@ TEST_CASE("MNIST-format images stay uint8 in memory and are standardized per bat
   // A batch of scattered examples, collated, against the whole set converted at once.
   const Tensor whole = standardize(images, fashion.mean, fashion.std);
   REQUIRE(whole.dtype() == kFloat32);
-  std::vector<data::Example> examples;
+  std::vector<data::Example<>> examples;
   const std::vector<int64_t> indices{299, 0, 17, 150, 151, 42, 7};
   for (int64_t i : indices) examples.push_back(fashion.train->get(i));
   data::Batch batch = standardizing_collate(fashion.mean, fashion.std)(examples);
