@@ -46,8 +46,28 @@ Tensor arange(Scalar end) { return arange(0, end, 1); }
 Tensor arange(Scalar start, Scalar end, Scalar step) {
   return native::arange(start, end, step, arange_dtype(start, end, step));
 }
+Tensor arange(Scalar start, Scalar end, TensorOptions options) { return arange(start, end, 1, options); }
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   return with_grad(native::arange(start, end, step, options), options);
+}
+
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) {
+  return native::linspace(start, end, steps, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options) {
+  return from_blob(data, sizes, contiguous_strides(sizes.vec()), {}, options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options) {
+  return from_blob(data, sizes, strides, {}, options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
+                 const TensorOptions& options) {
+  return from_blob(data, sizes, contiguous_strides(sizes.vec()), deleter, options);
+}
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const std::function<void(void*)>& deleter,
+                 const TensorOptions& options) {
+  return native::from_blob(data, sizes.vec(), strides.vec(), deleter, options);
 }
 
 Tensor rand(const Shape& shape, TensorOptions options, Generator* gen) {

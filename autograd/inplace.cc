@@ -7,6 +7,7 @@
 #include "autograd/backward_ops.h"
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
+#include "autograd/inplace.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
 #include "autograd/row_op.h"
@@ -16,34 +17,12 @@
 namespace brisk {
 
 using autograd::BackwardArgs;
+using autograd::modify;
 using autograd::needs_history;
 using autograd::rebase_history;
 using autograd::TensorList;
 
 namespace {
-
-void check_inplace(const Tensor& self, const char* op) {
-  if (!autograd::GradMode::is_enabled()) return;
-  const AutogradMeta* meta = self.autograd_meta_if_exists();
-  if (meta == nullptr) return;
-  BRISK_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr),
-              "{}: a leaf Variable that requires grad is being used in an in-place operation. ({})", op,
-              self.describe());
-  BRISK_CHECK(!meta->is_view,
-              "{}: a view of a tensor that requires grad is being modified in place ({}); its base's gradient "
-              "would miss the change. clone() the view first, or modify it under NoGradGuard.",
-              op, self.describe());
-}
-
-// Checks that in-place op `op` may change `self`, runs its native in-place `kernel` and makes
-// sure the version moves on exactly once, whether or not the kernel bumped it.
-template <typename Kernel>
-void modify(Tensor& self, const char* op, Kernel&& kernel) {
-  check_inplace(self, op);
-  uint32_t before = self.version();
-  kernel();
-  if (self.version() == before) self.bump_version();
-}
 
 // Self's value before the change, for a gradient that reads it; a clone that records history,
 // so that under create_graph the gradient still depends on the old self. Taken only when
@@ -71,6 +50,19 @@ Tensor& fill(Tensor& self, Scalar value, const char* op) {
 }
 
 }  // namespace
+
+void autograd::check_inplace(const Tensor& self, const char* op) {
+  if (!autograd::GradMode::is_enabled()) return;
+  const AutogradMeta* meta = self.autograd_meta_if_exists();
+  if (meta == nullptr) return;
+  BRISK_CHECK(!(meta->requires_grad && meta->grad_fn == nullptr),
+              "{}: a leaf Variable that requires grad is being used in an in-place operation. ({})", op,
+              self.describe());
+  BRISK_CHECK(!meta->is_view,
+              "{}: a view of a tensor that requires grad is being modified in place ({}); its base's gradient "
+              "would miss the change. clone() the view first, or modify it under NoGradGuard.",
+              op, self.describe());
+}
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   modify(*this, "add_", [&] { native::binary_(BinaryOp::Add, *this, other, OpParams{alpha.to_double()}); });

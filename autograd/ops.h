@@ -2,6 +2,7 @@
 // The differentiable ops of Brisk as free functions (the Tensor methods call these).
 // Each computes its result with the native op and, when grad mode is on and an input
 // requires grad, records a node whose backward is defined next to the op's forward.
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,6 +10,8 @@
 
 #include "autograd/row_op.h"
 #include "tensor/generator.h"
+#include "tensor/indexing.h"
+#include "tensor/int_array_ref.h"
 #include "tensor/op_table.h"
 #include "tensor/tensor.h"
 
@@ -30,7 +33,20 @@ Tensor empty_like(const Tensor& t);
 Tensor arange(Scalar end, TensorOptions options);
 Tensor arange(Scalar end);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
+Tensor arange(Scalar start, Scalar end, TensorOptions options);
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options);
+// `steps` values from start to end, both included, as PyTorch computes them (docs/tensors.md).
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options = {});
+// A tensor over memory the caller owns, without a copy (libtorch's from_blob): `data` holds
+// the elements that sizes and strides (contiguous when none are given) reach, of the options'
+// dtype on the options' device. Without a deleter the memory must outlive the tensor and its
+// views; with one, it is called with `data` when the last of them is destroyed.
+Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
+                 const TensorOptions& options = {});
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const std::function<void(void*)>& deleter,
+                 const TensorOptions& options = {});
 Tensor rand(const Shape& shape, TensorOptions options = {}, Generator* gen = nullptr);
 Tensor randn(const Shape& shape, TensorOptions options = {}, Generator* gen = nullptr);
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
@@ -111,6 +127,8 @@ Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+// The elements of x where the bool mask is true (the two broadcast together), as a 1-D tensor.
+Tensor masked_select(const Tensor& x, const Tensor& mask);
 Tensor addcmul(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
 Tensor addcdiv(const Tensor& x, const Tensor& a, const Tensor& b, Scalar value = 1);
 // start + weight * (end - start); start and end share one floating point dtype.
@@ -122,20 +140,20 @@ BRISK_COMPARISON_OPS(BRISK_COMPARISON_FUNCTION)
 #undef BRISK_COMPARISON_FUNCTION
 Tensor logical_not(const Tensor& x);
 
-// ---- Reductions; empty dims = all dims ----
-Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor mean(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor prod(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor amax(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
-Tensor amin(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+// ---- Reductions; dims: one dim, a braced list or a vector (IntArrayRef); none or {} = all dims ----
+Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor var(const Tensor& x, const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor std(const Tensor& x, const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
-Tensor norm(const Tensor& x, double p = 2.0, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor var(const Tensor& x, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
+Tensor norm(const Tensor& x, double p = 2.0, IntArrayRef dims = {}, bool keepdim = false);
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 

@@ -22,8 +22,8 @@ struct Reduction {
   std::vector<int64_t> dims;  // wrapped and sorted; all dims when none were given
   int64_t count = 1;          // elements reduced into each output element
 
-  Reduction(const Tensor& x, const std::vector<int64_t>& reduce_dims, const char* op)
-      : input_shape(x.sizes()), keepdim_shape(x.sizes()), dims(wrap_dims(reduce_dims, x.dim(), op)) {
+  Reduction(const Tensor& x, IntArrayRef reduce_dims, const char* op)
+      : input_shape(x.sizes()), keepdim_shape(x.sizes()), dims(wrap_dims(reduce_dims.vec(), x.dim(), op)) {
     for (int64_t d : dims) {
       count *= input_shape[d];
       keepdim_shape[d] = 1;
@@ -50,7 +50,7 @@ Tensor reduce_op(ReduceOp op, const Tensor& x, const Reduction& r, bool keepdim,
 
 }  // namespace
 
-Tensor sum(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor sum(const Tensor& x_in, IntArrayRef dims, bool keepdim) {
   autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::sum, x_in);
   const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "sum");
@@ -58,14 +58,14 @@ Tensor sum(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) {
                 [r](const BackwardArgs& g) -> TensorList { return {r.expand(g.grad())}; });
 }
 
-Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Reduction r(x, dims, "mean");
   return record(
       "MeanBackward", reduce_op(ReduceOp::Mean, x, r, keepdim), {x}, {},
       [r](const BackwardArgs& g) -> TensorList { return {r.expand(g.grad()) / static_cast<double>(r.count)}; });
 }
 
-Tensor prod(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor prod(const Tensor& x_in, IntArrayRef dims, bool keepdim) {
   autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::prod, x_in);
   const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "prod");
@@ -83,7 +83,7 @@ Tensor prod(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) 
                 });
 }
 
-Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Reduction r(x, dims, "amax");
   Tensor out = reduce_op(ReduceOp::Max, x, r, keepdim);
   return record("AmaxBackward", out, {x}, {x, out}, [r](const BackwardArgs& g) -> TensorList {
@@ -91,7 +91,7 @@ Tensor amax(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   });
 }
 
-Tensor amin(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Reduction r(x, dims, "amin");
   Tensor out = reduce_op(ReduceOp::Min, x, r, keepdim);
   return record("AminBackward", out, {x}, {x, out}, [r](const BackwardArgs& g) -> TensorList {
@@ -131,7 +131,7 @@ std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return native::argmax(x, dim, keepdim); }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return native::argmin(x, dim, keepdim); }
 
-Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
+Tensor var(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
   Reduction r(x, dims, "var");
   Tensor out = reduce_op(ReduceOp::Var, x, r, keepdim, static_cast<double>(correction));
   return record("VarBackward", out, {x}, {x}, [r, correction](const BackwardArgs& g) -> TensorList {
@@ -141,7 +141,7 @@ Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction
   });
 }
 
-Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
+Tensor std(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
   Reduction r(x, dims, "std");
   Tensor out = native::unary(UnaryOp::Sqrt, reduce_op(ReduceOp::Var, x, r, keepdim, static_cast<double>(correction)));
   return record("StdBackward", out, {x}, {x, out}, [r, correction](const BackwardArgs& g) -> TensorList {
@@ -154,7 +154,7 @@ Tensor std(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction
   });
 }
 
-Tensor logsumexp(const Tensor& x_in, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor logsumexp(const Tensor& x_in, IntArrayRef dims, bool keepdim) {
   autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::logsumexp, x_in);
   const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "logsumexp");
@@ -164,7 +164,7 @@ Tensor logsumexp(const Tensor& x_in, const std::vector<int64_t>& dims, bool keep
   });
 }
 
-Tensor norm(const Tensor& x_in, double p, const std::vector<int64_t>& dims, bool keepdim) {
+Tensor norm(const Tensor& x_in, double p, IntArrayRef dims, bool keepdim) {
   autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::norm, x_in);
   const Tensor& x = autocast_inputs[0];
   Reduction r(x, dims, "norm");

@@ -31,25 +31,25 @@ Tensor Tensor::lerp(const Tensor& end, Scalar weight) const { return brisk::lerp
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return brisk::masked_fill(*this, mask, value); }
 Tensor Tensor::logical_not() const { return brisk::logical_not(*this); }
 
-Tensor Tensor::sum(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::sum(*this, dims, keepdim); }
-Tensor Tensor::mean(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::mean(*this, dims, keepdim); }
-Tensor Tensor::prod(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::prod(*this, dims, keepdim); }
-Tensor Tensor::amax(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::amax(*this, dims, keepdim); }
-Tensor Tensor::amin(const std::vector<int64_t>& dims, bool keepdim) const { return brisk::amin(*this, dims, keepdim); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim) const { return brisk::sum(*this, dims, keepdim); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return brisk::mean(*this, dims, keepdim); }
+Tensor Tensor::prod(IntArrayRef dims, bool keepdim) const { return brisk::prod(*this, dims, keepdim); }
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return brisk::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return brisk::amin(*this, dims, keepdim); }
 std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return brisk::max(*this, dim, keepdim); }
 std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return brisk::min(*this, dim, keepdim); }
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const { return brisk::argmax(*this, dim, keepdim); }
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const { return brisk::argmin(*this, dim, keepdim); }
-Tensor Tensor::var(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+Tensor Tensor::var(IntArrayRef dims, int64_t correction, bool keepdim) const {
   return brisk::var(*this, dims, correction, keepdim);
 }
-Tensor Tensor::std(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+Tensor Tensor::std(IntArrayRef dims, int64_t correction, bool keepdim) const {
   return brisk::std(*this, dims, correction, keepdim);
 }
-Tensor Tensor::logsumexp(const std::vector<int64_t>& dims, bool keepdim) const {
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
   return brisk::logsumexp(*this, dims, keepdim);
 }
-Tensor Tensor::norm(double p, const std::vector<int64_t>& dims, bool keepdim) const {
+Tensor Tensor::norm(double p, IntArrayRef dims, bool keepdim) const {
   return brisk::norm(*this, p, dims, keepdim);
 }
 Tensor Tensor::softmax(int64_t dim) const { return brisk::softmax(*this, dim); }

@@ -28,6 +28,14 @@ enum class DType : uint8_t { BRISK_FORALL_DTYPES(BRISK_DTYPE_ENUMERATOR) };
 BRISK_FORALL_DTYPES(BRISK_DTYPE_CONSTANT)
 #undef BRISK_DTYPE_CONSTANT
 
+// libtorch's constants: k + PyTorch's ScalarType name (the table's last column), for the dtypes
+// whose Brisk name differs (kBool and kBFloat16 are both already).
+constexpr DType kFloat = kFloat32, kDouble = kFloat64, kLong = kInt64, kInt = kInt32, kByte = kUInt8,
+                kHalf = kFloat16;
+// libtorch's names of the dtype type (c10::ScalarType, torch::Dtype).
+using ScalarType = DType;
+using Dtype = DType;
+
 size_t element_size(DType t);
 // "float32", "int64", ... as PyTorch prints them without the "torch." prefix.
 const char* dtype_name(DType t);

@@ -7,7 +7,9 @@
 // The accessors are defined in tensor/tensor.cc. The math methods record autograd
 // history and are defined in autograd/ (link //autograd to use them); the same ops
 // as free functions are declared in autograd/ops.h.
+#include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +19,7 @@
 #include "tensor/device.h"
 #include "tensor/dtype.h"
 #include "tensor/error.h"
+#include "tensor/int_array_ref.h"
 #include "tensor/op_table.h"
 #include "tensor/scalar.h"
 #include "tensor/shape.h"
@@ -31,6 +34,11 @@ using std::optional;
 namespace autograd {
 class Node;
 }
+namespace indexing {
+class TensorIndex;  // tensor/indexing.h
+}
+template <typename T, size_t N>
+class TensorAccessor;  // tensor/accessor.h
 struct AutogradMeta;
 class Generator;
 class Tensor;
@@ -128,6 +136,12 @@ class Tensor {
   // All elements in row-major order, converted to T, on the host.
   template <typename T>
   std::vector<T> to_vector() const;
+  // a[i][j] access to the elements of a CPU tensor of dtype T with N dims (tensor/accessor.h,
+  // which defines it); it points into the tensor, so not on a temporary.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const&;
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
   // "[2, 3] float32 cpu": for error messages.
   std::string describe() const;
   // PyTorch's print format: tensor([[1., 2.], ...], dtype=float64).
@@ -225,6 +239,8 @@ class Tensor {
   Tensor minimum(const Tensor& other) const;
   Tensor lerp(const Tensor& end, Scalar weight) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  // The elements where the bool mask (broadcast with this tensor) is true, as a 1-D tensor.
+  Tensor masked_select(const Tensor& mask) const;
   // eq(other), ..., logical_or(other): the comparison rows of tensor/op_table.h.
 #define BRISK_COMPARISON_METHOD(Op, name, ...) \
   Tensor name(const Tensor& other) const;      \
@@ -256,22 +272,22 @@ class Tensor {
   // Copies src (broadcast to this shape, any dtype/device) into this tensor.
   Tensor& copy_(const Tensor& src, bool non_blocking = false);
 
-  // ---- Reductions (autograd/). Empty dims = all dims. ----
-  Tensor sum(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  Tensor mean(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  Tensor prod(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  Tensor amax(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
-  Tensor amin(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  // ---- Reductions (autograd/). dims: one dim, a braced list or a vector; none or {} = all dims. ----
+  Tensor sum(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor mean(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor prod(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor max() const;
   Tensor min() const;
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;  // values, indices
   std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor var(const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false) const;
-  Tensor std(const std::vector<int64_t>& dims = {}, int64_t correction = 1, bool keepdim = false) const;
-  Tensor logsumexp(const std::vector<int64_t>& dims, bool keepdim = false) const;
-  Tensor norm(double p = 2.0, const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor norm(double p = 2.0, IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
 
@@ -285,6 +301,15 @@ class Tensor {
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> split(const std::vector<int64_t>& split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  // x.index({Slice(1, None), "...", 0}): PyTorch's x[1:, ..., 0] with the indices of
+  // tensor/indexing.h (include it, or brisk/brisk.h). Views unless an index tensor is given.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  // x[indices] = values (broadcast) or = value, written into this tensor; returns *this.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& values);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value);
 
   // ---- Random, in place (tensor/native) ----
   Tensor& uniform_(double from = 0.0, double to = 1.0, Generator* generator = nullptr);

@@ -74,6 +74,52 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   return finish(to_options(host, options), options);
 }
 
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) {
+  BRISK_CHECK(steps >= 0, "linspace: number of steps must be non-negative, got {}", steps);
+  // PyTorch's kernel: the first half counts up from start and the second half down from end,
+  // each value one fused multiply-add, in float32 for float32 and in float64 for the others;
+  // integer dtypes truncate start and end first. (PyTorch computes bfloat16 and float16 in
+  // their own type, rounding after each step; Brisk in float32, rounding once.)
+  auto compute = [&](auto zero) {
+    using T = decltype(zero);
+    const bool integral = is_integral(options.dtype(), true);
+    T s = integral ? static_cast<T>(start.to_int()) : static_cast<T>(start.to_double());
+    T e = integral ? static_cast<T>(end.to_int()) : static_cast<T>(end.to_double());
+    Tensor host = empty({steps}, dtype_of<T>::value);
+    T* p = host.data_ptr<T>();
+    const T step = steps > 1 ? (e - s) / static_cast<T>(steps - 1) : T(0);
+    const int64_t halfway = steps / 2;
+    for (int64_t i = 0; i < steps; ++i) {
+      p[i] = i < halfway ? std::fma(step, static_cast<T>(i), s) : std::fma(-step, static_cast<T>(steps - i - 1), e);
+    }
+    if (steps == 1) p[0] = s;
+    return host;
+  };
+  bool in_float32 = options.dtype() == kFloat32 || is_reduced_float(options.dtype());
+  Tensor host = in_float32 ? compute(0.0f) : compute(0.0);
+  return finish(to_options(host, options), options);
+}
+
+Tensor from_blob(void* data, const Shape& sizes, const Shape& strides, std::function<void(void*)> deleter,
+                 TensorOptions options) {
+  BRISK_CHECK(sizes.size() == strides.size(), "from_blob: {} sizes but {} strides (sizes {}, strides {})",
+              sizes.size(), strides.size(), sizes, strides);
+  // The elements the sizes and strides reach: the last one's offset + 1, none when a size is 0.
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    BRISK_CHECK(sizes[d] >= 0, "from_blob: negative size in sizes {}", sizes);
+    BRISK_CHECK(strides[d] >= 0, "from_blob: negative stride in strides {}", strides);
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  if (shape_numel(sizes) == 0) extent = 0;
+  BRISK_CHECK(data != nullptr || extent == 0, "from_blob: data is null for sizes {}", sizes);
+  if (!deleter) deleter = [](void*) {};
+  size_t nbytes = static_cast<size_t>(extent) * element_size(options.dtype());
+  auto storage = std::make_shared<Storage>(DataPtr(data, std::move(deleter)), nbytes, options.device());
+  Tensor t(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype()));
+  return finish(t, options);
+}
+
 Tensor scalar_tensor(Scalar value, DType dtype, Device device) {
   return full({}, value, TensorOptions(dtype).device(device));
 }

@@ -5,6 +5,7 @@
 //
 // Users call the differentiable versions in autograd/ops.h; those call these.
 #include <array>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -40,6 +41,11 @@ Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
 Tensor zeros(const Shape& shape, TensorOptions options = {});
 Tensor ones(const Shape& shape, TensorOptions options = {});
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options);
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options);
+// A tensor over `data`, which it does not copy; `deleter` (may be empty) frees it when the last
+// tensor using it goes.
+Tensor from_blob(void* data, const Shape& sizes, const Shape& strides, std::function<void(void*)> deleter,
+                 TensorOptions options);
 // A 0-dim tensor holding `value` with the given dtype.
 Tensor scalar_tensor(Scalar value, DType dtype, Device device = kCPU);
 // Copies host data of type T into a new tensor of `shape` (its numel must match).

@@ -11,6 +11,7 @@ const RunnerTable& runners() {
     add_shape_runners(t);
     add_inplace_runners(t);
     add_factory_runners(t);
+    add_indexing_runners(t);
     return t;
   }();
   return table;

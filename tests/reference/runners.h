@@ -33,6 +33,7 @@ void add_linalg_runners(RunnerTable& table);
 void add_shape_runners(RunnerTable& table);
 void add_inplace_runners(RunnerTable& table);
 void add_factory_runners(RunnerTable& table);
+void add_indexing_runners(RunnerTable& table);
 
 // Params by name, as the fixture writes them.
 inline std::vector<int64_t> ints(const json& p, const char* key) { return p.at(key).get<std::vector<int64_t>>(); }

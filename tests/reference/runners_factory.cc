@@ -27,6 +27,8 @@ void add_factories(RunnerTable& t) {
                   BRISK_REF_RUN(on_test_device(arange(scalar(p, "start"), scalar(p, "end"), scalar(p, "step"))))}};
   t["arange_options"] = {{"arange(start, end, step, dtype)",
                           BRISK_REF_RUN(arange(scalar(p, "start"), scalar(p, "end"), scalar(p, "step"), options(p)))}};
+  t["linspace"] = {{"linspace(start, end, steps, dtype)",
+                    BRISK_REF_RUN(linspace(scalar(p, "start"), scalar(p, "end"), integer(p, "steps"), options(p)))}};
   t["scalar_tensor"] = {{"scalar_tensor(value, dtype)", BRISK_REF_RUN(scalar_tensor(scalar(p, "value"), options(p)))}};
 }
 
