@@ -15,6 +15,8 @@
 #include <iterator>
 #include <vector>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 class IntArrayRef {

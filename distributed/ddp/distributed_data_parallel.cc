@@ -90,6 +90,7 @@ void DistributedDataParallelBase::post_forward(const std::vector<Tensor>& output
     reducer_->prepare_for_backward(outputs);
   } else {
     require_forward_param_sync_ = false;
+    if (autograd::GradMode::is_enabled()) reducer_->prepare_for_local_backward();
   }
 }
 

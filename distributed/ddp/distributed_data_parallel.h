@@ -18,8 +18,11 @@
 // DistributedDataParallel(model) does. Parameters and buffers must be on the group's device
 // (ProcessGroup::device()). Construction checks that every rank's parameters have the same
 // shapes (naming the rank and the parameter) and broadcasts rank 0's parameters and buffers;
-// backward all-reduces the gradients bucket by bucket while it runs (reducer.h). Gradient
-// accumulation (no_sync), uneven inputs (join(), dist::Join) and comm hooks: docs/ddp.md.
+// backward all-reduces the gradients bucket by bucket while it runs (reducer.h). Forwards
+// must go through DDP (ddp->forward(x) or ddp(x)): a backward that reaches the parameters
+// after a forward of the wrapped module alone is an error naming the parameter and the rank.
+// Gradient accumulation (no_sync), uneven inputs (join(), dist::Join) and comm hooks:
+// docs/ddp.md.
 //
 // The example above is compiled and run by tests/distributed/ddp/header_example_test.cc.
 #include <memory>

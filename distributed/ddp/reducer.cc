@@ -93,6 +93,12 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
 }
 
 void Reducer::autograd_hook(size_t index) {
+  BRISK_CHECK(expect_hooks_ || local_backward_allowed_,
+              "DistributedDataParallel: a gradient reached parameter '{}' but DDP's forward did not run in this "
+              "iteration (rank {}): call the DDP module (ddp->forward(x) or ddp(x)), not the module it wraps, so that "
+              "backward averages the gradients across ranks; to accumulate gradients without synchronizing, call it "
+              "under ddp->no_sync(). Each synchronizing backward needs a forward of its own",
+              names_[index], group_->rank());
   local_used_[index] = 1;
   if (!expect_hooks_) return;
   if (!first_hook_seen_) {
@@ -253,6 +259,7 @@ void Reducer::copy_back_reduced() {
   if (!has_synced_) ready_order_ = current_order_;
   has_synced_ = true;
   local_used_.assign(parameters_.size(), 0);
+  local_backward_allowed_ = false;
   reset_iteration();
 }
 

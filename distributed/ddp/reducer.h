@@ -14,6 +14,11 @@
 // Unarmed backwards (DistributedDataParallel::no_sync) only accumulate locally; the reducer
 // remembers which parameters received a gradient, so that with find_unused_parameters a
 // parameter used in any accumulated micro-batch is reduced at the synchronizing step.
+//
+// A gradient that reaches a parameter when no DDP forward has run since the last
+// synchronizing backward, neither a synchronizing one nor one under no_sync, is an error
+// naming the parameter and the rank: the forward went around DDP (the wrapped module was
+// called directly), and the replicas would silently drift apart.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -59,6 +64,9 @@ class Reducer {
   // Arms the hooks for the next backward. With find_unused_parameters, `outputs` are the
   // forward's outputs, from which the autograd graph is walked to find unused parameters.
   void prepare_for_backward(const std::vector<Tensor>& outputs);
+  // After a forward that records a graph but does not synchronize (no_sync): the backwards
+  // that follow accumulate into .grad locally, until the next synchronizing backward.
+  void prepare_for_local_backward() { local_backward_allowed_ = true; }
 
   // On a rank that has joined (join.h), in place of a synchronizing backward: hands every
   // bucket, filled with zeros, to the comm hook in bucket order (and with
@@ -122,6 +130,8 @@ class Reducer {
 
   // Per backward.
   bool expect_hooks_ = false;
+  // A no_sync forward ran since the last synchronizing backward (prepare_for_local_backward).
+  bool local_backward_allowed_ = false;
   bool first_hook_seen_ = false;
   std::vector<size_t> unused_;
   std::vector<bool> ready_;

@@ -6,6 +6,7 @@
 // Gloo (ranks sharing the GPUs) or over NCCL (one rank per GPU, so world size 1 on one GPU)
 // (test_worker_device()).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "tests/distributed/ddp/scenarios.h"
 #include "tests/distributed/testing/launch_workers.h"
@@ -38,6 +39,26 @@ TEST_CASE("DDP across processes: mismatched shapes and unused parameters are nam
   RunResult unused = launch_workers(kWorker, 2, {"unused_error"});
   CHECK(unused.status != 0);
   CHECK_THAT(unused.out + unused.err, Contains("branch.weight (index 4), branch.bias (index 5)"));
+}
+
+TEST_CASE("DDP across processes: calling the wrapped module instead of DDP fails backward on every rank", "[ddp]") {
+  if (!two_ranks_possible()) return;
+  RunResult r = launch_workers(kWorker, 2, {"wrapped_forward"});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(r.seconds < 20);
+  for (int rank : {0, 1}) {
+    CHECK_THAT(r.out + r.err, Contains(fmt::format("but DDP's forward did not run in this iteration (rank {})", rank)));
+  }
+}
+
+TEST_CASE("DDP across processes: one rank calling the wrapped module gets the error; the others fail too", "[ddp]") {
+  if (!two_ranks_possible()) return;
+  RunResult r = launch_workers(kWorker, 2, {"wrapped_forward_rank1"});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK(r.seconds < 20);
+  CHECK_THAT(r.out + r.err, Contains("but DDP's forward did not run in this iteration (rank 1)"));
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // DistributedDataParallel over in-process ranks (ThreadProcessGroup): every scenario of
 // scenarios.h on 1, 2 and 3 ranks (N ranks with batch B end with the parameters of one
 // process trained with batch N*B, all ranks bitwise equal), the bucket layouts and
-// collectives behind them, and the errors for mismatched shapes, unused parameters and
-// uneven inputs. The [sim] cases run them with rank r's group, replica and data on its own
+// collectives behind them, and the errors for mismatched shapes, unused parameters, uneven
+// inputs and forwards that went around DDP. The [sim] cases run them with rank r's group, replica and data on its own
 // simulated device sim:r, where the group refuses any other device's tensors and host code
 // cannot read device memory. ddp_multiprocess_test runs the same scenarios across real
 // processes.
@@ -94,6 +94,9 @@ TEST_CASE("DDP on thread ranks with sim devices: the error scenarios name the ra
   for (const auto& result : run_error_on(2, "uneven", Place::kSim)) {
     CHECK_THAT(result.error, Contains("uneven inputs: rank 1 after 2 training iterations ran out of inputs"));
   }
+  for (const auto& result : run_error_on(2, "wrapped_forward", Place::kSim)) {
+    CHECK_THAT(result.error, Contains("but DDP's forward did not run in this iteration"));
+  }
 }
 
 TEST_CASE("DDP refuses a module that is not on the group's device, naming the parameter and both devices") {
@@ -161,6 +164,27 @@ TEST_CASE("DDP on thread ranks: a parameter without gradient is named unless fin
     CHECK_THAT(results[r].error, Contains(fmt::format("on rank {}", r)));
     CHECK_THAT(results[r].error, Contains("branch.weight (index 4), branch.bias (index 5)"));
     CHECK_THAT(results[r].error, Contains("find_unused_parameters(true)"));
+  }
+}
+
+TEST_CASE("DDP on thread ranks: a forward that goes around DDP fails backward, naming the parameter and rank") {
+  for (int world : {1, 2}) {
+    auto results = run_error_on(world, "wrapped_forward");
+    for (int r = 0; r < world; ++r) {
+      INFO("world " << world << ", rank " << r);
+      CHECK_THAT(results[r].error, Contains("DistributedDataParallel: a gradient reached parameter 'layers.2."));
+      CHECK_THAT(results[r].error, Contains(fmt::format("but DDP's forward did not run in this iteration (rank {}): "
+                                                        "call the DDP module (ddp->forward(x) or ddp(x)), not the "
+                                                        "module it wraps",
+                                                        r)));
+    }
+  }
+}
+
+TEST_CASE("DDP on thread ranks: a second backward through one synchronizing forward is named") {
+  for (const auto& result : run_error_on(2, "second_backward")) {
+    CHECK_THAT(result.error, Contains("DDP's forward did not run in this iteration"));
+    CHECK_THAT(result.error, Contains("Each synchronizing backward needs a forward of its own"));
   }
 }
 

@@ -5,9 +5,10 @@
 // `all` runs every scenario of scenarios.h in one process group and prints
 // "<scenario> ok max_diff=<x>" for each that matches the single-process reference with
 // every rank's parameters bitwise equal, "<scenario> FAILED ..." otherwise; an error
-// scenario (shape_mismatch, unused_error, uneven) prints the error it ends with. The exit
-// status is 0 only when everything passed (an error scenario never passes). With --device
-// sim each rank's group, replica and data are on its own simulated device sim:LOCAL_RANK.
+// scenario (shape_mismatch, unused_error, uneven, wrapped_forward, wrapped_forward_rank1,
+// second_backward) prints the error it ends with. The exit status is 0 only when everything
+// passed (an error scenario never passes). With --device sim each rank's group, replica and
+// data are on its own simulated device sim:LOCAL_RANK.
 #include <cstdio>
 #include <string>
 
@@ -20,7 +21,8 @@ namespace {
 using namespace brisk::dist;
 
 int run(const std::string& what, const std::shared_ptr<ProcessGroup>& group) {
-  if (what == "shape_mismatch" || what == "unused_error" || what == "uneven") {
+  if (what == "shape_mismatch" || what == "unused_error" || what == "uneven" || what == "wrapped_forward" ||
+      what == "wrapped_forward_rank1" || what == "second_backward") {
     brisk::dist::testing::run_error_scenario(what, group);
     std::printf("%s ended without an error\n", what.c_str());
     return 1;

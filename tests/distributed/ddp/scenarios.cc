@@ -163,6 +163,46 @@ Outcome plain(const std::shared_ptr<ProcessGroup>& group, uint64_t seed,
       set_to_none, recipe);
 }
 
+// Forwards that do not end in a backward of their own, and backwards after the no_sync scope
+// of their forward, are legitimate and must not be taken for forwards that went around DDP:
+// even steps run an eval-mode forward with gradients on and a forward under no_grad, neither
+// followed by a backward, then two training forwards with one backward of both; odd steps
+// run a forward under no_sync whose backward runs after the guard has ended, then a
+// synchronizing one. Every step's loss is the mean over the rank's rows, as the reference's.
+Outcome forward_variants(const std::shared_ptr<ProcessGroup>& group) {
+  const int world = group->size();
+  Mlp reference;
+  init_weights(*reference, 180);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {8}, 4, 180 + s));
+  train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
+  return train(group, reference, init, small_buckets(), [&](auto& ddp, int s) {
+    Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
+    Batch first = mine.rows(0, kB / 2);
+    Batch second = mine.rows(kB / 2, kB / 2);
+    if (s % 2 == 0) {
+      ddp->eval();
+      ddp->forward(mine.x);
+      ddp->train();
+      {
+        NoGradGuard no_grad;
+        ddp->forward(mine.x);
+      }
+      ((F::cross_entropy(ddp->forward(first.x), first.y) + F::cross_entropy(ddp->forward(second.x), second.y)) * 0.5)
+          .backward();
+    } else {
+      Tensor local;
+      {
+        auto guard = ddp->no_sync();
+        local = F::cross_entropy(ddp->forward(first.x), first.y) * 0.5;
+      }
+      local.backward();
+      (F::cross_entropy(ddp->forward(second.x), second.y) * 0.5).backward();
+    }
+  });
+}
+
 Outcome rebuild(const std::shared_ptr<ProcessGroup>& group) {
   const int world = group->size();
   ReversedNet reference;
@@ -400,9 +440,9 @@ Outcome activation_checkpoint(const std::shared_ptr<ProcessGroup>& group) {
 
 const std::vector<std::string>& scenario_names() {
   static const std::vector<std::string> names{
-      "equivalence", "rebuild", "no_sync",           "unused_per_step",      "unused_per_rank",    "micro_batches",
-      "batchnorm",   "bf16",    "bucket_view",       "bucket_view_keep",     "bucket_view_unused", "clip_sgd_nesterov",
-      "clip_adam",   "adamw",   "checkpoint_resume", "activation_checkpoint"};
+      "equivalence", "rebuild", "no_sync",           "unused_per_step",       "unused_per_rank",    "micro_batches",
+      "batchnorm",   "bf16",    "bucket_view",       "bucket_view_keep",      "bucket_view_unused", "clip_sgd_nesterov",
+      "clip_adam",   "adamw",   "checkpoint_resume", "activation_checkpoint", "forward_variants"};
   return names;
 }
 
@@ -440,6 +480,7 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
   if (name == "adamw") return plain(group, 170, small_buckets(), true, adamw());
   if (name == "checkpoint_resume") return checkpoint_resume(group);
   if (name == "activation_checkpoint") return activation_checkpoint(group);
+  if (name == "forward_variants") return forward_variants(group);
   BRISK_FAIL("unknown DDP scenario \"{}\"", name);
 }
 
@@ -468,6 +509,23 @@ void run_error_scenario(const std::string& name, const std::shared_ptr<ProcessGr
       F::cross_entropy(ddp->forward(b.x), b.y).backward();
     }
     ddp->join();
+  } else if (name == "wrapped_forward" || name == "wrapped_forward_rank1") {
+    Mlp model;
+    model->to(device);
+    auto ddp = DistributedDataParallel(model, group);
+    for (int s = 0; s < 2; ++s) {
+      const bool mistaken = name == "wrapped_forward" || (rank == 1 && s == 1);
+      Batch b = make_batch(kB, {8}, 4, 900 + s).on(device);
+      F::cross_entropy(mistaken ? model(b.x) : ddp->forward(b.x), b.y).backward();
+    }
+  } else if (name == "second_backward") {
+    Mlp model;
+    model->to(device);
+    auto ddp = DistributedDataParallel(model, group);
+    Batch b = make_batch(kB, {8}, 4, 1000).on(device);
+    Tensor loss = F::cross_entropy(ddp->forward(b.x), b.y);
+    loss.backward(Tensor(), /*retain_graph=*/true);
+    loss.backward();
   } else {
     BRISK_FAIL("unknown DDP error scenario \"{}\"", name);
   }

@@ -36,7 +36,9 @@ struct Outcome {
 // with Nesterov momentum and weight decay / Adam with amsgrad), adamw, and
 // checkpoint_resume (rank 0 saves after 2 steps, every rank restores a fresh replica and
 // optimizer from the file and trains on), activation_checkpoint (the replica's blocks under
-// nn::utils::checkpoint, recomputed in backward).
+// nn::utils::checkpoint, recomputed in backward), forward_variants (forwards without a
+// backward of their own, two forwards before one backward, a no_sync forward's backward
+// after the guard).
 const std::vector<std::string>& scenario_names();
 Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
 // How far from the reference scenario `name` may end: 1e-2 for bf16 (gradients rounded to
@@ -47,6 +49,9 @@ double scenario_tolerance(const std::string& name);
 //   shape_mismatch: rank 1's model has a different hidden width.
 //   unused_error:   a parameter gets no gradient and find_unused_parameters is off.
 //   uneven:         rank 1 has one batch fewer, then every rank calls join().
+//   wrapped_forward: every rank calls the wrapped module instead of DDP, then backward.
+//   wrapped_forward_rank1: rank 1 alone does so, in the second step; rank 0 calls DDP.
+//   second_backward: a second backward through the graph of one synchronizing forward.
 void run_error_scenario(const std::string& name, const std::shared_ptr<ProcessGroup>& group);
 
 }  // namespace brisk::dist::testing
