@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "brisk/requires_cxx17.h"
+
 namespace brisk {
 
 // The return addresses of the calling thread's stack, innermost first, starting `skip`
