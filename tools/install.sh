@@ -44,6 +44,9 @@ bazel=(bazel)
 if [ "$cpu_only" -eq 1 ]; then
   # @local_cuda finds no toolkit at CUDA_PATH (third_party/cuda/cuda_configure.bzl).
   bazel=(env CUDA_PATH=/nonexistent bazel --output_base="$HOME/.cache/brisk/cpu-only-output-base")
+  # No bazel-bin, bazel-out, ... links: they would point the checkout's at this output base
+  # (and its own build would then read bazel-<workspace> as a package tree).
+  bazel_args=(--symlink_prefix=/ "${bazel_args[@]}")
 fi
 
 tools/setup.sh
