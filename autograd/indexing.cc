@@ -140,8 +140,8 @@ Picked pick(const Sliced& s, const char* op) {
   } else {
     places = shape[d];
     for (int64_t position : s.index.to(kInt64).to_vector<int64_t>()) {
-      BRISK_CHECK(position >= -places && position < places, "{}: index {} is out of bounds for dimension {} with size {}",
-                  op, position, d, places);
+      BRISK_CHECK(position >= -places && position < places,
+                  "{}: index {} is out of bounds for dimension {} with size {}", op, position, d, places);
       p.positions.push_back(position < 0 ? position + places : position);
     }
     picked_shape = s.index.sizes();
@@ -203,7 +203,8 @@ void write(Sliced& s, const Tensor& values, const char* op) {
   const int64_t d = s.index_dim, places = p.merged[d];
   Shape rows_shape = p.merged;
   rows_shape[d] = static_cast<int64_t>(p.positions.size());
-  Tensor rows = native::reshape(native::contiguous(native::expand(native::to(src, s.view.device(), src.dtype()), p.result)), rows_shape);
+  Tensor on_device = native::to(src, s.view.device(), src.dtype());
+  Tensor rows = native::reshape(native::contiguous(native::expand(on_device, p.result)), rows_shape);
   std::vector<int64_t> source(places);
   std::iota(source.begin(), source.end(), 0);
   for (size_t j = 0; j < p.positions.size(); ++j) source[p.positions[j]] = places + static_cast<int64_t>(j);

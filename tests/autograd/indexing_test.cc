@@ -78,7 +78,8 @@ TEST_CASE("index refuses what it does not support, naming it", "[index]") {
   CHECK_THROWS_WITH(x.index({rows, rows}), Catch::Contains("2 index tensors") && Catch::Contains("not supported"));
   CHECK_THROWS_WITH(x.index({0, 0, 0}), Catch::Contains("too many indices") && Catch::Contains("dimension 2"));
   CHECK_THROWS_WITH(x.index({Slice(None, None, -1)}), Catch::Contains("step"));
-  CHECK_THROWS_WITH(x.index({tensor({0, 3})}), Catch::Contains("index 3 is out of bounds") && Catch::Contains("size 3"));
+  CHECK_THROWS_WITH(x.index({tensor({0, 3})}),
+                    Catch::Contains("index 3 is out of bounds") && Catch::Contains("size 3"));
   CHECK_THROWS_WITH(x.index({ones({4}, kBool)}), Catch::Contains("shape of the mask"));
   CHECK_THROWS_WITH(x.index({tensor({0.5f})}), Catch::Contains("long, int, byte or bool"));
   CHECK_THROWS_WITH(x.index({"."}), Catch::Contains("\"...\""));
