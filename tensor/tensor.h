@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -286,6 +287,16 @@ class Tensor {
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor var(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
   Tensor std(IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false) const;
+  // libtorch's all-dims form, x.var(false): unbiased (correction 1) or not (0). Templates, so
+  // that x.var(1) still means dim 1.
+  template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+  Tensor var(Bool unbiased) const {
+    return var({}, unbiased ? 1 : 0);
+  }
+  template <typename Bool, std::enable_if_t<std::is_same_v<Bool, bool>, int> = 0>
+  Tensor std(Bool unbiased) const {
+    return std({}, unbiased ? 1 : 0);
+  }
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
   Tensor norm(double p = 2.0, IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;

@@ -150,6 +150,8 @@ SNIPPET(reductions) {
   record("argmax_dim", x.argmax(1));
   record("var_dim", x.var(0));
   record("std", x.std());
+  record("var_biased", x.var(false));
+  record("std_unbiased_dim", x.std(1, true));
   record("norm", x.norm());
   record("amax_dim", x.amax(1));
   record("logsumexp", x.logsumexp(1));
