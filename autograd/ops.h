@@ -121,7 +121,7 @@ BRISK_ACTIVATION_OPS_WITH_NUMBERS(BRISK_ACTIVATION_FUNCTION)
 #undef BRISK_ACTIVATION_FUNCTION
 // approximate: "none" (erf) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
-Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);

@@ -7,7 +7,7 @@
 
 namespace brisk::data::datasets {
 
-MapDataset::MapDataset(std::shared_ptr<const Dataset> dataset) : dataset_(std::move(dataset)) {
+MapDataset::MapDataset(std::shared_ptr<const data::Dataset> dataset) : dataset_(std::move(dataset)) {
   BRISK_CHECK(dataset_ != nullptr, "datasets::MapDataset: the dataset is null");
 }
 

@@ -234,7 +234,9 @@ class Tensor {
   BRISK_ACTIVATION_OPS(BRISK_UNARY_ROW_METHODS)
 #undef BRISK_UNARY_ROW_METHODS
   Tensor gelu(const std::string& approximate = "none") const;
-  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(Scalar min) const { return clamp(min); }
+  Tensor clamp_max(Scalar max) const { return clamp(std::nullopt, max); }
   Tensor clamp(const Tensor& min, const Tensor& max) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
@@ -261,7 +263,7 @@ class Tensor {
   Tensor& div_(Scalar other);
   Tensor& pow_(Scalar exponent);
   Tensor& neg_();
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   // self += value * a * b, self += value * a / b, self += weight * (end - self): the
   // optimizers' update steps.
   Tensor& addcmul_(const Tensor& a, const Tensor& b, Scalar value = 1);

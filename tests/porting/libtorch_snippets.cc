@@ -118,6 +118,7 @@ SNIPPET(math) {
   record("relu", torch::relu(x));
   record("clamp", x.clamp(-1, 1));
   record("clamp_min", torch::clamp(x, 0));
+  record("clamp_max_method", x.clamp_max(0.5));
   record("where", torch::where(x > 0, x, torch::zeros_like(x)));
   record("maximum", torch::maximum(x, torch::zeros_like(x)));
   record("sin_method", x.sin());
