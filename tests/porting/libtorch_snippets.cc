@@ -521,24 +521,34 @@ SNIPPET(optimizers) {
          train_three_steps<torch::optim::AdamW>(torch::optim::AdamWOptions(1e-2).weight_decay(0.1)));
 }
 
-SNIPPET(clip_and_schedule) {
+SNIPPET(clip_grad_norm) {
   torch::nn::Linear model(3, 2);
   fill_parameters(*model);
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.5));
-  torch::optim::StepLR scheduler(optimizer, /*step_size=*/2, /*gamma=*/0.5);
-  std::vector<double> lrs;
-  for (int step = 0; step < 4; ++step) {
+  for (int step = 0; step < 3; ++step) {
     optimizer.zero_grad();
     auto loss = model(counting(2, 3) * 10).pow(2).sum();
     loss.backward();
     double total_norm = torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
     if (step == 0) record("total_norm", total_norm);
     optimizer.step();
-    scheduler.step();
-    lrs.push_back(optimizer.param_groups()[0].options().get_lr());
   }
-  record("lrs", torch::tensor(lrs));
   record("weight", model->weight);
+  record("lr", optimizer.param_groups()[0].options().get_lr());
+}
+
+SNIPPET(evaluation_accuracy) {
+  torch::nn::Sequential model(torch::nn::Linear(4, 3), torch::nn::Softmax(1));
+  fill_parameters(*model);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  auto inputs = counting(6, 4) - 2;
+  auto targets = torch::tensor({0, 2, 2, 1, 2, 0});
+  auto predictions = model->forward(inputs).argmax(1);
+  auto correct = predictions.eq(targets).sum().item<int64_t>();
+  record("predictions", predictions);
+  record("accuracy", static_cast<double>(correct) / targets.size(0));
+  record("requires_grad", model->forward(inputs).requires_grad() ? 1.0 : 0.0);
 }
 
 // ---- data ----
