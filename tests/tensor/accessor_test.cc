@@ -38,7 +38,7 @@ TEST_CASE("accessor follows the strides of a view", "[accessor]") {
 }
 
 TEST_CASE("accessor of one dim and of a const element type", "[accessor]") {
-  Tensor v = tensor({1.5, 2.5, 3.5});
+  Tensor v = tensor({1.5, 2.5, 3.5}, kFloat64);
   auto a = v.accessor<const double, 1>();
   CHECK(a[2] == 3.5);
   CHECK(a.sizes().size() == 1);
