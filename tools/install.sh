@@ -12,9 +12,12 @@
 # With CUDA when the toolkit is found (README, "CPU-only or CUDA"), whether or not the machine
 # has a GPU; --cpu-only leaves CUDA out (a library of a few MB that links no CUDA library,
 # instead of tens of MB that need the toolkit's cudart, cuBLAS, cuDNN and NCCL at run time).
-# It builds in an output base of its own (~/.cache/brisk/cpu-only-output-base), so the
-# checkout's own build keeps its CUDA configuration; compiled objects come from the shared
-# disk cache where they are the same.
+# It builds in an output base of its own, one per checkout
+# (~/.cache/brisk/cpu-only/<md5 of the checkout's path>, as Bazel names its own), so
+# the checkout's own build keeps its CUDA configuration; compiled objects come from the shared
+# disk cache where they are the same. One per checkout because an output base's external
+# repositories link into the checkout that fetched them: shared, a second checkout would
+# read the first one's files, or none once it is deleted.
 #
 #   tools/install.sh --prefix ~/.local            # installs; extra arguments go to bazel build
 #   tools/install.sh --prefix /opt/brisk -c opt
@@ -43,7 +46,9 @@ prefix="$(cd "$prefix" && pwd)"
 bazel=(bazel)
 if [ "$cpu_only" -eq 1 ]; then
   # @local_cuda finds no toolkit at CUDA_PATH (third_party/cuda/cuda_configure.bzl).
-  bazel=(env CUDA_PATH=/nonexistent bazel --output_base="$HOME/.cache/brisk/cpu-only-output-base")
+  checkout_hash="$(pwd -P | tr -d '\n' | md5sum | cut -c1-32)"
+  bazel=(env CUDA_PATH=/nonexistent bazel
+    --output_base="$HOME/.cache/brisk/cpu-only/$checkout_hash")
   # No bazel-bin, bazel-out, ... links: they would point the checkout's at this output base
   # (and its own build would then read bazel-<workspace> as a package tree).
   bazel_args=(--symlink_prefix=/ "${bazel_args[@]}")
