@@ -5,6 +5,7 @@
 #   PREFIX/include/brisk/                        the headers: brisk/brisk.h, tensor/tensor.h, ...
 #   PREFIX/lib/cmake/Brisk/BriskConfig.cmake     find_package(Brisk): the target Brisk::brisk
 #   PREFIX/lib/cmake/Brisk/BriskConfigVersion.cmake
+#   PREFIX/lib/cmake/Brisk/BriskExtension.cmake  brisk_add_extension(NAME SOURCES a.cc b.cu)
 #   PREFIX/lib/pkgconfig/brisk.pc                pkg-config --cflags --libs brisk
 # The prefix can be moved or copied elsewhere afterwards: BriskConfig.cmake and brisk.pc find
 # it from their own location.
@@ -63,13 +64,27 @@ local_cuda="$("${bazel[@]}" info "${bazel_args[@]}" output_base)/external/local_
 with_cuda=OFF
 cuda_path=""
 cuda_lib_dir=""
+nvcc=""
+cuda_archs_cmake=""
+nvcc_gencode=""
 pc_cuda_cflags=""
 pc_cuda_libs=""
 if grep -q '^CUDA_ENABLED = True' "$local_cuda/defs.bzl"; then
   with_cuda=ON
   cuda_path="$(sed -n 's/^CUDA_PATH = "\(.*\)"$/\1/p' "$local_cuda/defs.bzl")"
   cuda_lib_dir="$(readlink "$local_cuda/lib")"
-  pc_cuda_cflags="-DBRISK_WITH_CUDA=1 -I$cuda_path/include"
+  nvcc="$(sed -n 's/^NVCC = "\(.*\)"$/\1/p' "$local_cuda/defs.bzl")"
+  # Brisk's own architectures (CUDA_ARCHS of tools/build/cuda.bzl, e.g. "80", "90"): machine
+  # code for each, and PTX of the last for newer GPUs, in CMake's form (80-real;90) and nvcc's.
+  archs=($(sed -n 's/^CUDA_ARCHS = \[\(.*\)\]$/\1/p' tools/build/cuda.bzl | tr -d '",'))
+  [ "${#archs[@]}" -gt 0 ] || { echo "tools/install.sh: no CUDA_ARCHS in tools/build/cuda.bzl" >&2; exit 1; }
+  last="${archs[${#archs[@]}-1]}"
+  for arch in "${archs[@]}"; do
+    nvcc_gencode+="-gencode=arch=compute_$arch,code=sm_$arch "
+    if [ "$arch" = "$last" ]; then cuda_archs_cmake+="$arch"; else cuda_archs_cmake+="$arch-real;"; fi
+  done
+  nvcc_gencode+="-gencode=arch=compute_$last,code=compute_$last"
+  pc_cuda_cflags="-I$cuda_path/include"
   pc_cuda_libs="-L$cuda_lib_dir -Wl,-rpath,$cuda_lib_dir -lcudart"
 fi
 
@@ -89,6 +104,10 @@ fill() {
       -e "s|@BRISK_WITH_CUDA@|$with_cuda|g" \
       -e "s|@BRISK_CUDA_PATH@|$cuda_path|g" \
       -e "s|@BRISK_CUDA_LIB_DIR@|$cuda_lib_dir|g" \
+      -e "s|@BRISK_NVCC@|$nvcc|g" \
+      -e "s|@BRISK_CUDA_ARCHITECTURES_CMAKE@|$cuda_archs_cmake|g" \
+      -e "s|@BRISK_NVCC_GENCODE@|$nvcc_gencode|g" \
+      -e "s|@BRISK_PC_WITH_CUDA@|$([ "$with_cuda" = ON ] && echo 1 || echo 0)|g" \
       -e "s|@BRISK_SYSTEM_LIBS_CMAKE@|$(IFS=';'; echo "${system_libs[*]}")|g" \
       -e "s|@BRISK_SYSTEM_LIBS_FLAGS@|${system_libs[*]/#/-l}|g" \
       -e "s|@BRISK_PC_CUDA_CFLAGS@|$pc_cuda_cflags|g" \
@@ -98,6 +117,7 @@ fill() {
 fill BriskConfig.cmake.in "$prefix/lib/cmake/Brisk/BriskConfig.cmake"
 fill BriskConfigVersion.cmake.in "$prefix/lib/cmake/Brisk/BriskConfigVersion.cmake"
 fill brisk.pc.in "$prefix/lib/pkgconfig/brisk.pc"
+install -m 644 tools/install/BriskExtension.cmake "$prefix/lib/cmake/Brisk/BriskExtension.cmake"
 # The CPU-only build's server is not needed until the next --cpu-only install: give its memory back.
 [ "$cpu_only" -eq 0 ] || "${bazel[@]}" shutdown
 echo "tools/install.sh: Brisk $version (CUDA $with_cuda) installed in $prefix"
