@@ -7,8 +7,9 @@
 # brisk_add_extension(NAME SOURCES source...) adds the target NAME: a SHARED library of C++ and
 # CUDA (.cu) sources linked to Brisk::brisk. Shared rather than MODULE because a program uses
 # an extension through its header (its functions, its modules) and so links it, which CMake
-# refuses for a MODULE; its op registrations run when the program loads it. An undefined
-# symbol fails the extension's own link (--no-undefined), not the program's.
+# refuses for a MODULE; its op registrations run when the program loads it, which a program
+# that links it always does (--no-as-needed). An undefined symbol fails the extension's own
+# link (--no-undefined), not the program's.
 #
 # With .cu sources, which need a Brisk built with CUDA (Brisk_WITH_CUDA), it enables CUDA
 # with the nvcc of the toolkit Brisk was built with (Brisk_NVCC) unless the project chose one
@@ -68,6 +69,10 @@ function(_brisk_add_extension name)
   add_library(${name} SHARED ${arg_SOURCES})
   target_link_libraries(${name} PUBLIC Brisk::brisk)
   target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+  # A program that calls the extension's ops only by name (library::find_op) references none
+  # of its symbols, and a linker that drops unreferenced libraries (--as-needed, the default
+  # of Debian's and Ubuntu's compilers) would leave it out, and its ops unregistered.
+  target_link_options(${name} INTERFACE "LINKER:--no-as-needed")
   foreach(source IN LISTS arg_SOURCES)
     if(source MATCHES "\\.cu$")
       set_target_properties(${name} PROPERTIES
