@@ -1,40 +1,25 @@
 #include "examples/extending/fused_bias_leaky_relu.h"
 
 #include "autograd/ops.h"
+#include "examples/extending/fused_bias_leaky_relu_kernels.h"
+#include "library/library.h"
 #include "tensor/dispatch.h"
 #include "tensor/parallel.h"
 
-#ifdef BRISK_WITH_CUDA
-#include "cuda/device.h"
-#include "cuda/stream.h"
-#include "examples/extending/fused_bias_leaky_relu_kernels.h"
-#endif
+// The ops, declared once; each device type's kernels are registered where they are compiled.
+BRISK_LIBRARY(examples, m) {
+  m.def("fused_bias_leaky_relu(Tensor x, Tensor bias, float negative_slope, float scale) -> Tensor");
+  m.def("fused_bias_leaky_relu_backward(Tensor grad, Tensor out, float negative_slope, float scale) -> Tensor");
+}
 
 namespace brisk::examples {
 namespace {
 
 constexpr int64_t kGrain = 32768;
 
-#ifndef BRISK_WITH_CUDA
-// CUDA tensors exist only in CUDA builds; this names the op if one shows up anyway.
-[[noreturn]] void no_cuda(const Tensor& t) {
-  BRISK_FAIL("fused_bias_leaky_relu: {} needs a build with CUDA", t.describe());
-}
-#endif
-
-// The kernels below read host pointers unless the tensor is on CUDA: any other device (the
-// simulated one included) has no kernel here, and host code must not touch its memory.
-void check_has_kernel(const Tensor& t) {
-  BRISK_CHECK(t.is_cpu() || t.is_cuda(), "fused_bias_leaky_relu: no kernel for {} (CPU and CUDA only)", t.describe());
-}
-
-Tensor forward_kernel(const Tensor& x, const Tensor& bias, double slope, double scale) {
-  BRISK_CHECK(x.dim() >= 2 && bias.dim() == 1 && bias.size(0) == x.size(1),
-              "fused_bias_leaky_relu: expected x [N, C, ...] and bias [C], got x {} and bias {}", x.describe(),
-              bias.describe());
-  BRISK_CHECK(x.dtype() == bias.dtype() && x.device() == bias.device(),
-              "fused_bias_leaky_relu: x {} and bias {} must share dtype and device", x.describe(), bias.describe());
-  check_has_kernel(x);
+// The CPU kernels. The op has checked that the tensors share a device and a dtype; the
+// Function has checked the shapes.
+Tensor forward_cpu(const Tensor& x, const Tensor& bias, double slope, double scale) {
   Tensor in = x.contiguous(), b = bias.contiguous();
   Tensor out = empty_like(in);
   const int64_t numel = in.numel(), channels = in.size(1);
@@ -44,64 +29,57 @@ Tensor forward_kernel(const Tensor& x, const Tensor& bias, double slope, double 
     const T *px = in.data_ptr<T>(), *pb = b.data_ptr<T>();
     T* po = out.data_ptr<T>();
     const T s = static_cast<T>(slope), k = static_cast<T>(scale);
-    if (in.is_cuda()) {
-#ifdef BRISK_WITH_CUDA
-      const int device = in.device().index;
-      cuda::DeviceGuard guard(device);
-      fused_bias_leaky_relu_cuda<T>(px, pb, po, numel, channels, inner, s, k, cuda::current_stream(device));
-      return;
-#else
-      no_cuda(in);
-#endif
-    }
     parallel_for(0, numel, kGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        T v = px[i] + pb[(i / inner) % channels];
-        po[i] = k * (v > T(0) ? v : v * s);
-      }
+      for (int64_t i = lo; i < hi; ++i) po[i] = bias_leaky_relu(px[i], pb[channel_of(i, channels, inner)], s, k);
     });
   });
   return out;
 }
 
-Tensor backward_kernel(const Tensor& grad, const Tensor& out, double slope, double scale) {
-  check_has_kernel(out);
-  BRISK_CHECK(grad.device() == out.device(),
-              "fused_bias_leaky_relu_backward: gradient {} and output {} must share a device", grad.describe(),
-              out.describe());
-  Tensor g = grad.contiguous();
-  Tensor grad_in = empty_like(out);
-  const int64_t numel = out.numel();
-  dispatch(TypeList<float, double>{}, out.dtype(), "fused_bias_leaky_relu_backward", [&](auto tag) {
+Tensor backward_cpu(const Tensor& grad, const Tensor& out, double slope, double scale) {
+  Tensor g = grad.contiguous(), y = out.contiguous();
+  Tensor grad_in = empty_like(y);
+  const int64_t numel = y.numel();
+  dispatch(TypeList<float, double>{}, y.dtype(), "fused_bias_leaky_relu_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T *pg = g.data_ptr<T>(), *py = out.data_ptr<T>();
+    const T *pg = g.data_ptr<T>(), *py = y.data_ptr<T>();
     T* pi = grad_in.data_ptr<T>();
     const T s = static_cast<T>(slope), k = static_cast<T>(scale);
-    if (out.is_cuda()) {
-#ifdef BRISK_WITH_CUDA
-      const int device = out.device().index;
-      cuda::DeviceGuard guard(device);
-      fused_bias_leaky_relu_backward_cuda<T>(pg, py, pi, numel, s, k, cuda::current_stream(device));
-      return;
-#else
-      no_cuda(out);
-#endif
-    }
     parallel_for(0, numel, kGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) pi[i] = pg[i] * k * (py[i] > T(0) ? T(1) : s);
+      for (int64_t i = lo; i < hi; ++i) pi[i] = bias_leaky_relu_backward(pg[i], py[i], s, k);
     });
   });
   return grad_in;
 }
 
+using KernelSignature = Tensor(const Tensor&, const Tensor&, double, double);
+
 }  // namespace
+}  // namespace brisk::examples
+
+BRISK_LIBRARY_IMPL(examples, CPU, m) {
+  m.impl("fused_bias_leaky_relu", &brisk::examples::forward_cpu);
+  m.impl("fused_bias_leaky_relu_backward", &brisk::examples::backward_cpu);
+}
+
+// The simulated device runs the CPU kernels on its memory: what lets the device path (the
+// right kernel per device, results on the inputs' device) be tested without a GPU.
+BRISK_LIBRARY_IMPL(examples, Sim, m) {
+  m.impl("fused_bias_leaky_relu", brisk::library::sim_kernel_from_cpu(&brisk::examples::forward_cpu));
+  m.impl("fused_bias_leaky_relu_backward", brisk::library::sim_kernel_from_cpu(&brisk::examples::backward_cpu));
+}
+
+namespace brisk::examples {
 
 Tensor FusedBiasLeakyReLUFunction::forward(autograd::AutogradContext* ctx, const Tensor& x, const Tensor& bias,
                                            double negative_slope, double scale) {
+  BRISK_CHECK(x.dim() >= 2 && bias.dim() == 1 && bias.size(0) == x.size(1),
+              "fused_bias_leaky_relu: expected x [N, C, ...] and bias [C], got x {} and bias {}", x.describe(),
+              bias.describe());
   BRISK_CHECK(scale > 0, "fused_bias_leaky_relu: scale must be positive, got {}", scale);
-  Tensor out = forward_kernel(x, bias, negative_slope, scale);
-  // With a positive scale the output is positive exactly where x + bias is, so the output
-  // alone decides the slope in backward.
+  static const auto op = library::find_op<KernelSignature>("examples::fused_bias_leaky_relu");
+  Tensor out = op(x, bias, negative_slope, scale);
+  // The output alone decides the slope in backward (bias_leaky_relu_backward).
   ctx->save_for_backward({out});
   ctx->saved_data["negative_slope"] = negative_slope;
   ctx->saved_data["scale"] = scale;
@@ -110,9 +88,10 @@ Tensor FusedBiasLeakyReLUFunction::forward(autograd::AutogradContext* ctx, const
 
 autograd::TensorList FusedBiasLeakyReLUFunction::backward(autograd::AutogradContext* ctx,
                                                           autograd::TensorList grad_outputs) {
+  static const auto op = library::find_op<KernelSignature>("examples::fused_bias_leaky_relu_backward");
   Tensor out = ctx->get_saved_variables()[0];
-  Tensor grad_x = backward_kernel(grad_outputs[0], out, ctx->saved_data["negative_slope"].toDouble(),
-                                  ctx->saved_data["scale"].toDouble());
+  Tensor grad_x =
+      op(grad_outputs[0], out, ctx->saved_data["negative_slope"].toDouble(), ctx->saved_data["scale"].toDouble());
   Tensor grad_bias;
   if (ctx->needs_input_grad(1)) {
     std::vector<int64_t> dims{0};

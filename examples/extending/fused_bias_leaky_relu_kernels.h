@@ -1,20 +1,28 @@
 #pragma once
-// The CUDA kernels of fused_bias_leaky_relu (CUDA builds only). Operands are contiguous,
-// on the current device, and the launches go to `stream`. T is float or double.
-#include <cuda_runtime.h>
-
+// The math of fused_bias_leaky_relu, once, for the CPU loop (fused_bias_leaky_relu.cc) and
+// the CUDA kernel (fused_bias_leaky_relu.cu): BRISK_INLINE makes them host and device
+// functions under nvcc, plain inline functions elsewhere.
 #include <cstdint>
+
+#include "tensor/macros.h"
 
 namespace brisk::examples {
 
-// out[i] = scale * leaky_relu(x[i] + bias[channel(i)], slope), channel(i) = i / inner % channels.
-template <typename T>
-void fused_bias_leaky_relu_cuda(const T* x, const T* bias, T* out, int64_t numel, int64_t channels, int64_t inner,
-                                T slope, T scale, cudaStream_t stream);
+// The channel of element i of a contiguous [N, C, inner...] tensor.
+BRISK_INLINE int64_t channel_of(int64_t i, int64_t channels, int64_t inner) { return i / inner % channels; }
 
-// grad_in[i] = grad[i] * scale * (out[i] > 0 ? 1 : slope).
+// scale * leaky_relu(x + bias, slope)
 template <typename T>
-void fused_bias_leaky_relu_backward_cuda(const T* grad, const T* out, T* grad_in, int64_t numel, T slope, T scale,
-                                         cudaStream_t stream);
+BRISK_INLINE T bias_leaky_relu(T x, T bias, T slope, T scale) {
+  T v = x + bias;
+  return scale * (v > T(0) ? v : v * slope);
+}
+
+// The gradient of bias_leaky_relu at x, from its output: with a positive scale the output is
+// positive exactly where x + bias is.
+template <typename T>
+BRISK_INLINE T bias_leaky_relu_backward(T grad, T out, T slope, T scale) {
+  return grad * scale * (out > T(0) ? T(1) : slope);
+}
 
 }  // namespace brisk::examples

@@ -1,4 +1,4 @@
-// The CUDA kernel of the custom-kernel example against its CPU fallback.
+// The CUDA kernels of the custom-kernel example's ops against their CPU kernels.
 #include <catch2/catch.hpp>
 
 #include "autograd/ops.h"
@@ -7,7 +7,7 @@
 namespace brisk::examples {
 namespace {
 
-TEST_CASE("fused_bias_leaky_relu on CUDA matches the CPU, gradients included") {
+TEST_CASE("fused_bias_leaky_relu on CUDA runs its CUDA kernels: the CPU's values and gradients, on the GPU") {
   Tensor x = randn({8, 16, 7, 5}).requires_grad_();
   Tensor bias = randn({16}).requires_grad_();
   Tensor y = fused_bias_leaky_relu(x, bias);
@@ -18,6 +18,7 @@ TEST_CASE("fused_bias_leaky_relu on CUDA matches the CPU, gradients included") {
   CHECK(yc.is_cuda());
   yc.backward(ones_like(yc));
   CHECK(allclose(yc.cpu(), y.detach(), 1e-5, 1e-6));
+  CHECK(xc.grad().is_cuda());
   CHECK(allclose(xc.grad().cpu(), x.grad(), 1e-5, 1e-6));
   CHECK(allclose(bc.grad().cpu(), bias.grad(), 1e-4, 1e-5));
 }
