@@ -82,12 +82,14 @@ while read -r label status; do
   esac
 done < <(sed -nE 's/^(\/\/[^ ]+) +(\(cached\) )?(PASSED|FLAKY|FAILED TO BUILD|FAILED|TIMEOUT|NO STATUS|INCOMPLETE|SKIPPED|REMOTE FAILURE)( in .*|,.*)?$/\1 \3/p' "$out")
 
-# tools/test_examples.sh's lines: "PASSED name log" or "FAILED name log".
+# tools/test_examples.sh's lines: "PASSED name log", "FAILED name log" or "SKIPPED name log".
 while read -r status name log; do
   ntargets=$((ntargets + 1))
   if [ "$status" = PASSED ]; then
     printf '%-7s %s (tools/test_examples.sh: counted as 1)\n' PASSED "$name"
     passed=$((passed + 1))
+  elif [ "$status" = SKIPPED ]; then
+    printf '%-7s %s (tools/test_examples.sh: cannot run on this machine, not counted; see %s)\n' SKIPPED "$name" "$log"
   else
     printf '%-7s %s (tools/test_examples.sh: counted as 1 failed; see %s)\n' FAILED "$name" "$log"
     failed=$((failed + 1))

@@ -9,6 +9,20 @@
 #                  not need libcudart), the prefix moved elsewhere, then examples/cmake_project
 #                  with CMake (find_package(Brisk), Brisk::brisk) and the same program with g++
 #                  and `pkg-config --cflags --libs brisk`, both from the moved prefix; each run
+#   extension_project
+#                  Brisk's example extension (examples/extending/fused_bias_leaky_relu)
+#                  against cmake_project's CPU-only install: examples/extension_project with
+#                  CMake (brisk_add_extension of its C++ sources), the same with g++ and
+#                  pkg-config, each program run on cpu and sim:2; brisk_add_extension given its
+#                  .cu against that install stops with the error naming the CPU-only Brisk
+#   cuda_extension where nvcc is (CUDA_PATH or /usr/local/cuda, where @local_cuda looks):
+#                  tools/install.sh with CUDA (the checkout's own build, which tools/test.sh
+#                  has just built: only libbrisk.so is linked), examples/extension_project with
+#                  CMake (the CPU-only extension against a CUDA-built Brisk, and the CUDA one:
+#                  nvcc for Brisk's architectures), the CUDA extension with nvcc and g++
+#                  through pkg-config; each program run on cpu and sim:2, and cuda:0 where
+#                  nvidia-smi finds a GPU (without one the CUDA kernels are compiled and
+#                  linked, not run). Without nvcc: SKIPPED, with the reason in its log
 #   headers        the installed headers, as a program of one's own compiles them (no
 #                  -fopenmp): brisk/brisk.h without a warning under -Wall -Wextra -Wshadow
 #                  -Werror (g++ and clang++), and every header it reaches, included alone below
@@ -17,8 +31,8 @@
 #   docs_files     every code block that docs/*.md and README.md mark with
 #                  `<!-- file: PATH -->` on the line above is PATH's content, word for word
 #                  (their other ```cpp blocks are compiled by //tests/docs:docs_code_blocks_test)
-# Writes one line per check to RESULTS ("PASSED name log" or "FAILED name log"; the logs are
-# in runs/test_examples/) and exits non-zero if one failed. tools/test.sh calls it and counts
+# Writes one line per check to RESULTS ("PASSED name log", "FAILED name log" or "SKIPPED name
+# log"; the logs are in runs/test_examples/) and exits non-zero if one failed. tools/test.sh calls it and counts
 # each check as one test case.
 #
 #   tools/test_examples.sh /dev/stdout
@@ -41,9 +55,15 @@ mkdir -p "$logs"
 logs="$(cd "$logs" && pwd)"
 status=0
 
+skipped=77  # the exit code of a check that cannot run on this machine
+
 report() {  # check, exit code of its run
   local log="$logs/$1.log"
-  if [ "$2" -eq 0 ]; then echo "PASSED $1 $log" >>"$results"; else echo "FAILED $1 $log" >>"$results"; status=1; fi
+  case "$2" in
+    0) echo "PASSED $1 $log" >>"$results" ;;
+    "$skipped") echo "SKIPPED $1 $log" >>"$results" ;;
+    *) echo "FAILED $1 $log" >>"$results"; status=1 ;;
+  esac
 }
 
 own_project() {
@@ -80,6 +100,92 @@ cmake_project() {
     g++ examples/cmake_project/fit_line.cc -o "$tmp/fit_line_pkg_config" \
       $(PKG_CONFIG_PATH="$installed/lib/pkgconfig" pkg-config --cflags --libs brisk) &&
     "$tmp/fit_line_pkg_config" "$tmp/fit_line_pkg_config.safetensors"
+}
+
+# The example extension's sources include its headers by their path in Brisk's tree: copies
+# there, in DIR/include, so that Brisk's headers come from the install.
+extension_headers() {  # DIR
+  mkdir -p "$1/include/examples/extending" &&
+    cp examples/extending/fused_bias_leaky_relu.h examples/extending/fused_bias_leaky_relu_kernels.h \
+      "$1/include/examples/extending/"
+}
+
+# g++ through pkg-config: DIR/libfused.so from SOURCES, and DIR/check_extension linked to it.
+extension_with_pkg_config() {  # DIR SOURCES...
+  local dir="$1"
+  shift
+  g++ -shared -fPIC "$@" -I"$dir/include" -o "$dir/libfused.so" -Wl,--no-undefined \
+    $(pkg-config --cflags --libs brisk) &&
+    g++ examples/extension_project/check_fused_bias_leaky_relu.cc -I"$dir/include" -o "$dir/check_extension" \
+      -L"$dir" -Wl,-rpath,"$dir" -Wl,--no-as-needed -lfused $(pkg-config --cflags --libs brisk)
+}
+
+extension_project() {
+  local build="$tmp/extension_build" pc="$tmp/extension_pkg_config" refused="$tmp/extension_refused"
+  [ -f "$installed/lib/cmake/Brisk/BriskExtension.cmake" ] || { echo "no install: cmake_project did not install"; return 1; }
+  cmake -S examples/extension_project -B "$build" -DCMAKE_PREFIX_PATH="$installed" &&
+    cmake --build "$build" -j "$jobs" &&
+    "$build/check_cpu_extension" cpu sim:2 || return 1
+  if [ -e "$build/check_cuda_extension" ]; then echo "a CPU-only Brisk built the CUDA extension"; return 1; fi
+
+  echo "pkg-config: g++ for the extension's .cc"
+  export PKG_CONFIG_PATH="$installed/lib/pkgconfig"
+  [ "$(pkg-config --variable=with_cuda brisk)" = 0 ] || { echo "brisk.pc of --cpu-only: with_cuda is not 0"; return 1; }
+  extension_headers "$pc" &&
+    extension_with_pkg_config "$pc" examples/extending/fused_bias_leaky_relu.cc &&
+    "$pc/check_extension" cpu sim:2 || return 1
+
+  echo "brisk_add_extension with a .cu against a CPU-only Brisk: refused"
+  local cu="$PWD/examples/extending/fused_bias_leaky_relu.cu"
+  mkdir -p "$refused"
+  printf '%s\n' 'cmake_minimum_required(VERSION 3.18)' 'project(refused LANGUAGES CXX)' \
+    'find_package(Brisk 0.1 REQUIRED)' "brisk_add_extension(fused SOURCES $cu)" >"$refused/CMakeLists.txt"
+  if cmake -S "$refused" -B "$refused/build" -DCMAKE_PREFIX_PATH="$installed" >"$refused/cmake.log" 2>&1; then
+    echo "CMake configured it"
+    return 1
+  fi
+  cat "$refused/cmake.log"
+  # CMake wraps the message's lines.
+  tr -s ' \n' ' ' <"$refused/cmake.log" | grep -qF "CUDA sources ($cu) need a Brisk built with CUDA" ||
+    { echo "not the error of BriskExtension.cmake"; return 1; }
+}
+
+cuda_extension() {
+  local nvcc="${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" prefix="$tmp/cuda_prefix" build="$tmp/cuda_extension_build"
+  local pc="$tmp/cuda_extension_pkg_config" devices=(cpu sim:2) library rc
+  if [ ! -x "$nvcc" ]; then
+    echo "SKIPPED: no nvcc at $nvcc (CUDA_PATH or /usr/local/cuda): the CUDA extension needs the CUDA toolkit"
+    return "$skipped"
+  fi
+  if nvidia-smi -L >/dev/null 2>&1; then devices+=(cuda:0); else echo "no GPU: the CUDA kernels are built, not run"; fi
+  tools/install.sh --prefix "$prefix" || return 1
+  grep -qx 'set(Brisk_WITH_CUDA ON)' "$prefix/lib/cmake/Brisk/BriskConfig.cmake" ||
+    { echo "tools/install.sh installed Brisk without CUDA, though $nvcc exists"; return 1; }
+
+  cmake -S examples/extension_project -B "$build" -DCMAKE_PREFIX_PATH="$prefix" &&
+    cmake --build "$build" -j "$jobs" --verbose >"$build.log" 2>&1
+  rc=$?
+  cat "$build.log"
+  [ "$rc" -eq 0 ] || return 1
+  # Brisk's architectures, where the project named none (BriskConfig.cmake's
+  # Brisk_CUDA_ARCHITECTURES, from CUDA_ARCHS of tools/build/cuda.bzl).
+  grep -q 'nvcc .*arch=compute_80.*arch=compute_90.*fused_bias_leaky_relu\.cu' "$build.log" ||
+    { echo "nvcc did not compile fused_bias_leaky_relu.cu for Brisk's architectures (80, 90)"; return 1; }
+  "$build/check_cpu_extension" "${devices[@]}" &&
+    "$build/check_cuda_extension" "${devices[@]}" || return 1
+
+  echo "pkg-config: nvcc for the extension's .cu, g++ for its .cc"
+  export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+  extension_headers "$pc" &&
+    $(pkg-config --variable=nvcc brisk) $(pkg-config --variable=nvcc_cflags brisk) \
+      $(pkg-config --variable=nvcc_gencode brisk) -Xcompiler=-fPIC -I"$pc/include" \
+      -c examples/extending/fused_bias_leaky_relu.cu -o "$pc/fused_bias_leaky_relu.cu.o" &&
+    extension_with_pkg_config "$pc" examples/extending/fused_bias_leaky_relu.cc "$pc/fused_bias_leaky_relu.cu.o" &&
+    "$pc/check_extension" "${devices[@]}" || return 1
+  # The CUDA extensions carry the device code their kernels compiled to.
+  for library in "$build/libfused_cuda.so" "$pc/libfused.so"; do
+    readelf -S "$library" | grep -q '\.nv_fatbin' || { echo "$library: no CUDA device code (.nv_fatbin)"; return 1; }
+  done
 }
 
 headers() {
@@ -134,7 +240,7 @@ docs_files() {
   return $rc
 }
 
-for example in docs_files own_project cmake_project headers; do
+for example in docs_files own_project cmake_project extension_project cuda_extension headers; do
   echo "tools/test_examples.sh: $example (log: $logs/$example.log)"
   (set -o pipefail; "$example" 2>&1 | tee "$logs/$example.log")
   report "$example" $?
