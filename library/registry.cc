@@ -119,6 +119,7 @@ void define(const std::string& ns, std::string_view schema_text) {
     schema = parse_schema(schema_text);
   } catch (const Error& e) {
     std::string_view name = schema_text.substr(0, schema_text.find('('));
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     entry_locked(r, ns + "::" + std::string(name)).errors.push_back(ns + "::" + std::string(name) + ": " + e.what());
     return;
