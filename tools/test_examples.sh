@@ -110,6 +110,9 @@ extension_headers() {  # DIR
       "$1/include/examples/extending/"
 }
 
+# The example extension's C++ sources (examples/extending/BUILD's fused_bias_leaky_relu).
+extension_cc=(examples/extending/fused_bias_leaky_relu.cc examples/extending/fused_bias_leaky_relu_ops.cc)
+
 # g++ through pkg-config: DIR/libfused.so from SOURCES, and DIR/check_extension linked to it.
 extension_with_pkg_config() {  # DIR SOURCES...
   local dir="$1"
@@ -132,7 +135,7 @@ extension_project() {
   export PKG_CONFIG_PATH="$installed/lib/pkgconfig"
   [ "$(pkg-config --variable=with_cuda brisk)" = 0 ] || { echo "brisk.pc of --cpu-only: with_cuda is not 0"; return 1; }
   extension_headers "$pc" &&
-    extension_with_pkg_config "$pc" examples/extending/fused_bias_leaky_relu.cc &&
+    extension_with_pkg_config "$pc" "${extension_cc[@]}" &&
     "$pc/check_extension" cpu sim:2 || return 1
 
   echo "brisk_add_extension with a .cu against a CPU-only Brisk: refused"
@@ -180,7 +183,7 @@ cuda_extension() {
     $(pkg-config --variable=nvcc brisk) $(pkg-config --variable=nvcc_cflags brisk) \
       $(pkg-config --variable=nvcc_gencode brisk) -Xcompiler=-fPIC -I"$pc/include" \
       -c examples/extending/fused_bias_leaky_relu.cu -o "$pc/fused_bias_leaky_relu.cu.o" &&
-    extension_with_pkg_config "$pc" examples/extending/fused_bias_leaky_relu.cc "$pc/fused_bias_leaky_relu.cu.o" &&
+    extension_with_pkg_config "$pc" "${extension_cc[@]}" "$pc/fused_bias_leaky_relu.cu.o" &&
     "$pc/check_extension" "${devices[@]}" || return 1
   # The CUDA extensions carry the device code their kernels compiled to.
   for library in "$build/libfused_cuda.so" "$pc/libfused.so"; do
