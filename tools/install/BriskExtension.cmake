@@ -46,6 +46,10 @@ macro(brisk_add_extension _brisk_extension)
 endmacro()
 
 function(_brisk_check_cuda name cuda_sources)
+  if(CMAKE_VERSION VERSION_LESS 3.18)
+    message(FATAL_ERROR "brisk_add_extension(${name}): CUDA sources (${cuda_sources}) need CMake "
+      "3.18 or newer (CUDA_ARCHITECTURES), and this is CMake ${CMAKE_VERSION}.")
+  endif()
   if(NOT Brisk_WITH_CUDA)
     message(FATAL_ERROR "brisk_add_extension(${name}): CUDA sources (${cuda_sources}) need a Brisk "
       "built with CUDA, and the Brisk found at ${Brisk_DIR} was built without (Brisk_WITH_CUDA is "
