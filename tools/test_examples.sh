@@ -12,8 +12,9 @@
 #   extension_project
 #                  Brisk's example extension (examples/extending/fused_bias_leaky_relu)
 #                  against cmake_project's CPU-only install: examples/extension_project with
-#                  CMake (brisk_add_extension of its C++ sources), the same with g++ and
-#                  pkg-config, each program run on cpu and sim:2; brisk_add_extension given its
+#                  CMake (brisk_add_extension of its C++ sources; a program that calls its
+#                  op by name only), the same with g++ and pkg-config, each program run on cpu
+#                  and sim:2; brisk_add_extension given its
 #                  .cu against that install stops with the error naming the CPU-only Brisk
 #   cuda_extension where nvcc is (CUDA_PATH or /usr/local/cuda, where @local_cuda looks):
 #                  tools/install.sh with CUDA (the checkout's own build, which tools/test.sh
@@ -128,7 +129,8 @@ extension_project() {
   [ -f "$installed/lib/cmake/Brisk/BriskExtension.cmake" ] || { echo "no install: cmake_project did not install"; return 1; }
   cmake -S examples/extension_project -B "$build" -DCMAKE_PREFIX_PATH="$installed" &&
     cmake --build "$build" -j "$jobs" &&
-    "$build/check_cpu_extension" cpu sim:2 || return 1
+    "$build/check_cpu_extension" cpu sim:2 &&
+    "$build/call_by_name" || return 1
   if [ -e "$build/check_cuda_extension" ]; then echo "a CPU-only Brisk built the CUDA extension"; return 1; fi
 
   echo "pkg-config: g++ for the extension's .cc"
