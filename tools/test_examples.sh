@@ -150,8 +150,9 @@ extension_project() {
     return 1
   fi
   cat "$refused/cmake.log"
-  # CMake wraps the message's lines.
-  tr -s ' \n' ' ' <"$refused/cmake.log" | grep -qF "CUDA sources ($cu) need a Brisk built with CUDA" ||
+  # CMake wraps the message's lines. (grep -q of a pipe would end the pipe's writer early,
+  # which pipefail counts as a failure.)
+  grep -qF "CUDA sources ($cu) need a Brisk built with CUDA" <<<"$(tr -s ' \n' ' ' <"$refused/cmake.log")" ||
     { echo "not the error of BriskExtension.cmake"; return 1; }
 }
 
@@ -189,7 +190,7 @@ cuda_extension() {
     "$pc/check_extension" "${devices[@]}" || return 1
   # The CUDA extensions carry the device code their kernels compiled to.
   for library in "$build/libfused_cuda.so" "$pc/libfused.so"; do
-    readelf -S "$library" | grep -q '\.nv_fatbin' || { echo "$library: no CUDA device code (.nv_fatbin)"; return 1; }
+    grep -q '\.nv_fatbin' <<<"$(readelf -S "$library")" || { echo "$library: no CUDA device code (.nv_fatbin)"; return 1; }
   done
 }
 
