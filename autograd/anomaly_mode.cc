@@ -18,7 +18,8 @@ std::atomic<bool> check_nan{true};
 // Where `node`'s forward was called, for an error of its backward.
 std::string forward_stack_of(const Node& node) {
   const std::vector<void*>* stack = node.forward_stack();
-  if (stack == nullptr) return fmt::format("{} was recorded before anomaly mode was turned on: no forward stack.", node.name());
+  if (stack == nullptr)
+    return fmt::format("{} was recorded before anomaly mode was turned on: no forward stack.", node.name());
   return fmt::format("The forward of {} was called at (most recent call first):\n{}", node.name(),
                      format_backtrace(*stack));
 }
@@ -66,8 +67,8 @@ TensorList apply_with_anomaly_checks(Node& node, TensorList&& grads) {
   }
   if (!AnomalyMode::should_check_nan()) return returned;
   for (size_t i = 0; i < returned.size(); ++i) {
-    BRISK_CHECK(!has_nan(returned[i]), "Function '{}' returned nan values in its {}th output (anomaly mode).\n\n{}", node.name(),
-                i, forward_stack_of(node));
+    BRISK_CHECK(!has_nan(returned[i]), "Function '{}' returned nan values in its {}th output (anomaly mode).\n\n{}",
+                node.name(), i, forward_stack_of(node));
   }
   return returned;
 }

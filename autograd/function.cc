@@ -51,7 +51,8 @@ SavedVariables AutogradContext::get_saved_variables() const {
   TensorList out;
   out.reserve(saved_.size());
   for (const SavedTensor& s : saved_) out.push_back(s.unpack(node));
-  return SavedVariables(function_, std::move(out));
+  // Only a recorded Function saves tensors, so without its node there are none to name it for.
+  return SavedVariables(node ? node->name() : std::string("(a Function that recorded no history)"), std::move(out));
 }
 
 void AutogradContext::mark_non_differentiable(const TensorList& outputs) {
@@ -69,7 +70,6 @@ CustomFunctionNode::CustomFunctionNode(std::string name, BackwardFn backward, bo
       once_differentiable_(once_differentiable),
       is_tensor_arg_(std::move(is_tensor_arg)),
       inputs_(std::move(inputs)) {
-  ctx_.function_ = name_;
   for (const Tensor& t : inputs_) {
     ctx_.needs_input_grad_.push_back(needs_history({t}));
     input_versions_.push_back(t.defined() ? t.version() : 0);

@@ -113,7 +113,6 @@ class AutogradContext {
   TensorList to_save_;
   std::vector<SavedTensor> saved_;
   std::weak_ptr<Node> node_;
-  std::string function_;  // for errors
   std::vector<const TensorImpl*> non_differentiable_;
   std::vector<const TensorImpl*> dirty_;
   std::vector<bool> needs_input_grad_;
@@ -151,8 +150,8 @@ class CustomFunctionNode final : public Node {
   std::string name_;
   BackwardFn backward_;
   bool once_differentiable_;
-  std::vector<bool> is_tensor_arg_;     // one entry per forward argument (TensorList: per element)
-  TensorList inputs_;                   // the tensor arguments, until forward has run
+  std::vector<bool> is_tensor_arg_;       // one entry per forward argument (TensorList: per element)
+  TensorList inputs_;                     // the tensor arguments, until forward has run
   std::vector<uint32_t> input_versions_;  // their versions before forward
   AutogradContext ctx_;
 };

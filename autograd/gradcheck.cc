@@ -21,7 +21,9 @@ using Jacobians = std::vector<std::vector<double>>;
 struct Tolerance {
   double atol;
   double rtol;
-  bool accepts(double got, double expected) const { return std::abs(got - expected) <= atol + rtol * std::abs(expected); }
+  bool accepts(double got, double expected) const {
+    return std::abs(got - expected) <= atol + rtol * std::abs(expected);
+  }
 };
 
 // The multi-index of row-major element `flat` of a tensor of `shape`.

@@ -369,8 +369,8 @@ TEST_CASE("mark_dirty: a tensor saved before the function modified it is reporte
   Tensor b = a * 1.5;
   Tensor s = b.sin();
   DoubleInPlace::apply(b);
-  REQUIRE_THROWS_WITH(s.sum().backward(),
-                      Contains("modified by an inplace operation") && Contains("saved for the backward of SinBackward"));
+  REQUIRE_THROWS_WITH(s.sum().backward(), Contains("modified by an inplace operation") &&
+                                              Contains("saved for the backward of SinBackward"));
 }
 
 TEST_CASE("mark_dirty: a leaf that requires grad cannot be modified", "[function]") {
