@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/anomaly_mode.h"
 #include "autograd/autocast.h"
 #include "autograd/grad_mode.h"
 #include "profiler/record.h"
@@ -125,7 +126,8 @@ void run_node(GraphTask& task, const std::shared_ptr<Node>& node,
   if (!task.runs(node.get())) return;
 
   profiler::RecordScope scope(profiler::Category::Autograd, [&] { return node->name(); });
-  TensorList outputs = validate_grads(*node, node->apply(std::move(inputs)));
+  TensorList outputs = AnomalyMode::is_enabled() ? apply_with_anomaly_checks(*node, std::move(inputs))
+                                                 : validate_grads(*node, node->apply(std::move(inputs)));
   if (!task.keep_graph) node->release_saved();
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Edge& edge = node->next_edge(i);

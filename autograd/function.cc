@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "autograd/inplace.h"
 #include "autograd/record.h"
+#include "tensor/native/ops.h"
 
 namespace brisk::autograd {
 
@@ -36,53 +38,131 @@ const std::vector<int64_t>& SavedValue::toIntVector() const {
   return checked_get<std::vector<int64_t>>(value_, "toIntVector");
 }
 
-TensorList AutogradContext::get_saved_variables() const {
+const Tensor& SavedVariables::operator[](size_t index) const {
+  BRISK_CHECK(index < tensors_.size(),
+              "function {}: get_saved_variables()[{}] is out of range: forward saved {} tensor{} with "
+              "save_for_backward",
+              function_, index, tensors_.size(), tensors_.size() == 1 ? "" : "s");
+  return tensors_[index];
+}
+
+SavedVariables AutogradContext::get_saved_variables() const {
   std::shared_ptr<Node> node = node_.lock();
   TensorList out;
   out.reserve(saved_.size());
   for (const SavedTensor& s : saved_) out.push_back(s.unpack(node));
-  return out;
+  // Only a recorded Function saves tensors, so without its node there are none to name it for.
+  return SavedVariables(node ? node->name() : std::string("(a Function that recorded no history)"), std::move(out));
 }
 
 void AutogradContext::mark_non_differentiable(const TensorList& outputs) {
   for (const Tensor& t : outputs) non_differentiable_.push_back(t.impl());
 }
 
-CustomFunctionNode::CustomFunctionNode(std::string name, BackwardFn backward, std::vector<bool> is_tensor_arg,
-                                       TensorList inputs)
+void AutogradContext::mark_dirty(const TensorList& inputs) {
+  for (const Tensor& t : inputs) dirty_.push_back(t.impl());
+}
+
+CustomFunctionNode::CustomFunctionNode(std::string name, BackwardFn backward, bool once_differentiable,
+                                       std::vector<bool> is_tensor_arg, TensorList inputs)
     : name_(std::move(name)),
       backward_(backward),
+      once_differentiable_(once_differentiable),
       is_tensor_arg_(std::move(is_tensor_arg)),
       inputs_(std::move(inputs)) {
-  for (const Tensor& t : inputs_) ctx_.needs_input_grad_.push_back(needs_history({t}));
+  for (const Tensor& t : inputs_) {
+    ctx_.needs_input_grad_.push_back(needs_history({t}));
+    input_versions_.push_back(t.defined() ? t.version() : 0);
+  }
+}
+
+namespace {
+
+bool contains(const std::vector<const TensorImpl*>& impls, const Tensor& t) {
+  return std::find(impls.begin(), impls.end(), t.impl()) != impls.end();
+}
+
+}  // namespace
+
+void CustomFunctionNode::check_modified_inputs(const TensorList& inputs, const TensorList& outputs, bool recording) {
+  size_t argument = 0;  // the forward argument of inputs[i], as backward counts them
+  for (size_t i = 0; i < inputs.size(); ++i, ++argument) {
+    while (!is_tensor_arg_[argument]) ++argument;
+    const Tensor& input = inputs[i];
+    if (!input.defined()) continue;
+    if (contains(ctx_.dirty_, input)) {
+      BRISK_CHECK(std::any_of(outputs.begin(), outputs.end(), [&](const Tensor& out) { return out.is_same(input); }),
+                  "function {}: forward argument {} ({}) was marked dirty with mark_dirty but is not among the "
+                  "outputs; return the tensor forward modified",
+                  name_, argument, input.describe());
+      input.bump_version();
+      continue;
+    }
+    BRISK_CHECK(!recording || !input.requires_grad() || input.version() == input_versions_[i],
+                "function {}: forward modified argument {} ({}) in place without ctx->mark_dirty; its gradient "
+                "would be wrong. Call ctx->mark_dirty({{...}}) and return it as an output, or modify a clone()",
+                name_, argument, input.describe());
+  }
 }
 
 TensorList CustomFunctionNode::record_outputs(TensorList outputs) {
   TensorList inputs = std::move(inputs_);
-  if (!needs_history(inputs)) return outputs;
+  const bool recording = needs_history(inputs);
+  check_modified_inputs(inputs, outputs, recording);
+  if (!recording) return outputs;
 
   set_next_edges(collect_next_edges(inputs));
   ctx_.node_ = shared_from_this();
 
-  const auto& non_diff = ctx_.non_differentiable_;
   for (Tensor& out : outputs) {
     BRISK_CHECK(out.defined(), "{}: forward returned an undefined tensor", name_);
-    bool marked = std::find(non_diff.begin(), non_diff.end(), out.impl()) != non_diff.end();
-    out = distinct_from_inputs(out, inputs);
-    set_history(out, shared_from_this(), !marked);
+    bool differentiable = !contains(ctx_.non_differentiable_, out);
+    if (contains(ctx_.dirty_, out)) {
+      check_inplace(out, name_.c_str());
+      rebase_onto(out, shared_from_this());
+    } else {
+      out = distinct_from_inputs(out, inputs);
+      set_history(out, shared_from_this(), differentiable);
+    }
   }
   ctx_.saved_ = pack_saved(ctx_.to_save_, outputs);
   ctx_.to_save_.clear();
   return outputs;
 }
 
-TensorList CustomFunctionNode::apply(TensorList&& grads) {
-  if (ctx_.materialize_grads_) {
-    for (size_t i = 0; i < grads.size(); ++i) {
-      if (!grads[i].defined()) grads[i] = input_metadata(i).zeros();
-    }
+TensorList CustomFunctionNode::call_backward(TensorList grads) {
+  if (!once_differentiable_ || !GradMode::is_enabled()) return backward_(&ctx_, std::move(grads));
+  // Under create_graph: computed without history, the gradients get a node whose backward is
+  // the error, reached from the incoming gradients and from this Function's inputs.
+  std::vector<Edge> edges = collect_next_edges(grads);
+  edges.insert(edges.end(), next_edges().begin(), next_edges().end());
+  TensorList returned;
+  {
+    NoGradGuard no_grad;
+    returned = backward_(&ctx_, std::move(grads));
   }
-  TensorList returned = backward_(&ctx_, std::move(grads));
+  if (std::none_of(edges.begin(), edges.end(), [](const Edge& e) { return e.valid(); })) return returned;
+  auto error = std::make_shared<ClosureNode>("DelayedError", [name = name_](const BackwardArgs&) -> TensorList {
+    BRISK_FAIL(
+        "function {} is once_differentiable: its backward cannot be differentiated, so a gradient of its gradient "
+        "(create_graph=true, then a gradient of that gradient) is not available",
+        name);
+  });
+  error->set_next_edges(std::move(edges));
+  for (Tensor& g : returned) {
+    if (!g.defined() || !g.is_floating_point()) continue;
+    g = native::alias(g);
+    set_history(g, error);
+  }
+  return returned;
+}
+
+TensorList CustomFunctionNode::apply(TensorList&& grads) {
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined() && ctx_.materialize_grads_) grads[i] = input_metadata(i).zeros();
+    if (grads[i].defined() && ctx_.contiguous_grads_) grads[i] = grads[i].contiguous();
+  }
+  TensorList returned = call_backward(std::move(grads));
   const size_t expected = is_tensor_arg_.size(), got = returned.size();
   // Undefined gradients past the last argument are allowed, as in PyTorch.
   while (returned.size() > expected && !returned.back().defined()) returned.pop_back();

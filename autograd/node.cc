@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "autograd/anomaly_mode.h"
 #include "autograd/backward_ops.h"
 #include "tensor/native/ops.h"
 
@@ -29,7 +30,8 @@ bool expandable_to(const Shape& shape, const Shape& target) {
 
 Tensor InputMetadata::zeros() const { return native::zeros(shape, TensorOptions(dtype).device(device)); }
 
-Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node()
+    : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)), forward_stack_(capture_forward_stack()) {}
 
 Node::~Node() {
   if (pending_deletes != nullptr) {

@@ -77,6 +77,10 @@ class Node : public std::enable_shared_from_this<Node> {
   // Applies the slot's hooks to `grad`. AccumulateGrad runs its leaf's hooks instead.
   virtual Tensor call_pre_hooks(uint32_t slot, Tensor grad);
 
+  // The stack of the forward call that created this node, when it was created in anomaly mode
+  // (autograd/anomaly_mode.h); null otherwise.
+  const std::vector<void*>* forward_stack() const { return forward_stack_.get(); }
+
  private:
   struct PreHook {
     size_t handle;
@@ -89,6 +93,7 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges_;
   std::vector<InputMetadata> input_metadata_;
   std::vector<PreHook> pre_hooks_;
+  std::unique_ptr<const std::vector<void*>> forward_stack_;
 };
 
 // A fresh handle for register_hook and friends, unique across all tensors and nodes.

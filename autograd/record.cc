@@ -99,11 +99,15 @@ TensorList attach_history(const char* name, TensorList outputs, const TensorList
 void rebase_history_now(const char* name, const Tensor& self, const TensorList& inputs, const TensorList& saved,
                         BackwardFn fn) {
   auto node = make_node(name, inputs, std::move(fn));
+  rebase_onto(self, node);
+  node->set_saved(pack_saved(saved, {self}));
+}
+
+void rebase_onto(const Tensor& self, const std::shared_ptr<Node>& node) {
   AutogradMeta& meta = self.autograd_meta();
   bool move_retain_hook = meta.retains_grad && meta.grad_fn != nullptr;
   if (move_retain_hook) meta.grad_fn->remove_pre_hook(meta.retain_grad_hook);
   set_history(self, node);
-  node->set_saved(pack_saved(saved, {self}));
   if (move_retain_hook) {
     meta.retains_grad = false;
     install_retain_grad_hook(self);

@@ -102,6 +102,9 @@ Tensor distinct_from_inputs(const Tensor& output, const TensorList& inputs);
 // Registers `output` as the node's next output and, when it is floating point and
 // `differentiable`, makes the node its grad_fn.
 void set_history(const Tensor& output, const std::shared_ptr<Node>& node, bool differentiable = true);
+// Makes `node` the grad_fn of `self`, which an in-place change made its output; a retain_grad on
+// `self` moves to the new node.
+void rebase_onto(const Tensor& self, const std::shared_ptr<Node>& node);
 // The tensors to save for the node of `outputs`, each recognised as one of them or not.
 std::vector<SavedTensor> pack_saved(const TensorList& saved, const TensorList& outputs);
 

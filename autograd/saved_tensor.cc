@@ -11,6 +11,12 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
     : output_nr_(output_nr), is_output_(is_output), was_defined_(t.defined()) {
   if (!was_defined_) return;
   saved_version_ = t.version();
+  requires_grad_ = t.requires_grad();
+  is_leaf_ = requires_grad_ && !t.grad_fn();
+  if (!is_output && t.grad_fn()) {
+    producer_ = t.grad_fn();
+    producer_output_nr_ = t.output_nr();
+  }
   Tensor kept = is_output ? native::alias(t) : t;
   hooks_ = current_saved_tensors_hooks();
   if (hooks_) {
@@ -18,6 +24,15 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr)
   } else {
     data_ = std::move(kept);
   }
+}
+
+std::string SavedTensor::describe_producer(const std::shared_ptr<Node>& saved_for) const {
+  if (is_output_ && saved_for) return fmt::format("which is output {} of {}", output_nr_, saved_for->name());
+  if (std::shared_ptr<Node> producer = producer_.lock()) {
+    return fmt::format("which is output {} of {}", producer_output_nr_, producer->name());
+  }
+  if (!requires_grad_) return "an input that does not require grad";
+  return is_leaf_ ? "a leaf" : "the output of a node that has been freed";
 }
 
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& saved_for) const {
@@ -31,12 +46,11 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& saved_for) const {
   BRISK_CHECK(data.defined(), "a saved-tensors unpack hook returned an undefined tensor");
   BRISK_CHECK(hooks_ || data.version() == saved_version_,
               "one of the variables needed for gradient computation has been modified by an inplace operation: "
-              "[{} {}]{} is at version {}; expected version {} instead. Hint: clone() the tensor before "
-              "modifying it in place, or modify a copy.",
-              data.dtype(), data.sizes(),
-              is_output_ && saved_for ? fmt::format(", which is output {} of {},", output_nr_, saved_for->name())
-                                      : std::string(),
-              data.version(), saved_version_);
+              "[{} {}], {}, is at version {}; expected version {} instead. It was saved for the backward of {} and "
+              "modified in place after that. Hint: clone() the tensor before modifying it in place, or modify a "
+              "copy.",
+              data.dtype(), data.sizes(), describe_producer(saved_for), data.version(), saved_version_,
+              saved_for ? saved_for->name() : std::string("a node that no longer exists"));
   if (!is_output_ || !saved_for) return data;
   Tensor out = native::alias(data);
   AutogradMeta& meta = out.autograd_meta();

@@ -2,7 +2,8 @@
 // A tensor kept by a node for its backward, with the version it had when saved.
 //
 // Unpacking checks the version: a tensor modified in place after it was saved would give a
-// wrong gradient, so that is an error, as in PyTorch. A node's own output is saved as an
+// wrong gradient, so that is an error, as in PyTorch, naming the node that saved the tensor
+// and the op that produced it. A node's own output is saved as an
 // alias without autograd state (the output refers to the node, so keeping the output itself
 // would make a reference cycle) and gets the node back as its grad_fn when unpacked.
 //
@@ -11,6 +12,7 @@
 #include <any>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "tensor/tensor.h"
 
@@ -31,10 +33,20 @@ class SavedTensor {
   void release();
 
  private:
+  // "which is output 0 of MulBackward", "a leaf", ...: what made the tensor.
+  std::string describe_producer(const std::shared_ptr<Node>& saved_for) const;
+
   Tensor data_;
   // Under hooks: what pack returned, and the hooks that unpack it.
   std::any packed_;
   std::shared_ptr<const SavedTensorsHookPair> hooks_;
+  // What produced the tensor, for the version error: its grad_fn when saved (not kept alive
+  // by the saved tensor) and which output of it the tensor was; none for a leaf or a tensor
+  // that does not require grad.
+  std::weak_ptr<Node> producer_;
+  uint32_t producer_output_nr_ = 0;
+  bool requires_grad_ = false;
+  bool is_leaf_ = false;
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;

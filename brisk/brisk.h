@@ -3,10 +3,16 @@
 // differentiable ops, nn, optim, data, checkpoints, distributed training (init_distributed,
 // process groups, DistributedDataParallel, metrics reduced over ranks,
 // ZeroRedundancyOptimizer, Join for uneven inputs), the training loop (train::train_epoch,
-// evaluate), the profiler, the CPU thread count (set_num_threads) and the CUDA device queries.
+// evaluate), the profiler, the CPU thread count (set_num_threads), the CUDA device queries, and
+// the extension API (custom autograd Functions, gradcheck, autograd::grad, anomaly mode,
+// registered ops with per-device kernels, the simulated device; docs/extending.md).
 // Bazel: deps = ["@brisk//:brisk"]; CMake: target_link_libraries(app Brisk::brisk)
 // (docs/install.md). Brisk's own sources include the headers they use, never this one, so
 // that a change in one layer recompiles only what depends on it.
+#include "autograd/anomaly_mode.h"
+#include "autograd/engine.h"
+#include "autograd/function.h"
+#include "autograd/gradcheck.h"
 #include "brisk/requires_cxx17.h"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/compatibility.h"
@@ -21,6 +27,7 @@
 #include "distributed/join.h"
 #include "distributed/nn/sync_batchnorm.h"
 #include "distributed/zero/zero_redundancy_optimizer.h"
+#include "library/library.h"
 #include "nn/nn.h"
 #include "optim/optim.h"
 #include "profiler/profiler.h"
@@ -29,6 +36,7 @@
 #include "tensor/indexing.h"
 #include "tensor/memory.h"
 #include "tensor/parallel.h"
+#include "tensor/sim/sim_memory.h"
 #include "tensor/tensor.h"
 #include "train/distributed_run.h"
 #include "train/metrics.h"

@@ -5,7 +5,6 @@
 #include <cstdio>
 
 #include "brisk/brisk.h"
-#include "library/library.h"
 
 using namespace brisk;
 

@@ -8,7 +8,6 @@
 
 #include "brisk/brisk.h"
 #include "examples/extending/fused_bias_leaky_relu.h"
-#include "library/library.h"
 
 using namespace brisk;
 

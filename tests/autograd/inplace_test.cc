@@ -38,8 +38,8 @@ TEST_CASE("modifying a saved input in place makes backward fail with PyTorch's m
   y.add_(1.0);
   REQUIRE_THROWS_WITH(z.sum().backward(),
                       Catch::Contains("one of the variables needed for gradient computation has been modified by an "
-                                      "inplace operation: [float64 [2, 3]] is at version 1; expected version 0 "
-                                      "instead"));
+                                      "inplace operation: [float64 [2, 3]], which is output 0 of CloneBackward, is at "
+                                      "version 1; expected version 0 instead"));
 }
 
 TEST_CASE("modifying a saved output in place names the node that saved it", "[inplace]") {
