@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "distributed/backend_registry.h"
-#include "distributed/environment.h"
+#include "distributed/job_environment.h"
 #include "distributed/store/file_store.h"
 #include "distributed/store/prefix_store.h"
 #include "distributed/store/tcp_store.h"
@@ -29,13 +29,6 @@ struct State {
 State& state() {
   static State* s = new State;
   return *s;
-}
-
-std::string env_string(const char* name, const std::string& method) {
-  const char* value = std::getenv(name);
-  BRISK_CHECK(value != nullptr && *value != '\0', "init_process_group({}): environment variable {} is not set", method,
-              name);
-  return value;
 }
 
 uint16_t parse_port(const std::string& text, const std::string& what) {
@@ -83,31 +76,42 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     std::lock_guard<std::mutex> lock(s.mutex);
     BRISK_CHECK(s.world == nullptr, "init_process_group: already initialized (call destroy_process_group first)");
   }
-  std::string rank_var = "argument", size_var = "argument";
-  if (rank < 0)
-    rank = env_rank_value("init_process_group", {"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK"}, &rank_var);
-  if (world_size < 0)
-    world_size =
-        env_rank_value("init_process_group", {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"}, &size_var);
+  auto starts_with = [&](const char* prefix) { return init_method.rfind(prefix, 0) == 0; };
+  std::string rank_from = "argument", size_from = "argument";
+  JobEnvironment job;
+  if (rank < 0 || world_size < 0 || starts_with("env://")) {
+    job = resolve_job_environment(fmt::format("init_process_group({})", init_method));
+    if (rank < 0) {
+      rank = job.rank.value;
+      rank_from = job.rank.reading;
+    }
+    if (world_size < 0) {
+      world_size = job.world_size.value;
+      size_from = job.world_size.reading;
+    }
+  }
   BRISK_CHECK(rank >= 0,
-              "init_process_group({}): the rank is unknown: pass it or set RANK (or SLURM_PROCID, "
-              "OMPI_COMM_WORLD_RANK)",
+              "init_process_group({}): the rank is unknown: pass it or start the process with a starter "
+              "that sets it (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK: docs/cluster.md)",
               init_method);
   BRISK_CHECK(world_size >= 1,
-              "init_process_group({}): the world size is unknown: pass it or set WORLD_SIZE (or "
-              "SLURM_NTASKS, OMPI_COMM_WORLD_SIZE)",
+              "init_process_group({}): the world size is unknown: pass it or start the process with a starter that "
+              "sets it (WORLD_SIZE, SLURM_STEP_NUM_TASKS, OMPI_COMM_WORLD_SIZE, PMI_SIZE: docs/cluster.md)",
               init_method);
   BRISK_CHECK(rank < world_size, "init_process_group: rank {} (from {}) is not below the world size {} (from {})", rank,
-              rank_var, world_size, size_var);
+              rank_from, world_size, size_from);
 
   std::shared_ptr<Store> store;
-  auto starts_with = [&](const char* prefix) { return init_method.rfind(prefix, 0) == 0; };
   if (starts_with("env://") || starts_with("tcp://")) {
     std::string host;
     uint16_t port;
     if (starts_with("env://")) {
-      host = env_string("MASTER_ADDR", init_method);
-      port = parse_port(env_string("MASTER_PORT", init_method), "MASTER_PORT");
+      BRISK_CHECK(job.master_addr.known(), "init_process_group({}): the store host is unknown: {}", init_method,
+                  store_host_hint(job));
+      BRISK_CHECK(job.master_port.known(), "init_process_group({}): the store port is unknown: set MASTER_PORT",
+                  init_method);
+      host = job.master_addr.value;
+      port = static_cast<uint16_t>(job.master_port.value);
     } else {
       std::string address = init_method.substr(6);
       size_t colon = address.rfind(':');
@@ -116,8 +120,9 @@ void init_process_group(const std::string& backend, const std::string& init_meth
       host = address.substr(0, colon);
       if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
       port = parse_port(address.substr(colon + 1), init_method);
-      ::setenv("MASTER_ADDR", host.c_str(), 0);
     }
+    // Gloo binds to the interface that routes to the store (ProcessGroupGloo::device_host).
+    ::setenv("MASTER_ADDR", host.c_str(), 0);
     TCPStoreOptions store_options;
     store_options.port = port;
     store_options.is_master = rank == 0;

@@ -4,7 +4,7 @@
 
 #include "cuda/device.h"
 #include "distributed/distributed.h"
-#include "distributed/environment.h"
+#include "distributed/job_environment.h"
 #include "tensor/error.h"
 
 namespace brisk::dist {
@@ -12,19 +12,9 @@ namespace {
 
 constexpr const char* kCaller = "init_distributed";
 
-int world_size_from_environment() {
-  const int size = env_rank_value(kCaller, {"WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"});
-  return size < 0 ? 1 : size;
-}
-
 }  // namespace
 
-int local_rank_from_environment() {
-  const int local_rank = env_rank_value(kCaller, {"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"});
-  return local_rank < 0 ? 0 : local_rank;
-}
-
-Device resolve_device(const std::string& device, bool distributed, int local_rank) {
+Device resolve_device(const std::string& device, bool distributed, int local_rank, const std::string& local_rank_from) {
   if (device == "cpu" || (device == "auto" && !cuda::is_available())) return kCPU;
   const std::string spec = device == "auto" ? "cuda" : device;
   Device resolved(spec);
@@ -34,17 +24,20 @@ Device resolve_device(const std::string& device, bool distributed, int local_ran
   if (resolved.is_cuda()) {
     BRISK_CHECK(cuda::is_available(), "device {}: {}", device, cuda::unavailable_reason());
     BRISK_CHECK(resolved.index < cuda::device_count(), "device {}: {} is not there ({}{} GPUs visible)", device,
-                resolved.str(), numbered ? "" : fmt::format("LOCAL_RANK {}; ", local_rank), cuda::device_count());
+                resolved.str(), numbered ? "" : fmt::format("local rank {} from {}; ", local_rank, local_rank_from),
+                cuda::device_count());
   }
   return resolved;
 }
 
 DistributedContext init_distributed(const InitDistributedOptions& options) {
   DistributedContext context;
-  const int world_size = world_size_from_environment();
+  const JobEnvironment job = resolve_job_environment(kCaller);
+  const int world_size = job.world_size.known() ? job.world_size.value : 1;
   context.enabled = !options.backend().empty() || world_size > 1;
-  context.local_rank = context.enabled ? local_rank_from_environment() : 0;
-  context.device = resolve_device(options.device(), context.enabled, context.local_rank);
+  context.local_rank = context.enabled && job.local_rank.known() ? job.local_rank.value : 0;
+  context.device = resolve_device(options.device(), context.enabled, context.local_rank,
+                                  job.local_rank.known() ? job.local_rank.reading : "no variable (0)");
   if (context.device.is_cuda()) cuda::set_device(context.device.index);
   if (!context.enabled) return context;
 

@@ -45,8 +45,9 @@ struct DistributedContext {
   bool is_main() const { return rank == 0; }
 };
 
-// Distributed exactly when the environment says WORLD_SIZE > 1 (or SLURM_NTASKS,
-// OMPI_COMM_WORLD_SIZE), or options.backend names a backend. Then it calls
+// Distributed exactly when the job's environment (resolve_job_environment: torchrun's,
+// Slurm's, MPI's variables) says its world size is above 1, or options.backend names a
+// backend; an environment it refuses raises brisk::Error naming every variable at fault. Then it calls
 // init_process_group(backend, "env://") with the group on the chosen device, whose errors
 // name what is missing (RANK, MASTER_ADDR, ...). Raises brisk::Error naming the option for a
 // device that is not there, and refuses, before joining, a backend that cannot take the
@@ -58,11 +59,9 @@ DistributedContext init_distributed(const InitDistributedOptions& options = {});
 void finish_distributed(const DistributedContext& context);
 
 // The device of options.device (see InitDistributedOptions) for a process of local rank
-// `local_rank`. Raises brisk::Error naming the device for a CUDA device that is not there.
-Device resolve_device(const std::string& device, bool distributed, int local_rank);
-
-// This process's rank among those of its machine: LOCAL_RANK (else SLURM_LOCALID,
-// OMPI_COMM_WORLD_LOCAL_RANK), 0 when none is set.
-int local_rank_from_environment();
+// `local_rank`, read as `local_rank_from` (e.g. "SLURM_LOCALID=3"). Raises brisk::Error
+// naming the device, and the local rank's reading, for a CUDA device that is not there.
+Device resolve_device(const std::string& device, bool distributed, int local_rank,
+                      const std::string& local_rank_from = "the argument");
 
 }  // namespace brisk::dist

@@ -68,7 +68,8 @@ TEST_CASE("init_distributed: nccl with a CPU or simulated device is refused befo
                     Contains("device sim:0 trains on sim:0"));
   CHECK_FALSE(dist::is_initialized());
   ::setenv("LOCAL_RANK", "one", 1);
-  CHECK_THROWS_WITH(dist::init_distributed(), Contains("init_distributed: LOCAL_RANK='one' is not a valid"));
+  CHECK_THROWS_WITH(dist::init_distributed(), Contains("init_distributed: the job's environment is refused") &&
+                                                  Contains("LOCAL_RANK=one is not a non-negative integer"));
 }
 
 TEST_CASE("resolve_device: cpu, numbered devices as given, cuda and sim by local rank when distributed") {
@@ -87,13 +88,22 @@ TEST_CASE("resolve_device: cuda on a machine without a GPU is an error naming th
   CHECK_THROWS_WITH(dist::resolve_device("cuda:1", false, 0), Contains("device cuda:1: "));
 }
 
-TEST_CASE("local_rank_from_environment: LOCAL_RANK, else SLURM's or Open MPI's, else 0") {
-  set_launcher_env(2, 3);
-  CHECK(dist::local_rank_from_environment() == 3);
-  ::unsetenv("LOCAL_RANK");
-  CHECK(dist::local_rank_from_environment() == 0);
-  ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "5", 1);
-  CHECK(dist::local_rank_from_environment() == 5);
-  ::setenv("SLURM_LOCALID", "4", 1);
-  CHECK(dist::local_rank_from_environment() == 4);
+TEST_CASE("init_distributed: the job's environment as Slurm leaves it: ranks, local rank and device") {
+  set_launcher_env(1, 0);
+  for (const char* name : {"RANK", "WORLD_SIZE", "LOCAL_RANK"}) ::unsetenv(name);
+  ::setenv("SLURM_PROCID", "0", 1);
+  ::setenv("SLURM_NTASKS", "1", 1);
+  ::setenv("SLURM_LOCALID", "3", 1);
+  dist::DistributedContext context =
+      dist::init_distributed(dist::InitDistributedOptions().device("sim").backend("gloo"));
+  CHECK(context.world_size == 1);
+  CHECK(context.local_rank == 3);
+  CHECK(context.device == sim_device(3));
+  dist::finish_distributed(context);
+  ::setenv("SLURM_PROCID", "1", 1);  // beyond the step's tasks: refused before joining
+  CHECK_THROWS_WITH(dist::init_distributed(dist::InitDistributedOptions().device("sim").backend("gloo")),
+                    Contains("init_distributed: the job's environment is refused") &&
+                        Contains("the rank SLURM_PROCID=1 is not below the world size SLURM_NTASKS=1"));
+  CHECK_FALSE(dist::is_initialized());
+  for (const char* name : {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"}) ::unsetenv(name);
 }
