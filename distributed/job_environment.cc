@@ -169,6 +169,13 @@ std::map<std::string, std::string> outer_starters() {
     }
   } else if (present("openmpi") && present("slurm")) {
     outer["slurm"] = "slurm: its variables describe the allocation mpirun runs in (OMPI_COMM_WORLD_RANK is set)";
+  } else if (present("slurm") && env("SLURM_STEP_NUM_TASKS").empty()) {
+    for (const char* starter : kStarters) {
+      if (std::string(starter) != "slurm" && present(starter)) {
+        outer["slurm"] = "slurm: its variables describe the allocation (the batch script, salloc's shell): no "
+                         "SLURM_STEP_NUM_TASKS says srun started this process";
+      }
+    }
   }
   return outer;
 }
@@ -200,6 +207,17 @@ void check_ranges(JobEnvironment& job) {
   if (job.local_world_size.known() && job.world_size.known() && job.local_world_size.value > job.world_size.value) {
     job.refusals.push_back(fmt::format("the local world size {} is larger than the world size {}",
                                        job.local_world_size.reading, job.world_size.reading));
+  }
+}
+
+// A process of the allocation itself (the batch script, salloc's shell: srun sets
+// SLURM_STEP_NUM_TASKS for its tasks) is one process, whatever SLURM_NTASKS says.
+void check_slurm_step(JobEnvironment& job) {
+  if (job.starter == "slurm" && job.world_size.variable == "SLURM_NTASKS" && job.world_size.value > 1) {
+    job.refusals.push_back(fmt::format(
+        "the world size {} is the allocation's, and no SLURM_STEP_NUM_TASKS says srun started this process: the batch "
+        "script (or salloc's shell) is one process; start the program with srun (or tools/launch)",
+        job.world_size.reading));
   }
 }
 
@@ -284,6 +302,7 @@ JobEnvironment read_job_environment() {
     job.refusals.push_back(fmt::format("the store port {} is not in 1..65535", job.master_port.reading));
   }
   check_ranges(job);
+  check_slurm_step(job);
   if (fields.count("slurm")) check_slurm_tasks(fields["slurm"], job);
   check_submit_host(job);
   return job;

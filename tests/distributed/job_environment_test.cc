@@ -137,17 +137,18 @@ TEST_CASE("job environment: Slurm's step variables before the job's, the store o
 }
 
 TEST_CASE("job environment: Slurm's job variables when there is no step; MASTER_ADDR and MASTER_PORT win") {
-  JobVariables variables({{"SLURM_PROCID", "1"},
-                          {"SLURM_NTASKS", "4"},
-                          {"SLURM_LOCALID", "1"},
-                          {"SLURM_TASKS_PER_NODE", "2(x2)"},
+  // A batch script of one task runs the program itself.
+  JobVariables variables({{"SLURM_PROCID", "0"},
+                          {"SLURM_NTASKS", "1"},
+                          {"SLURM_LOCALID", "0"},
+                          {"SLURM_TASKS_PER_NODE", "1"},
                           {"SLURM_JOB_NODELIST", "gpu[7-8]"},
                           {"SLURM_JOB_ID", "42"},
                           {"MASTER_ADDR", "gpu8"},
                           {"MASTER_PORT", "29400"}});
   dist::JobEnvironment job = dist::resolve_job_environment("test");
   CHECK(job.world_size.variable == "SLURM_NTASKS");
-  CHECK(job.local_world_size.value == 2);  // the same on every node: SLURM_NODEID not needed
+  CHECK(job.local_world_size.variable == "SLURM_TASKS_PER_NODE");
   CHECK(job.master_addr.value == "gpu8");
   CHECK(job.master_addr.variable == "MASTER_ADDR");
   CHECK(job.master_port.value == 29400);
@@ -155,7 +156,23 @@ TEST_CASE("job environment: Slurm's job variables when there is no step; MASTER_
   ::unsetenv("MASTER_PORT");
   job = dist::resolve_job_environment("test");
   CHECK(job.master_addr.value == "gpu7");
+  CHECK(job.master_addr.variable == "SLURM_JOB_NODELIST");
   CHECK(job.master_port.value == 15042);
+}
+
+TEST_CASE("job environment: the batch script of a job of several tasks is one process, not the job") {
+  CHECK_THAT(refusal_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"SLURM_TASKS_PER_NODE", "2(x2)"}}),
+             Contains("the world size SLURM_NTASKS=4 is the allocation's, and no SLURM_STEP_NUM_TASKS says srun "
+                      "started this process") &&
+                 Contains("start the program with srun (or tools/launch)"));
+  // tools/launch in the batch script: its workers' variables describe them; Slurm's the allocation.
+  JobVariables variables(
+      {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "3"}});
+  dist::JobEnvironment job = dist::resolve_job_environment("test");
+  CHECK(job.starter == "torchrun");
+  CHECK(job.rank.value == 3);
+  REQUIRE(job.ignored.size() == 1);
+  CHECK_THAT(job.ignored[0], Contains("slurm: its variables describe the allocation (the batch script"));
 }
 
 TEST_CASE("job environment: Open MPI's, MPICH's and PMIx's variables") {
@@ -194,7 +211,7 @@ TEST_CASE("job environment: Open MPI's, MPICH's and PMIx's variables") {
 
 TEST_CASE("job environment: starters that agree; the first of the table is the one reported") {
   // srun --mpi=pmi2 sets Slurm's and PMI's variables alike.
-  JobVariables variables({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}});
+  JobVariables variables({{"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}});
   dist::JobEnvironment job = dist::resolve_job_environment("test");
   CHECK(job.starter == "slurm");
   CHECK(job.rank.variable == "SLURM_PROCID");
@@ -251,20 +268,20 @@ TEST_CASE("job environment: Slurm's tasks per node must add up to its tasks") {
   CHECK_THAT(
       refusal_of({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "8"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x3)"}}),
       Contains("the world size SLURM_STEP_NUM_TASKS=8 does not match SLURM_STEP_TASKS_PER_NODE=2(x3), 6 tasks in all"));
-  CHECK_THAT(refusal_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "5"}, {"SLURM_TASKS_PER_NODE", "2(x2)"}}),
-             Contains("the world size SLURM_NTASKS=5 does not match SLURM_TASKS_PER_NODE=2(x2), 4 tasks in all"));
+  CHECK_THAT(refusal_of({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "3"}, {"SLURM_STEP_TASKS_PER_NODE", "1,1"}}),
+             Contains("the world size SLURM_STEP_NUM_TASKS=3 does not match SLURM_STEP_TASKS_PER_NODE=1,1, 2 tasks"));
 }
 
 TEST_CASE("job environment: two starters of this process that disagree are refused, naming both") {
-  CHECK_THAT(refusal_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}}),
+  CHECK_THAT(refusal_of({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}}),
              Contains("RANK=0 and SLURM_PROCID=1 disagree on the rank"));
-  CHECK_THAT(refusal_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"PMI_RANK", "0"}, {"PMI_SIZE", "4"}}),
-             Contains("SLURM_NTASKS=2 and PMI_SIZE=4 disagree on the world size"));
+  CHECK_THAT(refusal_of({{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "2"}, {"PMI_RANK", "0"}, {"PMI_SIZE", "4"}}),
+             Contains("SLURM_STEP_NUM_TASKS=2 and PMI_SIZE=4 disagree on the world size"));
 }
 
 TEST_CASE("job environment: a store host that is the submit host, not a node of the job, is refused") {
   const std::map<std::string, std::string> slurm = {{"SLURM_PROCID", "0"},
-                                                    {"SLURM_NTASKS", "2"},
+                                                    {"SLURM_STEP_NUM_TASKS", "2"},
                                                     {"SLURM_JOB_NODELIST", "node[1-2]"},
                                                     {"SLURM_SUBMIT_HOST", "login1.cluster"},
                                                     {"MASTER_PORT", "29500"}};

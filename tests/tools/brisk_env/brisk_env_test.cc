@@ -38,7 +38,7 @@ TEST_CASE("brisk-env: a Slurm task's fields, values and variables; exit status 0
 }
 
 TEST_CASE("brisk-env: a refused environment says why, with exit status 1") {
-  RunResult r = brisk_env({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}});
+  RunResult r = brisk_env({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"SLURM_PROCID", "1"}, {"SLURM_STEP_NUM_TASKS", "2"}});
   INFO(r.out << r.err);
   CHECK(r.status == 1);
   CHECK_THAT(r.out, Contains("starter           torchrun\n"));
