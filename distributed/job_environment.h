@@ -28,12 +28,12 @@ struct JobEnvironment {
   // The starter whose variables describe this process: "torchrun", "slurm", "openmpi",
   // "mpich/pmi", "pmix", or "none" (a process started on its own).
   std::string starter = "none";
-  JobField<int> rank{-1};              // value -1 when not known
-  JobField<int> world_size{-1};        // value -1 when not known
-  JobField<int> local_rank{-1};        // value -1 when not known
-  JobField<int> local_world_size{-1};  // value -1 when not known
+  JobField<int> rank{-1, "", ""};              // value -1 when not known
+  JobField<int> world_size{-1, "", ""};        // value -1 when not known
+  JobField<int> local_rank{-1, "", ""};        // value -1 when not known
+  JobField<int> local_world_size{-1, "", ""};  // value -1 when not known
   JobField<std::string> master_addr;
-  JobField<int> master_port{-1};  // value -1 when not known
+  JobField<int> master_port{-1, "", ""};  // value -1 when not known
   // Starters whose variables are set but describe a process above this one (srun's task that
   // runs torchrun, the allocation mpirun runs in), each with the reason.
   std::vector<std::string> ignored;

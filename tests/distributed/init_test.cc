@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "distributed/backend_registry.h"
 #include "distributed/distributed.h"
@@ -106,6 +107,23 @@ TEST_CASE("init_process_group: SLURM and Open MPI variables stand in for RANK an
   REQUIRE_THROWS_WITH(dist::init_process_group("gloo", "file://" + path),
                       Catch::Contains("the rank OMPI_COMM_WORLD_RANK=3 is not below the world size "
                                       "OMPI_COMM_WORLD_SIZE=2"));
+  clear_env();
+}
+
+TEST_CASE("init_process_group(env://) under srun: the store on the step's first node, at the job id's port") {
+  clear_env();
+  ::setenv("SLURM_PROCID", "0", 1);
+  ::setenv("SLURM_STEP_NUM_TASKS", "1", 1);
+  ::setenv("SLURM_STEP_NODELIST", "127.0.0.1", 1);
+  // A port of 15000-24999 that differs between runs, so that two runs at once do not collide.
+  const int job_id = 90000 + ::getpid() % 10000;
+  ::setenv("SLURM_JOB_ID", std::to_string(job_id).c_str(), 1);
+  dist::init_process_group("gloo", "env://");
+  REQUIRE(dist::get_rank() == 0);
+  REQUIRE(dist::get_world_size() == 1);
+  REQUIRE(std::string(std::getenv("MASTER_ADDR")) == "127.0.0.1");  // exported for Gloo's interface choice
+  dist::destroy_process_group();
+  for (const char* name : {"SLURM_STEP_NUM_TASKS", "SLURM_STEP_NODELIST", "SLURM_JOB_ID"}) ::unsetenv(name);
   clear_env();
 }
 
