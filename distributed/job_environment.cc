@@ -30,9 +30,10 @@ struct Row {
   Reading reading;
 };
 
-// docs/cluster.md's table, read top to bottom: the first set variable of a field wins among
-// those of the starter chosen (the first starter whose rank or world-size variable is set and
-// that did not start a process above this one; see outer_starters).
+// docs/cluster.md's table, read top to bottom: a starter is present when its rank or
+// world-size variable is set, and describes this process unless it started a process above
+// this one (outer_starters); among those, the first set variable of a field wins, the starter
+// that gives the rank first.
 constexpr Row kTable[] = {
     {nullptr, Field::kMasterAddr, "MASTER_ADDR", Reading::kHost},
     {nullptr, Field::kMasterPort, "MASTER_PORT", Reading::kCount},
@@ -194,6 +195,10 @@ const char* field_name(Field field) {
 std::string short_name(const std::string& host) { return host.substr(0, host.find('.')); }
 
 void check_ranges(JobEnvironment& job) {
+  if (job.rank.known() && !job.world_size.known()) {
+    job.refusals.push_back(fmt::format("the rank {} is set but no variable of {} gives the world size: set WORLD_SIZE",
+                                       job.rank.reading, job.starter));
+  }
   if (job.world_size.known() && job.world_size.value == 0) {
     job.refusals.push_back(fmt::format("the world size {} is not at least 1", job.world_size.reading));
   } else if (job.rank.known() && job.world_size.known() && job.rank.value >= job.world_size.value) {
@@ -213,7 +218,7 @@ void check_ranges(JobEnvironment& job) {
 // A process of the allocation itself (the batch script, salloc's shell: srun sets
 // SLURM_STEP_NUM_TASKS for its tasks) is one process, whatever SLURM_NTASKS says.
 void check_slurm_step(JobEnvironment& job) {
-  if (job.starter == "slurm" && job.world_size.variable == "SLURM_NTASKS" && job.world_size.value > 1) {
+  if (job.world_size.variable == "SLURM_NTASKS" && job.world_size.value > 1) {
     job.refusals.push_back(fmt::format(
         "the world size {} is the allocation's, and no SLURM_STEP_NUM_TASKS says srun started this process: the batch "
         "script (or salloc's shell) is one process; start the program with srun (or tools/launch)",
@@ -223,7 +228,7 @@ void check_slurm_step(JobEnvironment& job) {
 
 // Slurm's tasks per node add up to its task count, of the same level (step or job).
 void check_slurm_tasks(const StarterFields& slurm, JobEnvironment& job) {
-  if (slurm.tasks_per_node.empty() || job.starter != "slurm" || !job.world_size.known()) return;
+  if (slurm.tasks_per_node.empty() || job.world_size.variable.rfind("SLURM_", 0) != 0) return;
   const bool step_list = slurm.tasks_variable == "SLURM_STEP_TASKS_PER_NODE";
   const bool step_size = job.world_size.variable == "SLURM_STEP_NUM_TASKS";
   const int total = std::accumulate(slurm.tasks_per_node.begin(), slurm.tasks_per_node.end(), 0);
@@ -266,34 +271,37 @@ JobEnvironment read_job_environment() {
   const std::map<std::string, std::string> outer = outer_starters();
   for (const auto& entry : outer) job.ignored.push_back(entry.second);
 
+  // This process's starters, the one that gives the rank first: each field comes from the
+  // first of them that gives it.
   std::map<std::string, StarterFields> fields;
+  std::vector<std::string> starters;
   for (const char* starter : kStarters) {
     if (!present(starter) || outer.count(starter)) continue;
     fields[starter] = read_starter(starter, job.refusals);
-    if (job.starter == "none") job.starter = starter;
+    starters.push_back(starter);
   }
-  if (job.starter != "none") {
-    StarterFields& chosen = fields[job.starter];
-    for (auto [field, target] :
-         {std::pair{Field::kRank, &job.rank}, std::pair{Field::kWorldSize, &job.world_size},
-          std::pair{Field::kLocalRank, &job.local_rank}, std::pair{Field::kLocalWorldSize, &job.local_world_size},
-          std::pair{Field::kMasterPort, &job.master_port}}) {
-      if (chosen.counts.count(field)) *target = chosen.counts[field];
-    }
-    job.master_addr = chosen.master_addr;
-    // Two starters of this process must say the same (srun --mpi=pmi2 sets SLURM_PROCID and PMI_RANK alike).
-    for (const auto& [starter, other] : fields) {
-      if (starter == job.starter) continue;
-      for (const auto& [field, value] : other.counts) {
-        if (field == Field::kMasterPort || !chosen.counts.count(field)) continue;
-        const JobField<int>& mine = chosen.counts[field];
-        if (mine.value != value.value) {
-          job.refusals.push_back(
-              fmt::format("{} and {} disagree on the {} (exported by hand, or a launcher that sets no GROUP_RANK?)",
-                          mine.reading, value.reading, field_name(field)));
-        }
+  std::stable_partition(starters.begin(), starters.end(),
+                        [&](const std::string& starter) { return fields[starter].counts.count(Field::kRank) > 0; });
+  if (!starters.empty()) job.starter = starters.front();
+  for (auto [field, target] :
+       {std::pair{Field::kRank, &job.rank}, std::pair{Field::kWorldSize, &job.world_size},
+        std::pair{Field::kLocalRank, &job.local_rank}, std::pair{Field::kLocalWorldSize, &job.local_world_size},
+        std::pair{Field::kMasterPort, &job.master_port}}) {
+    for (const std::string& starter : starters) {
+      auto it = fields[starter].counts.find(field);
+      if (it == fields[starter].counts.end()) continue;
+      if (!target->known()) {
+        *target = it->second;
+      } else if (field != Field::kMasterPort && it->second.value != target->value) {
+        // Two starters of this process must say the same (srun --mpi=pmi2 sets SLURM_PROCID and PMI_RANK alike).
+        job.refusals.push_back(fmt::format("{} and {} disagree on the {} (exported by hand, or a launcher that sets "
+                                           "no GROUP_RANK?)",
+                                           target->reading, it->second.reading, field_name(field)));
       }
     }
+  }
+  for (const std::string& starter : starters) {
+    if (!job.master_addr.known()) job.master_addr = fields[starter].master_addr;
   }
   StarterFields common = read_starter(nullptr, job.refusals);
   if (common.master_addr.known()) job.master_addr = common.master_addr;

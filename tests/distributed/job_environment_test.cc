@@ -202,10 +202,18 @@ TEST_CASE("job environment: Open MPI's, MPICH's and PMIx's variables") {
   }
   {
     JobVariables variables(std::map<std::string, std::string>{{"PMIX_RANK", "1"}});
-    dist::JobEnvironment job = dist::resolve_job_environment("test");
+    dist::JobEnvironment job = dist::read_job_environment();
     CHECK(job.starter == "pmix");
     CHECK(job.rank.value == 1);
     CHECK_FALSE(job.world_size.known());  // PMIx says it through its API only
+    REQUIRE(job.refusals.size() == 1);
+    CHECK(job.refusals[0] ==
+          "the rank PMIX_RANK=1 is set but no variable of pmix gives the world size: set WORLD_SIZE");
+    ::setenv("WORLD_SIZE", "2", 1);  // the starter is still the one that gives the rank
+    job = dist::resolve_job_environment("test");
+    CHECK(job.starter == "pmix");
+    CHECK(job.rank.variable == "PMIX_RANK");
+    CHECK(job.world_size.variable == "WORLD_SIZE");
   }
 }
 
