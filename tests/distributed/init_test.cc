@@ -66,9 +66,8 @@ TEST_CASE("init_process_group: errors name the missing variable or the bad argum
   REQUIRE_THROWS_WITH(dist::init_process_group("gloo", "env://"),
                       Catch::Contains("the rank is unknown") && Catch::Contains("(RANK, SLURM_PROCID"));
   ::setenv("RANK", "0", 1);
-  REQUIRE_THROWS_WITH(
-      dist::init_process_group("gloo", "env://"),
-      Catch::Contains("the rank RANK=0 is set but no variable of torchrun gives the world size"));
+  REQUIRE_THROWS_WITH(dist::init_process_group("gloo", "env://"),
+                      Catch::Contains("the rank RANK=0 is set but no variable of torchrun gives the world size"));
   ::setenv("WORLD_SIZE", "1", 1);
   REQUIRE_THROWS_WITH(dist::init_process_group("gloo", "env://"),
                       Catch::Contains("the store host is unknown: set MASTER_ADDR"));
