@@ -8,6 +8,7 @@
 
 #include "distributed/backend_registry.h"
 #include "distributed/environment.h"
+#include "distributed/rendezvous.h"
 #include "distributed/store/file_store.h"
 #include "distributed/store/prefix_store.h"
 #include "distributed/store/tcp_store.h"
@@ -132,6 +133,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     BRISK_FAIL("init_process_group: init_method '{}' is not env://, tcp://host:port or file://path", init_method);
   }
 
+  // The seam where the job's resolver will hand over where the world size came from.
+  rendezvous(*store, rank, world_size, size_var == "argument" ? "the world_size argument" : size_var, options);
   auto world =
       process_group_backend(backend)(std::make_shared<PrefixStore>("default_pg", store), rank, world_size, options);
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -35,6 +35,9 @@
 namespace brisk::dist {
 
 // backend: "gloo" or "nccl" (see backend_registry.h). world_size/rank -1: from init_method.
+// Waits for every rank to join (rendezvous.h: rank 0 prints whom it waits for; after
+// options.rendezvous_timeout every rank fails naming the missing ranks and where the world size
+// was read) before the backend connects them.
 void init_process_group(const std::string& backend = "gloo", const std::string& init_method = "env://",
                         int world_size = -1, int rank = -1, ProcessGroupOptions options = {});
 // Waits (at most 30 s) on rank 0, which hosts the store, until every rank has called it.
