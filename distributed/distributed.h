@@ -11,7 +11,8 @@
 // init_method:
 //   "env://"          RANK and WORLD_SIZE (else SLURM_PROCID/SLURM_NTASKS, else
 //                     OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE), MASTER_ADDR, MASTER_PORT,
-//                     as torchrun and //tools/launch set them. rank/world_size arguments win.
+//                     as //tools/launch sets them (torchrun's names; torchrun itself is not
+//                     supported: docs/launch.md). rank/world_size arguments win.
 //   "tcp://host:port" rank 0 hosts the TCPStore at host:port; rank and world_size from the
 //                     arguments or the environment as above.
 //   "file://path"     a FileStore at path (a fresh file, on a file system all ranks share).
