@@ -124,7 +124,15 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     store_options.is_master = rank == 0;
     store_options.timeout = options.timeout;
     store_options.token = store_token_from_env();
-    store = std::make_shared<TCPStore>(host, store_options);
+    store_options.connect_timeout = rendezvous_timeout(options);
+    try {
+      store = std::make_shared<TCPStore>(host, store_options);
+    } catch (const Error& e) {
+      if (rank == 0) throw;
+      BRISK_FAIL("rendezvous (rank {} of {}): cannot join the store that rank 0 hosts at {}:{} (rendezvous timeout {} "
+                 "ms): {}",
+                 rank, world_size, host, port, store_options.connect_timeout->count(), e.what());
+    }
   } else if (starts_with("file://")) {
     std::string path = init_method.substr(7);
     BRISK_CHECK(!path.empty(), "init_process_group: '{}' names no file", init_method);

@@ -19,15 +19,16 @@ namespace {
 
 const char* const kWorker = "tests/distributed/launch_worker";
 
-// Starts ranks 0 .. started-1 of a world of `world` (WORLD_SIZE) running launch_worker's
-// allreduce, each with `env` added, and returns their results by rank.
-std::vector<RunResult> start_ranks(int started, int world,
+// Starts `ranks` of a world of `world` (WORLD_SIZE) running launch_worker's allreduce, each
+// with `env` added, and returns their results in the order of `ranks`.
+std::vector<RunResult> start_ranks(const std::vector<int>& ranks, int world,
                                    const std::vector<std::pair<std::string, std::string>>& env) {
   const std::string port = std::to_string(launch::free_port("127.0.0.1"));
-  std::vector<RunResult> results(static_cast<size_t>(started));
+  std::vector<RunResult> results(ranks.size());
   std::vector<std::thread> threads;
-  for (int r = 0; r < started; ++r) {
-    threads.emplace_back([&, r] {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const int r = ranks[i];
       RunOptions options;
       options.timeout = std::chrono::seconds(60);
       options.env = {{"RANK", std::to_string(r)},
@@ -36,7 +37,7 @@ std::vector<RunResult> start_ranks(int started, int world,
                      {"MASTER_PORT", port},
                      {"BRISK_TEST_TIMEOUT_MS", "60000"}};
       options.env.insert(options.env.end(), env.begin(), env.end());
-      results[static_cast<size_t>(r)] = testing::run_process({kWorker, "allreduce"}, options);
+      results[i] = testing::run_process({kWorker, "allreduce"}, options);
     });
   }
   for (auto& t : threads) t.join();
@@ -47,7 +48,8 @@ std::vector<RunResult> start_ranks(int started, int world,
 
 TEST_CASE("rendezvous: a rank never started is named within the rendezvous timeout, with progress lines before") {
   // The collectives' timeout (BRISK_TEST_TIMEOUT_MS) is 60 s: only the rendezvous's own ends this.
-  auto results = start_ranks(2, 3, {{"BRISK_RENDEZVOUS_TIMEOUT", "3"}, {"BRISK_RENDEZVOUS_PROGRESS_INTERVAL", "1"}});
+  auto results =
+      start_ranks({0, 1}, 3, {{"BRISK_RENDEZVOUS_TIMEOUT", "3"}, {"BRISK_RENDEZVOUS_PROGRESS_INTERVAL", "1"}});
   for (int r = 0; r < 2; ++r) {
     const RunResult& result = results[static_cast<size_t>(r)];
     INFO("rank " << r << "\n" << testing::output_of(result));
@@ -66,8 +68,19 @@ TEST_CASE("rendezvous: a rank never started is named within the rendezvous timeo
   CHECK(testing::count(results[1].err, "rendezvous: waiting") == 0);
 }
 
+TEST_CASE("rendezvous: without rank 0, the others fail within the rendezvous timeout naming it") {
+  // Nobody hosts the store; the collectives' (and the store's) timeout is 60 s.
+  auto results = start_ranks({1}, 2, {{"BRISK_RENDEZVOUS_TIMEOUT", "2"}});
+  INFO(testing::output_of(results[0]));
+  CHECK(results[0].status == 1);
+  CHECK(results[0].seconds < 15);
+  CHECK(testing::count(results[0].err, "rendezvous (rank 1 of 2): cannot join the store that rank 0 hosts at "
+                                       "127.0.0.1:") == 1);
+  CHECK(testing::count(results[0].err, "cannot connect within 2000 ms") == 1);
+}
+
 TEST_CASE("rendezvous: a complete world starts without a progress line") {
-  auto results = start_ranks(2, 2, {});
+  auto results = start_ranks({0, 1}, 2, {});
   for (int r = 0; r < 2; ++r) {
     const RunResult& result = results[static_cast<size_t>(r)];
     INFO("rank " << r << "\n" << testing::output_of(result));
