@@ -8,6 +8,7 @@
 
 #include "distributed/backend_registry.h"
 #include "distributed/job_environment.h"
+#include "distributed/rendezvous.h"
 #include "distributed/store/file_store.h"
 #include "distributed/store/prefix_store.h"
 #include "distributed/store/tcp_store.h"
@@ -128,7 +129,15 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     store_options.is_master = rank == 0;
     store_options.timeout = options.timeout;
     store_options.token = store_token_from_env();
-    store = std::make_shared<TCPStore>(host, store_options);
+    store_options.connect_timeout = rendezvous_timeout(options);
+    try {
+      store = std::make_shared<TCPStore>(host, store_options);
+    } catch (const Error& e) {
+      if (rank == 0) throw;
+      BRISK_FAIL("rendezvous (rank {} of {}): cannot join the store that rank 0 hosts at {}:{} (rendezvous timeout {} "
+                 "ms): {}",
+                 rank, world_size, host, port, store_options.connect_timeout->count(), e.what());
+    }
   } else if (starts_with("file://")) {
     std::string path = init_method.substr(7);
     BRISK_CHECK(!path.empty(), "init_process_group: '{}' names no file", init_method);
@@ -137,6 +146,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     BRISK_FAIL("init_process_group: init_method '{}' is not env://, tcp://host:port or file://path", init_method);
   }
 
+  rendezvous(*store, rank, world_size, size_from == "argument" ? "the world_size argument" : size_from, options);
   auto world =
       process_group_backend(backend)(std::make_shared<PrefixStore>("default_pg", store), rank, world_size, options);
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -11,7 +11,8 @@
 // init_method:
 //   "env://"          RANK and WORLD_SIZE (else SLURM_PROCID/SLURM_NTASKS, else
 //                     OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE), MASTER_ADDR, MASTER_PORT,
-//                     as torchrun and //tools/launch set them. rank/world_size arguments win.
+//                     as //tools/launch sets them (torchrun's names; torchrun itself is not
+//                     supported: docs/launch.md). rank/world_size arguments win.
 //   "tcp://host:port" rank 0 hosts the TCPStore at host:port; rank and world_size from the
 //                     arguments or the environment as above.
 //   "file://path"     a FileStore at path (a fresh file, on a file system all ranks share).
@@ -35,6 +36,9 @@
 namespace brisk::dist {
 
 // backend: "gloo" or "nccl" (see backend_registry.h). world_size/rank -1: from init_method.
+// Waits for every rank to join (rendezvous.h: rank 0 prints whom it waits for; after
+// options.rendezvous_timeout every rank fails naming the missing ranks and where the world size
+// was read) before the backend connects them.
 void init_process_group(const std::string& backend = "gloo", const std::string& init_method = "env://",
                         int world_size = -1, int rank = -1, ProcessGroupOptions options = {});
 // Waits (at most 30 s) on rank 0, which hosts the store, until every rank has called it.

@@ -1,8 +1,9 @@
 #pragma once
 // dist::init_distributed: a training program's first distributed call. It reads what the
-// launcher (tools/launch, torchrun, srun, mpirun) put in the environment, picks this process's
-// device, makes it current and joins the default process group on it; in a process started
-// on its own it joins nothing, so one program runs either way:
+// launcher (tools/launch, srun, mpirun; not torchrun: docs/launch.md) put in the
+// environment, picks this process's device, makes it current and joins the default process
+// group on it; in a process started on its own it joins nothing, so one program runs either
+// way:
 //
 //   dist::DistributedContext ctx = dist::init_distributed();   // device "auto": GPU LOCAL_RANK, else the CPU
 //   model->to(ctx.device);

@@ -45,6 +45,12 @@ struct ProcessGroupOptions {
   // Unset: it is only named, in a warning at the heartbeat timeout, and the collective fails at
   // `timeout`; set it where ranks work in lock step, as a training loop does.
   std::optional<std::chrono::milliseconds> stall_timeout;
+  // init_process_group only: how long its ranks wait for each other to join before failing with
+  // the missing ranks, and how often rank 0 says whom it waits for meanwhile. Unset: the
+  // environment's BRISK_RENDEZVOUS_TIMEOUT / BRISK_RENDEZVOUS_PROGRESS_INTERVAL (seconds), else
+  // 300 s / 30 s (distributed/rendezvous.h). Separate from `timeout`, the collectives'.
+  std::optional<std::chrono::milliseconds> rendezvous_timeout;
+  std::optional<std::chrono::milliseconds> rendezvous_progress_interval;
 };
 
 // In a backend's class body: its overrides of every operation of ProcessGroup (below).

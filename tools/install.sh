@@ -7,6 +7,8 @@
 #   PREFIX/lib/cmake/Brisk/BriskConfigVersion.cmake
 #   PREFIX/lib/cmake/Brisk/BriskExtension.cmake  brisk_add_extension(NAME SOURCES a.cc b.cu)
 #   PREFIX/lib/pkgconfig/brisk.pc                pkg-config --cflags --libs brisk
+#   PREFIX/bin/brisk-launch                      the launcher (//tools/launch): brisk-launch
+#                                                --nproc-per-node 2 program args...
 # The prefix can be moved or copied elsewhere afterwards: BriskConfig.cmake and brisk.pc find
 # it from their own location.
 #
@@ -56,7 +58,8 @@ if [ "$cpu_only" -eq 1 ]; then
 fi
 
 tools/setup.sh
-"${bazel[@]}" build --jobs="${BRISK_JOBS:-2}" "${bazel_args[@]}" //tools/install:brisk //tools/install:headers
+"${bazel[@]}" build --jobs="${BRISK_JOBS:-2}" "${bazel_args[@]}" //tools/install:brisk //tools/install:headers \
+  //tools/launch
 bin="$("${bazel[@]}" info "${bazel_args[@]}" bazel-bin)"
 
 # Whether the build had CUDA, and where, as @local_cuda found it.
@@ -94,8 +97,10 @@ version="$(cat VERSION)"
 system_libs=(fmt gloo)
 
 rm -rf "$prefix/include/brisk" "$prefix/lib/cmake/Brisk"
-mkdir -p "$prefix/include/brisk" "$prefix/lib/cmake/Brisk" "$prefix/lib/pkgconfig"
+mkdir -p "$prefix/include/brisk" "$prefix/lib/cmake/Brisk" "$prefix/lib/pkgconfig" "$prefix/bin"
 install -m 755 "$bin/tools/install/libbrisk.so" "$prefix/lib/libbrisk.so"
+# Named brisk-launch: a bare "launch" in a shared bin directory would collide on PATH.
+install -m 755 "$bin/tools/launch/launch" "$prefix/bin/brisk-launch"
 tar --extract --no-same-owner --file="$bin/tools/install/headers.tar" --directory="$prefix/include/brisk"
 chmod -R u+w,a+rX "$prefix/include/brisk"
 

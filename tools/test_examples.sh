@@ -8,7 +8,8 @@
 #   cmake_project  tools/install.sh --cpu-only into a temporary prefix (its libbrisk.so must
 #                  not need libcudart), the prefix moved elsewhere, then examples/cmake_project
 #                  with CMake (find_package(Brisk), Brisk::brisk) and the same program with g++
-#                  and `pkg-config --cflags --libs brisk`, both from the moved prefix; each run
+#                  and `pkg-config --cflags --libs brisk`, both from the moved prefix; each run;
+#                  then its sum_ranks under the installed bin/brisk-launch on 2 processes
 #   extension_project
 #                  Brisk's example extension (examples/extending/fused_bias_leaky_relu)
 #                  against cmake_project's CPU-only install: examples/extension_project with
@@ -100,7 +101,15 @@ cmake_project() {
     "$tmp/build/fit_line" "$tmp/fit_line.safetensors" &&
     g++ examples/cmake_project/fit_line.cc -o "$tmp/fit_line_pkg_config" \
       $(PKG_CONFIG_PATH="$installed/lib/pkgconfig" pkg-config --cflags --libs brisk) &&
-    "$tmp/fit_line_pkg_config" "$tmp/fit_line_pkg_config.safetensors"
+    "$tmp/fit_line_pkg_config" "$tmp/fit_line_pkg_config.safetensors" || return 1
+  # The installed launcher runs an installed-Brisk program as a job of two processes.
+  local job
+  job="$("$installed/bin/brisk-launch" --nproc-per-node 2 "$tmp/build/sum_ranks")" || return 1
+  echo "$job"
+  for rank in 0 1; do
+    grep -q -x "\[rank $rank\] rank $rank of 2: sum 3" <<<"$job" ||
+      { echo "brisk-launch: rank $rank did not print 'rank $rank of 2: sum 3'"; return 1; }
+  done
 }
 
 # The example extension's sources include its headers by their path in Brisk's tree: copies

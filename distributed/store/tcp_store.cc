@@ -30,14 +30,14 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& options)
     server_ = std::make_unique<TCPStoreServer>(host_, port_, token_);
     port_ = server_->port();
   }
-  pool_.push_back(connect_with_backoff());
+  pool_.push_back(connect_with_backoff(options.connect_timeout.value_or(timeout())));
 }
 
 TCPStore::~TCPStore() = default;
 
-net::Fd TCPStore::connect_with_backoff() {
+net::Fd TCPStore::connect_with_backoff(std::chrono::milliseconds within) {
   std::string where = fmt::format("TCPStore {}:{}", host_, port_);
-  auto deadline = net::Clock::now() + timeout();
+  auto deadline = net::Clock::now() + within;
   auto delay = std::chrono::milliseconds(10);
   std::string error;
   for (;;) {
@@ -57,7 +57,7 @@ net::Fd TCPStore::connect_with_backoff() {
                   "{}: the server refused this client's token (BRISK_STORE_TOKEN differs from the job's)", where);
       return fd;
     }
-    BRISK_CHECK(net::Clock::now() + delay < deadline, "{}: cannot connect within {} ms: {}", where, timeout().count(),
+    BRISK_CHECK(net::Clock::now() + delay < deadline, "{}: cannot connect within {} ms: {}", where, within.count(),
                 error);
     std::this_thread::sleep_for(delay);
     delay = std::min(delay * 2, std::chrono::milliseconds(1000));
@@ -84,7 +84,7 @@ TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame, const char*
       pool_.pop_back();
     }
   }
-  if (!fd.valid()) fd = connect_with_backoff();
+  if (!fd.valid()) fd = connect_with_backoff(timeout());
   std::string where = fmt::format("TCPStore {}:{} {}", host_, port_, what);
   auto deadline = net::Clock::now() + server_wait + timeout();
   // On any exception fd is closed here, so a half-read reply never reaches another call.

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct TCPStoreOptions {
   uint16_t port = 29500;  // 0 with is_master: a free port, see TCPStore::port()
   bool is_master = false;
   std::chrono::milliseconds timeout = Store::kDefaultTimeout;
+  // How long the constructor tries to reach the server (unset: `timeout`); later reconnects
+  // take `timeout`. A rendezvous gives up on a server that never started sooner than on a call.
+  std::optional<std::chrono::milliseconds> connect_timeout;
   std::string token;  // the job's secret (BRISK_STORE_TOKEN); empty when the job has none
 };
 
@@ -58,7 +62,7 @@ class TCPStore : public Store {
   // hold it (blocking ops), added to the store timeout for the client's own deadline.
   Reply request(const std::vector<uint8_t>& frame, const char* what,
                 std::chrono::milliseconds server_wait = std::chrono::milliseconds(0));
-  net::Fd connect_with_backoff();
+  net::Fd connect_with_backoff(std::chrono::milliseconds within);
 
   std::string host_;
   uint16_t port_;
