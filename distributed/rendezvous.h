@@ -7,7 +7,7 @@
 // Each rank announces itself and waits. Rank 0 (which hosts a TCPStore) prints to stderr, every
 // rendezvous_progress_interval(options) while ranks are missing,
 //
-//   rendezvous: waiting for ranks [2] of 3: 2 arrived, 30 s (world size from WORLD_SIZE, timeout 300 s)
+//   rendezvous: waiting for ranks [2] of 3: 2 arrived, 30 s (world size from WORLD_SIZE=3, timeout 300 s)
 //
 // and nothing when everyone arrives before the first interval. After rendezvous_timeout(options)
 // every waiting rank fails with a brisk::Error naming itself, the missing ranks and

@@ -64,7 +64,7 @@ TEST_CASE("rendezvous: a rank never started is named within the rendezvous timeo
   INFO(testing::output_of(results[0]));
   CHECK(progress >= 2);
   CHECK(progress <= 3);
-  CHECK(testing::count(results[0].err, "(world size from WORLD_SIZE, timeout 3 s)") == progress);
+  CHECK(testing::count(results[0].err, "(world size from WORLD_SIZE=3, timeout 3 s)") == progress);
   CHECK(testing::count(results[1].err, "rendezvous: waiting") == 0);
 }
 
