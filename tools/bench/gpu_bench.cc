@@ -8,6 +8,10 @@
 //   matmul_*      4096 x 4096 x 4096 products in float32, TF32, bfloat16 (TFLOP/s)
 //   small_add     host time per call of a + b on 1024-element tensors, 10000 calls in a row
 //                 and one synchronize at the end (microseconds per call)
+//   small_add_kernels, small_add_busy
+//                 the same calls once more, recorded through CUPTI (cuda/activity_recorder.h):
+//                 kernels per call and the share of their time the GPU was busy (a launch-bound
+//                 loop is far below 100%), as train_bench reports them per training step
 //
 // Prints one line per metric: key, value, unit, description (tab-separated), which
 // tools/gpu/gpu_bench_table.py joins with gpu_bench_torch.py's lines into one table.
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "cuda/activity_recorder.h"
 #include "cuda/blas.h"
 #include "cuda/device.h"
 #include "cuda/error.h"
@@ -114,6 +119,14 @@ void small_add_overhead() {
     per_call.push_back(1e3 * bench::ms_since(start) / kCalls);
   }
   report("small_add", bench::median(per_call), "us/call", "a + b on 1024 float32, 10000 calls, host time");
+  cuda::ActivityRecorder recorder;
+  recorder.start();
+  for (int i = 0; i < kCalls; ++i) c = add(a, b);
+  cuda::synchronize(0);
+  cuda::GpuActivity activity = recorder.stop();
+  report("small_add_kernels", static_cast<double>(activity.kernels) / kCalls, "kernels/call",
+         "kernels per call of the small adds (CUPTI)");
+  report("small_add_busy", 100 * activity.busy_share(), "%", "GPU-busy share of the small adds' time (CUPTI)");
 }
 
 }  // namespace

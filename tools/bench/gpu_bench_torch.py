@@ -74,6 +74,35 @@ def small_add_overhead():
         per_call.append((time.perf_counter() - start) * 1e6 / calls)
     report("small_add", statistics.median(per_call), "us/call",
            "a + b on 1024 float32, 10000 calls, host time (from Python)")
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        start = time.perf_counter()
+        for _ in range(calls):
+            a + b
+        torch.cuda.synchronize()
+        wall_us = (time.perf_counter() - start) * 1e6
+    kernels, busy_us = gpu_activity(prof)
+    report("small_add_kernels", kernels / calls, "kernels/call", "kernels per call of the small adds (torch.profiler)")
+    report("small_add_busy", 100 * min(busy_us / wall_us, 1.0), "%",
+           "GPU-busy share of the small adds' time (torch.profiler)")
+
+
+def gpu_activity(prof):
+    """(kernels, busy microseconds) of a torch.profiler run, counted as Brisk's
+    cuda::ActivityRecorder counts them: kernels, memory copies and memsets make the busy time,
+    overlaps counted once."""
+    intervals, kernels = [], 0
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        if not event.name.startswith(("Memcpy", "Memset")):
+            kernels += 1
+        intervals.append((event.time_range.start, event.time_range.end))
+    busy_us, covered_until = 0.0, float("-inf")
+    for begin, end in sorted(intervals):
+        if end > covered_until:
+            busy_us += end - max(begin, covered_until)
+            covered_until = end
+    return kernels, busy_us
 
 
 def main():

@@ -4,7 +4,8 @@
 # interleaved, alternating which goes first, for several rounds, so that load from other
 # processes hits both alike. Prints each run's result as soon as it is measured, then, per
 # model, thread count and batch, the median over rounds of each run's median images/s, the
-# range of those medians over rounds, and the ratio Brisk / PyTorch (above 1: Brisk is faster).
+# range of those medians over rounds, and the ratio Brisk / PyTorch (above 1: Brisk is faster);
+# on a GPU, a second table of each one's kernels per step and GPU-busy share (train_bench.cc).
 # A run that fails or times out is reported and the others go on; its rows say FAILED where no
 # round measured them, and the script exits 1.
 #
@@ -99,7 +100,8 @@ run() {  # impl model threads amp round
   if [ "$rc" -eq 0 ] && grep -q "^${model}_b" "$out"; then
     awk -v impl="$impl" -v t="$threads" -v r="$round" -v s="$(since "$start")" -v results="$results" '$1 != "threads" {
       print impl, t, r, $0 >> results
-      printf "round %d  %-7s %2d threads  %-19s %10.1f images/s [%.1f-%.1f]  (run: %s s)\n", r + 1, impl, t, $1, $2, $3, $4, s
+      activity = NF >= 6 ? sprintf("  %.1f kernels/step, GPU busy %.0f%%", $5, 100 * $6) : ""
+      printf "round %d  %-7s %2d threads  %-19s %10.1f images/s [%.1f-%.1f]%s  (run: %s s)\n", r + 1, impl, t, $1, $2, $3, $4, activity, s
     }' "$out"
     return 0
   fi
@@ -144,6 +146,7 @@ import sys
 path, device, rounds = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = collections.defaultdict(list)  # (threads, name, impl) -> [median images/s of one run]
 failed = collections.Counter()  # (threads, name, impl) -> runs that failed
+activity = collections.defaultdict(list)  # (threads, name, impl) -> [(kernels/step, busy share)]
 for line in open(path):
     fields = line.split()
     impl, threads, name = fields[0], int(fields[1]), fields[3]
@@ -152,6 +155,8 @@ for line in open(path):
         failed[(threads, name, impl)] += 1
     elif fields[4] != "NOTRUN":
         runs[(threads, name, impl)].append(float(fields[4]))
+        if len(fields) >= 9:  # on a GPU: kernels per step and the GPU-busy share
+            activity[(threads, name, impl)].append((float(fields[7]), float(fields[8])))
 print(f"Training step, {device}, images/s: median of {rounds} rounds [min-max over rounds]")
 print(f"{'threads':>7} {'benchmark':<19} {'brisk':>24} {'pytorch':>24} {'brisk/pytorch':>13}")
 precisions = {"": 0, "bf16": 1, "fp16": 2}
@@ -178,6 +183,22 @@ for threads, name in sorted({(t, n) for t, n, _ in runs}, key=order):
         cells.append(cell)
     ratio = f"{medians[0] / medians[1]:.2f}" if None not in medians else "-"
     print(f"{threads:>7} {name:<19} {cells[0]:>24} {cells[1]:>24} {ratio:>13}")
+if activity:
+    print()
+    print("GPU activity per training step: kernels launched, share of the step the GPU was busy (medians over rounds)")
+    print(f"{'benchmark':<19} {'brisk kernels':>13} {'pytorch kernels':>15} {'brisk busy':>10} {'pytorch busy':>12}")
+    for threads, name in sorted({(t, n) for t, n, _ in activity}, key=order):
+        cells = []
+        for column in (0, 1):
+            for impl in ("brisk", "pytorch"):
+                values = [a[column] for a in activity[(threads, name, impl)]]
+                if not values:
+                    cells.append("-")
+                elif column == 0:
+                    cells.append(f"{statistics.median(values):.0f}")
+                else:
+                    cells.append(f"{100 * statistics.median(values):.0f}%")
+        print(f"{name:<19} {cells[0]:>13} {cells[1]:>15} {cells[2]:>10} {cells[3]:>12}")
 PY
 table=$?
 echo "train bench: $(since "$started") s, $completed rounds, $failures failed runs, $not_run not run"

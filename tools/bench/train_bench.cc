@@ -6,7 +6,11 @@
 // for fp16 an optim::GradScaler around backward and step, as a float16 training loop runs.
 // After warm-up steps, each of `repeats` samples times `steps` steps; prints, per batch size,
 //
-//   <model>_b<batch>[_bf16|_fp16] <median images/s> <min images/s> <max images/s>
+//   <model>_b<batch>[_bf16|_fp16] <median images/s> <min images/s> <max images/s> [<kernels/step> <busy>]
+//
+// On CUDA the last two come from --activity-steps more steps (4 by default) recorded through
+// CUPTI (cuda/activity_recorder.h), untimed since recording slows launches: the GPU's kernels
+// per step, and the share of those steps' time the GPU was busy (cuda/gpu_activity.h).
 //
 // for tools/bench/run_train_bench.sh, which runs the PyTorch twin (train_bench_torch.py)
 // with the same arguments, interleaved, and compares.
@@ -17,6 +21,7 @@
 //
 //   train_bench --model resnet20 --threads 2 [--device cpu|cuda] [--batches 64,128]
 //               [--warmup 5] [--repeats 15] [--steps 4] [--amp off|bf16|fp16] [--profile-steps 1]
+//               [--activity-steps 4]
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -30,6 +35,7 @@
 
 #include "autograd/autocast.h"
 #include "autograd/ops.h"
+#include "cuda/activity_recorder.h"
 #include "cuda/device.h"
 #include "cuda/profiler_capture.h"
 #include "models/airbench_net.h"
@@ -49,7 +55,7 @@ struct Args {
   int threads = brisk::get_num_threads();
   std::string device = "cpu";
   std::vector<int64_t> batches{64, 256};
-  int warmup = 5, repeats = 15, steps = 4, profile_steps = 0;
+  int warmup = 5, repeats = 15, steps = 4, profile_steps = 0, activity_steps = 4;
   std::string amp = "off";
 };
 
@@ -80,6 +86,8 @@ int main(int argc, char** argv) try {
   app.add_option("--steps", args.steps, "steps per sample");
   app.add_option("--amp", args.amp, "autocast precision")->check(CLI::IsMember({"off", "bf16", "fp16"}));
   app.add_option("--profile-steps", args.profile_steps, "untimed steps in a profiler capture range (CUDA only)");
+  app.add_option("--activity-steps", args.activity_steps,
+                 "untimed steps whose kernels and GPU-busy share are recorded (CUDA only; 0: none)");
   CLI11_PARSE(app, argc, argv);
   brisk::set_num_threads(args.threads);
   brisk::manual_seed(0);
@@ -135,8 +143,17 @@ int main(int argc, char** argv) try {
       rates.push_back(static_cast<double>(batch * args.steps) / seconds);
     }
     std::sort(rates.begin(), rates.end());
-    std::printf("%s_b%lld%s %.1f %.1f %.1f\n", args.model.c_str(), static_cast<long long>(batch), suffix.c_str(),
+    std::printf("%s_b%lld%s %.1f %.1f %.1f", args.model.c_str(), static_cast<long long>(batch), suffix.c_str(),
                 rates[rates.size() / 2], rates.front(), rates.back());
+    if (device.is_cuda() && args.activity_steps > 0) {
+      brisk::cuda::ActivityRecorder recorder;
+      recorder.start();
+      for (int i = 0; i < args.activity_steps; ++i) step();
+      sync();
+      brisk::cuda::GpuActivity activity = recorder.stop();
+      std::printf(" %.1f %.3f", static_cast<double>(activity.kernels) / args.activity_steps, activity.busy_share());
+    }
+    std::printf("\n");
   }
   return 0;
 } catch (const std::exception& e) {

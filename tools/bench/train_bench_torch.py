@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """PyTorch twin of train_bench.cc: the same models (models/torch_twins.py), training step,
 inputs, timing, flags and output lines (train_bench.cc's header describes them), with
-torch.autocast and torch.amp.GradScaler for --amp, and torch.cuda.profiler.start() and stop()
-around the --profile-steps.
+torch.autocast and torch.amp.GradScaler for --amp, torch.cuda.profiler.start() and stop()
+around the --profile-steps, and torch.profiler (CUPTI's records, as Brisk's) over the
+--activity-steps for the kernels per step and the GPU-busy share.
 
 Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
        [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16]
-       [--profile-steps N]
+       [--profile-steps N] [--activity-steps N]
 """
 import argparse
 import os
@@ -28,6 +29,31 @@ MODELS = {
 }
 
 
+def gpu_activity(step, steps, sync):
+    """Kernels launched and the GPU-busy share of `steps` steps, as train_bench.cc's
+    cuda::ActivityRecorder counts them: kernels are counted, and kernels, memory copies and
+    memsets make the busy time, overlaps counted once; the share is of the steps' wall time."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        start = time.perf_counter()
+        for _ in range(steps):
+            step()
+        sync()
+        wall_us = (time.perf_counter() - start) * 1e6
+    intervals, kernels = [], 0
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        if not event.name.startswith(("Memcpy", "Memset")):
+            kernels += 1
+        intervals.append((event.time_range.start, event.time_range.end))
+    busy_us, covered_until = 0.0, float("-inf")
+    for begin, end in sorted(intervals):
+        if end > covered_until:
+            busy_us += end - max(begin, covered_until)
+            covered_until = end
+    return kernels, min(busy_us / wall_us, 1.0) if wall_us > 0 else 0.0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", choices=sorted(MODELS), default="lenet")
@@ -39,6 +65,7 @@ def main():
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--amp", choices=("off", "bf16", "fp16"), default="off")
     parser.add_argument("--profile-steps", type=int, default=0)
+    parser.add_argument("--activity-steps", type=int, default=4)
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -82,7 +109,11 @@ def main():
             sync()
             rates.append(batch * args.steps / (time.perf_counter() - start))
         suffix = "" if args.amp == "off" else f"_{args.amp}"
-        print(f"{args.model}_b{batch}{suffix} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}")
+        line = f"{args.model}_b{batch}{suffix} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}"
+        if device.type == "cuda" and args.activity_steps > 0:
+            kernels, busy = gpu_activity(step, args.activity_steps, sync)
+            line += f" {kernels / args.activity_steps:.1f} {busy:.3f}"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ touch "$stage"/{tests,gpu_tests,benchmarks,programs}.txt
 # Libraries the GPU machine has (CUDA's own, from the toolkit or PyTorch's wheels) or that
 # must match its system (glibc, and the newer libstdc++/libgcc_s it ships): never bundled.
 system_lib='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s)\.so'
-cuda_lib='^lib(cuda|cudart|cublas|cublasLt|cudnn[a-z_]*|nccl|curand|cufft|cusparse|cusolver|nvrtc|nvJitLink|nvToolsExt)\.so'
+cuda_lib='^lib(cuda|cudart|cublas|cublasLt|cudnn[a-z_]*|nccl|curand|cufft|cupti|cusparse|cusolver|nvrtc|nvJitLink|nvToolsExt)\.so'
 
 # Copies the shared libraries `$1` loads (per ldd) into lib/, except the ones above.
 copy_libraries() {

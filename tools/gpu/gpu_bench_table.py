@@ -11,7 +11,8 @@ import os
 import statistics
 import sys
 
-KEYS = ["copy_d2d", "add", "mul", "sum", "matmul_fp32", "matmul_tf32", "matmul_bf16", "small_add"]
+KEYS = ["copy_d2d", "add", "mul", "sum", "matmul_fp32", "matmul_tf32", "matmul_bf16", "small_add", "small_add_kernels",
+        "small_add_busy"]
 
 
 def read(path):
@@ -63,7 +64,7 @@ def main(work):
     if ceiling:
         print(f"%copy: share of the device copy bandwidth measured in this run, {ceiling:.0f} GB/s "
               "(the higher copy_d2d)")
-    print(f"{'metric':<12} {'unit':<8} {'brisk':>17} {'pytorch':>17} {'brisk/pytorch':>13} "
+    print(f"{'metric':<17} {'unit':<12} {'brisk':>17} {'pytorch':>17} {'brisk/pytorch':>13} "
           f"{'brisk %copy':>11} {'pytorch %copy':>13}")
     for key in KEYS:
         ours, ours_spread = mean_and_spread("brisk", key)
@@ -73,9 +74,10 @@ def main(work):
         ratio = f"{ours / theirs:.2f}" if ours is not None and theirs else "-"
         unit = units.get(key, "")
         shares = (share(ours), share(theirs)) if unit == "GB/s" and key != "copy_d2d" else ("", "")
-        print(f"{key:<12} {unit:<8} {cell(ours, ours_spread)} {cell(theirs, theirs_spread)} {ratio:>13} "
+        print(f"{key:<17} {unit:<12} {cell(ours, ours_spread)} {cell(theirs, theirs_spread)} {ratio:>13} "
               f"{shares[0]:>11} {shares[1]:>13}")
-    print("small_add: host time per call, lower is better (PyTorch's from Python)")
+    print("small_add: host time per call, lower is better (PyTorch's from Python); small_add_kernels and\n"
+          "small_add_busy: kernels per call and the GPU-busy share of the same calls (CUPTI's records)")
 
 
 if __name__ == "__main__":

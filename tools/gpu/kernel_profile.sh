@@ -16,7 +16,7 @@ profile_one() {  # profile_one <impl> <model> <amp> <batch> <work directory>
   local impl="$1" model="$2" amp="$3" batch="$4" work="$5" rc start=$SECONDS
   local name="${impl}_${model}_b${batch}_${amp}" csv="$work/${impl}_${model}_${amp}.csv"
   local -a args=(--model "$model" --amp "$amp" --batches "$batch" --device cuda --threads 1 --warmup 3 --repeats 1
-    --steps 1 --profile-steps 1)
+    --steps 1 --profile-steps 1 --activity-steps 0)  # ncu holds the GPU's profiling: no CUPTI records of our own
   # Only options seen in use or long-standing: ncu_summary.py reads whatever time unit it prints.
   local -a ncu_args=(--clock-control none --profile-from-start off --metrics gpu__time_duration.sum --csv
     --log-file "$csv")
