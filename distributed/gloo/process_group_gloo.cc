@@ -49,7 +49,7 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
   const CollectiveSignature sig = kChecks.broadcast(*this, tensor, root);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  return impl_->collective(sig, staging, [this, host, root](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, host, root](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -65,7 +65,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
   const CollectiveSignature sig = kChecks.all_reduce(*this, tensor, op);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  return impl_->collective(sig, staging, [this, host, op](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, host, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -82,7 +82,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
   const CollectiveSignature sig = kChecks.reduce(*this, tensor, root, op);
   auto staging = std::make_shared<HostStaging>(device());
   Tensor host = staging->output(tensor, true);
-  return impl_->collective(sig, staging, [this, host, root, op](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, host, root, op](uint32_t tag) {
     if (host.numel() == 0) return;
     dispatch_gloo(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -102,7 +102,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  return impl_->collective(sig, staging, [this, outs, in](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, outs, in](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -124,7 +124,7 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
   std::vector<Tensor> outs;
   if (rank() == root)
     for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  return impl_->collective(sig, staging, [this, outs, in, root](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, outs, in, root](uint32_t tag) {
     if (in.numel() == 0) return;
     dispatch_gloo(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -147,7 +147,7 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
   if (rank() == root)
     for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
-  return impl_->collective(sig, staging, [this, out, ins, root](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, out, ins, root](uint32_t tag) {
     if (out.numel() == 0) return;
     dispatch_gloo(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -171,7 +171,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
   // An all-to-all hands rank r every rank's inputs[r]; r then reduces them in rank order.
-  return impl_->collective(sig, staging, [this, out, ins, op](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, out, ins, op](uint32_t tag) {
     if (out.numel() == 0) return;
     dispatch_gloo(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
@@ -198,7 +198,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
   std::vector<Tensor> ins, outs;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  return impl_->collective(sig, staging, [this, outs, ins](uint32_t tag) {
+  return impl_->queue->collective(sig, staging, [this, outs, ins](uint32_t tag) {
     dispatch_gloo(ins[0].dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       std::vector<int64_t> in_counts, out_counts;
@@ -228,7 +228,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
 
 std::shared_ptr<Work> ProcessGroupGloo::barrier() {
   auto sig = CollectiveSignature::of(CollectiveKind::kBarrier);
-  return impl_->collective(sig, nullptr, [this](uint32_t tag) {
+  return impl_->queue->collective(sig, nullptr, [this](uint32_t tag) {
     auto o = impl_->options_for<gloo::BarrierOptions>(tag);
     gloo::barrier(o);
   });

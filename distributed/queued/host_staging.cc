@@ -1,4 +1,4 @@
-#include "distributed/gloo/host_staging.h"
+#include "distributed/queued/host_staging.h"
 
 #include "tensor/native/ops.h"
 

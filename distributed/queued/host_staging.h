@@ -1,5 +1,5 @@
 #pragma once
-// HostStaging: how a host-only transport (Gloo) serves tensors of an accelerator (CUDA, sim):
+// HostStaging: how a host-only transport (Gloo, MPI without CUDA support) serves tensors of an accelerator (CUDA, sim):
 // each operation's tensors are copied to host buffers at the call and its results copied back
 // before its Work completes, as PyTorch's Gloo backend does for CUDA tensors. The copies go
 // through the tensor library (native::copy_), so CUDA and the simulated device share this code.

@@ -1,6 +1,6 @@
 #pragma once
-// The Work of ProcessGroupGloo and the queue that runs its operations: internal to
-// ProcessGroupGloo (process_group_gloo_impl.h).
+// The Work of a queued process group (Gloo's, MPI's) and the queue that runs its operations:
+// internal to QueuedGroup (queued_group.h).
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -15,7 +15,7 @@ namespace brisk::dist {
 
 // Completed by finish(): the first call decides success or the error; later calls are
 // ignored (a Work failed early by the desync monitor stays failed when its operation ends).
-class WorkGloo : public Work {
+class QueuedWork : public Work {
  public:
   bool is_completed() override;
   bool is_success() override;
@@ -33,17 +33,17 @@ class WorkGloo : public Work {
 
 // A queue of operations drained in order by one thread: each task's run() ends its Work,
 // successfully or with the exception it threw. The destructor runs what is queued first.
-class GlooWorker {
+class WorkQueue {
  public:
   struct Task {
-    std::shared_ptr<WorkGloo> work;
+    std::shared_ptr<QueuedWork> work;
     std::function<void()> run;
   };
 
-  GlooWorker();
-  ~GlooWorker();
-  GlooWorker(const GlooWorker&) = delete;
-  GlooWorker& operator=(const GlooWorker&) = delete;
+  WorkQueue();
+  ~WorkQueue();
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
 
   void push(Task task);
 

@@ -1,30 +1,30 @@
-#include "distributed/gloo/gloo_work.h"
+#include "distributed/queued/queued_work.h"
 
 namespace brisk::dist {
 
-bool WorkGloo::is_completed() {
+bool QueuedWork::is_completed() {
   std::lock_guard<std::mutex> lock(mutex_);
   return done_;
 }
 
-bool WorkGloo::is_success() {
+bool QueuedWork::is_success() {
   std::lock_guard<std::mutex> lock(mutex_);
   return done_ && !error_;
 }
 
-void WorkGloo::wait() {
+void QueuedWork::wait() {
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [&] { return done_; });
   if (error_) std::rethrow_exception(error_);
 }
 
-std::optional<std::chrono::steady_clock::time_point> WorkGloo::completed_at() {
+std::optional<std::chrono::steady_clock::time_point> QueuedWork::completed_at() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!done_) return std::nullopt;
   return completed_at_;
 }
 
-void WorkGloo::finish(std::exception_ptr error) {
+void QueuedWork::finish(std::exception_ptr error) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return;
   done_ = true;
@@ -33,9 +33,9 @@ void WorkGloo::finish(std::exception_ptr error) {
   cv_.notify_all();
 }
 
-GlooWorker::GlooWorker() : thread_([this] { loop(); }) {}
+WorkQueue::WorkQueue() : thread_([this] { loop(); }) {}
 
-GlooWorker::~GlooWorker() {
+WorkQueue::~WorkQueue() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
@@ -44,7 +44,7 @@ GlooWorker::~GlooWorker() {
   thread_.join();
 }
 
-void GlooWorker::push(Task task) {
+void WorkQueue::push(Task task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(task));
@@ -52,7 +52,7 @@ void GlooWorker::push(Task task) {
   cv_.notify_all();
 }
 
-void GlooWorker::loop() {
+void WorkQueue::loop() {
   for (;;) {
     Task task;
     {
