@@ -13,6 +13,7 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<std::string, ProcessGroupFactory> factories;
+  std::map<std::string, BackendRendezvousFn> rendezvous;
 };
 
 Registry& registry() {
@@ -42,9 +43,23 @@ const ProcessGroupFactory& process_group_backend(const std::string& name) {
     std::vector<std::string> names;
     for (const auto& [known, f] : registry().factories) names.push_back(known);
     BRISK_FAIL("init_process_group: unknown backend '{}' (available: {}{})", name, fmt::join(names, ", "),
-               name == "nccl" ? "; nccl needs a CUDA build linking //distributed/nccl" : "");
+               name == "nccl"  ? "; nccl needs a CUDA build linking //distributed/nccl"
+               : name == "mpi" ? "; mpi needs a program linking //distributed/mpi"
+                               : "");
   }
   return it->second;
+}
+
+bool register_backend_rendezvous(const std::string& name, BackendRendezvousFn rendezvous) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().rendezvous[name] = std::move(rendezvous);
+  return true;
+}
+
+const BackendRendezvousFn* backend_rendezvous(const std::string& name) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  auto it = registry().rendezvous.find(name);
+  return it == registry().rendezvous.end() ? nullptr : &it->second;
 }
 
 }  // namespace brisk::dist

@@ -91,6 +91,26 @@ void init_process_group(const std::string& backend, const std::string& init_meth
       size_from = job.world_size.reading;
     }
   }
+  // A backend that knows the job by itself (MPI under mpirun) brings up the store when the
+  // environment names no store host.
+  BackendRendezvous own;
+  const BackendRendezvousFn* backend_own = backend_rendezvous(backend);
+  if (starts_with("env://") && !job.master_addr.known() && backend_own != nullptr) {
+    own = (*backend_own)(options);
+    BRISK_CHECK(rank < 0 || rank == own.rank, "init_process_group({}): rank {} (from {}) is rank {} of {}",
+                init_method, rank, rank_from, own.rank, own.source);
+    BRISK_CHECK(world_size < 0 || world_size == own.world_size,
+                "init_process_group({}): world size {} (from {}) differs from {}'s {}", init_method, world_size,
+                size_from, own.source, own.world_size);
+    if (rank < 0) {
+      rank = own.rank;
+      rank_from = own.source;
+    }
+    if (world_size < 0) {
+      world_size = own.world_size;
+      size_from = own.source;
+    }
+  }
   BRISK_CHECK(rank >= 0,
               "init_process_group({}): the rank is unknown: pass it or start the process with a starter "
               "that sets it (RANK, SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK: docs/cluster.md)",
@@ -102,8 +122,10 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   BRISK_CHECK(rank < world_size, "init_process_group: rank {} (from {}) is not below the world size {} (from {})", rank,
               rank_from, world_size, size_from);
 
-  std::shared_ptr<Store> store;
-  if (starts_with("env://") || starts_with("tcp://")) {
+  std::shared_ptr<Store> store = own.store;
+  if (store != nullptr) {
+    // Brought up by the backend (above).
+  } else if (starts_with("env://") || starts_with("tcp://")) {
     std::string host;
     uint16_t port;
     if (starts_with("env://")) {

@@ -25,6 +25,8 @@ packages=(
   libomp-14-dev          # LLVM's OpenMP runtime and archer, on which --config=tsan runs the kernels
   cmake                  # examples/cmake_project against tools/install.sh's prefix (tools/test.sh)
   pkg-config             # the same example built through brisk.pc (tools/test.sh)
+  libopenmpi-dev         # @mpi: ProcessGroupMPI (distributed/mpi/), Open MPI 4.1
+  openmpi-bin            # mpirun, which starts the MPI backend's tests
 )
 
 missing=()

@@ -14,7 +14,7 @@
 #include <cstring>
 
 #include "distributed/collective_checks.h"
-#include "distributed/gloo/gloo_reduce.h"
+#include "distributed/queued/host_reduce.h"
 #include "distributed/gloo/process_group_gloo_impl.h"
 #include "distributed/store/socket.h"
 #include "tensor/error.h"
@@ -22,7 +22,7 @@
 namespace brisk::dist {
 namespace {
 
-using namespace gloo_reduce;
+using namespace host_reduce;
 
 // Reducing ops also take 16-bit floats (each pairwise step computed in float).
 constexpr OperationChecks kChecks("ProcessGroupGloo", {kFloat32, kFloat64, kInt64, kInt32, kUInt8},
@@ -51,7 +51,7 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
   Tensor host = staging->output(tensor, true);
   return impl_->queue->collective(sig, staging, [this, host, root](uint32_t tag) {
     if (host.numel() == 0) return;
-    dispatch_gloo(host.dtype(), [&](auto t) {
+    dispatch_numeric(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       auto o = impl_->options_for<gloo::BroadcastOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
@@ -67,7 +67,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
   Tensor host = staging->output(tensor, true);
   return impl_->queue->collective(sig, staging, [this, host, op](uint32_t tag) {
     if (host.numel() == 0) return;
-    dispatch_gloo(host.dtype(), [&](auto t) {
+    dispatch_numeric(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       auto o = impl_->options_for<gloo::AllreduceOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
@@ -84,7 +84,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
   Tensor host = staging->output(tensor, true);
   return impl_->queue->collective(sig, staging, [this, host, root, op](uint32_t tag) {
     if (host.numel() == 0) return;
-    dispatch_gloo(host.dtype(), [&](auto t) {
+    dispatch_numeric(host.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       auto o = impl_->options_for<gloo::ReduceOptions>(tag);
       o.setOutput(host.data_ptr<T>(), static_cast<size_t>(host.numel()));
@@ -104,7 +104,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
   return impl_->queue->collective(sig, staging, [this, outs, in](uint32_t tag) {
     if (in.numel() == 0) return;
-    dispatch_gloo(in.dtype(), [&](auto t) {
+    dispatch_numeric(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(n * static_cast<size_t>(size()));
@@ -126,7 +126,7 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
     for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
   return impl_->queue->collective(sig, staging, [this, outs, in, root](uint32_t tag) {
     if (in.numel() == 0) return;
-    dispatch_gloo(in.dtype(), [&](auto t) {
+    dispatch_numeric(in.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       size_t n = static_cast<size_t>(in.numel());
       std::vector<T> flat(rank() == root ? n * static_cast<size_t>(size()) : 0);
@@ -149,7 +149,7 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
   Tensor out = staging->output(output, false);
   return impl_->queue->collective(sig, staging, [this, out, ins, root](uint32_t tag) {
     if (out.numel() == 0) return;
-    dispatch_gloo(out.dtype(), [&](auto t) {
+    dispatch_numeric(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       auto o = impl_->options_for<gloo::ScatterOptions>(tag);
       if (rank() == root) {
@@ -173,7 +173,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
   // An all-to-all hands rank r every rank's inputs[r]; r then reduces them in rank order.
   return impl_->queue->collective(sig, staging, [this, out, ins, op](uint32_t tag) {
     if (out.numel() == 0) return;
-    dispatch_gloo(out.dtype(), [&](auto t) {
+    dispatch_numeric(out.dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       size_t n = static_cast<size_t>(out.numel());
       size_t ranks = static_cast<size_t>(size());
@@ -199,7 +199,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs,
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
   return impl_->queue->collective(sig, staging, [this, outs, ins](uint32_t tag) {
-    dispatch_gloo(ins[0].dtype(), [&](auto t) {
+    dispatch_numeric(ins[0].dtype(), [&](auto t) {
       using T = typename decltype(t)::type;
       std::vector<int64_t> in_counts, out_counts;
       int64_t in_total = 0, out_total = 0;

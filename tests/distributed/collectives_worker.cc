@@ -1,5 +1,6 @@
 // The worker of the multi-process process-group tests: `collectives_worker <scenario> [arg]`,
-// started by the launcher (RANK, WORLD_SIZE, MASTER_ADDR, ... in the environment). Each
+// started by the launcher (RANK, WORLD_SIZE, MASTER_ADDR, ... in the environment), or, as
+// collectives_worker_mpi, by mpirun. The backend is BRISK_TEST_BACKEND's (default gloo). Each
 // scenario prints "<scenario> ok" when every check passed; a failed check throws.
 //
 //   collectives   every collective, every ReduceOp and dtype, through the free functions
@@ -14,6 +15,11 @@
 //   mismatch on|off  as desync, with check_desync on or off and a 3 s timeout; each rank catches
 //                 the error of wait(), prints "mismatch error: <message>" and exits with code 3
 //   peer_exit     rank 1 quits (status 0) before all_reduce #2; the others fail fast
+//   rounded_once  (MPI) float16/bfloat16 all_reduce, reduce and reduce_scatter equal the float32
+//                 result rounded once, where rounding each step would differ (4 ranks)
+//   gloo_beside   a Gloo subgroup of every rank beside the default group, interleaved with it
+//   missing_member rank 1 never creates the group of every rank; the others fail within the
+//                 2 s rendezvous timeout naming it
 #include <unistd.h>
 
 #include <cstring>
@@ -41,6 +47,12 @@ template <typename T>
 std::vector<T> values(const Tensor& t) {
   const T* p = static_cast<const T*>(t.raw_data());
   return std::vector<T>(p, p + t.numel());
+}
+
+// The values of a 16-bit float tensor, exactly.
+std::vector<double> as_double_any(const Tensor& t) {
+  Tensor f = native::to(t, kCPU, kFloat64);
+  return values<double>(f);
 }
 
 template <typename T>
@@ -239,6 +251,61 @@ void subgroups() {
   dist::barrier(mine);
 }
 
+// Rank 0 holds 1, the others half a unit in the last place (ulp) of 1 each (bfloat16: 2^-8;
+// float16: 2^-11): the float32 sum 1 + 1.5 ulp lies halfway between 1 + 1 ulp and 1 + 2 ulp and
+// rounds (to even) to the second; adding them one at a time in 16 bits would stay at 1 (each
+// partial sum 1 + 0.5 ulp rounds back down to even).
+void rounded_once() {
+  const int r = dist::get_rank(), n = dist::get_world_size();
+  EXPECT(n == 4, "rounded_once needs 4 ranks, not {}", n);
+  for (DType dtype : {kBFloat16, kFloat16}) {
+    const float half_ulp = dtype == kBFloat16 ? 0.00390625f : 0.00048828125f;
+    const float value = r == 0 ? 1.0f : half_ulp;
+    const double expected = 1.0 + 4 * half_ulp;
+    Tensor t = native::to(make<float>({value, value}), kCPU, dtype);
+    dist::all_reduce(t);
+    EXPECT(as_double_any(t) == (std::vector<double>{expected, expected}), "{} all_reduce", dtype);
+    Tensor reduced = native::to(make<float>({value}), kCPU, dtype);
+    dist::reduce(reduced, 3);
+    if (r == 3) EXPECT(as_double_any(reduced) == std::vector<double>{expected}, "{} reduce", dtype);
+    std::vector<Tensor> pieces;
+    for (int j = 0; j < n; ++j) pieces.push_back(native::to(make<float>({value}), kCPU, dtype));
+    Tensor out = native::to(make<float>({0.f}), kCPU, dtype);
+    dist::reduce_scatter(out, pieces);
+    EXPECT(as_double_any(out) == std::vector<double>{expected}, "{} reduce_scatter", dtype);
+  }
+}
+
+void gloo_beside() {
+  const int r = dist::get_rank(), n = dist::get_world_size();
+  std::vector<int> all;
+  for (int j = 0; j < n; ++j) all.push_back(j);
+  auto gloo = dist::new_group(all, {}, "gloo");
+  EXPECT(gloo->backend_name() == "gloo", "the subgroup's backend is {}", gloo->backend_name());
+  for (int round = 0; round < 3; ++round) {
+    Tensor a = make<int64_t>({r + round}), b = make<int64_t>({2 * r});
+    dist::all_reduce(a, DOp::SUM, gloo);
+    dist::all_reduce(b);
+    EXPECT(values<int64_t>(a)[0] == n * (n - 1) / 2 + n * round, "gloo subgroup all_reduce");
+    EXPECT(values<int64_t>(b)[0] == n * (n - 1), "default group all_reduce");
+  }
+}
+
+void missing_member() {
+  const int r = dist::get_rank(), n = dist::get_world_size();
+  std::vector<int> all;
+  for (int j = 0; j < n; ++j) all.push_back(j);
+  if (r == 1) {
+    say("not creating the group");
+    std::this_thread::sleep_for(30s);  // the starter stops us once another rank failed
+    return;
+  }
+  dist::ProcessGroupOptions options;
+  options.rendezvous_timeout = 2s;
+  dist::new_group(all, options);
+  EXPECT(false, "the group was created without rank 1");
+}
+
 void store_ops() {
   const int r = dist::get_rank(), n = dist::get_world_size();
   auto store = dist::default_store();
@@ -324,13 +391,15 @@ int main(int argc, char** argv) {
   options.timeout = scenario == "timeout" || scenario == "peer_exit" ? 2s : scenario == "mismatch" ? 3s : 20s;
   if (scenario == "mismatch") options.check_desync = argc > 2 && std::string(argv[2]) == "on";
   std::string init_method = scenario == "init" && argc > 2 ? argv[2] : "env://";
+  const char* backend_variable = std::getenv("BRISK_TEST_BACKEND");
+  const std::string backend = backend_variable != nullptr ? backend_variable : "gloo";
   if (init_method == "tcp") {
     // tcp:// with the rank and world size passed explicitly rather than read by init.
     init_method = fmt::format("tcp://{}:{}", std::getenv("MASTER_ADDR"), std::getenv("MASTER_PORT"));
-    dist::init_process_group("gloo", init_method, std::atoi(std::getenv("WORLD_SIZE")), std::atoi(std::getenv("RANK")),
-                             options);
+    dist::init_process_group(backend, init_method, std::atoi(std::getenv("WORLD_SIZE")),
+                             std::atoi(std::getenv("RANK")), options);
   } else {
-    dist::init_process_group("gloo", init_method, -1, -1, options);
+    dist::init_process_group(backend, init_method, -1, -1, options);
   }
   if (scenario == "collectives" || scenario == "init") collectives();
   else if (scenario == "async") async_ops();
@@ -340,6 +409,9 @@ int main(int argc, char** argv) {
   else if (scenario == "desync") desync_scenario();
   else if (scenario == "mismatch") return mismatch_scenario();
   else if (scenario == "peer_exit") peer_exit_scenario();
+  else if (scenario == "rounded_once") rounded_once();
+  else if (scenario == "gloo_beside") gloo_beside();
+  else if (scenario == "missing_member") missing_member();
   else BRISK_FAIL("collectives_worker: unknown scenario '{}'", scenario);
   dist::destroy_process_group();
   say(scenario + " ok");

@@ -13,7 +13,7 @@ It declares, offline (nothing is ever downloaded):
   - @rules_cc, @rules_java, @remote_coverage_tools: stand-ins that Bazel 4.2.3 would otherwise
     fetch (third_party/bazel_shims/README.md);
   - the Debian system libraries (@eigen, @fmt, @spdlog, @catch2, @gloo, @zlib, @cli11,
-    @nlohmann_json, @onednn, @xxhash, @protobuf) and the Fashion-MNIST files (@fashion_mnist), from tools/setup.sh's packages;
+    @nlohmann_json, @onednn, @xxhash, @protobuf, @mpi) and the Fashion-MNIST files (@fashion_mnist), from tools/setup.sh's packages;
   - @local_cuda, real when nvcc is found at $CUDA_PATH or /usr/local/cuda
     (third_party/cuda/cuda_configure.bzl).
 A repository the WORKSPACE declared before the call is left as it is, so a project can bring
@@ -52,6 +52,8 @@ _SYSTEM_LIBRARIES = {
     "onednn": ("/usr", "onednn.BUILD"),
     "xxhash": ("/usr", "xxhash.BUILD"),
     "protobuf": ("/usr", "protobuf.BUILD"),
+    # Debian libopenmpi-dev: the MPI backend (//distributed/mpi) only.
+    "mpi": ("/usr/lib/x86_64-linux-gnu/openmpi", "mpi.BUILD"),
     # Debian dataset-fashion-mnist: @fashion_mnist//:files.
     "fashion_mnist": ("/usr/share/datasets/fashion-mnist", "fashion_mnist.BUILD"),
 }

@@ -1,6 +1,7 @@
 #pragma once
-// The arithmetic ProcessGroupGloo does on the host: Gloo's reduce functions for each ReduceOp
-// and dtype, AVG's division, and the dtype dispatch. Internal to process_group_gloo.cc.
+// The arithmetic the host transports do on the host: the reduce functions for each ReduceOp
+// and dtype (Gloo's), AVG's division (Gloo's and MPI's), and the dtype dispatch. Internal to
+// the process groups of //distributed/gloo and //distributed/mpi.
 #include <cstddef>
 #include <functional>
 #include <type_traits>
@@ -10,7 +11,7 @@
 #include "tensor/error.h"
 #include "tensor/half.h"
 
-namespace brisk::dist::gloo_reduce {
+namespace brisk::dist::host_reduce {
 
 using ReduceFn = std::function<void(void*, const void*, const void*, size_t)>;
 
@@ -57,8 +58,8 @@ void divide(T* data, int64_t n, int size) {
 // f(TypeTag<T>{}) for a dtype the collective checks accepted (collective_checks.h): every
 // dtype but bool.
 template <typename F>
-void dispatch_gloo(DType dtype, F&& f) {
-  dispatch(NumericTypes{}, dtype, "ProcessGroupGloo", f);
+void dispatch_numeric(DType dtype, F&& f) {
+  dispatch(NumericTypes{}, dtype, "host reduction", f);
 }
 
-}  // namespace brisk::dist::gloo_reduce
+}  // namespace brisk::dist::host_reduce
