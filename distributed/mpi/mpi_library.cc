@@ -1,6 +1,7 @@
 #include "distributed/mpi/mpi_library.h"
 
 #include <mpi-ext.h>
+#include <stdlib.h>  // on_exit
 
 #include <atomic>
 #include <condition_variable>
@@ -82,14 +83,24 @@ Library& library() {
   return *l;
 }
 
-void finalize_at_exit() {
+// At exit, once the process groups are gone (registered before any of them exists, so it runs
+// after their destructors): MPI_Finalize on the thread that started MPI, for a job that ends
+// well. It waits for every rank to finalize, so a process that exits with a failure (a status
+// other than 0, or after note_failure()) skips it: mpirun then sees the failure at once and
+// stops the job, instead of this rank waiting in MPI_Finalize for peers that are waiting for it.
+void finalize_at_exit(int status, void*) {
   Library& l = library();
-  if (l.failed.load()) return;  // see note_failure()
+  if (l.thread == nullptr || status != 0 || l.failed.load()) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
   l.thread->finish([] { MPI_Finalize(); });
 }
+
+[[maybe_unused]] const bool finalize_registered = [] {
+  on_exit(finalize_at_exit, nullptr);  // glibc's atexit with the exit status
+  return true;
+}();
 
 void start() {
   Library& l = library();
@@ -113,7 +124,6 @@ void start() {
     BRISK_CHECK(l.level >= MPI_THREAD_FUNNELED,
                 "MPI backend: the MPI library provides only {}; Brisk needs at least MPI_THREAD_FUNNELED",
                 thread_level_name(l.level));
-    std::atexit(finalize_at_exit);
   }
   call([&] {
     check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");

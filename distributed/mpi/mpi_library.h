@@ -1,7 +1,8 @@
 #pragma once
 // The process's MPI library, as Brisk uses it: started once (MPI_Init_thread asking for
 // MPI_THREAD_MULTIPLE) on a thread of its own that lives until the process exits and then
-// finalizes MPI, unless the program started MPI itself. With MPI_THREAD_MULTIPLE, MPI is
+// finalizes MPI (when it exits with status 0: a failing rank leaves at once, so that the
+// starter stops the job), unless the program started MPI itself. With MPI_THREAD_MULTIPLE, MPI is
 // called from any thread; with less, every MPI call goes through that one thread (call()),
 // so Brisk never calls MPI from two threads where the library forbids it. A program that
 // started MPI with less than MPI_THREAD_SERIALIZED is refused, naming the level.
@@ -37,8 +38,9 @@ void wait(MPI_Request& request, std::chrono::milliseconds timeout, const std::st
 // Raises "<call> failed: <MPI's message>" unless rc is MPI_SUCCESS.
 void check(int rc, const char* call);
 
-// A failure broke a process group: at exit, MPI is not finalized (MPI_Finalize waits for every
-// rank, and a failed job's ranks are not all coming), so the starter sees the job fail.
+// A failure broke a process group: at exit, even with status 0, MPI is not finalized
+// (MPI_Finalize waits for every rank, and a failed job's ranks are not all coming), so the
+// starter sees the job fail.
 void note_failure();
 
 }  // namespace brisk::dist::mpi

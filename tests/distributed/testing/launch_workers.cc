@@ -28,9 +28,61 @@ bool two_ranks_possible() {
   return false;
 }
 
+std::string test_worker_starter() {
+  const char* starter = std::getenv("BRISK_TEST_WORKER_STARTER");
+  return starter != nullptr ? starter : "launcher";
+}
+
+namespace {
+
+// mpirun --tag-output's "[<job>,<rank>]<stdout>:" prefixes as the launcher's "[rank <rank>] ".
+std::string as_launcher_lines(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    size_t comma = line.find(',');
+    size_t close = line.find("]<");
+    size_t colon = line.find(">:");
+    if (!line.empty() && line[0] == '[' && comma != std::string::npos && close != std::string::npos &&
+        colon != std::string::npos && comma < close && close < colon) {
+      line = "[rank " + line.substr(comma + 1, close - comma - 1) + "] " + line.substr(colon + 2);
+    }
+    out += line + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+RunResult mpirun_workers(const std::vector<std::string>& worker_argv, int world, std::chrono::seconds timeout) {
+  // As root (CI's containers) Open MPI wants --allow-run-as-root; --oversubscribe lets more ranks
+  // than cores run.
+  std::vector<std::string> argv{"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--tag-output", "-np",
+                                std::to_string(world)};
+  argv.insert(argv.end(), worker_argv.begin(), worker_argv.end());
+  RunOptions options;
+  options.timeout = timeout;
+  RunResult r = run_process(argv, options);
+  REQUIRE_FALSE(r.timed_out);
+  r.out = as_launcher_lines(r.out);
+  r.err = as_launcher_lines(r.err);
+  return r;
+}
+
+}  // namespace
+
 RunResult launch_workers(const std::string& worker, int world, const std::vector<std::string>& args,
                          std::chrono::seconds timeout) {
-  std::vector<std::string> argv{"--nproc-per-node", std::to_string(world), worker, "--device", test_worker_device()};
+  std::vector<std::string> worker_argv{worker, "--device", test_worker_device()};
+  if (test_worker_starter() == "mpirun") {
+    worker_argv.insert(worker_argv.end(), {"--backend", "mpi"});
+    worker_argv.insert(worker_argv.end(), args.begin(), args.end());
+    return mpirun_workers(worker_argv, world, timeout);
+  }
+  std::vector<std::string> argv{"--nproc-per-node", std::to_string(world)};
+  argv.insert(argv.end(), worker_argv.begin(), worker_argv.end());
   argv.insert(argv.end(), args.begin(), args.end());
   RunOptions options;
   options.timeout = timeout;

@@ -1,6 +1,6 @@
 #pragma once
-// Runs a test worker (one that takes worker_group.h's --device) on N ranks through the launcher,
-// on the device of the test, and reads its per-rank result lines:
+// Runs a test worker (one that takes worker_group.h's --device) on N ranks through the launcher
+// (or mpirun), on the device of the test, and reads its per-rank result lines:
 //
 //   check_all_scenarios("tests/distributed/ddp/ddp_worker", {"equivalence", "rebuild"});
 //   RunResult r = launch_workers("tests/distributed/ddp/ddp_worker", 2, {"uneven"});
@@ -30,9 +30,14 @@ std::vector<int> test_worlds(const std::vector<int>& wanted);
 // that needs them WARNs that it is skipped.
 bool two_ranks_possible();
 
+// How the workers of this test start: the test target's BRISK_TEST_WORKER_STARTER, "mpirun"
+// in the _mpi_test twins (Open MPI's mpirun, the workers on the MPI backend), else "launcher".
+std::string test_worker_starter();
+
 // Runs `worker --device <test_worker_device()> args...` on `world` ranks with run_launcher
-// (which REQUIREs that it ends within `timeout`). `worker` is its workspace path, listed in the
-// test's data.
+// (which REQUIREs that it ends within `timeout`), or under mpirun with `--backend mpi` added
+// (its output lines prefixed "[rank r] " as the launcher's). `worker` is its workspace path,
+// listed in the test's data.
 RunResult launch_workers(const std::string& worker, int world, const std::vector<std::string>& args,
                          std::chrono::seconds timeout = std::chrono::seconds(90));
 

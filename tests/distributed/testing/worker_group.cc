@@ -8,6 +8,7 @@
 
 #include "cuda/device.h"
 #include "distributed/distributed.h"
+#include "distributed/job_environment.h"
 #include "tensor/error.h"
 
 namespace brisk::dist::testing {
@@ -33,18 +34,23 @@ WorkerArgs parse_worker_args(int argc, char** argv) {
   int i = 1;
   if (i + 1 < argc && std::string(argv[i]) == "--device") {
     const std::string name = argv[i + 1];
-    const char* local_rank_env = std::getenv("LOCAL_RANK");
     BRISK_CHECK(name == "cpu" || name == "sim" || name == "cuda" || name == "nccl",
                 "test worker: --device {}: expected cpu, sim, cuda or nccl", name);
-    BRISK_CHECK(name == "cpu" || local_rank_env != nullptr,
-                "test worker: --device {} needs LOCAL_RANK (start it with the launcher)", name);
-    const int local_rank = name == "cpu" ? 0 : std::atoi(local_rank_env);
+    // LOCAL_RANK from the launcher, OMPI_COMM_WORLD_LOCAL_RANK from mpirun.
+    const int local_rank = name == "cpu" ? 0 : read_job_environment().local_rank.value;
+    BRISK_CHECK(local_rank >= 0, "test worker: --device {} needs a local rank (start it with the launcher or mpirun)",
+                name);
     if (name == "sim") args.device = sim_device(local_rank);
     if (name == "cuda") args.device = cuda_device_for(local_rank, true);
     if (name == "nccl") {
       args.device = cuda_device_for(local_rank, false);
       args.backend = "nccl";
     }
+    i += 2;
+  }
+  if (i + 1 < argc && std::string(argv[i]) == "--backend") {
+    BRISK_CHECK(args.backend == "gloo", "test worker: --backend with --device nccl");
+    args.backend = argv[i + 1];
     i += 2;
   }
   for (; i < argc; ++i) args.rest.push_back(argv[i]);
@@ -62,7 +68,7 @@ int worker_main(int argc, char** argv, const std::string& scenarios, const Worke
   try {
     WorkerArgs args = parse_worker_args(argc, argv);
     if (args.rest.size() != 1) {
-      std::fprintf(stderr, "usage: %s [--device cpu|sim|cuda|nccl] %s\n",
+      std::fprintf(stderr, "usage: %s [--device cpu|sim|cuda|nccl] [--backend gloo|mpi] %s\n",
                    std::filesystem::path(argv[0]).filename().c_str(), scenarios.c_str());
       return 2;
     }

@@ -2,7 +2,7 @@
 // The default process group of a test worker started by the launcher, on the device that its
 // command line names:
 //
-//   worker [--device cpu|sim|cuda|nccl] <what>
+//   worker [--device cpu|sim|cuda|nccl] [--backend gloo|mpi] <what>
 //
 //   int run(const std::string& scenario, const std::shared_ptr<ProcessGroup>& group);
 //   int main(int argc, char** argv) { return worker_main(argc, argv, "all|<scenario>", run); }
@@ -12,7 +12,8 @@
 // "cuda" is a Gloo group on cuda:(LOCAL_RANK mod GPUs), so several ranks can share the one GPU
 // of a test machine; "nccl" is an NCCL group on cuda:LOCAL_RANK, one rank per GPU. Both make
 // their device current and need a CUDA build (the worker links //cuda and //distributed/nccl
-// there).
+// there). `--backend mpi` (the _mpi_test twins, under mpirun) puts the group on MPI instead of
+// Gloo, on the same device (staged through host memory); the worker links //distributed/mpi.
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,7 +26,7 @@ namespace brisk::dist::testing {
 
 struct WorkerArgs {
   Device device;
-  std::string backend;            // "gloo", or "nccl" for --device nccl
+  std::string backend;            // "gloo", "nccl" for --device nccl, or --backend's
   std::vector<std::string> rest;  // the arguments after the options
 };
 
