@@ -26,8 +26,9 @@ struct InitDistributedOptions {
   // when distributed (one per process), else the first; "cuda:N" or "sim:N": that one, for
   // every process; "auto": "cuda" when a GPU is visible, else "cpu".
   BRISK_ARG(std::string, device) = "auto";
-  // "" or "auto": NCCL for a CUDA device, Gloo otherwise; or "gloo", "nccl". Naming one
-  // (not "") makes the run distributed even in a world of one.
+  // "" or "auto": NCCL for a CUDA device, Gloo otherwise; or "gloo", "nccl", "mpi" (a program
+  // linking //distributed/mpi). Naming one (not "") makes the run distributed even in a world
+  // of one.
   BRISK_ARG(std::string, backend) = "";
   // The default group's options; its device is set to the chosen one.
   BRISK_ARG(ProcessGroupOptions, group_options) = {};
@@ -38,7 +39,7 @@ struct DistributedContext {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;                   // the rank among this machine's processes
-  std::string backend;                  // "gloo" or "nccl" when enabled
+  std::string backend;                  // "gloo", "nccl" or "mpi" when enabled
   Device device = kCPU;                 // where this process trains, distributed or not
   std::shared_ptr<ProcessGroup> group;  // the default group, on `device`; null when not enabled
 
