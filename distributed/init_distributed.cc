@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cuda/device.h"
+#include "distributed/backend_registry.h"
 #include "distributed/distributed.h"
 #include "distributed/job_environment.h"
 #include "tensor/error.h"
@@ -43,6 +44,13 @@ DistributedContext init_distributed(const InitDistributedOptions& options) {
 
   const std::string& backend = options.backend();
   context.backend = backend.empty() || backend == "auto" ? (context.device.is_cuda() ? "nccl" : "gloo") : backend;
+  // Started by an MPI starter that names no store host (mpirun): Gloo could not meet, MPI can,
+  // when the program links it.
+  if ((backend.empty() || backend == "auto") && context.backend == "gloo" && !job.master_addr.known() &&
+      backend_rendezvous("mpi") != nullptr && job.starter != "torchrun" && job.starter != "slurm" &&
+      job.starter != "none") {
+    context.backend = "mpi";
+  }
   BRISK_CHECK(context.backend != "nccl" || context.device.is_cuda(),
               "{}: backend nccl takes CUDA tensors only, and device {} trains on {}: use device cuda, or backend gloo",
               kCaller, options.device(), context.device.str());

@@ -26,8 +26,8 @@ struct InitDistributedOptions {
   // when distributed (one per process), else the first; "cuda:N" or "sim:N": that one, for
   // every process; "auto": "cuda" when a GPU is visible, else "cpu".
   BRISK_ARG(std::string, device) = "auto";
-  // "" or "auto": NCCL for a CUDA device, Gloo otherwise; or "gloo", "nccl", "mpi" (a program
-  // linking //distributed/mpi). Naming one (not "") makes the run distributed even in a world
+  // "" or "auto": NCCL for a CUDA device, Gloo otherwise (MPI instead of Gloo in a program
+  // linking //distributed/mpi that mpirun started without MASTER_ADDR); or "gloo", "nccl", "mpi". Naming one (not "") makes the run distributed even in a world
   // of one.
   BRISK_ARG(std::string, backend) = "";
   // The default group's options; its device is set to the chosen one.

@@ -21,7 +21,12 @@ extern char** environ;
 namespace brisk::launch {
 namespace {
 
-constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// SIGUSR1: Slurm's `--signal=USR1@...` warning before the time limit, which training programs
+// take as a preemption (train/preemption.h).
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1};
+// A worker's "preempted and saved: start the job again" (train/preemption.h's
+// kRequeueExitStatus); a round that ends with it is not restarted here: the scheduler requeues.
+constexpr int kRequeueExitStatus = 75;
 // After every worker exited, how long their pipes may stay open (held by a worker's own
 // children) before the launcher stops reading them.
 constexpr auto kDrainTime = std::chrono::seconds(1);
@@ -124,7 +129,7 @@ int Supervisor::run() {
   install_handlers();
   for (int round = 0;; ++round) {
     std::optional<RoundFailure> failure = run_round(round);
-    if (received_signal_) return 128 + *received_signal_;
+    if (received_signal_) return all_requeued() ? kRequeueExitStatus : 128 + *received_signal_;
     if (!failure) return 0;
     if (interrupted_ || failure->final) return failure->status;
     if (round == options_.max_restarts) {
@@ -299,7 +304,14 @@ void Supervisor::reap() {
   }
 }
 
+bool Supervisor::all_requeued() const {
+  return !workers_.empty() && std::all_of(workers_.begin(), workers_.end(), [](const Worker& w) {
+    return !w.running && WIFEXITED(w.wait_status) && WEXITSTATUS(w.wait_status) == kRequeueExitStatus;
+  });
+}
+
 void Supervisor::on_worker_exit(Worker& worker, int wait_status) {
+  worker.wait_status = wait_status;
   bool failed = !(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
   if (!failed || failure_ || received_signal_) return;
   failures_.push_back({&worker, wait_status});
@@ -318,8 +330,9 @@ void Supervisor::settle_failures() {
   std::string reason = describe(*cause);
   for (const Failure& f : failures_)
     if (&f != &*cause) reason += fmt::format("; also {}", describe(f));
-  // A signal to the launcher while the failure settled: no restart.
-  failure_ = RoundFailure{shell_status(cause->wait_status), reason, interrupted_};
+  // A signal to the launcher while the failure settled, or a preempted worker: no restart.
+  const bool requeue = WIFEXITED(cause->wait_status) && WEXITSTATUS(cause->wait_status) == kRequeueExitStatus;
+  failure_ = RoundFailure{shell_status(cause->wait_status), reason, interrupted_ || requeue};
   if (coordinator_) coordinator_->report(round_, *failure_);
   stop_all(SIGTERM, reason);
 }

@@ -43,6 +43,7 @@ class Supervisor {
     LinePrefixer out;
     LinePrefixer err;
     bool running = false;
+    int wait_status = 0;  // once it exited
   };
 
   // One round: starts every worker and returns once all ended; the failure, if any.
@@ -53,6 +54,8 @@ class Supervisor {
   void reap();
   void on_worker_exit(Worker& worker, int wait_status);
   void settle_failures();
+  // Whether every worker of the round exited with kRequeueExitStatus (preempted and saved).
+  bool all_requeued() const;
   void read_signals();
   void on_signal(int signal);
   void stop_all(int signal, const std::string& reason);

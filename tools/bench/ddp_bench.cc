@@ -1,12 +1,13 @@
-// DistributedDataParallel on CPU over Gloo: the step time of a model with and without DDP
-// (same per-rank batch; the two alternate step by step so both see the same machine load),
-// and how much of the gradient all-reduce time backward hides.
-// Run it through the launcher, one process per rank (see run_ddp_bench.sh):
+// DistributedDataParallel on CPU over Gloo (or MPI): the step time of a model with and without
+// DDP (same per-rank batch; the two alternate step by step so both see the same machine load),
+// and how much of the gradient all-reduce time backward hides. Run it through the launcher, one
+// process per rank, or under mpirun with --backend mpi (see run_ddp_bench.sh):
 //
 //   launch --nproc-per-node 2 ddp_bench --model mlp
+//   mpirun -np 2 ddp_bench --model mlp --backend mpi
 //
 // Per DDP step, the reducer's timeline (distributed/ddp/reducer.h) has every bucket's launch
-// (handed to the comm hook) and completion (Work::completed_at, stamped by Gloo as it
+// (handed to the comm hook) and completion (Work::completed_at, stamped by the group as it
 // finishes) and the end of autograd's backward; ddp->comm_overlap() splits the union of the
 // buckets' spans at that end into hidden and exposed communication. Rank 0 prints medians over
 // the measured steps, hidden = sum hidden / sum communication over all steps, and the median
@@ -158,9 +159,12 @@ int main(int argc, char** argv) {
   app.add_option("--hidden", config.hidden, "MLP hidden widths");
   app.add_option("--gradient-as-bucket-view", config.gradient_as_bucket_view,
                  "1: .grad are views of the bucket buffers (no copy back after the all-reduce); 0: copies");
+  std::string backend = "gloo";
+  app.add_option("--backend", backend, "gloo (through the launcher) or mpi (under mpirun)")
+      ->check(CLI::IsMember({"gloo", "mpi"}));
   CLI11_PARSE(app, argc, argv);
   try {
-    init_process_group("gloo");
+    init_process_group(backend);
     if (config.model == "mlp") {
       measure(config, default_group(), [&] { return models::MLP(models::MLPOptions(784, 10).hidden(config.hidden)); });
     } else {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# DistributedDataParallel on CPU with 2 ranks over Gloo: LeNet-5 and a ~10M-parameter MLP at
+# DistributedDataParallel on CPU with 2 ranks over Gloo (the launcher) and over MPI (mpirun;
+# BACKENDS="gloo" for Gloo alone): LeNet-5 and a ~10M-parameter MLP at
 # per-rank batch 64 and 256, the step time with and without DDP and the share of the
 # all-reduce hidden behind backward. Bucket caps: LeNet 0.01/0.01 MB (three buckets), the MLP
 # 4/1 MB (one 1024x1024 layer per bucket); docs/ddp.md says why. Timings on a shared machine
@@ -14,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 rounds="${ROUNDS:-3}"
+backends="${BACKENDS:-gloo mpi}"
 bin="${BRISK_BIN:-}"
 if [ -z "$bin" ]; then
   bazel build -c opt --jobs=2 //tools/bench:ddp_bench //tools/launch >&2
@@ -26,9 +28,17 @@ for round in $(seq "$rounds"); do
     caps=(--bucket-cap-mb 4 --first-bucket-cap-mb 1)
     [[ $model == lenet ]] && caps=(--bucket-cap-mb 0.01 --first-bucket-cap-mb 0.01)
     for batch in 64 256; do
-      echo "== round $round $model batch $batch, load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
-      "$bin/tools/launch/launch" --nproc-per-node 2 "$bin/tools/bench/ddp_bench" --model "$model" --batch "$batch" \
-        "${caps[@]}" "$@" | sed 's/^\[rank 0\] //' | tee -a "$log"
+      for backend in $backends; do
+        echo "== round $round $backend:$model batch $batch, load average $(cut -d' ' -f1-3 /proc/loadavg)" |
+          tee -a "$log"
+        if [[ $backend == mpi ]]; then
+          mpirun --allow-run-as-root --oversubscribe -np 2 "$bin/tools/bench/ddp_bench" --backend mpi \
+            --model "$model" --batch "$batch" "${caps[@]}" "$@" | tee -a "$log"
+        else
+          "$bin/tools/launch/launch" --nproc-per-node 2 "$bin/tools/bench/ddp_bench" --model "$model" \
+            --batch "$batch" "${caps[@]}" "$@" | sed 's/^\[rank 0\] //' | tee -a "$log"
+        fi
+      done
     done
   done
 done

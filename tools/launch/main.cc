@@ -113,8 +113,9 @@ int main(int argc, char** argv) {
       "Starts nproc-per-node copies of a worker program with RANK, WORLD_SIZE, LOCAL_RANK, "
       "LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT and BRISK_STORE_TOKEN set (and "
       "OMP_NUM_THREADS=1 when several share the node and it is not set), prefixes their output "
-      "lines with [rank N], forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT to them, and when one fails stops the "
-      "others and exits with its status (128 + signal for a signal), or with --max-restarts starts them all again. "
+      "lines with [rank N], forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1 to them, and when one fails stops the "
+      "others and exits with its status (128 + signal for a signal; 75 when every worker was preempted and saved: "
+      "requeue), or with --max-restarts starts them all again. "
       "BRISK_STORE_TOKEN is taken from "
       "the environment when set (required, and the same everywhere, for --nnodes > 1), else drawn at "
       "random.",

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,10 +18,11 @@
 #include "data/distributed_sampler.h"
 #include "data/random.h"
 #include "distributed/ddp/distributed_data_parallel.h"
+#include "distributed/distributed.h"
 #include "distributed/init_distributed.h"
+#include "distributed/nn/sync_batchnorm.h"
 #include "models/registry.h"
 #include "nn/functional.h"
-#include "distributed/nn/sync_batchnorm.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tensor/memory.h"
@@ -36,6 +38,7 @@
 #include "tools/train/train_options.h"
 #include "tools/train/training_data.h"
 #include "train/distributed_run.h"
+#include "train/preemption.h"
 #include "train/train_loop.h"
 
 namespace brisk::train {
@@ -77,6 +80,9 @@ data::DataLoader make_train_loader(const TrainOptions& options, const TrainingDa
 // Where the memory of `device`'s tensors is counted: the simulated device's blocks come from
 // the CPU allocator.
 Device memory_device(Device device) { return device.is_sim() ? kCPU : device; }
+
+// Thrown by the step callback to leave an epoch at the step where the ranks agreed to stop.
+struct Preempted {};
 
 }  // namespace
 
@@ -179,6 +185,9 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     step_profiler->at_step(progress.step);
   }
 
+  // SIGTERM/SIGUSR1: stop at a step all ranks agree on, save it, exit for a requeue.
+  Preemption preemption(run.enabled ? dist::default_store() : nullptr);
+  bool preempted = false;
   const auto run_start = std::chrono::steady_clock::now();
   while (progress.epoch < options.epochs) {
     const auto epoch_start = std::chrono::steady_clock::now();
@@ -196,26 +205,35 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     dist::CommOverlap epoch_overlap;  // summed over this rank's steps
     int64_t epoch_steps = 0;
     if (tensorboard) tensorboard->start_epoch();
-    MetricSums local = train_epoch(
-        trained, *optimizer, scheduler.get(), train_loader, device, progress,
-        [&](const checkpoint::Progress& p, const MetricSums& epoch) {
-          if (hooks) hooks->after_step(p);
-          if (step_profiler) step_profiler->at_step(p.step);
-          if (ddp) epoch_overlap += ddp->comm_overlap();
-          ++epoch_steps;
-          if (tensorboard) tensorboard->after_step(p, epoch, optimizer->param_groups()[0].options().get_lr());
-          if (reporter) {
-            reporter->update(p.batch, epoch);
-          } else if (p.batch % options.log_interval == 0) {
-            nn::functional::check_deferred_targets();
-          }
-          // Within the epoch: its last step's checkpoint is the one after evaluation.
-          if (writer && options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0 &&
-              p.batch < train_loader.size()) {
-            checkpoint_now(p);
-          }
-        },
-        step_options);
+    MetricSums local(device);
+    try {
+      local = train_epoch(
+          trained, *optimizer, scheduler.get(), train_loader, device, progress,
+          [&](const checkpoint::Progress& p, const MetricSums& epoch) {
+            if (hooks) hooks->after_step(p);
+            if (step_profiler) step_profiler->at_step(p.step);
+            if (ddp) epoch_overlap += ddp->comm_overlap();
+            ++epoch_steps;
+            if (tensorboard) tensorboard->after_step(p, epoch, optimizer->param_groups()[0].options().get_lr());
+            if (reporter) {
+              reporter->update(p.batch, epoch);
+            } else if (p.batch % options.log_interval == 0) {
+              nn::functional::check_deferred_targets();
+            }
+            // Within the epoch: its last step's checkpoint is the one after evaluation, and a
+            // preemption at that step stops after it.
+            const bool mid_epoch = p.batch < train_loader.size();
+            const bool stop = mid_epoch && preemption.stop_after(p.step);
+            if (writer && mid_epoch &&
+                (stop || (options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0)))
+              checkpoint_now(p);
+            if (stop) throw Preempted{};
+          },
+          step_options);
+    } catch (const Preempted&) {
+      preempted = true;
+      break;
+    }
     row.train = all_reduce_metrics(local, run);
     if (reporter) {
       reporter->finish();
@@ -227,7 +245,11 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     broadcast_buffers(*model, run);  // every rank evaluates rank 0's model, the one saved
     row.test = all_reduce_metrics(evaluate(*model, test_loader, device), run);
     row.seconds = seconds_since(epoch_start);
-    if (!run.is_main()) continue;
+    preempted = preemption.stop_after(progress.step);  // after the epoch's checkpoint, below
+    if (!run.is_main()) {
+      if (preempted) break;
+      continue;
+    }
 
     const MemoryStats evaluation_memory = memory_stats(memory_device(device));
     spdlog::info(
@@ -248,9 +270,20 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     // Drawn from the file, so that a resumed run's chart shows the epochs before it too.
     write_metrics_svg(csv_path, metrics_svg_path(csv_path));
     if (writer) checkpoint_now(progress);
+    if (preempted) break;
   }
   if (writer) writer->wait();  // the last checkpoint is complete before the program ends
   if (step_profiler) step_profiler->finish();
+  if (preempted) {
+    spdlog::warn("preempted by {}: stopped after step {} (epoch {}, batch {}), {}; exiting with status {}: start "
+                 "the job again with --resume auto",
+                 sigabbrev_np(preemption.signal()) ? fmt::format("SIG{}", sigabbrev_np(preemption.signal()))
+                                                   : std::to_string(preemption.signal()),
+                 progress.step, progress.epoch + 1, progress.batch,
+                 options.save.empty() ? "nothing saved (no --save)" : "its checkpoint saved", kRequeueExitStatus);
+    dist::finish_distributed(run);
+    return kRequeueExitStatus;
+  }
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
   dist::finish_distributed(run);
   return 0;

@@ -155,9 +155,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(kNonNegativeInt);
   app.add_option("--workers", o.workers, "data loader threads")->check(kNonNegativeInt32);
   app.add_option("--dist-backend", o.dist_backend,
-                 "train distributed (DDP) over this backend; auto: nccl for CUDA devices, gloo otherwise; mpi "
-                 "under mpirun (default: distributed when started by the launcher, srun or mpirun with a world "
-                 "size above 1)")
+                 "train distributed (DDP) over this backend; auto: nccl for CUDA devices, gloo otherwise, mpi "
+                 "under mpirun without MASTER_ADDR (default: distributed when started by the launcher, srun or "
+                 "mpirun with a world size above 1)")
       ->check(CLI::IsMember({"auto", "gloo", "nccl", "mpi"}));
   app.add_option("--heartbeat-timeout", o.heartbeat_timeout,
                  "seconds without a rank's heartbeat (stopped, hung, dead) before the others name it and fail "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <cstdio>
@@ -50,8 +51,8 @@ FaultInjector::FaultInjector(const std::string& spec, int rank, int round) {
     size_t eq = entry.find('=');
     BRISK_CHECK(eq != std::string::npos, "BRISK_TRAIN_FAULT: '{}' is not key=value (in '{}')", entry, spec);
     std::string key = entry.substr(0, eq);
-    BRISK_CHECK(key == "rank" || key == "step" || key == "at" || key == "round",
-                "BRISK_TRAIN_FAULT: unknown key '{}' (rank, step, at, round) in '{}'", key, spec);
+    BRISK_CHECK(key == "rank" || key == "step" || key == "at" || key == "round" || key == "signal",
+                "BRISK_TRAIN_FAULT: unknown key '{}' (rank, step, at, round, signal) in '{}'", key, spec);
     entries[key] = entry.substr(eq + 1);
     begin = end + 1;
   }
@@ -65,9 +66,16 @@ FaultInjector::FaultInjector(const std::string& spec, int rank, int round) {
     point_ = Point::kBackward;
   } else if (at == "checkpoint") {
     point_ = Point::kCheckpoint;
+  } else if (at == "preempt_self") {
+    point_ = Point::kPreemptSelf;
+  } else if (at == "preempt_starter") {
+    point_ = Point::kPreemptStarter;
   } else {
-    BRISK_FAIL("BRISK_TRAIN_FAULT: at={} is not step, backward or checkpoint", at);
+    BRISK_FAIL("BRISK_TRAIN_FAULT: at={} is not step, backward, checkpoint, preempt_self or preempt_starter", at);
   }
+  const std::string signal = entries.count("signal") ? entries["signal"] : "TERM";
+  BRISK_CHECK(signal == "TERM" || signal == "USR1", "BRISK_TRAIN_FAULT: signal={} is not TERM or USR1", signal);
+  signal_ = signal == "TERM" ? SIGTERM : SIGUSR1;
   BRISK_CHECK(point_ != Point::kCheckpoint || rank_ == 0,
               "BRISK_TRAIN_FAULT: at=checkpoint needs rank=0 (only rank 0 writes checkpoints), got rank={}", rank_);
   const int64_t fault_round = entries.count("round") ? parse_count("round", entries["round"]) : 0;
@@ -83,7 +91,7 @@ FaultInjector FaultInjector::from_env(int rank) {
 void FaultInjector::start(const checkpoint::Progress& progress, nn::Module& model) {
   if (!armed_) return;
   *steps_done_ = progress.step;
-  say(describe());
+  if (point_ != Point::kPreemptSelf && point_ != Point::kPreemptStarter) say(describe());
   if (point_ != Point::kBackward) return;
   model.parameters().front().register_hook([steps_done = steps_done_, step = step_, what = describe()](const Tensor&) {
     if (*steps_done == step) die(what);
@@ -95,6 +103,11 @@ void FaultInjector::after_step(const checkpoint::Progress& progress) {
   if (!armed_) return;
   *steps_done_ = progress.step;
   if (point_ == Point::kStep && progress.step == step_) die(describe());
+  if ((point_ == Point::kPreemptSelf || point_ == Point::kPreemptStarter) && progress.step == step_) {
+    say(describe());
+    if (point_ == Point::kPreemptSelf) raise(signal_);
+    else kill(getppid(), signal_);
+  }
 }
 
 void FaultInjector::before_checkpoint(const checkpoint::Progress& progress) {
@@ -113,6 +126,11 @@ std::string FaultInjector::describe() const {
     case Point::kStep: return fmt::format("rank {} dies after step {}", rank_, step_);
     case Point::kBackward: return fmt::format("rank {} dies in the backward of step {}", rank_, step_ + 1);
     case Point::kCheckpoint: break;
+    case Point::kPreemptSelf:
+      return fmt::format("rank {} gets SIG{} after step {}", rank_, sigabbrev_np(signal_), step_);
+    case Point::kPreemptStarter:
+      return fmt::format("rank {} sends SIG{} to its starter (pid {}) after step {}", rank_, sigabbrev_np(signal_),
+                         getppid(), step_);
   }
   return fmt::format("rank {} dies writing the first checkpoint of a step >= {}", rank_, step_);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // BRISK_TRAIN_FAULT: a fault injector for tests, read by the tests' build of the training
 // program (train_with_faults: the program with this injector as its RunHooks, run_training.h).
-// It makes one rank die at a precise point of training, so that a test can check that a job restarted by
+// It makes one rank die (or be preempted) at a precise point of training, so that a test can check that a job restarted by
 // `launch --max-restarts` ends exactly as an uninterrupted one (tests/tools/train/
 // restart_test.cc, docs/launch.md "Restarts"). Unset, it does nothing.
 //
@@ -16,6 +16,11 @@
 //                         limit (RLIMIT_FSIZE) is set to 4096 bytes, so the write that passes it
 //                         ends the process with SIGXFSZ, leaving a partial temporary file
 //                         (only rank 0 writes checkpoints: needs rank=0)
+//             preempt_self     raises `signal` in this rank after step S, as a cluster preempting
+//                              one task would (train/preemption.h)
+//             preempt_starter  sends `signal` to this rank's parent (the launcher, mpirun) after
+//                              step S, as a cluster preempting the job does; it passes it on
+//   signal=G  TERM (default) or USR1, for the preempt points
 //   round=N   only in restart round N (BRISK_RESTART_ROUND, set by the launcher; default 0), so
 //             that the restarted job runs through
 #include <cstdint>
@@ -47,12 +52,14 @@ class FaultInjector : public RunHooks {
   std::string describe() const;
 
  private:
-  enum class Point { kStep, kBackward, kCheckpoint };
+  enum class Point { kStep, kBackward, kCheckpoint, kPreemptSelf, kPreemptStarter };
 
   bool armed_ = false;
   int rank_ = 0;
   int64_t step_ = 0;
   Point point_ = Point::kStep;
+  int signal_ = 0;  // the preempt points'
+
   // Optimizer steps done, read by the backward hook.
   std::shared_ptr<int64_t> steps_done_ = std::make_shared<int64_t>(0);
 };
