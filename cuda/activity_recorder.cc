@@ -54,8 +54,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
         intervals.push_back({static_cast<int64_t>(m->start), static_cast<int64_t>(m->end), false});
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
   std::free(buffer);

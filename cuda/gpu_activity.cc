@@ -8,8 +8,7 @@ double GpuActivity::busy_share() const {
   return window_ns > 0 ? static_cast<double>(busy_ns) / static_cast<double>(window_ns) : 0.0;
 }
 
-GpuActivity summarize_gpu_activity(std::vector<GpuInterval> intervals, int64_t window_start_ns,
-                                   int64_t window_end_ns) {
+GpuActivity summarize_gpu_activity(std::vector<GpuInterval> intervals, int64_t window_start_ns, int64_t window_end_ns) {
   GpuActivity activity;
   activity.window_ns = std::max<int64_t>(0, window_end_ns - window_start_ns);
   for (GpuInterval& i : intervals) {

@@ -29,7 +29,6 @@ struct GpuActivity {
 
 // The activity of `intervals` clipped to [window_start_ns, window_end_ns): overlapping
 // intervals (concurrent streams or devices) count once towards busy_ns.
-GpuActivity summarize_gpu_activity(std::vector<GpuInterval> intervals, int64_t window_start_ns,
-                                   int64_t window_end_ns);
+GpuActivity summarize_gpu_activity(std::vector<GpuInterval> intervals, int64_t window_start_ns, int64_t window_end_ns);
 
 }  // namespace brisk::cuda

@@ -97,8 +97,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   const BackendRendezvousFn* backend_own = backend_rendezvous(backend);
   if (starts_with("env://") && !job.master_addr.known() && backend_own != nullptr) {
     own = (*backend_own)(options);
-    BRISK_CHECK(rank < 0 || rank == own.rank, "init_process_group({}): rank {} (from {}) is rank {} of {}",
-                init_method, rank, rank_from, own.rank, own.source);
+    BRISK_CHECK(rank < 0 || rank == own.rank, "init_process_group({}): rank {} (from {}) is rank {} of {}", init_method,
+                rank, rank_from, own.rank, own.source);
     BRISK_CHECK(world_size < 0 || world_size == own.world_size,
                 "init_process_group({}): world size {} (from {}) differs from {}'s {}", init_method, world_size,
                 size_from, own.source, own.world_size);

@@ -27,6 +27,10 @@ packages=(
   pkg-config             # the same example built through brisk.pc (tools/test.sh)
   libopenmpi-dev         # @mpi: ProcessGroupMPI (distributed/mpi/), Open MPI 4.1
   openmpi-bin            # mpirun, which starts the MPI backend's tests
+  slurmctld              # Slurm's controller, node daemon, client commands and munge: the tests
+  slurmd                 # that run jobs with srun and sbatch start a one-node cluster of their
+  slurm-client           # own (tests/tools/slurm) and stop it
+  munge
 )
 
 missing=()
@@ -46,3 +50,7 @@ fi
 apt_opts=(-o DPkg::Lock::Timeout=300 -q)
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" update
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y --no-install-recommends "${missing[@]}"
+# The tests start their own Slurm and munge daemons; the packages' services are not needed.
+if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+  "${sudo[@]}" systemctl disable --now slurmctld slurmd munge >/dev/null 2>&1 || true
+fi

@@ -118,9 +118,7 @@ void start() {
     check(MPI_Finalized(&finalized), "MPI_Finalized");
     BRISK_CHECK(!finalized, "MPI backend: MPI was finalized already; it cannot be started again in this process");
     l.thread = new MpiThread();
-    l.thread->run([&] {
-      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &l.level), "MPI_Init_thread");
-    });
+    l.thread->run([&] { check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &l.level), "MPI_Init_thread"); });
     BRISK_CHECK(l.level >= MPI_THREAD_FUNNELED,
                 "MPI backend: the MPI library provides only {}; Brisk needs at least MPI_THREAD_FUNNELED",
                 thread_level_name(l.level));

@@ -59,9 +59,7 @@ int count_of(int64_t n, const char* op) {
 
 // A host tensor a reduction can run on in place: `host` itself, or for 16-bit floats a float32
 // copy, so the result is the float32 reduction rounded once (into_16_bit copies it back).
-Tensor reducible(const Tensor& host) {
-  return is_16_bit(host.dtype()) ? native::to(host, kCPU, kFloat32) : host;
-}
+Tensor reducible(const Tensor& host) { return is_16_bit(host.dtype()) ? native::to(host, kCPU, kFloat32) : host; }
 void finish_reduction(Tensor host, const Tensor& reduced, ReduceOp op, int size) {
   if (op == ReduceOp::AVG) {
     host_reduce::dispatch_numeric(reduced.dtype(), [&](auto t) {
@@ -193,9 +191,9 @@ std::shared_ptr<Work> ProcessGroupMPI::all_reduce(Tensor& tensor, ReduceOp op) {
     Tensor reduced = reducible(host);
     const int n = count_of(reduced.numel(), "all_reduce");
     impl_->run("all_reduce", [&](MPI_Request* r) {
-      mpi::check(MPI_Iallreduce(MPI_IN_PLACE, reduced.raw_data(), n, mpi_type(reduced.dtype()), mpi_op(op),
-                                impl_->comm, r),
-                 "MPI_Iallreduce");
+      mpi::check(
+          MPI_Iallreduce(MPI_IN_PLACE, reduced.raw_data(), n, mpi_type(reduced.dtype()), mpi_op(op), impl_->comm, r),
+          "MPI_Iallreduce");
     });
     finish_reduction(host, reduced, op, size());
   });
@@ -318,17 +316,18 @@ std::shared_ptr<Work> ProcessGroupMPI::all_to_all(std::vector<Tensor>& outputs, 
     }
     const DType dtype = ins[0].dtype();
     // One spare element keeps both buffers allocated when a rank moves no data.
-    Tensor send = native::empty({sent + 1}, TensorOptions(dtype)), recv = native::empty({received + 1}, TensorOptions(dtype));
+    Tensor send = native::empty({sent + 1}, TensorOptions(dtype)),
+           recv = native::empty({received + 1}, TensorOptions(dtype));
     int64_t offset = 0;
     for (const Tensor& in : ins) {
       std::memcpy(static_cast<char*>(send.raw_data()) + offset, in.raw_data(), in.nbytes());
       offset += static_cast<int64_t>(in.nbytes());
     }
     impl_->run("all_to_all", [&](MPI_Request* r) {
-      mpi::check(MPI_Ialltoallv(send.raw_data(), send_counts.data(), send_offsets.data(), mpi_type(dtype),
-                                recv.raw_data(), recv_counts.data(), recv_offsets.data(), mpi_type(dtype), impl_->comm,
-                                r),
-                 "MPI_Ialltoallv");
+      mpi::check(
+          MPI_Ialltoallv(send.raw_data(), send_counts.data(), send_offsets.data(), mpi_type(dtype), recv.raw_data(),
+                         recv_counts.data(), recv_offsets.data(), mpi_type(dtype), impl_->comm, r),
+          "MPI_Ialltoallv");
     });
     unflatten(recv, outs);
   });

@@ -30,8 +30,8 @@ class QueuedGroup {
   // events; `where` ("ProcessGroupGloo 'default' rank 0/2") starts every message. `store` is the group's own (a
   // PrefixStore); beat_timeout is heartbeat_timeout(options). Starts the watchdog and the
   // threads: construct it once the transport is connected.
-  QueuedGroup(const char* backend, std::string name, std::string where, std::shared_ptr<Store> store, int rank, int size,
-              const ProcessGroupOptions& options, std::chrono::milliseconds beat_timeout);
+  QueuedGroup(const char* backend, std::string name, std::string where, std::shared_ptr<Store> store, int rank,
+              int size, const ProcessGroupOptions& options, std::chrono::milliseconds beat_timeout);
   // Runs what is queued first.
   ~QueuedGroup();
   QueuedGroup(const QueuedGroup&) = delete;

@@ -25,8 +25,8 @@ TEST_CASE("gpu activity: overlapping work counts once, in any order") {
 TEST_CASE("gpu activity: intervals are clipped to the window") {
   // One starts before the window (busy, but not a kernel of the window), one ends after it,
   // one lies wholly outside.
-  GpuActivity a = summarize_gpu_activity({{90, 120, true}, {150, 180, true}, {190, 250, true}, {300, 310, true}}, 100,
-                                         200);
+  GpuActivity a =
+      summarize_gpu_activity({{90, 120, true}, {150, 180, true}, {190, 250, true}, {300, 310, true}}, 100, 200);
   CHECK(a.kernels == 2);
   CHECK(a.busy_ns == 20 + 30 + 10);
   CHECK(a.busy_share() == Approx(0.6));

@@ -396,8 +396,8 @@ int main(int argc, char** argv) {
   if (init_method == "tcp") {
     // tcp:// with the rank and world size passed explicitly rather than read by init.
     init_method = fmt::format("tcp://{}:{}", std::getenv("MASTER_ADDR"), std::getenv("MASTER_PORT"));
-    dist::init_process_group(backend, init_method, std::atoi(std::getenv("WORLD_SIZE")),
-                             std::atoi(std::getenv("RANK")), options);
+    dist::init_process_group(backend, init_method, std::atoi(std::getenv("WORLD_SIZE")), std::atoi(std::getenv("RANK")),
+                             options);
   } else {
     dist::init_process_group(backend, init_method, -1, -1, options);
   }

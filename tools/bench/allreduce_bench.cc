@@ -79,8 +79,7 @@ int main(int argc, char** argv) {
       store->set("bench/marker", std::to_string(i));
       times.push_back(1e3 * ms_since(start));
     }
-    if (dist::get_rank() == 0)
-      std::printf("# store set round trip (rank 0, median of 201): %.1f us\n", median(times));
+    if (dist::get_rank() == 0) std::printf("# store set round trip (rank 0, median of 201): %.1f us\n", median(times));
     dist::destroy_process_group();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "allreduce_bench: %s\n", e.what());

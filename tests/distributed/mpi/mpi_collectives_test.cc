@@ -21,8 +21,8 @@ bool have_mpirun() { return ::access(kMpirun, X_OK) == 0; }
 
 RunResult mpirun(int nproc, const std::vector<std::string>& worker_args) {
   // As root (CI's containers) Open MPI wants both flags; --oversubscribe lets 4 ranks share 2 cores.
-  std::vector<std::string> argv = {kMpirun, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(nproc),
-                                   "tests/distributed/collectives_worker_mpi"};
+  std::vector<std::string> argv = {kMpirun, "--allow-run-as-root", "--oversubscribe",
+                                   "-np",   std::to_string(nproc), "tests/distributed/collectives_worker_mpi"};
   argv.insert(argv.end(), worker_args.begin(), worker_args.end());
   RunOptions options;
   options.timeout = std::chrono::seconds(90);
@@ -58,8 +58,7 @@ TEST_CASE("mpi: async work, isend/irecv, subgroups and the store", "[distributed
   }
 }
 
-TEST_CASE("mpi: a rank that never enters a collective fails the others within the timeout, named",
-          "[distributed]") {
+TEST_CASE("mpi: a rank that never enters a collective fails the others within the timeout, named", "[distributed]") {
   if (!have_mpirun()) return;
   RunResult r = mpirun(3, {"timeout"});
   INFO(output_of(r));
@@ -99,7 +98,7 @@ TEST_CASE("mpi: creating a group that a member never creates fails naming it, ne
   INFO(output_of(r));
   REQUIRE_FALSE(r.timed_out);
   CHECK(r.status != 0);
-  CHECK(count(r.out + r.err, "creating the group: ranks [1] of 3 did not join within the rendezvous timeout (2000 ms)") >=
-        1);
+  CHECK(count(r.out + r.err,
+              "creating the group: ranks [1] of 3 did not join within the rendezvous timeout (2000 ms)") >= 1);
   CHECK(r.seconds < 20);
 }

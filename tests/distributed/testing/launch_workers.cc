@@ -59,7 +59,7 @@ std::string as_launcher_lines(const std::string& text) {
 RunResult mpirun_workers(const std::vector<std::string>& worker_argv, int world, std::chrono::seconds timeout) {
   // As root (CI's containers) Open MPI wants --allow-run-as-root; --oversubscribe lets more ranks
   // than cores run.
-  std::vector<std::string> argv{"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "--tag-output", "-np",
+  std::vector<std::string> argv{"/usr/bin/mpirun",    "--allow-run-as-root", "--oversubscribe", "--tag-output", "-np",
                                 std::to_string(world)};
   argv.insert(argv.end(), worker_argv.begin(), worker_argv.end());
   RunOptions options;

@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "tensor/error.h"
 
@@ -70,8 +72,11 @@ FaultInjector::FaultInjector(const std::string& spec, int rank, int round) {
     point_ = Point::kPreemptSelf;
   } else if (at == "preempt_starter") {
     point_ = Point::kPreemptStarter;
+  } else if (at == "preempt_job") {
+    point_ = Point::kPreemptJob;
   } else {
-    BRISK_FAIL("BRISK_TRAIN_FAULT: at={} is not step, backward, checkpoint, preempt_self or preempt_starter", at);
+    BRISK_FAIL(
+        "BRISK_TRAIN_FAULT: at={} is not step, backward, checkpoint, preempt_self, preempt_starter or preempt_job", at);
   }
   const std::string signal = entries.count("signal") ? entries["signal"] : "TERM";
   BRISK_CHECK(signal == "TERM" || signal == "USR1", "BRISK_TRAIN_FAULT: signal={} is not TERM or USR1", signal);
@@ -91,7 +96,7 @@ FaultInjector FaultInjector::from_env(int rank) {
 void FaultInjector::start(const checkpoint::Progress& progress, nn::Module& model) {
   if (!armed_) return;
   *steps_done_ = progress.step;
-  if (point_ != Point::kPreemptSelf && point_ != Point::kPreemptStarter) say(describe());
+  if (!is_preemption()) say(describe());
   if (point_ != Point::kBackward) return;
   model.parameters().front().register_hook([steps_done = steps_done_, step = step_, what = describe()](const Tensor&) {
     if (*steps_done == step) die(what);
@@ -103,10 +108,21 @@ void FaultInjector::after_step(const checkpoint::Progress& progress) {
   if (!armed_) return;
   *steps_done_ = progress.step;
   if (point_ == Point::kStep && progress.step == step_) die(describe());
-  if ((point_ == Point::kPreemptSelf || point_ == Point::kPreemptStarter) && progress.step == step_) {
+  if (is_preemption() && progress.step == step_) {
     say(describe());
-    if (point_ == Point::kPreemptSelf) raise(signal_);
-    else kill(getppid(), signal_);
+    if (point_ == Point::kPreemptSelf) {
+      raise(signal_);
+    } else if (point_ == Point::kPreemptStarter) {
+      kill(getppid(), signal_);
+    } else {
+      const char* job = std::getenv("SLURM_JOB_ID");
+      BRISK_CHECK(job != nullptr, "BRISK_TRAIN_FAULT: at=preempt_job needs a Slurm job (SLURM_JOB_ID)");
+      const std::string command = fmt::format("scancel --signal={} {}", sigabbrev_np(signal_), job);
+      BRISK_CHECK(std::system(command.c_str()) == 0, "BRISK_TRAIN_FAULT: '{}' failed", command);
+    }
+    // A signal sent to the starter or the job comes back to this process a little later: wait
+    // for it here, so that this rank sees it after step S, as one raised in it would be.
+    if (point_ != Point::kPreemptSelf) std::this_thread::sleep_for(std::chrono::seconds(2));
   }
 }
 
@@ -131,6 +147,8 @@ std::string FaultInjector::describe() const {
     case Point::kPreemptStarter:
       return fmt::format("rank {} sends SIG{} to its starter (pid {}) after step {}", rank_, sigabbrev_np(signal_),
                          getppid(), step_);
+    case Point::kPreemptJob:
+      return fmt::format("rank {} has Slurm send SIG{} to the job after step {}", rank_, sigabbrev_np(signal_), step_);
   }
   return fmt::format("rank {} dies writing the first checkpoint of a step >= {}", rank_, step_);
 }

@@ -20,6 +20,9 @@
 //                              one task would (train/preemption.h)
 //             preempt_starter  sends `signal` to this rank's parent (the launcher, mpirun) after
 //                              step S, as a cluster preempting the job does; it passes it on
+//                              (the rank then waits 2 s for it to come back, as for preempt_job)
+//             preempt_job      runs `scancel --signal=<signal> $SLURM_JOB_ID` after step S: Slurm
+//                              signals every task of the job, as when it preempts it
 //   signal=G  TERM (default) or USR1, for the preempt points
 //   round=N   only in restart round N (BRISK_RESTART_ROUND, set by the launcher; default 0), so
 //             that the restarted job runs through
@@ -52,7 +55,10 @@ class FaultInjector : public RunHooks {
   std::string describe() const;
 
  private:
-  enum class Point { kStep, kBackward, kCheckpoint, kPreemptSelf, kPreemptStarter };
+  enum class Point { kStep, kBackward, kCheckpoint, kPreemptSelf, kPreemptStarter, kPreemptJob };
+  bool is_preemption() const {
+    return point_ == Point::kPreemptSelf || point_ == Point::kPreemptStarter || point_ == Point::kPreemptJob;
+  }
 
   bool armed_ = false;
   int rank_ = 0;

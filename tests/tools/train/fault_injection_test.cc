@@ -21,6 +21,10 @@ TEST_CASE("fault injection: armed on its rank in its round only; nothing without
   CHECK(FaultInjector("rank=1,step=7,at=backward", 1, 0).describe() == "rank 1 dies in the backward of step 8");
   CHECK(FaultInjector("step=6,at=checkpoint", 0, 0).describe() ==
         "rank 0 dies writing the first checkpoint of a step >= 6");
+  CHECK(FaultInjector("rank=1,step=4,at=preempt_self,signal=USR1", 1, 0).describe() ==
+        "rank 1 gets SIGUSR1 after step 4");
+  CHECK(FaultInjector("step=2,at=preempt_job", 0, 0).describe() ==
+        "rank 0 has Slurm send SIGTERM to the job after step 2");
 }
 
 TEST_CASE("fault injection: a malformed BRISK_TRAIN_FAULT is refused, naming the entry") {
@@ -28,8 +32,10 @@ TEST_CASE("fault injection: a malformed BRISK_TRAIN_FAULT is refused, naming the
       {"rank=1", "BRISK_TRAIN_FAULT: step=S is missing in 'rank=1'"},
       {"step=x", "BRISK_TRAIN_FAULT: step=x is not an integer >= 0"},
       {"step=3,rank=-1", "BRISK_TRAIN_FAULT: rank=-1 is not an integer >= 0"},
-      {"step=3,at=forward", "BRISK_TRAIN_FAULT: at=forward is not step, backward or checkpoint"},
-      {"step=3,when=now", "BRISK_TRAIN_FAULT: unknown key 'when' (rank, step, at, round)"},
+      {"step=3,at=forward",
+       "BRISK_TRAIN_FAULT: at=forward is not step, backward, checkpoint, preempt_self, preempt_starter or preempt_job"},
+      {"step=3,at=preempt_self,signal=KILL", "BRISK_TRAIN_FAULT: signal=KILL is not TERM or USR1"},
+      {"step=3,when=now", "BRISK_TRAIN_FAULT: unknown key 'when' (rank, step, at, round, signal)"},
       {"step=3,kill", "BRISK_TRAIN_FAULT: 'kill' is not key=value"},
       {"rank=1,step=3,at=checkpoint", "at=checkpoint needs rank=0 (only rank 0 writes checkpoints), got rank=1"},
   };

@@ -3,12 +3,14 @@
 // with status 75 (requeue); started again with --resume auto it ends with a final checkpoint
 // equal, byte for byte, to the uninterrupted run's. The signal reaches the job as clusters send
 // it: to the starter, which passes it on (the launcher: SIGTERM, as Kubernetes and scancel;
-// mpirun: SIGUSR1, Slurm's --signal warning), or to one rank alone (train/preemption.h's
-// agreement through the store). BRISK_TRAIN_FAULT's preempt points deliver it
+// mpirun: SIGUSR1, Slurm's --signal warning; srun: scancel --signal=TERM to the job, on a
+// one-node Slurm the test starts), or to one rank alone (train/preemption.h's agreement
+// through the store). BRISK_TRAIN_FAULT's preempt points deliver it
 // (tests/tools/train/fault_injection.h).
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/save_pattern.h"
 #include "tests/scratch_files.h"
+#include "tests/tools/slurm/single_node_slurm.h"
 #include "tests/tools/train/launch_train.h"
 #include "tests/tools/train/run_train.h"
 
@@ -46,15 +49,17 @@ const std::string& reference_checkpoint() {
   return path;
 }
 
-RunResult run_job(const std::string& starter, const std::vector<std::string>& args, const std::string& fault) {
-  RunOptions options;
+RunResult run_job(const std::string& starter, const std::vector<std::string>& args, const std::string& fault,
+                  const SingleNodeSlurm* slurm) {
+  RunOptions options = slurm != nullptr ? slurm->run_options(std::chrono::seconds(180)) : RunOptions{};
   options.timeout = std::chrono::seconds(180);
-  if (!fault.empty()) options.env = {{"BRISK_TRAIN_FAULT", fault}};
+  if (!fault.empty()) options.env.push_back({"BRISK_TRAIN_FAULT", fault});
   if (starter == "launcher") {
     return launch_train(2, args, {"--grace-period", "30"}, options, kTrainWithFaults);
   }
   std::vector<std::string> argv{"/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"};
-  if (!fault.empty()) argv.insert(argv.end(), {"-x", "BRISK_TRAIN_FAULT"});
+  if (starter == "srun") argv = {"/usr/bin/srun", "-n", "2"};
+  if (!fault.empty() && starter == "mpirun") argv.insert(argv.end(), {"-x", "BRISK_TRAIN_FAULT"});
   std::vector<std::string> command = train_command(args, kTrainWithFaults);
   argv.insert(argv.end(), command.begin(), command.end());
   RunResult r = run_process(argv, options);
@@ -71,11 +76,18 @@ TEST_CASE("train preempted at a random step: every rank stops at one step, saves
       {"launcher", "preempt_starter", "TERM"},
       {"launcher", "preempt_self", "USR1"},
       {"mpirun", "preempt_starter", "USR1"},
+      {"srun", "preempt_job", "TERM"},
   }));
   if (starter == "mpirun" && ::access("/usr/bin/mpirun", X_OK) != 0) {
     WARN("SKIPPED: /usr/bin/mpirun is not installed (tools/setup.sh installs openmpi-bin)");
     return;
   }
+  if (starter == "srun" && !SingleNodeSlurm::available()) {
+    WARN(SingleNodeSlurm::missing());
+    return;
+  }
+  std::unique_ptr<SingleNodeSlurm> slurm;
+  if (starter == "srun") slurm = std::make_unique<SingleNodeSlurm>();
   const std::string reference = reference_checkpoint();
   std::random_device seed;
   std::mt19937 random(seed());
@@ -87,19 +99,20 @@ TEST_CASE("train preempted at a random step: every rank stops at one step, saves
 
   std::string dir = scratch_dir("preemption_" + starter + "_" + at);
   const std::string pattern = dir + "/ckpt-{step}.safetensors";
-  RunResult first = run_job(starter, train_args(pattern), fault);
+  RunResult first = run_job(starter, train_args(pattern), fault, slurm.get());
   INFO(output_of(first));
   REQUIRE_FALSE(first.timed_out);
   CHECK(first.status == kRequeue);
   // Rank 0 says where the job stopped: the step after the signal's (the first rank to see it
-  // proposes the next step, which no rank has finished yet).
+  // proposes the next step, which no rank has finished yet; the injector waits for a signal it
+  // sent through the starter to come back before its rank's step ends).
   const int stopped = step + 1;
   CHECK(count(first.out, "preempted by SIG" + signal + ": stopped after step " + std::to_string(stopped)) >= 1);
   std::optional<std::string> saved = checkpoint::newest_checkpoint(pattern);
   REQUIRE(saved);
   CHECK(checkpoint::load_checkpoint(*saved).progress.step == stopped);
 
-  RunResult second = run_job(starter, train_args(pattern), "");
+  RunResult second = run_job(starter, train_args(pattern), "", slurm.get());
   INFO(output_of(second));
   REQUIRE(second.status == 0);
   CHECK(count(second.out, "resumed from " + checkpoint::checkpoint_path(pattern, {0, 0, stopped}) + ": ") >= 1);
