@@ -65,6 +65,7 @@ RunResult mpirun_workers(const std::vector<std::string>& worker_argv, int world,
   RunOptions options;
   options.timeout = timeout;
   RunResult r = run_process(argv, options);
+  INFO(output_of(r));
   REQUIRE_FALSE(r.timed_out);
   r.out = as_launcher_lines(r.out);
   r.err = as_launcher_lines(r.err);
