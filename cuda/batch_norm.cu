@@ -66,7 +66,8 @@ __device__ __forceinline__ Split split_of_block(uint32_t count) {
 
 template <typename Acc>
 __device__ __forceinline__ Acc block_sum(Acc v, Acc* shared) {
-  return group_reduce_y(v, [](Acc a, Acc b) { return a + b; }, shared);
+  return group_reduce_y(
+      v, [](Acc a, Acc b) { return a + b; }, shared);
 }
 
 // Step 1 forward: the split's mean and sum of squared deviations per channel into
@@ -298,8 +299,8 @@ void forward(const Tensor& out, const Tensor& save_mean, const Tensor& save_invs
     const ChannelLaunch launch = channel_launch(scope.device(), kCL, g.channels, g.count);
     Tensor moments = workspace(int64_t{launch.blocks.y} * 2 * g.channels, kFloat64, input.device());
     coef = workspace(2 * int64_t{g.channels}, save_mean.dtype(), input.device());
-    partial_moments_kernel<T, kCL><<<launch.blocks, launch.threads, 0, scope.stream()>>>(g, input.data_ptr<T>(),
-                                                                                        moments.data_ptr<double>());
+    partial_moments_kernel<T, kCL>
+        <<<launch.blocks, launch.threads, 0, scope.stream()>>>(g, input.data_ptr<T>(), moments.data_ptr<double>());
     BRISK_CUDA_CHECK_LAUNCH();
     finish_moments_kernel<P><<<(g.channels + 127) / 128, 128, 0, scope.stream()>>>(
         g.channels, g.count, launch.blocks.y, moments.data_ptr<double>(), data_or_null<P>(weight),
@@ -309,15 +310,15 @@ void forward(const Tensor& out, const Tensor& save_mean, const Tensor& save_invs
   }
   normalize_kernel<T, kCL><<<grid_size(scope.device(), numel, kElementThreads), kElementThreads, 0, scope.stream()>>>(
       g, numel, input.data_ptr<T>(), out.data_ptr<T>(), data_or_null<P>(coef), data_or_null<P>(weight),
-      data_or_null<P>(bias), data_or_null<P>(running_mean), data_or_null<P>(running_var), eps,
-      save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(), activation);
+      data_or_null<P>(bias), data_or_null<P>(running_mean), data_or_null<P>(running_var), eps, save_mean.data_ptr<P>(),
+      save_invstd.data_ptr<P>(), activation);
   BRISK_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T, bool kCL>
 void backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
-              const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& out,
-              const Tensor& save_mean, const Tensor& save_invstd, bool training, FusedActivation activation) {
+              const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& out, const Tensor& save_mean,
+              const Tensor& save_invstd, bool training, FusedActivation activation) {
   using P = opmath_t<T>;
   const Geometry<kCL> g = geometry_of<kCL>(input);
   const uint32_t numel = static_cast<uint32_t>(input.numel());
@@ -343,8 +344,8 @@ void backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor&
 
 }  // namespace
 
-void CudaBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd,
-                             const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+void CudaBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
+                             const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                              const Tensor& running_var, bool training, double momentum, double eps,
                              FusedActivation activation) {
   check_sizes("batch_norm", input);

@@ -23,8 +23,7 @@ nn::Conv2d conv3x3_dirac(int64_t in_channels, int64_t out_channels) {
 
 // Each group's batch norms are followed by a GELU, fused into their kernels.
 nn::BatchNorm2d airbench_batch_norm(int64_t channels) {
-  return nn::BatchNorm2d(
-      nn::BatchNormOptions(channels).eps(1e-12).momentum(0.4).activation(FusedActivation::Gelu));
+  return nn::BatchNorm2d(nn::BatchNormOptions(channels).eps(1e-12).momentum(0.4).activation(FusedActivation::Gelu));
 }
 
 }  // namespace

@@ -142,7 +142,7 @@
      grad_weight and grad_bias is overwritten when defined and skipped otherwise. */                                   \
   X(batch_norm_backward,                                                                                               \
     (const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,             \
-     const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& out, const Tensor& save_mean,         \
+     const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& out, const Tensor& save_mean,        \
      const Tensor& save_invstd, bool training, FusedActivation activation),                                            \
     (grad_input, grad_weight, grad_bias, grad_out, input, weight, bias, out, save_mean, save_invstd, training,         \
      activation),                                                                                                      \

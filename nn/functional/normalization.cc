@@ -197,26 +197,25 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   // The output is saved only for Relu's mask, the bias only for Gelu's recomputed input.
   const Tensor saved_out = activation == FusedActivation::Relu ? out : Tensor();
   const Tensor saved_bias = activation == FusedActivation::Gelu ? bias : Tensor();
-  return record(activation == FusedActivation::None ? "NativeBatchNormBackward" : "NativeBatchNormActivationBackward",
-                out, {input, weight, bias}, {input, weight, save_mean, save_invstd, saved_bias, saved_out},
-                [use_batch_stats, eps, activation](const BackwardArgs& a) -> TensorList {
-                  const Tensor &input = a.saved[0], &weight = a.saved[1], &mean = a.saved[2], &invstd = a.saved[3];
-                  const Tensor &bias = a.saved[4], &out = a.saved[5];
-                  const std::array<bool, 3> need{a.needs_grad[0], a.needs_grad[1], a.needs_grad[2]};
-                  if (autograd::GradMode::is_enabled()) {
-                    Tensor grad_z = differentiable_activation_backward(activation, a.grad(), out, [&] {
-                      Tensor z = use_batch_stats ? composite_batch_norm(input, Tensor(), Tensor(), weight, bias,
-                                                                        true, 0.0, eps)
-                                                 : normalize(input, mean, invstd, weight, bias);
-                      return z.to(input.dtype());
-                    });
-                    return differentiable_batch_norm_backward(grad_z, input, weight, mean, invstd, use_batch_stats,
-                                                              eps, need);
-                  }
-                  std::array<Tensor, 3> grads = native::batch_norm_backward(
-                      a.grad(), input, weight, bias, out, mean, invstd, use_batch_stats, activation, need);
-                  return {grads[0], grads[1], grads[2]};
-                });
+  return record(
+      activation == FusedActivation::None ? "NativeBatchNormBackward" : "NativeBatchNormActivationBackward", out,
+      {input, weight, bias}, {input, weight, save_mean, save_invstd, saved_bias, saved_out},
+      [use_batch_stats, eps, activation](const BackwardArgs& a) -> TensorList {
+        const Tensor &input = a.saved[0], &weight = a.saved[1], &mean = a.saved[2], &invstd = a.saved[3];
+        const Tensor &bias = a.saved[4], &out = a.saved[5];
+        const std::array<bool, 3> need{a.needs_grad[0], a.needs_grad[1], a.needs_grad[2]};
+        if (autograd::GradMode::is_enabled()) {
+          Tensor grad_z = differentiable_activation_backward(activation, a.grad(), out, [&] {
+            Tensor z = use_batch_stats ? composite_batch_norm(input, Tensor(), Tensor(), weight, bias, true, 0.0, eps)
+                                       : normalize(input, mean, invstd, weight, bias);
+            return z.to(input.dtype());
+          });
+          return differentiable_batch_norm_backward(grad_z, input, weight, mean, invstd, use_batch_stats, eps, need);
+        }
+        std::array<Tensor, 3> grads = native::batch_norm_backward(a.grad(), input, weight, bias, out, mean, invstd,
+                                                                  use_batch_stats, activation, need);
+        return {grads[0], grads[1], grads[2]};
+      });
 }
 
 Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,

@@ -73,7 +73,8 @@ void BatchNormImplBase::pretty_print(std::ostream& stream) const {
   }
   stream << ", affine=" << (options.affine() ? "true" : "false")
          << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false");
-  if (options.activation() != FusedActivation::None) stream << ", activation=" << fused_activation_name(options.activation());
+  if (options.activation() != FusedActivation::None)
+    stream << ", activation=" << fused_activation_name(options.activation());
   stream << ")";
 }
 

@@ -115,7 +115,9 @@ void store_run(T* out, int64_t size, const Values& values, FusedActivation activ
   if (activation != FusedActivation::None) {
     P* z = buffer_of<P>(staged, size);
     Run<P>(z, size) = values;
-    for (int64_t i = 0; i < size; ++i) out[i] = functors::batch_norm_activation<T>(activation, z[i]);
+    functors::with_activation(activation, [&](auto a) {
+      for (int64_t i = 0; i < size; ++i) out[i] = functors::batch_norm_activation<decltype(a)::value, T>(z[i]);
+    });
     return;
   }
   if constexpr (std::is_same_v<T, opmath_t<T>>) {
@@ -144,15 +146,19 @@ template <typename T, typename P = opmath_t<T>>
 ChannelRuns<T> pre_activation_grad(const Layout& l, const T* g, const T* out, const ChannelRuns<T>& xs,
                                    const BatchNormAffine<P>& z, int64_t c, FusedActivation activation, Tensor& buffer) {
   P* base = buffer_of<P>(buffer, l.count());
-  for (int64_t n = 0; n < l.batch; ++n) {
-    const T *gn = g + l.run(n, c), *on = out != nullptr ? out + l.run(n, c) : nullptr;
-    ConstRun<P> xn = xs[n];
-    P* to = base + n * l.spatial;
-    for (int64_t i = 0; i < l.spatial; ++i) {
-      to[i] = functors::batch_norm_activation_grad<T>(activation, cast<P>(gn[i]), on != nullptr ? on[i] : T(0),
-                                                      z.at(xn[i]));
+  functors::with_activation(activation, [&](auto a) {
+    constexpr FusedActivation kActivation = decltype(a)::value;
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const T* gn = g + l.run(n, c);
+      const T* on = kActivation == FusedActivation::Relu ? out + l.run(n, c) : nullptr;
+      ConstRun<P> xn = xs[n];
+      P* to = base + n * l.spatial;
+      for (int64_t i = 0; i < l.spatial; ++i) {
+        const T saved = kActivation == FusedActivation::Relu ? on[i] : T(0);
+        to[i] = functors::batch_norm_activation_grad<kActivation, T>(cast<P>(gn[i]), saved, z.at(xn[i]));
+      }
     }
-  }
+  });
   return ChannelRuns<T>(base, l.spatial);
 }
 
@@ -196,9 +202,9 @@ void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, c
     ChannelRuns<T> xs(l, x, c, scratch.second);
     ChannelRuns<T> gs = activation == FusedActivation::None
                             ? ChannelRuns<T>(l, grad_out, c, scratch.first)
-                            : pre_activation_grad(l, grad_out, out, xs, BatchNormAffine<P>(save_mean[c], save_invstd[c],
-                                                                                            weight, bias, c),
-                                                  c, activation, scratch.first);
+                            : pre_activation_grad(l, grad_out, out, xs,
+                                                  BatchNormAffine<P>(save_mean[c], save_invstd[c], weight, bias, c), c,
+                                                  activation, scratch.first);
     const P mean = save_mean[c];
     const double invstd = save_invstd[c];
     // sum(g) and sum(g * (x - mean)) over the channel.
@@ -244,8 +250,8 @@ void CpuBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& gra
                                      const Tensor& bias, const Tensor& out, const Tensor& save_mean,
                                      const Tensor& save_invstd, bool training, FusedActivation activation) {
   if (!input.is_contiguous()) {
-    batch_norm_backward_channels_last(grad_input, grad_weight, grad_bias, grad_out, input, weight, bias, out,
-                                      save_mean, save_invstd, training, activation);
+    batch_norm_backward_channels_last(grad_input, grad_weight, grad_bias, grad_out, input, weight, bias, out, save_mean,
+                                      save_invstd, training, activation);
     return;
   }
   dispatch(FloatingTypes{}, input.dtype(), "batch_norm_backward", [&](auto tag) {

@@ -106,27 +106,29 @@ void forward(const Rows& l, const T* x, const P* weight, const P* bias, P* runni
     scale[c] = z.scale;
     shift[c] = z.shift;
   }
-  for_each_row(l, [&](int64_t r) {
-    const T* in = x + r * C;
-    T* o = y + r * C;
-    for (int64_t c = 0; c < C; ++c) {
-      o[c] = functors::batch_norm_activation<T>(activation, cast<P>(in[c]) * scale[c] + shift[c]);
-    }
+  functors::with_activation(activation, [&](auto a) {
+    for_each_row(l, [&](int64_t r) {
+      const T* in = x + r * C;
+      T* o = y + r * C;
+      for (int64_t c = 0; c < C; ++c) {
+        o[c] = functors::batch_norm_activation<decltype(a)::value, T>(cast<P>(in[c]) * scale[c] + shift[c]);
+      }
+    });
   });
 }
 
-template <typename T, typename P = opmath_t<T>>
+template <FusedActivation kActivation, typename T, typename P = opmath_t<T>>
 void backward(const Rows& l, const T* grad_out, const T* x, const P* weight, const P* bias, const T* out,
-              const P* save_mean, const P* save_invstd, bool training, FusedActivation activation, T* grad_input,
-              P* grad_weight, P* grad_bias) {
+              const P* save_mean, const P* save_invstd, bool training, T* grad_input, P* grad_weight, P* grad_bias) {
   const int64_t C = l.channels;
   std::vector<BatchNormAffine<P>> affine;
   for (int64_t c = 0; c < C; ++c) affine.emplace_back(save_mean[c], save_invstd[c], weight, bias, c);
   // The gradient of z, the activation's input, at row r and channel c.
   auto grad_z = [&](int64_t r, int64_t c) {
     const int64_t i = r * C + c;
-    return functors::batch_norm_activation_grad<T>(activation, cast<P>(grad_out[i]),
-                                                   out != nullptr ? out[i] : T(0), affine[c].at(cast<P>(x[i])));
+    const T saved = kActivation == FusedActivation::Relu ? out[i] : T(0);
+    return functors::batch_norm_activation_grad<kActivation, T>(cast<P>(grad_out[i]), saved,
+                                                                affine[c].at(cast<P>(x[i])));
   };
   // sums[c] = sum(g), sums[C + c] = sum(g * (x - mean)).
   std::vector<double> sums = column_sums<2, P>(l, [&](int64_t r, P* acc) {
@@ -161,9 +163,9 @@ void backward(const Rows& l, const T* grad_out, const T* x, const P* weight, con
 }  // namespace
 
 void batch_norm_channels_last(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd,
-                              const Tensor& input, const Tensor& weight, const Tensor& bias,
-                              const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
-                              double eps, FusedActivation activation) {
+                              const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                              const Tensor& running_var, bool training, double momentum, double eps,
+                              FusedActivation activation) {
   dispatch(FloatingTypes{}, input.dtype(), "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using P = opmath_t<T>;
@@ -180,10 +182,13 @@ void batch_norm_backward_channels_last(const Tensor& grad_input, const Tensor& g
   dispatch(FloatingTypes{}, input.dtype(), "batch_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using P = opmath_t<T>;
-    backward<T>(Rows(input), grad_out.data_ptr<T>(), input.data_ptr<T>(), data_or_null<P>(weight),
-                data_or_null<P>(bias), data_or_null<T>(out), save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(),
-                training, activation, data_or_null<T>(grad_input), data_or_null<P>(grad_weight),
-                data_or_null<P>(grad_bias));
+    functors::with_activation(activation, [&](auto a) {
+      backward<decltype(a)::value, T>(Rows(input), grad_out.data_ptr<T>(), input.data_ptr<T>(),
+                                      data_or_null<P>(weight), data_or_null<P>(bias), data_or_null<T>(out),
+                                      save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(), training,
+                                      data_or_null<T>(grad_input), data_or_null<P>(grad_weight),
+                                      data_or_null<P>(grad_bias));
+    });
   });
 }
 

@@ -8,9 +8,9 @@
 namespace brisk::cpu {
 
 void batch_norm_channels_last(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd,
-                              const Tensor& input, const Tensor& weight, const Tensor& bias,
-                              const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
-                              double eps, FusedActivation activation);
+                              const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                              const Tensor& running_var, bool training, double momentum, double eps,
+                              FusedActivation activation);
 
 void batch_norm_backward_channels_last(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                                        const Tensor& grad_out, const Tensor& input, const Tensor& weight,

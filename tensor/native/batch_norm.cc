@@ -89,10 +89,9 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& 
   Tensor grad_bias = need[2] ? empty({x.size(1)}, stats) : Tensor();
   if (need[0] || need[1] || need[2]) {
     Tensor read_out = activation == FusedActivation::Relu ? in_layout(out, device, x.dtype(), channels_last) : Tensor();
-    backend_for(device).batch_norm_backward(grad_input, grad_weight, grad_bias,
-                                            in_layout(grad_out, device, x.dtype(), channels_last), x,
-                                            maybe_contiguous(weight), maybe_contiguous(bias), read_out, save_mean,
-                                            save_invstd, training, activation);
+    backend_for(device).batch_norm_backward(
+        grad_input, grad_weight, grad_bias, in_layout(grad_out, device, x.dtype(), channels_last), x,
+        maybe_contiguous(weight), maybe_contiguous(bias), read_out, save_mean, save_invstd, training, activation);
   }
   return {grad_input, grad_weight, grad_bias};
 }

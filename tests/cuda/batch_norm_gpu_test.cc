@@ -52,8 +52,9 @@ TEST_CASE("CUDA batch_norm and batch_norm_backward match the CPU in every dtype,
       for (bool nhwc : {false, true}) {
         for (bool training : {true, false}) {
           for (FusedActivation activation : {FusedActivation::None, FusedActivation::Relu, FusedActivation::Gelu}) {
-            INFO("[" << shape[0] << ", " << shape[1] << ", " << shape[2] << ", " << shape[3] << "] " << dtype_name(dtype) << (nhwc ? " channels_last" : " NCHW")
-                       << (training ? " training " : " eval ") << fused_activation_name(activation));
+            INFO("[" << shape[0] << ", " << shape[1] << ", " << shape[2] << ", " << shape[3] << "] "
+                     << dtype_name(dtype) << (nhwc ? " channels_last" : " NCHW") << (training ? " training " : " eval ")
+                     << fused_activation_name(activation));
             const int64_t c = shape[1];
             Tensor x = random_cpu(shape, dtype, 1, -1.5, 2.5);
             if (nhwc) x = channels_last(x);
@@ -77,8 +78,8 @@ TEST_CASE("CUDA batch_norm and batch_norm_backward match the CPU in every dtype,
             std::array<Tensor, 3> want_grads = native::batch_norm_backward(
                 grad_out, x, weight, bias, want[0], want[1], want[2], training, activation, {true, true, true});
             std::array<Tensor, 3> got_grads =
-                native::batch_norm_backward(on_gpu(grad_out), on_gpu(x), on_gpu(weight), on_gpu(bias), got[0],
-                                            got[1], got[2], training, activation, {true, true, true});
+                native::batch_norm_backward(on_gpu(grad_out), on_gpu(x), on_gpu(weight), on_gpu(bias), got[0], got[1],
+                                            got[2], training, activation, {true, true, true});
             CHECK(is_channels_last(got_grads[0]) == nhwc);
             require_matches(got_grads[0], want_grads[0], data_tolerance(dtype));
             check_stats(got_grads[1], want_grads[1], dtype);
@@ -94,9 +95,9 @@ TEST_CASE("CUDA batch_norm_backward computes only the gradients asked for") {
   Tensor x = random_cpu({4, 6, 5, 5}, kFloat32, 7), g = random_cpu({4, 6, 5, 5}, kFloat32, 8);
   Tensor w = random_cpu({6}, kFloat32, 9);
   std::array<Tensor, 3> y = native::batch_norm(on_gpu(x), on_gpu(w), Tensor(), Tensor(), Tensor(), true, 0.1, 1e-5);
-  std::array<Tensor, 3> only_weight = native::batch_norm_backward(on_gpu(g), on_gpu(x), on_gpu(w), Tensor(), Tensor(),
-                                                                  y[1], y[2], true, FusedActivation::None,
-                                                                  {false, true, false});
+  std::array<Tensor, 3> only_weight =
+      native::batch_norm_backward(on_gpu(g), on_gpu(x), on_gpu(w), Tensor(), Tensor(), y[1], y[2], true,
+                                  FusedActivation::None, {false, true, false});
   CHECK_FALSE(only_weight[0].defined());
   CHECK_FALSE(only_weight[2].defined());
   std::array<Tensor, 3> cpu_y = native::batch_norm(x, w, Tensor(), Tensor(), Tensor(), true, 0.1, 1e-5);

@@ -129,8 +129,8 @@ TEST_CASE("gradcheck: batch_norm with a fused relu or gelu, NCHW and channels_la
   for (FusedActivation activation : {FusedActivation::Relu, FusedActivation::Gelu}) {
     for (bool nhwc : {false, true}) {
       for (bool training : {true, false}) {
-        INFO(fused_activation_name(activation) << (nhwc ? ", channels_last" : ", NCHW")
-                                               << (training ? ", training" : ", eval"));
+        INFO(fused_activation_name(activation)
+             << (nhwc ? ", channels_last" : ", NCHW") << (training ? ", training" : ", eval"));
         auto fn = [&](const TensorList& in) {
           const TensorOptions options = TensorOptions(kFloat64).device(test_device());
           Tensor running_mean = training ? zeros({3}, options) : rm, running_var = training ? ones({3}, options) : rv;
@@ -146,7 +146,8 @@ TEST_CASE("gradcheck: batch_norm with a fused relu or gelu, NCHW and channels_la
 
 TEST_CASE("gradcheck: add_relu of two tensors and of a broadcast bias") {
   CHECK(gradcheck([](const TensorList& in) { return F::add_relu(in[0], in[1]); }, {leaf({3, 4}), leaf({3, 4})}));
-  CHECK(gradcheck([](const TensorList& in) { return F::add_relu(in[0], in[1]); }, {leaf({2, 3, 2, 2}), leaf({3, 1, 1})}));
+  CHECK(
+      gradcheck([](const TensorList& in) { return F::add_relu(in[0], in[1]); }, {leaf({2, 3, 2, 2}), leaf({3, 1, 1})}));
   CHECK(gradgradcheck([](const TensorList& in) { return F::add_relu(in[0], in[1]); }, {leaf({3, 4}), leaf({4})}));
 }
 

@@ -201,9 +201,10 @@ TEST_CASE("BatchNorm with a fused activation matches PyTorch's batch_norm then r
       const json& c = nn_case(name);
       const json& p = c.at("params");
       Tensors in = load_inputs(c);
-      const FusedActivation activation =
-          p.at("activation") == "relu" ? FusedActivation::Relu : FusedActivation::Gelu;
-      BatchNorm2d bn(BatchNormOptions(p.at("num_features")).eps(p.at("eps")).momentum(p.at("momentum").get<double>())
+      const FusedActivation activation = p.at("activation") == "relu" ? FusedActivation::Relu : FusedActivation::Gelu;
+      BatchNorm2d bn(BatchNormOptions(p.at("num_features"))
+                         .eps(p.at("eps"))
+                         .momentum(p.at("momentum").get<double>())
                          .activation(activation));
       load_into(bn->weight, in, "weight");
       load_into(bn->bias, in, "bias");
