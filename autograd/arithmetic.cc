@@ -1,6 +1,7 @@
 // Arithmetic: add, sub, mul, div, pow, neg, addcmul, addcdiv, lerp, with tensor and number operands.
 #include <cmath>
 
+#include "autograd/backward_ops.h"
 #include "autograd/derivatives.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -29,6 +30,14 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   auto [in, out] = autograd::run_row(BinaryOp::Add, a, b, OpParams{alpha.to_double()});
   return record("AddBackward", out, {in[0], in[1]}, {},
                 [alpha](const BackwardArgs& g) { return autograd::add_backward(g, alpha); });
+}
+
+Tensor add_relu(const Tensor& a, const Tensor& b) {
+  auto [in, out] = autograd::run_row(BinaryOp::AddRelu, a, b);
+  return record("AddReluBackward", out, {in[0], in[1]}, {out}, [](const BackwardArgs& g) -> TensorList {
+    Tensor grad = autograd::activation_backward(BinaryOp::ReluBackward, g.grad(), g.saved[0]);
+    return {g.needs_grad[0] ? grad : Tensor(), g.needs_grad[1] ? grad : Tensor()};
+  });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {

@@ -89,6 +89,9 @@ Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 // ---- Elementwise ----
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+// relu(a + b) as one kernel forward and one backward (the ReLU's mask from the saved
+// output), for a residual sum or a bias followed by a ReLU; float dtypes.
+Tensor add_relu(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, const Tensor& b);

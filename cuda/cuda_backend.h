@@ -11,14 +11,15 @@
 
 namespace brisk::cuda {
 
-// Every method of Backend (tensor/backend.h) but the batch norm kernels, which
-// nn::functional::batch_norm composes from other ops on CUDA.
+// Every method of Backend (tensor/backend.h).
 class CudaBackend final : public Backend {
  public:
   BRISK_BACKEND_COPY(BRISK_BACKEND_OVERRIDE)
   BRISK_BACKEND_CORE_KERNELS(BRISK_BACKEND_OVERRIDE)
   BRISK_BACKEND_CONV_POOL_KERNELS(BRISK_BACKEND_OVERRIDE)
+  BRISK_BACKEND_BATCH_NORM_KERNELS(BRISK_BACKEND_OVERRIDE)
   BRISK_BACKEND_OPTIMIZER_KERNELS(BRISK_BACKEND_OVERRIDE)
+  bool has_batch_norm() const override { return true; }
 };
 
 }  // namespace brisk::cuda

@@ -40,7 +40,8 @@ BasicBlockImpl::BasicBlockImpl(const BasicBlockOptions& options_) : options(opti
   BRISK_CHECK(options.shortcut() != Shortcut::ZeroPad || out >= in,
               "BasicBlock: the zero-padding shortcut cannot reduce channels ({} -> {})", in, out);
   conv1 = register_module("conv1", conv3x3(in, out, stride));
-  bn1 = register_module("bn1", nn::BatchNorm2d(out));
+  // bn1's ReLU and the ReLU after the residual sum run fused (one kernel each way).
+  bn1 = register_module("bn1", nn::BatchNorm2d(nn::BatchNormOptions(out).activation(FusedActivation::Relu)));
   conv2 = register_module("conv2", conv3x3(out, out, 1));
   bn2 = register_module("bn2", nn::BatchNorm2d(out));
   shortcut = register_module("shortcut", nn::Sequential());
@@ -55,11 +56,11 @@ bool BasicBlockImpl::changes_shape() const {
 }
 
 Tensor BasicBlockImpl::forward(const Tensor& x) {
-  Tensor out = F::relu(bn1(conv1(x)));
+  Tensor out = bn1(conv1(x));
   out = bn2(conv2(out));
   bool zero_pad = changes_shape() && options.shortcut() == Shortcut::ZeroPad;
   Tensor skip = zero_pad ? zero_pad_shortcut(x, options.stride(), options.out_channels()) : shortcut(x);
-  return F::relu(out + skip);
+  return F::add_relu(out, skip);
 }
 
 nn::Sequential basic_block_stage(int64_t blocks, int64_t in_channels, int64_t out_channels, int64_t stride,

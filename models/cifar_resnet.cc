@@ -14,7 +14,7 @@ CIFARResNetImpl::CIFARResNetImpl(const CIFARResNetOptions& options_) : options(o
               "CIFARResNet: depth must be 6n + 2 with n >= 1 (20, 32, 44, 56, 110, ...), got {}", depth);
   const int64_t n = (depth - 2) / 6;
   conv1 = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(3, 16, 3).padding(1).bias(false)));
-  bn1 = register_module("bn1", nn::BatchNorm2d(16));
+  bn1 = register_module("bn1", nn::BatchNorm2d(nn::BatchNormOptions(16).activation(FusedActivation::Relu)));
   layer1 = register_module("layer1", basic_block_stage(n, 16, 16, 1, Shortcut::ZeroPad));
   layer2 = register_module("layer2", basic_block_stage(n, 16, 32, 2, Shortcut::ZeroPad));
   layer3 = register_module("layer3", basic_block_stage(n, 32, 64, 2, Shortcut::ZeroPad));
@@ -26,7 +26,7 @@ CIFARResNetImpl::CIFARResNetImpl(const CIFARResNetOptions& options_) : options(o
 }
 
 Tensor CIFARResNetImpl::forward(const Tensor& images) {
-  Tensor x = F::relu(bn1(conv1(images)));
+  Tensor x = bn1(conv1(images));
   x = layer3(layer2(layer1(x)));
   return linear(F::flatten(F::adaptive_avg_pool2d(x, 1), 1));
 }

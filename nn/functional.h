@@ -18,6 +18,7 @@
 #include "autograd/ops.h"
 #include "nn/size2.h"
 #include "tensor/arg.h"
+#include "tensor/fused_activation.h"
 #include "tensor/generator.h"
 #include "tensor/tensor.h"
 
@@ -40,6 +41,7 @@ inline constexpr nn::Reduction kSum = nn::Reduction::Sum;
 namespace brisk::nn::functional {
 
 // ---- Activations: the differentiable ops of autograd/ops.h, under these names too ----
+using brisk::add_relu;
 using brisk::elu;
 using brisk::gelu;
 using brisk::hardswish;
@@ -95,10 +97,14 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 // running = (1 - momentum) * running + momentum * batch statistic, with the unbiased batch
 // variance. Otherwise normalizes with the running stats. An empty input (no rows, as a
 // data-parallel rank may hold) gives an empty output and leaves the running stats as they
-// are, as in PyTorch; one value per channel in training is refused.
+// are, as in PyTorch; one value per channel in training is refused. `activation` (Relu, Gelu)
+// is applied to the result, as relu(batch_norm(...)) would, but fused: on the devices with
+// batch norm kernels (CPU, sim, CUDA) normalization and activation are one kernel forward and
+// one backward, and the gradient reads the saved output (Relu) or input (Gelu), no
+// intermediate.
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
-                  double momentum = 0.1, double eps = 1e-5);
+                  double momentum = 0.1, double eps = 1e-5, FusedActivation activation = FusedActivation::None);
 // How the processes that normalize parts of one batch together share their per-channel
 // statistics: sync_batch_norm's view of a process group (nn::SyncBatchNorm makes one from a
 // dist::ProcessGroup; tests make one within a process).
@@ -117,8 +123,10 @@ class BatchStatsExchange {
 // running stats (when given) updated with the whole batch's mean and unbiased variance. A
 // part may be empty. The gradient of input includes the other processes' outputs' dependence
 // on it (through the exchange); those of weight and bias are this part's only (DDP sums them).
+// `activation` is applied after, as its own op.
 Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                       const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange);
+                       const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange,
+                       FusedActivation activation = FusedActivation::None);
 // Normalizes over the trailing dims given by normalized_shape (which must match them).
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);

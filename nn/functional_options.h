@@ -56,6 +56,8 @@ struct BatchNormFuncOptions {
   BRISK_ARG(bool, training) = false;
   BRISK_ARG(double, momentum) = 0.1;
   BRISK_ARG(double, eps) = 1e-5;
+  // Applied to the result in the same kernel (nn::functional::batch_norm).
+  BRISK_ARG(FusedActivation, activation) = FusedActivation::None;
 };
 
 struct LayerNormFuncOptions {

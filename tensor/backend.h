@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tensor/fused_activation.h"
 #include "tensor/op_kinds.h"
 #include "tensor/optimizer_step_params.h"
 #include "tensor/scalar.h"
@@ -110,32 +111,41 @@
   X(adaptive_avg_pool2d_backward, (const Tensor& grad_input, const Tensor& grad_out), (grad_input, grad_out),       \
     "adaptive_avg_pool2d_backward", (&grad_out))
 
-// Batch normalization (PyTorch's native_batch_norm) over contiguous [N, C, *] tensors of one
-// float dtype, per channel c over the N * (spatial) values; weight, bias and the running
-// statistics are [C] and each may be undefined (weight 1, bias 0, no running statistics).
-// With bfloat16/float16 data (input, out, grad_out, grad_input) every [C] tensor is float32
-// and the arithmetic is float32's. Optional: a backend without these kernels says so in
-// has_batch_norm(), and nn::functional::batch_norm composes the op from elementwise ops and
-// reductions instead (Backend's defaults raise).
+// Batch normalization (PyTorch's native_batch_norm) over [N, C, *] tensors of one float dtype,
+// per channel c over the N * (spatial) values, followed by `activation` (tensor/
+// fused_activation.h). The data tensors (input, out, grad_out, grad_input) are contiguous, or
+// all 4-D channels_last (strides (H*W*C, 1, W*C, C), as torch.channels_last; a tensor that is
+// both counts as contiguous). weight, bias and the running statistics are contiguous [C] and
+// each may be undefined (weight 1, bias 0, no running statistics). With bfloat16/float16
+// data every [C] tensor is float32 and the arithmetic is float32's. Optional: a backend
+// without these kernels says so in has_batch_norm(), and nn::functional::batch_norm composes
+// the op from elementwise ops and reductions instead (Backend's defaults raise).
 #define BRISK_BACKEND_BATCH_NORM_KERNELS(X)                                                                            \
-  /* out = (input - mean) * invstd * weight + bias. With `training`, mean and invstd =                                 \
-     1 / sqrt(var + eps) are the batch's (var biased) and the running statistics, when                                 \
-     defined, move towards them: running = (1 - momentum) * running + momentum * batch, with                           \
-     the unbiased variance for running_var. Otherwise they come from running_mean and                                  \
-     running_var. save_mean and save_invstd [C] receive the mean and invstd used. */                                   \
+  /* out = activation(z), z = (input - mean) * invstd * weight + bias rounded to the data's                            \
+     dtype. With `training`, mean and invstd = 1 / sqrt(var + eps) are the batch's (var                                \
+     biased) and the running statistics, when defined, move towards them: running = (1 -                               \
+     momentum) * running + momentum * batch, with the unbiased variance for running_var.                               \
+     Otherwise they come from running_mean and running_var. save_mean and save_invstd [C]                              \
+     receive the mean and invstd used. */                                                                              \
   X(batch_norm,                                                                                                        \
     (const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input, const Tensor& weight, \
      const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,        \
-     double eps),                                                                                                      \
-    (out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training, momentum, eps),            \
+     double eps, FusedActivation activation),                                                                          \
+    (out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training, momentum, eps,             \
+     activation),                                                                                                      \
     "batch_norm", (&input, &weight, &bias))                                                                            \
   /* The gradients of batch_norm from its saved statistics; with `training` the gradient also                          \
-     flows through the batch statistics. Each of grad_input, grad_weight and grad_bias is                              \
-     overwritten when defined and skipped otherwise. */                                                                \
+     flows through the batch statistics. grad_out is the gradient of the activation's output;                          \
+     the activation's own gradient comes first: Relu's where `out` (batch_norm's output) > 0,                          \
+     Gelu's at z recomputed from input, weight, bias and the saved statistics (`out` and                               \
+     `bias` may be undefined where the activation does not read them). Each of grad_input,                             \
+     grad_weight and grad_bias is overwritten when defined and skipped otherwise. */                                   \
   X(batch_norm_backward,                                                                                               \
     (const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,             \
-     const Tensor& input, const Tensor& weight, const Tensor& save_mean, const Tensor& save_invstd, bool training),    \
-    (grad_input, grad_weight, grad_bias, grad_out, input, weight, save_mean, save_invstd, training),                   \
+     const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& out, const Tensor& save_mean,        \
+     const Tensor& save_invstd, bool training, FusedActivation activation),                                            \
+    (grad_input, grad_weight, grad_bias, grad_out, input, weight, bias, out, save_mean, save_invstd, training,         \
+     activation),                                                                                                      \
     "batch_norm_backward", (&grad_out, &input, &weight))
 
 // Fused optimizer updates over contiguous float32/float64 tensors of one shape and dtype

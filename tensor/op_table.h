@@ -112,6 +112,7 @@
   X(Lerp, lerp, Lerp, FloatingTypes, Same, None, None) /* a + params.a * (b - a), a number weight */ \
   X(Remainder, remainder, Remainder, NumericTypes, Same, None, None) /* with the sign of b, as Python's % */ \
   X(Fmod, fmod, Fmod, NumericTypes, Same, None, None)                /* with the sign of a, as C's fmod */ \
+  X(AddRelu, add_relu, AddRelu, FloatingTypes, Same, None, None) /* relu(a + b) in one pass */           \
   BRISK_COMPARISON_OPS(X)                                                                        \
   BRISK_ALL_ACTIVATION_BACKWARD_OPS(X)
 #define BRISK_ALL_ACTIVATION_BACKWARD_OPS(X)                                                \

@@ -4,10 +4,13 @@
 // the statistics and the affine parameters into one per-channel scale and shift first, so
 // the full-size input is only read once more after the statistics. sync_batch_norm is that
 // composite with statistics combined over processes, so autograd derives its backward,
-// exchange included.
+// exchange included. A fused activation (FusedActivation) runs in the same kernel as the
+// normalization where the kernels exist, and after the composite as its own op elsewhere.
 #include <array>
+#include <functional>
 
 #include "autograd/autocast.h"
+#include "autograd/backward_ops.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -149,41 +152,75 @@ bool mixed_precision(const Tensor& input, std::initializer_list<Tensor> params) 
   return false;
 }
 
+// activation(x) as its own differentiable op.
+Tensor activate(const Tensor& x, FusedActivation activation) {
+  switch (activation) {
+    case FusedActivation::Relu: return relu(x);
+    case FusedActivation::Gelu: return gelu(x);
+    default: return x;
+  }
+}
+
+// The gradient of the activation's input from the gradient of its output, differentiably (for
+// create_graph): Relu's from the saved output, Gelu's at z recomputed from the input.
+Tensor differentiable_activation_backward(FusedActivation activation, const Tensor& grad_out, const Tensor& out,
+                                          const std::function<Tensor()>& z) {
+  switch (activation) {
+    case FusedActivation::Relu: return autograd::activation_backward(BinaryOp::ReluBackward, grad_out, out);
+    case FusedActivation::Gelu: return autograd::activation_backward(BinaryOp::GeluBackward, grad_out, z());
+    default: return grad_out;
+  }
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                  const Tensor& bias, bool training, double momentum, double eps) {
+                  const Tensor& bias, bool training, double momentum, double eps, FusedActivation activation) {
   check_batch_norm_args("batch_norm", input, running_mean, running_var, weight, bias);
   const bool use_batch_stats = training || !running_mean.defined();
-  if (input.numel() == 0) return empty_batch_norm(input, weight, bias);
+  if (input.numel() == 0) return activate(empty_batch_norm(input, weight, bias), activation);
   BRISK_CHECK(!use_batch_stats || channel_count(input) > 1,
               "batch_norm: expected more than 1 value per channel when training, got input {}", input.sizes());
   if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
     if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
-      return batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps)
-          .to(input.dtype());
+      Tensor normalized =
+          batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps);
+      return activate(normalized.to(input.dtype()), activation);
     }
-    return composite_batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
+    return activate(
+        composite_batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps),
+        activation);
   }
   std::array<Tensor, 3> result =
-      native::batch_norm(input, weight, bias, running_mean, running_var, use_batch_stats, momentum, eps);
-  const Tensor &save_mean = result[1], &save_invstd = result[2];
-  return record("NativeBatchNormBackward", result[0], {input, weight, bias}, {input, weight, save_mean, save_invstd},
-                [use_batch_stats, eps](const BackwardArgs& a) -> TensorList {
-                  const Tensor &input = a.saved[0], &weight = a.saved[1];
-                  const std::array<bool, 3> need{a.needs_grad[0], a.needs_grad[1], a.needs_grad[2]};
-                  if (autograd::GradMode::is_enabled()) {
-                    return differentiable_batch_norm_backward(a.grad(), input, weight, a.saved[2], a.saved[3],
-                                                              use_batch_stats, eps, need);
-                  }
-                  std::array<Tensor, 3> grads = native::batch_norm_backward(a.grad(), input, weight, a.saved[2],
-                                                                            a.saved[3], use_batch_stats, need);
-                  return {grads[0], grads[1], grads[2]};
-                });
+      native::batch_norm(input, weight, bias, running_mean, running_var, use_batch_stats, momentum, eps, activation);
+  const Tensor &out = result[0], &save_mean = result[1], &save_invstd = result[2];
+  // The output is saved only for Relu's mask, the bias only for Gelu's recomputed input.
+  const Tensor saved_out = activation == FusedActivation::Relu ? out : Tensor();
+  const Tensor saved_bias = activation == FusedActivation::Gelu ? bias : Tensor();
+  return record(
+      activation == FusedActivation::None ? "NativeBatchNormBackward" : "NativeBatchNormActivationBackward", out,
+      {input, weight, bias}, {input, weight, save_mean, save_invstd, saved_bias, saved_out},
+      [use_batch_stats, eps, activation](const BackwardArgs& a) -> TensorList {
+        const Tensor &input = a.saved[0], &weight = a.saved[1], &mean = a.saved[2], &invstd = a.saved[3];
+        const Tensor &bias = a.saved[4], &out = a.saved[5];
+        const std::array<bool, 3> need{a.needs_grad[0], a.needs_grad[1], a.needs_grad[2]};
+        if (autograd::GradMode::is_enabled()) {
+          Tensor grad_z = differentiable_activation_backward(activation, a.grad(), out, [&] {
+            Tensor z = use_batch_stats ? composite_batch_norm(input, Tensor(), Tensor(), weight, bias, true, 0.0, eps)
+                                       : normalize(input, mean, invstd, weight, bias);
+            return z.to(input.dtype());
+          });
+          return differentiable_batch_norm_backward(grad_z, input, weight, mean, invstd, use_batch_stats, eps, need);
+        }
+        std::array<Tensor, 3> grads = native::batch_norm_backward(a.grad(), input, weight, bias, out, mean, invstd,
+                                                                  use_batch_stats, activation, need);
+        return {grads[0], grads[1], grads[2]};
+      });
 }
 
 Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                       const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange) {
+                       const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange,
+                       FusedActivation activation) {
   check_batch_norm_args("sync_batch_norm", input, running_mean, running_var, weight, bias);
   // Every process's count, mean and variance [P, 3, C], combined as Chan et al.'s parallel
   // variance (no E[x^2] - E[x]^2 cancellation); the counts carry no gradient.
@@ -194,7 +231,7 @@ Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Te
   Tensor var = (counts * (vars + (means - mean) * (means - mean))).sum({0}) / count;
   if (running_mean.defined())
     update_running_stats(running_mean, running_var, mean, var * (count / (count - 1)), momentum);
-  return normalize(input, mean, rsqrt(var + eps), weight, bias);
+  return activate(normalize(input, mean, rsqrt(var + eps), weight, bias), activation);
 }
 
 Tensor layer_norm(const Tensor& input_in, const Shape& normalized_shape, const Tensor& weight_in, const Tensor& bias_in,

@@ -13,7 +13,7 @@ Tensor dropout2d(const Tensor& input, const Dropout2dFuncOptions& options) {
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& options) {
   return batch_norm(input, running_mean, running_var, options.weight(), options.bias(), options.training(),
-                    options.momentum(), options.eps());
+                    options.momentum(), options.eps(), options.activation());
 }
 
 Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {

@@ -55,11 +55,12 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
   }
   if (is_training() && stats_exchange && stats_exchange->size() > 1) {
     return functional::sync_batch_norm(input, running_mean, running_var, weight, bias, momentum, options.eps(),
-                                       *stats_exchange);
+                                       *stats_exchange, options.activation());
   }
   // Batch statistics in training, and always when no running statistics are kept.
   return functional::batch_norm(input, running_mean, running_var, weight, bias,
-                                is_training() || !options.track_running_stats(), momentum, options.eps());
+                                is_training() || !options.track_running_stats(), momentum, options.eps(),
+                                options.activation());
 }
 
 void BatchNormImplBase::pretty_print(std::ostream& stream) const {
@@ -71,7 +72,10 @@ void BatchNormImplBase::pretty_print(std::ostream& stream) const {
     stream << "None";
   }
   stream << ", affine=" << (options.affine() ? "true" : "false")
-         << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false") << ")";
+         << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false");
+  if (options.activation() != FusedActivation::None)
+    stream << ", activation=" << fused_activation_name(options.activation());
+  stream << ")";
 }
 
 }  // namespace brisk::nn

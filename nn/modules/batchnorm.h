@@ -5,7 +5,11 @@
 // num_batches_tracked; in eval mode the running statistics are used. Without momentum the
 // running statistics are the cumulative average over all batches so far. With a
 // stats_exchange (nn::SyncBatchNorm, convert_sync_batchnorm) the training statistics are
-// those of the whole batch spread over several processes.
+// those of the whole batch spread over several processes. With an activation option the
+// module returns activation(batch_norm(x)), computed in one kernel where the device has batch
+// norm kernels (nn::functional::batch_norm): BatchNorm2d(BatchNormOptions(16).activation(
+// FusedActivation::Relu)) is BatchNorm2d(16) followed by ReLU, with the same parameters and
+// state dict.
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -17,6 +21,7 @@
 #include "nn/module.h"
 #include "nn/module_holder.h"
 #include "tensor/arg.h"
+#include "tensor/fused_activation.h"
 
 namespace brisk::nn {
 
@@ -32,6 +37,8 @@ struct BatchNormOptions {
   // Learnable per-channel weight (ones) and bias (zeros).
   BRISK_ARG(bool, affine) = true;
   BRISK_ARG(bool, track_running_stats) = true;
+  // Applied to the normalized output (FusedActivation::Relu or Gelu), fused into its kernel.
+  BRISK_ARG(FusedActivation, activation) = FusedActivation::None;
 };
 // libtorch's per-layer names of the same options.
 using BatchNorm1dOptions = BatchNormOptions;

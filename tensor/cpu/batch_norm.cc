@@ -8,22 +8,28 @@
 // stored. Per-channel sums are taken per run in opmath_t<T> and added across runs in double.
 // The statistics are two-pass (mean, then the squared deviations from it), as accurate as the
 // composite they replace; the forward reads the input three times and writes it once, the
-// backward reads input and gradient twice.
+// backward reads input and gradient twice. A fused activation (tensor/functors/batch_norm.h)
+// is applied as each run is stored, and its gradient as the gradient's runs are read.
+// Channels-last inputs take tensor/cpu/batch_norm_channels_last.cc instead.
 #include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
+#include "tensor/cpu/batch_norm_channels_last.h"
 #include "tensor/cpu/cpu_backend.h"
 #include "tensor/cpu/data_or_null.h"
 #include "tensor/dispatch.h"
+#include "tensor/functors/batch_norm.h"
 #include "tensor/functors/cast.h"
 #include "tensor/native/ops.h"
 #include "tensor/parallel.h"
 
 namespace brisk::cpu {
 namespace {
+
+using functors::BatchNormAffine;
 
 template <typename T>
 using Run = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
@@ -50,11 +56,14 @@ struct Scratch {
   Tensor first, second, staged;
 };
 
-// `buffer`'s data, made to hold at least n floats.
-float* float_buffer(Tensor& buffer, int64_t n) {
-  if (!buffer.defined() || buffer.numel() < n) buffer = native::empty({n}, kFloat32);
-  return buffer.data_ptr<float>();
+// `buffer`'s data, made to hold at least n values of P (float or double).
+template <typename P>
+P* buffer_of(Tensor& buffer, int64_t n) {
+  constexpr DType dtype = std::is_same_v<P, double> ? kFloat64 : kFloat32;
+  if (!buffer.defined() || buffer.dtype() != dtype || buffer.numel() < n) buffer = native::empty({n}, dtype);
+  return buffer.data_ptr<P>();
 }
+float* float_buffer(Tensor& buffer, int64_t n) { return buffer_of<float>(buffer, n); }
 
 // f(c, scratch) for every channel, channels split over threads when there is enough work.
 template <typename F>
@@ -73,6 +82,8 @@ class ChannelRuns {
  public:
   using P = opmath_t<T>;
 
+  // Runs of `spatial` values, one after the other from `first`.
+  ChannelRuns(const P* first, int64_t spatial) : first_(first), stride_(spatial), spatial_(spatial) {}
   ChannelRuns(const Layout& l, const T* data, int64_t c, Tensor& widened) : spatial_(l.spatial) {
     if constexpr (std::is_same_v<T, P>) {
       first_ = data + l.run(0, c);
@@ -96,10 +107,19 @@ class ChannelRuns {
   int64_t stride_, spatial_;
 };
 
-// Stores run values (an Eigen expression in P) at `out`: in place for float32/float64, else
-// evaluated into `staged` and rounded.
+// Stores run values (an Eigen expression in P) at `out`, through `activation`: in place for
+// float32/float64 without one, else evaluated into `staged` and rounded.
 template <typename T, typename Values>
-void store_run(T* out, int64_t size, const Values& values, Tensor& staged) {
+void store_run(T* out, int64_t size, const Values& values, FusedActivation activation, Tensor& staged) {
+  using P = opmath_t<T>;
+  if (activation != FusedActivation::None) {
+    P* z = buffer_of<P>(staged, size);
+    Run<P>(z, size) = values;
+    functors::with_activation(activation, [&](auto a) {
+      for (int64_t i = 0; i < size; ++i) out[i] = functors::batch_norm_activation<decltype(a)::value, T>(z[i]);
+    });
+    return;
+  }
   if constexpr (std::is_same_v<T, opmath_t<T>>) {
     Run<T>(out, size) = values;
   } else {
@@ -119,9 +139,33 @@ double sum_runs(const Layout& l, const F& f) {
   return total;
 }
 
+// Channel c's gradient of z (the activation's input) into `buffer`, [N][S] in P, from the
+// gradient g of the activation's output: masked by the saved output (Relu) or at z = x *
+// scale + shift recomputed as the forward computed it (Gelu).
+template <typename T, typename P = opmath_t<T>>
+ChannelRuns<T> pre_activation_grad(const Layout& l, const T* g, const T* out, const ChannelRuns<T>& xs,
+                                   const BatchNormAffine<P>& z, int64_t c, FusedActivation activation, Tensor& buffer) {
+  P* base = buffer_of<P>(buffer, l.count());
+  functors::with_activation(activation, [&](auto a) {
+    constexpr FusedActivation kActivation = decltype(a)::value;
+    for (int64_t n = 0; n < l.batch; ++n) {
+      const T* gn = g + l.run(n, c);
+      const T* on = kActivation == FusedActivation::Relu ? out + l.run(n, c) : nullptr;
+      ConstRun<P> xn = xs[n];
+      P* to = base + n * l.spatial;
+      for (int64_t i = 0; i < l.spatial; ++i) {
+        const T saved = kActivation == FusedActivation::Relu ? on[i] : T(0);
+        to[i] = functors::batch_norm_activation_grad<kActivation, T>(cast<P>(gn[i]), saved, z.at(xn[i]));
+      }
+    }
+  });
+  return ChannelRuns<T>(base, l.spatial);
+}
+
 template <typename T, typename P = opmath_t<T>>
 void forward(const Layout& l, const T* x, const P* weight, const P* bias, P* running_mean, P* running_var,
-             bool training, double momentum, double eps, T* y, P* save_mean, P* save_invstd) {
+             bool training, double momentum, double eps, FusedActivation activation, T* y, P* save_mean,
+             P* save_invstd) {
   const int64_t s = l.spatial, count = l.count();
   for_each_channel(l, [&](int64_t c, Scratch& scratch) {
     ChannelRuns<T> xs(l, x, c, scratch.first);
@@ -142,20 +186,25 @@ void forward(const Layout& l, const T* x, const P* weight, const P* bias, P* run
     }
     save_mean[c] = static_cast<P>(mean);
     save_invstd[c] = static_cast<P>(invstd);
-    // y = x * scale + shift, the affine parameters folded into the normalization.
-    const double scale = invstd * (weight != nullptr ? weight[c] : 1);
-    const P a = static_cast<P>(scale);
-    const P b = static_cast<P>((bias != nullptr ? bias[c] : 0) - mean * scale);
-    for (int64_t n = 0; n < l.batch; ++n) store_run(y + l.run(n, c), s, xs[n] * a + b, scratch.staged);
+    const BatchNormAffine<P> z(save_mean[c], save_invstd[c], weight, bias, c);
+    for (int64_t n = 0; n < l.batch; ++n) {
+      store_run(y + l.run(n, c), s, xs[n] * z.scale + z.shift, activation, scratch.staged);
+    }
   });
 }
 
 template <typename T, typename P = opmath_t<T>>
-void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, const P* save_mean, const P* save_invstd,
-              bool training, T* grad_input, P* grad_weight, P* grad_bias) {
+void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, const P* bias, const T* out,
+              const P* save_mean, const P* save_invstd, bool training, FusedActivation activation, T* grad_input,
+              P* grad_weight, P* grad_bias) {
   const int64_t s = l.spatial, count = l.count();
   for_each_channel(l, [&](int64_t c, Scratch& scratch) {
-    ChannelRuns<T> gs(l, grad_out, c, scratch.first), xs(l, x, c, scratch.second);
+    ChannelRuns<T> xs(l, x, c, scratch.second);
+    ChannelRuns<T> gs = activation == FusedActivation::None
+                            ? ChannelRuns<T>(l, grad_out, c, scratch.first)
+                            : pre_activation_grad(l, grad_out, out, xs,
+                                                  BatchNormAffine<P>(save_mean[c], save_invstd[c], weight, bias, c), c,
+                                                  activation, scratch.first);
     const P mean = save_mean[c];
     const double invstd = save_invstd[c];
     // sum(g) and sum(g * (x - mean)) over the channel.
@@ -171,7 +220,7 @@ void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, c
     const double d = training ? -a * sum_g / count : 0;
     const P ta = static_cast<P>(a), tk = static_cast<P>(k), td = static_cast<P>(d - k * mean);
     for (int64_t n = 0; n < l.batch; ++n) {
-      store_run(grad_input + l.run(n, c), s, gs[n] * ta + xs[n] * tk + td, scratch.staged);
+      store_run(grad_input + l.run(n, c), s, gs[n] * ta + xs[n] * tk + td, FusedActivation::None, scratch.staged);
     }
   });
 }
@@ -180,25 +229,38 @@ void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, c
 
 void CpuBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
                             const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                            const Tensor& running_var, bool training, double momentum, double eps) {
+                            const Tensor& running_var, bool training, double momentum, double eps,
+                            FusedActivation activation) {
+  if (!input.is_contiguous()) {
+    batch_norm_channels_last(out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training,
+                             momentum, eps, activation);
+    return;
+  }
   dispatch(FloatingTypes{}, input.dtype(), "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using P = opmath_t<T>;
     forward<T>(Layout(input), input.data_ptr<T>(), data_or_null<P>(weight), data_or_null<P>(bias),
-               data_or_null<P>(running_mean), data_or_null<P>(running_var), training, momentum, eps, out.data_ptr<T>(),
-               save_mean.data_ptr<P>(), save_invstd.data_ptr<P>());
+               data_or_null<P>(running_mean), data_or_null<P>(running_var), training, momentum, eps, activation,
+               out.data_ptr<T>(), save_mean.data_ptr<P>(), save_invstd.data_ptr<P>());
   });
 }
 
 void CpuBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                                      const Tensor& grad_out, const Tensor& input, const Tensor& weight,
-                                     const Tensor& save_mean, const Tensor& save_invstd, bool training) {
+                                     const Tensor& bias, const Tensor& out, const Tensor& save_mean,
+                                     const Tensor& save_invstd, bool training, FusedActivation activation) {
+  if (!input.is_contiguous()) {
+    batch_norm_backward_channels_last(grad_input, grad_weight, grad_bias, grad_out, input, weight, bias, out, save_mean,
+                                      save_invstd, training, activation);
+    return;
+  }
   dispatch(FloatingTypes{}, input.dtype(), "batch_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using P = opmath_t<T>;
     backward<T>(Layout(input), grad_out.data_ptr<T>(), input.data_ptr<T>(), data_or_null<P>(weight),
-                save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(), training, data_or_null<T>(grad_input),
-                data_or_null<P>(grad_weight), data_or_null<P>(grad_bias));
+                data_or_null<P>(bias), data_or_null<T>(out), save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(),
+                training, activation, data_or_null<T>(grad_input), data_or_null<P>(grad_weight),
+                data_or_null<P>(grad_bias));
   });
 }
 

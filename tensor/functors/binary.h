@@ -27,6 +27,12 @@ struct Sub {
   BRISK_INLINE T operator()(T a, T b) const { return static_cast<T>(a - alpha * b); }
 };
 
+// relu(a + b) in one pass: a residual sum or a bias with the ReLU after it (add_relu).
+template <typename T>
+struct AddRelu {
+  BRISK_INLINE T operator()(T a, T b) const { return Relu<T>()(static_cast<T>(a + b)); }
+};
+
 template <typename T>
 struct Mul {
   BRISK_INLINE T operator()(T a, T b) const { return static_cast<T>(a * b); }

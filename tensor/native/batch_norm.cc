@@ -1,4 +1,4 @@
-// batch_norm and its gradients: operand placement, contiguity and output allocation; the
+// batch_norm and its gradients: operand placement, layout and output allocation; the
 // arithmetic is the backend's.
 #include "tensor/backend.h"
 #include "tensor/native/ops.h"
@@ -10,6 +10,37 @@ namespace {
 // The dtype of the statistics and affine parameters for an input of `data`: float32 for
 // bfloat16/float16 data, else the data's.
 DType stats_dtype(DType data) { return is_reduced_float(data) ? kFloat32 : data; }
+
+// Whether t is 4-D channels_last and not also contiguous: strides (H*W*C, 1, W*C, C), as
+// torch.channels_last. A local test of the stride pattern until tensors carry a memory format.
+bool is_channels_last(const Tensor& t) {
+  if (t.dim() != 4 || t.is_contiguous()) return false;
+  const int64_t c = t.size(1), h = t.size(2), w = t.size(3);
+  return t.stride(0) == h * w * c && t.stride(1) == 1 && t.stride(2) == w * c && t.stride(3) == c;
+}
+
+// An uninitialized [N, C, H, W] tensor laid out channels_last: [N, H, W, C] permuted.
+Tensor empty_channels_last(const Shape& nchw, TensorOptions options) {
+  return permute(empty({nchw[0], nchw[2], nchw[3], nchw[1]}, options), {0, 3, 1, 2});
+}
+
+// A new tensor of `sizes` on `device` with dtype `dtype`, in the layout the kernels use for
+// the input (`channels_last` or contiguous).
+Tensor empty_in_layout(const Shape& sizes, DType dtype, Device device, bool channels_last) {
+  TensorOptions options = TensorOptions(dtype).device(device);
+  return channels_last ? empty_channels_last(sizes, options) : empty(sizes, options);
+}
+
+// t on `device` in `dtype`, laid out as the kernels read it: as it is when it already is,
+// else copied.
+Tensor in_layout(const Tensor& t, Device device, DType dtype, bool channels_last) {
+  if (!channels_last) return contiguous(to(t, device, dtype));
+  if (is_channels_last(t) && t.device() == device && t.dtype() == dtype) return t;
+  Tensor laid_out = empty_in_layout(t.sizes(), dtype, device, true);
+  return copy_(laid_out, t);
+}
+
+Tensor maybe_contiguous(const Tensor& t) { return t.defined() ? contiguous(t) : t; }
 
 }  // namespace
 
@@ -23,38 +54,44 @@ bool has_batch_norm_kernel(const Tensor& input, const std::vector<Tensor>& chann
 
 std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                  const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
-                                 double eps) {
+                                 double eps, FusedActivation activation) {
   Device device = common_device("batch_norm", {input, weight, bias, running_mean, running_var});
   // The running statistics are updated in place, so they must be contiguous as they are.
   for (const Tensor& t : {running_mean, running_var}) {
     BRISK_CHECK(!t.defined() || t.is_contiguous(), "batch_norm: running statistics {} must be contiguous",
                 t.describe());
   }
-  auto maybe_contiguous = [](const Tensor& t) { return t.defined() ? contiguous(t) : t; };
-  Tensor x = contiguous(input);
+  const bool channels_last = is_channels_last(input);
+  Tensor x = channels_last ? input : contiguous(input);
   TensorOptions stats = TensorOptions(stats_dtype(x.dtype())).device(device);
-  Tensor out = empty(x.sizes(), TensorOptions(x.dtype()).device(device));
+  Tensor out = empty_in_layout(x.sizes(), x.dtype(), device, channels_last);
   Tensor save_mean = empty({x.size(1)}, stats), save_invstd = empty({x.size(1)}, stats);
   backend_for(device).batch_norm(out, save_mean, save_invstd, x, maybe_contiguous(weight), maybe_contiguous(bias),
-                                 running_mean, running_var, training, momentum, eps);
+                                 running_mean, running_var, training, momentum, eps, activation);
   return {out, save_mean, save_invstd};
 }
 
 std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
-                                          const Tensor& save_mean, const Tensor& save_invstd, bool training,
+                                          const Tensor& bias, const Tensor& out, const Tensor& save_mean,
+                                          const Tensor& save_invstd, bool training, FusedActivation activation,
                                           std::array<bool, 3> need) {
-  Device device = common_device("batch_norm_backward", {grad_out, input, weight, save_mean, save_invstd});
+  Device device = common_device("batch_norm_backward", {grad_out, input, weight, bias, out, save_mean, save_invstd});
   BRISK_CHECK(grad_out.sizes() == input.sizes(), "batch_norm_backward: gradient {} does not match the input {}",
               grad_out.describe(), input.describe());
-  Tensor x = contiguous(input);
+  BRISK_CHECK(activation != FusedActivation::Relu || (out.defined() && out.sizes() == input.sizes()),
+              "batch_norm_backward: the relu's gradient needs batch_norm's output {} of the input's shape {}",
+              out.describe(), input.sizes());
+  const bool channels_last = is_channels_last(input);
+  Tensor x = channels_last ? input : contiguous(input);
   TensorOptions stats = TensorOptions(stats_dtype(x.dtype())).device(device);
-  Tensor grad_input = need[0] ? empty(x.sizes(), TensorOptions(x.dtype()).device(device)) : Tensor();
+  Tensor grad_input = need[0] ? empty_in_layout(x.sizes(), x.dtype(), device, channels_last) : Tensor();
   Tensor grad_weight = need[1] ? empty({x.size(1)}, stats) : Tensor();
   Tensor grad_bias = need[2] ? empty({x.size(1)}, stats) : Tensor();
   if (need[0] || need[1] || need[2]) {
+    Tensor read_out = activation == FusedActivation::Relu ? in_layout(out, device, x.dtype(), channels_last) : Tensor();
     backend_for(device).batch_norm_backward(
-        grad_input, grad_weight, grad_bias, contiguous(to(grad_out, device, x.dtype())), x,
-        weight.defined() ? contiguous(weight) : weight, save_mean, save_invstd, training);
+        grad_input, grad_weight, grad_bias, in_layout(grad_out, device, x.dtype(), channels_last), x,
+        maybe_contiguous(weight), maybe_contiguous(bias), read_out, save_mean, save_invstd, training, activation);
   }
   return {grad_input, grad_weight, grad_bias};
 }

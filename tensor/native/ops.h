@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensor/fused_activation.h"
 #include "tensor/op_kinds.h"
 #include "tensor/optimizer_step_params.h"
 #include "tensor/scalar.h"
@@ -138,18 +139,22 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input)
 // input [N, C, *]; weight, bias, running_mean and running_var [C] or undefined, on input's
 // device, of input's float dtype, or float32 for a bfloat16/float16 input (PyTorch's
 // mixed-dtype batch norm); save_mean, save_invstd and the weight and bias gradients have
-// that dtype too. Backend::batch_norm (tensor/backend.h) says what is computed; the shape
-// checks are nn::functional::batch_norm's.
+// that dtype too. A 4-D channels_last input (strides (H*W*C, 1, W*C, C)) keeps its layout:
+// the output and grad_input are channels_last too; any other input is made contiguous.
+// Backend::batch_norm (tensor/backend.h) says what is computed, the fused activation
+// included; the shape checks are nn::functional::batch_norm's.
 // Whether the device of `input` has the kernels and they take these operands (every defined
 // [C] tensor of the dtype above); otherwise the caller composes the op.
 bool has_batch_norm_kernel(const Tensor& input, const std::vector<Tensor>& channel_tensors);
 // {out, save_mean, save_invstd}.
 std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                  const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
-                                 double eps);
-// {grad_input, grad_weight, grad_bias} where `need` asks (the others undefined).
+                                 double eps, FusedActivation activation = FusedActivation::None);
+// {grad_input, grad_weight, grad_bias} where `need` asks (the others undefined). `out` is
+// batch_norm's output (read for Relu's mask), `bias` its bias (read for Gelu's input).
 std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
-                                          const Tensor& save_mean, const Tensor& save_invstd, bool training,
+                                          const Tensor& bias, const Tensor& out, const Tensor& save_mean,
+                                          const Tensor& save_invstd, bool training, FusedActivation activation,
                                           std::array<bool, 3> need);
 
 // ---- Fused optimizer updates (tensor/native/optimizer_step.cc) ----

@@ -1,7 +1,8 @@
 // gradcheck (float64, central differences) of the nn ops with hand-written backwards or
 // composite gradients worth checking: conv2d, conv1d and conv_transpose2d across their
 // geometry, the pools, batch_norm in training and eval (its own backward kernel, and for
-// double backward its gradient written with differentiable ops), layer_norm, group_norm,
+// double backward its gradient written with differentiable ops) with and without a fused
+// relu/gelu, on NCHW and channels_last inputs, add_relu, layer_norm, group_norm,
 // cross_entropy with label smoothing and ignore_index, embedding, interpolate. The
 // ops whose backward is itself recorded also pass gradgradcheck. gradcheck_nn_gpu_test runs
 // the same checks on CUDA tensors.
@@ -115,6 +116,39 @@ TEST_CASE("gradcheck: batch_norm in training and eval, layer_norm") {
     Tensor w = leaf({2, 2}), b = leaf({2, 2});
     CHECK(gradcheck([](const TensorList& in) { return F::layer_norm(in[0], {2, 2}, in[1], in[2], 1e-5); }, {x, w, b}));
   }
+}
+
+// x [N, C, H, W] as the same values laid out channels_last (strides (H*W*C, 1, W*C, C)),
+// differentiably.
+Tensor channels_last(const Tensor& x) { return x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}); }
+
+TEST_CASE("gradcheck: batch_norm with a fused relu or gelu, NCHW and channels_last, training and eval") {
+  Tensor x = leaf({4, 3, 2, 3}, 2.0), weight = leaf({3}), bias = leaf({3});
+  Tensor rm = on_test_device(randn({3}, kFloat64, &leaf.generator())),
+         rv = on_test_device(rand({3}, kFloat64, &leaf.generator()) + 0.5);
+  for (FusedActivation activation : {FusedActivation::Relu, FusedActivation::Gelu}) {
+    for (bool nhwc : {false, true}) {
+      for (bool training : {true, false}) {
+        INFO(fused_activation_name(activation)
+             << (nhwc ? ", channels_last" : ", NCHW") << (training ? ", training" : ", eval"));
+        auto fn = [&](const TensorList& in) {
+          const TensorOptions options = TensorOptions(kFloat64).device(test_device());
+          Tensor running_mean = training ? zeros({3}, options) : rm, running_var = training ? ones({3}, options) : rv;
+          Tensor input = nhwc ? channels_last(in[0]) : in[0];
+          return F::batch_norm(input, running_mean, running_var, in[1], in[2], training, 0.1, 1e-5, activation);
+        };
+        CHECK(gradcheck(fn, {x, weight, bias}));
+        CHECK(gradgradcheck(fn, {x, weight, bias}));
+      }
+    }
+  }
+}
+
+TEST_CASE("gradcheck: add_relu of two tensors and of a broadcast bias") {
+  CHECK(gradcheck([](const TensorList& in) { return F::add_relu(in[0], in[1]); }, {leaf({3, 4}), leaf({3, 4})}));
+  CHECK(
+      gradcheck([](const TensorList& in) { return F::add_relu(in[0], in[1]); }, {leaf({2, 3, 2, 2}), leaf({3, 1, 1})}));
+  CHECK(gradgradcheck([](const TensorList& in) { return F::add_relu(in[0], in[1]); }, {leaf({3, 4}), leaf({4})}));
 }
 
 TEST_CASE("gradcheck: cross_entropy with label smoothing, ignore_index and class weights") {

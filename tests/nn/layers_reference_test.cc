@@ -195,6 +195,48 @@ TEST_CASE("BatchNorm matches PyTorch in training, in its running statistics and 
   }
 }
 
+TEST_CASE("BatchNorm with a fused activation matches PyTorch's batch_norm then relu/gelu, NCHW and channels_last") {
+  for (const std::string& name : nn_cases_of_kind("batch_norm_activation")) {
+    DYNAMIC_SECTION(name) {
+      const json& c = nn_case(name);
+      const json& p = c.at("params");
+      Tensors in = load_inputs(c);
+      const FusedActivation activation = p.at("activation") == "relu" ? FusedActivation::Relu : FusedActivation::Gelu;
+      BatchNorm2d bn(BatchNormOptions(p.at("num_features"))
+                         .eps(p.at("eps"))
+                         .momentum(p.at("momentum").get<double>())
+                         .activation(activation));
+      load_into(bn->weight, in, "weight");
+      load_into(bn->bias, in, "bias");
+      // channels_last: the same values with strides (H*W*C, 1, W*C, C), differentiably.
+      auto laid_out = [&](const Tensor& x) {
+        return p.at("channels_last").get<bool>() ? x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}) : x;
+      };
+      Tensor out = bn->forward(laid_out(in.at("x")));
+      bn->eval();
+      Tensor eval_out;
+      {
+        NoGradGuard no_grad;
+        eval_out = bn->forward(laid_out(in.at("x2")));
+      }
+      check(
+          c,
+          {{"out", out}, {"running_mean", bn->running_mean}, {"running_var", bn->running_var}, {"eval_out", eval_out}},
+          {{"x", in.at("x")}, {"weight", bn->weight}, {"bias", bn->bias}});
+    }
+  }
+}
+
+TEST_CASE("add_relu matches PyTorch's relu(a + b), with a broadcast bias too") {
+  for (const std::string& name : nn_cases_of_kind("add_relu")) {
+    DYNAMIC_SECTION(name) {
+      const json& c = nn_case(name);
+      Tensors in = load_inputs(c);
+      check(c, {{"out", functional::add_relu(in.at("a"), in.at("b"))}}, {{"a", in.at("a")}, {"b", in.at("b")}});
+    }
+  }
+}
+
 TEST_CASE("LayerNorm matches PyTorch") {
   for (const std::string& name : nn_cases_of_kind("layer_norm")) {
     DYNAMIC_SECTION(name) {

@@ -35,9 +35,11 @@ TEST_CASE("mixed-dtype batch_norm equals the float32 kernels on the widened data
 
         Tensor grad_out = randn(x.sizes()).to(device, low);
         std::array<Tensor, 3> grads =
-            native::batch_norm_backward(grad_out, x, weight, low_out[1], low_out[2], training, {true, true, true});
-        std::array<Tensor, 3> ref_grads = native::batch_norm_backward(grad_out.to(kFloat32), x.to(kFloat32), weight,
-                                                                      ref[1], ref[2], training, {true, true, true});
+            native::batch_norm_backward(grad_out, x, weight, bias, Tensor(), low_out[1], low_out[2], training,
+                                        FusedActivation::None, {true, true, true});
+        std::array<Tensor, 3> ref_grads =
+            native::batch_norm_backward(grad_out.to(kFloat32), x.to(kFloat32), weight, bias, Tensor(), ref[1], ref[2],
+                                        training, FusedActivation::None, {true, true, true});
         REQUIRE(grads[0].dtype() == low);
         REQUIRE(grads[1].dtype() == kFloat32);
         CHECK(equal(grads[0], ref_grads[0].to(low)));
