@@ -37,7 +37,8 @@ std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, cons
   Tensor save_mean = empty({x.size(1)}, stats), save_invstd = empty({x.size(1)}, stats);
   backend_for(device).batch_norm(out, save_mean, save_invstd, x, maybe_contiguous(weight), maybe_contiguous(bias),
                                  running_mean, running_var, training, momentum, eps);
-  return {out, save_mean, save_invstd};
+  // The kernels take contiguous tensors; the output keeps a channels_last input's layout, as PyTorch's.
+  return {contiguous(out, input.suggest_memory_format()), save_mean, save_invstd};
 }
 
 std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
@@ -56,6 +57,7 @@ std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& 
         grad_input, grad_weight, grad_bias, contiguous(to(grad_out, device, x.dtype())), x,
         weight.defined() ? contiguous(weight) : weight, save_mean, save_invstd, training);
   }
+  if (need[0]) grad_input = contiguous(grad_input, input.suggest_memory_format());
   return {grad_input, grad_weight, grad_bias};
 }
 

@@ -122,6 +122,10 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
                  run.world_size);
   }
   model->to(device);
+  if (options.channels_last) {
+    model->to(MemoryFormat::ChannelsLast);
+    spdlog::info("--channels-last: the model's 4-D parameters are channels_last (NHWC)");
+  }
   std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model->parameters());
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, *optimizer, steps);
