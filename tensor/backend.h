@@ -139,7 +139,8 @@
     (grad_input, grad_weight, grad_bias, grad_out, input, weight, save_mean, save_invstd, training),                   \
     "batch_norm_backward", (&grad_out, &input, &weight))
 
-// Fused optimizer updates over contiguous float32/float64 tensors of one shape and dtype
+// Fused optimizer updates over float32/float64 tensors of one shape, dtype and dense layout
+// (contiguous, or all channels_last: the kernels walk their memory as one flat array)
 // (tensor/functors/optimizer_step.h), in place on everything but grad. A buffer the options
 // do not use may be undefined. Optional: a backend without them raises (Backend's defaults).
 #define BRISK_BACKEND_OPTIMIZER_KERNELS(X)                                                                           \

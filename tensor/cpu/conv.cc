@@ -18,8 +18,8 @@
 #include "tensor/cpu/data_or_null.h"
 #include "tensor/cpu/float32_compute.h"
 #include "tensor/cpu/onednn_conv.h"
-#include "tensor/native/ops.h"
 #include "tensor/dispatch.h"
+#include "tensor/native/ops.h"
 #include "tensor/parallel.h"
 
 namespace brisk::cpu {

@@ -13,6 +13,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_writer.h"
+#include "cuda/conv_algorithm_cache.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/random.h"
@@ -255,6 +256,12 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   }
   if (writer) writer->wait();  // the last checkpoint is complete before the program ends
   if (step_profiler) step_profiler->finish();
+  if (device.is_cuda()) {
+    // What cuDNN ran each convolution with (algorithm, math type, workspace), per layout.
+    for (const cuda::ConvAlgorithmChoice& choice : cuda::conv_algorithm_choices()) {
+      spdlog::info("cuDNN convolution: {}", cuda::describe(choice));
+    }
+  }
   spdlog::info("done: {} epochs in {:.1f} s", options.epochs, seconds_since(run_start));
   dist::finish_distributed(run);
   return 0;
