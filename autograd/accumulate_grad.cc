@@ -8,10 +8,27 @@ namespace brisk::autograd {
 
 namespace {
 
-// No handle but `t` sees its memory, and it is contiguous (an expanded gradient's stride-0
+// No handle but `t` sees its memory, and it is dense (an expanded gradient's stride-0
 // elements share memory).
 bool exclusively_owned(const Tensor& t) {
-  return t.use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
+  return t.use_count() == 1 && t.storage().use_count() == 1 && is_non_overlapping_and_dense(t.sizes(), t.strides());
+}
+
+// PyTorch's layout contract for .grad: the strides of a dense leaf (a channels_last weight
+// gets a channels_last gradient; the strides of size-1 dims do not matter), else contiguous.
+bool obeys_layout_contract(const Tensor& grad, const Tensor& leaf) {
+  if (!is_non_overlapping_and_dense(leaf.sizes(), leaf.strides())) return grad.is_contiguous();
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (grad.size(d) != 1 && grad.stride(d) != leaf.stride(d)) return false;
+  }
+  return true;
+}
+
+// A copy of `grad` that obeys the layout contract of `leaf`.
+Tensor clone_obeying_contract(const Tensor& grad, const Tensor& leaf) {
+  if (!is_non_overlapping_and_dense(leaf.sizes(), leaf.strides())) return native::clone(grad, MemoryFormat::Contiguous);
+  Tensor out = native::empty_strided(leaf.sizes(), leaf.strides(), grad.options());
+  return native::copy_(out, grad);
 }
 
 }  // namespace
@@ -35,8 +52,11 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   if (!grad.defined()) return {};
   AutogradMeta& meta = variable_.autograd_meta();
   const bool create_graph = GradMode::is_enabled();
-  // A first gradient that other handles see is copied: .grad must be the leaf's own.
-  if (!meta.grad.defined() && !create_graph && !exclusively_owned(grad)) grad = native::clone(grad);
+  // A first gradient that other handles see, or laid out unlike the leaf, is copied: .grad
+  // must be the leaf's own, in the leaf's layout.
+  if (!meta.grad.defined() && !create_graph && (!exclusively_owned(grad) || !obeys_layout_contract(grad, variable_))) {
+    grad = clone_obeying_contract(grad, variable_);
+  }
   accumulate(meta.grad, std::move(grad), create_graph);
   for (auto& hook : meta.post_accumulate_hooks) hook.second(variable_);
   return {};

@@ -28,9 +28,13 @@ Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
   return with_grad(native::full(shape, value, options), options);
 }
 
-Tensor zeros_like(const Tensor& t) { return native::zeros(t.sizes(), t.options()); }
-Tensor ones_like(const Tensor& t) { return native::ones(t.sizes(), t.options()); }
-Tensor full_like(const Tensor& t, Scalar value) { return native::full(t.sizes(), value, t.options()); }
+// In t's layout (Preserve), as PyTorch's *_like factories.
+Tensor full_like(const Tensor& t, Scalar value) {
+  Tensor out = native::empty_like(t);
+  return native::fill_(out, value);
+}
+Tensor zeros_like(const Tensor& t) { return full_like(t, 0); }
+Tensor ones_like(const Tensor& t) { return full_like(t, 1); }
 Tensor eye(int64_t n, TensorOptions options) { return eye(n, n, options); }
 Tensor eye(int64_t n, int64_t m, TensorOptions options) {
   BRISK_CHECK(n >= 0 && m >= 0, "eye: n = {} and m = {} must not be negative", n, m);
@@ -39,7 +43,7 @@ Tensor eye(int64_t n, int64_t m, TensorOptions options) {
   Tensor columns = arange(m, indices).view({1, m});
   return with_grad(eq(rows, columns).to(options.dtype()), options);
 }
-Tensor empty_like(const Tensor& t) { return native::empty_like(t); }
+Tensor empty_like(const Tensor& t, MemoryFormat memory_format) { return native::empty_like(t, memory_format); }
 
 Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, options); }
 Tensor arange(Scalar end) { return arange(0, end, 1); }

@@ -28,7 +28,8 @@ Tensor full_like(const Tensor& t, Scalar value);
 // The n x m identity (ones on the diagonal); m defaults to n.
 Tensor eye(int64_t n, TensorOptions options = {});
 Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
-Tensor empty_like(const Tensor& t);
+// Preserve (the default): t's strides when t is dense, as PyTorch; or a given memory format.
+Tensor empty_like(const Tensor& t, MemoryFormat memory_format = MemoryFormat::Preserve);
 // [0, end) and [start, end) by step; int64 when all are integers, else float32, as PyTorch.
 Tensor arange(Scalar end, TensorOptions options);
 Tensor arange(Scalar end);

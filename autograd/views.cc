@@ -104,18 +104,22 @@ Tensor Tensor::expand(const Shape& shape) const {
       [from = sizes()](const BackwardArgs& g) -> TensorList { return {autograd::sum_to(g.grad(), from)}; });
 }
 
-Tensor Tensor::contiguous() const {
-  if (is_contiguous()) return *this;
-  return record("ContiguousBackward", native::contiguous(*this), {*this}, {},
+Tensor Tensor::contiguous(MemoryFormat format) const {
+  if (is_contiguous(format)) return *this;
+  return record("ContiguousBackward", native::contiguous(*this, format), {*this}, {},
                 [](const BackwardArgs& g) -> TensorList { return {g.grad()}; });
 }
 
-Tensor Tensor::clone() const {
-  return record("CloneBackward", native::clone(*this), {*this}, {},
+Tensor Tensor::clone(MemoryFormat format) const {
+  return record("CloneBackward", native::clone(*this, format), {*this}, {},
                 [](const BackwardArgs& g) -> TensorList { return {g.grad()}; });
 }
 
 Tensor Tensor::to(DType dtype) const { return to(device(), dtype); }
+
+Tensor Tensor::to(MemoryFormat memory_format) const {
+  return memory_format == MemoryFormat::Preserve ? *this : contiguous(memory_format);
+}
 
 Tensor Tensor::to(Device device, bool non_blocking) const { return to(device, dtype(), non_blocking); }
 

@@ -1,5 +1,6 @@
-// CudaBackend::conv2d and conv2d_backward through cuDNN's convolution API over contiguous NCHW
-// tensors. The choices (math type, algorithm cache and fallback, workspaces, bias through the
+// CudaBackend::conv2d and conv2d_backward through cuDNN's convolution API over NCHW tensors,
+// all contiguous or all channels_last (NHWC, described to cuDNN by their strides and an NHWC
+// filter), the backend's contract. The choices (math type, algorithm cache and fallback, workspaces, bias through the
 // backend's own kernels): docs/cuda_kernels.md, "Convolution through cuDNN". Every cuDNN error
 // is rethrown naming the op, the shapes and the geometry.
 #include <climits>
@@ -18,6 +19,15 @@
 
 namespace brisk::cuda {
 namespace {
+
+// cuda/conv_algorithm_cache.cc names the math types and algorithms by these values of cuDNN's
+// enums (it is free of cuDNN's headers).
+static_assert(CUDNN_DEFAULT_MATH == 0 && CUDNN_TENSOR_OP_MATH == 1 && CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION == 2 &&
+                  CUDNN_FMA_MATH == 3,
+              "cudnnMathType_t values changed: update conv_math_name");
+static_assert(CUDNN_CONVOLUTION_FWD_ALGO_COUNT == 8 && CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT == 6 &&
+                  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT == 7,
+              "cuDNN's convolution algorithms changed: update conv_algorithm_name");
 
 int checked_int(int64_t v, const char* op, const Tensor& t) {
   BRISK_CHECK(v <= INT_MAX, "{}: cuDNN takes sizes and strides up to 2^31 - 1, got {}", op, t.describe());
@@ -73,11 +83,18 @@ class TensorDescriptor : public Descriptor<cudnnTensorDescriptor_t, cudnnDestroy
   }
 };
 
+// A channels_last call (tensor/backend.h): its operands are not all contiguous NCHW, so the
+// native op made them all channels_last. cuDNN then reads the filter as NHWC (KRSC).
+bool channels_last_call(const Tensor& x, const Tensor& w, const Tensor& y) {
+  return !(x.is_contiguous() && w.is_contiguous() && y.is_contiguous());
+}
+
 class FilterDescriptor : public Descriptor<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor> {
  public:
-  FilterDescriptor(const char* op, const Tensor& w, cudnnDataType_t type) {
+  FilterDescriptor(const char* op, const Tensor& w, cudnnDataType_t type, bool nhwc) {
     BRISK_CUDNN_CHECK(cudnnCreateFilterDescriptor(&desc_));
-    BRISK_CUDNN_CHECK(cudnnSetFilter4dDescriptor(desc_, type, CUDNN_TENSOR_NCHW, checked_int(w.size(0), op, w),
+    BRISK_CUDNN_CHECK(cudnnSetFilter4dDescriptor(desc_, type, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                                 checked_int(w.size(0), op, w),
                                                  checked_int(w.size(1), op, w), checked_int(w.size(2), op, w),
                                                  checked_int(w.size(3), op, w)));
   }
@@ -96,6 +113,16 @@ class ConvolutionDescriptor : public Descriptor<cudnnConvolutionDescriptor_t, cu
   void set_math(cudnnMathType_t math) const { BRISK_CUDNN_CHECK(cudnnSetConvolutionMathType(desc_, math)); }
 };
 
+// The math type a problem's descriptor starts with, as PyTorch sets it: tensor-op math for
+// 16-bit data (tensor cores; without it cuDNN ranks FP32 FFMA kernels plus conversions first),
+// cuDNN's default for float32 with TF32 allowed, FMA math (no TF32) otherwise. The algorithm
+// search then runs each algorithm under the math type it reports (math_for).
+cudnnMathType_t initial_math(cudnnDataType_t type, bool tf32) {
+  if (type == CUDNN_DATA_HALF || type == CUDNN_DATA_BFLOAT16) return CUDNN_TENSOR_OP_MATH;
+  if (type == CUDNN_DATA_FLOAT) return tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  return CUDNN_DEFAULT_MATH;
+}
+
 // One convolution problem described to cuDNN: x [N, C, H, W], w, y [N, OC, OH, OW] (in the
 // backward passes, the gradients of x, w and y take their places).
 struct Problem {
@@ -106,9 +133,9 @@ struct Problem {
         tf32(x.dtype() == kFloat32 && allow_tf32()),
         x_desc(op, x, type),
         y_desc(op, y, type),
-        w_desc(op, w, type),
+        w_desc(op, w, type, channels_last_call(x, w, y)),
         conv(params, type) {
-    conv.set_math(type == CUDNN_DATA_FLOAT && !tf32 ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH);
+    conv.set_math(initial_math(type, tf32));
   }
 
   // Pointers to 1 and 0 of the type cuDNN scales with (double for double data, else float).
@@ -228,6 +255,15 @@ void with_context(const char* op, const Tensor& input, const Tensor& weight, con
   }
 }
 
+// The backend's contract: each defined operand dense, contiguous or channels_last.
+void check_conv_layout(const char* op, std::initializer_list<const Tensor*> ts) {
+  for (const Tensor* t : ts) {
+    BRISK_CHECK(!t->defined() || t->is_contiguous() || t->is_contiguous(MemoryFormat::ChannelsLast),
+                "{}: the CUDA kernels take contiguous or channels_last tensors, got {} with strides {}", op,
+                t->describe(), t->strides());
+  }
+}
+
 // bias [OC] as [1, OC, 1, 1], broadcast over the other dims.
 Tensor channel_view(const Tensor& bias) { return native::view(bias, {1, bias.size(0), 1, 1}); }
 
@@ -235,7 +271,8 @@ Tensor channel_view(const Tensor& bias) { return native::view(bias, {1, bias.siz
 
 void CudaBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                          const Conv2dParams& params) {
-  check_contiguous("conv2d", {&out, &input, &weight, &bias});
+  check_conv_layout("conv2d", {&out, &input, &weight});
+  check_contiguous("conv2d", {&bias});
   with_context("conv2d", input, weight, params, [&] {
     Tensor y = out;
     if (input.numel() == 0 || weight.numel() == 0) {  // no input channels: the bias alone
@@ -257,7 +294,8 @@ void CudaBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& w
 void CudaBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                                   const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                                   const Conv2dParams& params) {
-  check_contiguous("conv2d_backward", {&grad_input, &grad_weight, &grad_bias, &grad_out, &input, &weight});
+  check_conv_layout("conv2d_backward", {&grad_input, &grad_weight, &grad_out, &input, &weight});
+  check_contiguous("conv2d_backward", {&grad_bias});
   with_context("conv2d_backward", input, weight, params, [&] {
     if (grad_bias.defined()) {
       Tensor gb = channel_view(grad_bias);

@@ -2,8 +2,9 @@
 // The cuDNN algorithms chosen for each convolution problem, so cuDNN's heuristics run once per
 // problem and not on every call (like torch.backends.cudnn's algorithm cache). A problem is
 // the pass (forward, backward data, backward filter), the device, dtype, TF32 setting, the
-// shapes and strides of input, weight and output, and the stride, padding, dilation and
-// groups. Thread-safe; the cache lives as long as the process.
+// shapes and strides (so the layout: contiguous or channels_last) of input, weight and output,
+// and the stride, padding, dilation and groups. Thread-safe; the cache lives as long as the
+// process. conv_algorithm_choices() reports what it chose, for benchmarks and logs.
 //
 // Free of cuDNN's headers (algorithms and math types are kept as the ints of cuDNN's enums),
 // so the cache and the fallback over it (cuda/conv_fallback.h) are tested on any machine.
@@ -58,6 +59,26 @@ std::vector<ConvAlgorithm> conv_algorithms(const ConvProblem& problem,
 void drop_conv_algorithm(const ConvProblem& problem, const ConvAlgorithm& algorithm);
 
 ConvAlgorithmCacheStats conv_algorithm_cache_stats();
+
+// What the cache runs a problem with: its first algorithm that has not failed.
+struct ConvAlgorithmChoice {
+  ConvPass pass;
+  std::string problem;  // the pass, shapes, dtypes, layouts and geometry in words
+  DType dtype;
+  bool channels_last;
+  ConvAlgorithm algorithm;
+};
+// Every cached problem's choice, in no particular order.
+std::vector<ConvAlgorithmChoice> conv_algorithm_choices();
+// cuDNN's names: "IMPLICIT_PRECOMP_GEMM" (the pass's algorithm enum without its prefix) and
+// "TENSOR_OP_MATH" (cudnnMathType_t); "ALGO_9" or "MATH_9" for a value this list lacks.
+std::string conv_algorithm_name(ConvPass pass, int algo);
+std::string conv_math_name(int math);
+// Whether `math` runs on tensor cores (TENSOR_OP_MATH, with or without conversion).
+bool is_tensor_op_math(int math);
+// One line: "forward of input [128, 16, 32, 32] bfloat16 channels_last, ...: IMPLICIT_PRECOMP_GEMM,
+// TENSOR_OP_MATH, workspace 0 bytes".
+std::string describe(const ConvAlgorithmChoice& choice);
 // Forgets every problem (and the counts), e.g. to measure a search again.
 void clear_conv_algorithm_cache();
 

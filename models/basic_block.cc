@@ -23,10 +23,12 @@ Tensor zero_pad_shortcut(const Tensor& x, int64_t stride, int64_t out_channels) 
   const int64_t added = out_channels - sub.size(1);
   if (added == 0) return sub;
   const int64_t before = added / 2;
+  // In x's layout, as F.pad's output: a channels_last block stays channels_last.
+  const TensorOptions options = sub.options().memory_format(sub.suggest_memory_format());
   std::vector<Tensor> parts;
-  if (before > 0) parts.push_back(zeros({sub.size(0), before, sub.size(2), sub.size(3)}, sub.options()));
+  if (before > 0) parts.push_back(zeros({sub.size(0), before, sub.size(2), sub.size(3)}, options));
   parts.push_back(sub);
-  parts.push_back(zeros({sub.size(0), added - before, sub.size(2), sub.size(3)}, sub.options()));
+  parts.push_back(zeros({sub.size(0), added - before, sub.size(2), sub.size(3)}, options));
   return cat(parts, 1);
 }
 

@@ -158,18 +158,24 @@ void Module::train(bool on) {
   for (const auto& [name, child] : children_) child->train(on);
 }
 
-void Module::to(Device device, bool non_blocking) { convert(device, std::nullopt, non_blocking); }
+void Module::to(Device device, bool non_blocking) { convert(device, std::nullopt, std::nullopt, non_blocking); }
 
-void Module::to(DType dtype) { convert(std::nullopt, dtype, false); }
+void Module::to(DType dtype) { convert(std::nullopt, dtype, std::nullopt, false); }
 
-void Module::to(Device device, DType dtype, bool non_blocking) { convert(device, dtype, non_blocking); }
+void Module::to(Device device, DType dtype, bool non_blocking) { convert(device, dtype, std::nullopt, non_blocking); }
 
-void Module::convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking) {
+void Module::to(MemoryFormat memory_format) { convert(std::nullopt, std::nullopt, memory_format, false); }
+
+void Module::convert(std::optional<Device> device, std::optional<DType> dtype,
+                     std::optional<MemoryFormat> memory_format, bool non_blocking) {
   BRISK_CHECK(!dtype || is_floating_point(*dtype),
               "{}: to: modules can only be converted to a floating point dtype, got {}", name(), *dtype);
   auto converted = [&](const Tensor& t) {
     const DType target = dtype && t.is_floating_point() ? *dtype : t.dtype();
-    return native::to(t, device.value_or(t.device()), target, non_blocking);
+    Tensor moved = native::to(t, device.value_or(t.device()), target, non_blocking);
+    // As PyTorch's Module._apply: the format applies to 4-D tensors only.
+    const bool reformat = memory_format && *memory_format != MemoryFormat::Preserve && t.dim() == 4;
+    return reformat ? native::contiguous(moved, *memory_format) : moved;
   };
   NoGradGuard no_grad;
   std::unordered_set<const TensorImpl*> done;

@@ -122,6 +122,9 @@ class Module : public std::enable_shared_from_this<Module> {
   void to(Device device, bool non_blocking = false);
   void to(DType dtype);
   void to(Device device, DType dtype, bool non_blocking = false);
+  // model.to(memory_format=torch.channels_last): every 4-D parameter and buffer (and its
+  // .grad) laid out in `memory_format`, in place as above; other tensors keep theirs.
+  void to(MemoryFormat memory_format);
   // Clears the gradients of all parameters: undefined (set_to_none) or zero-filled in place.
   void zero_grad(bool set_to_none = true);
 
@@ -149,8 +152,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
   void add_child(std::string name, std::shared_ptr<Module> module);
   void check_new_name(const std::string& name, const char* kind) const;
-  // What the overloads of to() do: an absent device or dtype keeps each tensor's.
-  void convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking);
+  // What the overloads of to() do: an absent device, dtype or memory format keeps each tensor's.
+  void convert(std::optional<Device> device, std::optional<DType> dtype, std::optional<MemoryFormat> memory_format,
+               bool non_blocking);
 
   OrderedDict<Tensor> parameters_;
   OrderedDict<Tensor> buffers_;

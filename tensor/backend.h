@@ -76,7 +76,8 @@
   X(random, (RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params),                        \
     (op, out, seed, offset, params), op_name(op), (&out))
 
-// Convolution and pooling over contiguous NCHW floating point tensors (the CPU computes
+// Convolution over NCHW floating point tensors, all contiguous or all channels_last (the
+// native op decides, tensor/native/conv.cc), and pooling over contiguous ones (the CPU computes
 // bfloat16/float16 in float32), geometry checked by the native ops (tensor/native/conv.cc,
 // pool.cc). Optional: a backend without them raises "<op>: not implemented for device
 // <device> yet" (Backend's defaults).
@@ -148,7 +149,8 @@
      activation),                                                                                                      \
     "batch_norm_backward", (&grad_out, &input, &weight))
 
-// Fused optimizer updates over contiguous float32/float64 tensors of one shape and dtype
+// Fused optimizer updates over float32/float64 tensors of one shape, dtype and dense layout
+// (contiguous, or all channels_last: the kernels walk their memory as one flat array)
 // (tensor/functors/optimizer_step.h), in place on everything but grad. A buffer the options
 // do not use may be undefined. Optional: a backend without them raises (Backend's defaults).
 #define BRISK_BACKEND_OPTIMIZER_KERNELS(X)                                                                           \

@@ -31,15 +31,11 @@ DType Tensor::dtype() const { return checked(impl_).dtype; }
 Device Tensor::device() const { return checked(impl_).storage->device(); }
 const std::shared_ptr<Storage>& Tensor::storage() const { return checked(impl_).storage; }
 
-bool Tensor::is_contiguous() const {
-  int64_t expected = 1;
-  for (int64_t d = dim() - 1; d >= 0; --d) {
-    if (size(d) == 1) continue;
-    if (stride(d) != expected) return false;
-    expected *= size(d);
-  }
-  return true;
+bool Tensor::is_contiguous(MemoryFormat format) const {
+  return is_contiguous_in(sizes(), strides(), format);
 }
+
+MemoryFormat Tensor::suggest_memory_format() const { return brisk::suggest_memory_format(sizes(), strides()); }
 
 void* Tensor::raw_data() const {
   return static_cast<char*>(storage()->data()) + offset() * static_cast<int64_t>(element_size());

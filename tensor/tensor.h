@@ -21,6 +21,7 @@
 #include "tensor/dtype.h"
 #include "tensor/error.h"
 #include "tensor/int_array_ref.h"
+#include "tensor/memory_format.h"
 #include "tensor/op_table.h"
 #include "tensor/scalar.h"
 #include "tensor/shape.h"
@@ -56,16 +57,20 @@ class TensorOptions {
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
   bool requires_grad() const { return requires_grad_; }
+  // The layout empty() gives a new tensor; unset is Contiguous (libtorch's memory_format_opt).
+  std::optional<MemoryFormat> memory_format_opt() const { return memory_format_; }
   // clang-format off
   TensorOptions dtype(DType d) const { auto o = *this; o.dtype_ = d; return o; }
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
   TensorOptions requires_grad(bool r) const { auto o = *this; o.requires_grad_ = r; return o; }
+  TensorOptions memory_format(MemoryFormat f) const { auto o = *this; o.memory_format_ = f; return o; }
   // clang-format on
 
  private:
   DType dtype_ = kFloat32;
   Device device_ = kCPU;
   bool requires_grad_ = false;
+  std::optional<MemoryFormat> memory_format_;
 };
 
 // TensorOptions().requires_grad(r), as libtorch spells it: tensor({1.0, 2.0}, requires_grad()).
@@ -114,7 +119,10 @@ class Tensor {
   bool is_cuda() const { return device().is_cuda(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_floating_point() const { return brisk::is_floating_point(dtype()); }
-  bool is_contiguous() const;
+  // Dense in `format` (tensor/memory_format.h): is_contiguous(MemoryFormat::ChannelsLast).
+  bool is_contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
+  // ChannelsLast when the strides order a 4-D tensor's dims as N, H, W, C, as PyTorch.
+  MemoryFormat suggest_memory_format() const;
   size_t element_size() const { return brisk::element_size(dtype()); }
   size_t nbytes() const { return numel() * element_size(); }
   const std::shared_ptr<Storage>& storage() const;
@@ -198,11 +206,15 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor contiguous() const;
-  Tensor clone() const;
+  // This tensor when it is dense in `format`, else a copy that is.
+  Tensor contiguous(MemoryFormat format = MemoryFormat::Contiguous) const;
+  // A copy; Preserve keeps the strides of a dense tensor (PyTorch's default).
+  Tensor clone(MemoryFormat format = MemoryFormat::Preserve) const;
 
   // ---- Conversion (autograd/) ----
   Tensor to(DType dtype) const;
+  // x.to(memory_format=torch.channels_last): contiguous(format), this tensor if already so.
+  Tensor to(MemoryFormat memory_format) const;
   Tensor to(Device device, bool non_blocking = false) const;
   Tensor to(Device device, DType dtype, bool non_blocking = false) const;
   Tensor cpu() const { return to(kCPU); }

@@ -19,6 +19,7 @@
 #include "tensor/cpu/float32_compute.h"
 #include "tensor/cpu/onednn_conv.h"
 #include "tensor/dispatch.h"
+#include "tensor/native/ops.h"
 #include "tensor/parallel.h"
 
 namespace brisk::cpu {
@@ -201,6 +202,13 @@ void conv2d_backward_impl(const ConvShape& s, const T* grad_out, const T* in, co
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& params) {
   if (onednn_conv2d_applies(input)) return onednn_conv2d(out, input, weight, bias, params);
+  if (channels_last_call(input, weight, out)) {
+    // The im2col kernels read NCHW: float64 (tests) and nested calls stage through it.
+    Tensor result = native::empty(out.sizes(), out.options()), dst = out;
+    conv2d(result, native::contiguous(input), native::contiguous(weight), bias, params);
+    native::copy_(dst, result);
+    return;
+  }
   if (is_reduced_float(input.dtype())) {
     Float32Results results({out});
     conv2d(results[0], as_float32(input), as_float32(weight), as_float32(bias), params);
@@ -219,6 +227,17 @@ void CpuBackend::conv2d_backward(const Tensor& grad_input, const Tensor& grad_we
                                  const Conv2dParams& params) {
   if (onednn_conv2d_applies(input)) {
     return onednn_conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, params);
+  }
+  if (channels_last_call(input, weight, grad_out)) {
+    auto staged = [](const Tensor& t) { return t.defined() ? native::empty(t.sizes(), t.options()) : Tensor(); };
+    Tensor results[2] = {staged(grad_input), staged(grad_weight)};
+    conv2d_backward(results[0], results[1], grad_bias, native::contiguous(grad_out), native::contiguous(input),
+                    native::contiguous(weight), params);
+    Tensor outputs[2] = {grad_input, grad_weight};
+    for (int i = 0; i < 2; ++i) {
+      if (outputs[i].defined()) native::copy_(outputs[i], results[i]);
+    }
+    return;
   }
   if (is_reduced_float(input.dtype())) {
     Float32Results results({grad_input, grad_weight, grad_bias});

@@ -50,13 +50,16 @@ memory::data_type compute_type_of(const Tensor& input) {
   return input.dtype() == kBFloat16 && amx ? memory::data_type::bf16 : memory::data_type::f32;
 }
 
-// The plain (NCHW) layouts of a convolution's operands and its window geometry in oneDNN's
+// The plain layouts of a convolution's operands (NCHW, or NHWC for a channels_last tensor) and its window geometry in oneDNN's
 // terms: weights [groups, OC / groups, C / groups, KH, KW] when grouped, dilation counted
 // from 0, and the right/bottom padding equal to the left/top (oneDNN checks the output size
 // with the same floor division as PyTorch, so no extra rows are implied).
 struct Geometry {
   memory::data_type type;  // the kernels' (compute_type_of)
   memory::desc src, weights, bias, dst;
+  // The layout the kernels read and write activations in: NHWC for a channels_last call, as
+  // the tensors are (no reorder), else the kernel's choice.
+  Tag activations;
   memory::dims strides, dilates, padding;
   dnnl::algorithm algorithm;
 
@@ -78,11 +81,14 @@ Geometry geometry_of(const Tensor& input, const Tensor& weight, const Tensor& ou
   const memory::data_type tensors = data_type_of(input);
   Geometry geo;
   geo.type = compute_type_of(input);
-  geo.src = memory::desc(input.sizes(), tensors, Tag::nchw);
-  geo.weights = g == 1 ? memory::desc(weight.sizes(), tensors, Tag::oihw)
-                       : memory::desc({g, oc / g, weight.size(1), weight.size(2), weight.size(3)}, tensors, Tag::goihw);
+  const bool nhwc = channels_last_call(input, weight, out);
+  geo.activations = nhwc ? Tag::nhwc : Tag::any;
+  geo.src = memory::desc(input.sizes(), tensors, nhwc ? Tag::nhwc : Tag::nchw);
+  geo.weights = g == 1 ? memory::desc(weight.sizes(), tensors, nhwc ? Tag::ohwi : Tag::oihw)
+                       : memory::desc({g, oc / g, weight.size(1), weight.size(2), weight.size(3)}, tensors,
+                                      nhwc ? Tag::gohwi : Tag::goihw);
   geo.bias = memory::desc({oc}, tensors, Tag::x);
-  geo.dst = memory::desc(out.sizes(), tensors, Tag::nchw);
+  geo.dst = memory::desc(out.sizes(), tensors, nhwc ? Tag::nhwc : Tag::nchw);
   geo.strides = {p.stride[0], p.stride[1]};
   geo.dilates = {p.dilation[0] - 1, p.dilation[1] - 1};
   geo.padding = {p.padding[0], p.padding[1]};
@@ -91,15 +97,16 @@ Geometry geometry_of(const Tensor& input, const Tensor& weight, const Tensor& ou
   return geo;
 }
 
-// What a plan is made for: the operand shapes, the window geometry and the thread count
-// (oneDNN sizes its work split by it).
+// What a plan is made for: the operand shapes, the window geometry, the layout and the
+// thread count (oneDNN sizes its work split by it).
 using Key = std::vector<int64_t>;
 
-Key key_of(const Tensor& input, const Tensor& weight, const Conv2dParams& p, bool bias) {
+Key key_of(const Tensor& input, const Tensor& weight, const Tensor& out, const Conv2dParams& p, bool bias) {
   Key key(input.sizes().begin(), input.sizes().end());
   key.insert(key.end(), weight.sizes().begin(), weight.sizes().end());
   key.insert(key.end(), {p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1], p.groups,
-                         bias ? 1 : 0, get_num_threads(), static_cast<int64_t>(input.dtype())});
+                         bias ? 1 : 0, get_num_threads(), static_cast<int64_t>(input.dtype()),
+                         channels_last_call(input, weight, out) ? 1 : 0});
   return key;
 }
 
@@ -184,9 +191,9 @@ dnnl::primitive_attr user_scratchpad() {
 // Layouts left to the kernel (Tag::any) for src, weights and dst; no bias is a zero descriptor.
 dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& geo, bool bias) {
   dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_training, geo.algorithm, geo.desc(geo.src.dims(), Tag::any),
+      dnnl::prop_kind::forward_training, geo.algorithm, geo.desc(geo.src.dims(), geo.activations),
       geo.desc(geo.weights.dims(), Tag::any), bias ? geo.desc(geo.bias.dims(), Tag::x) : memory::desc(),
-      geo.desc(geo.dst.dims(), Tag::any), geo.strides, geo.dilates, geo.padding, geo.padding);
+      geo.desc(geo.dst.dims(), geo.activations), geo.strides, geo.dilates, geo.padding, geo.padding);
   return dnnl::convolution_forward::primitive_desc(desc, user_scratchpad(), engine());
 }
 
@@ -210,14 +217,14 @@ struct BackwardPlan {
   explicit BackwardPlan(const Geometry& geo)
       : hint(forward_pd(geo, true)),
         data_pd(dnnl::convolution_backward_data::desc(
-                    geo.algorithm, geo.desc(geo.src.dims(), Tag::any), geo.desc(geo.weights.dims(), Tag::any),
-                    geo.desc(geo.dst.dims(), Tag::any), geo.strides, geo.dilates, geo.padding, geo.padding),
+                    geo.algorithm, geo.desc(geo.src.dims(), geo.activations), geo.desc(geo.weights.dims(), Tag::any),
+                    geo.desc(geo.dst.dims(), geo.activations), geo.strides, geo.dilates, geo.padding, geo.padding),
                 user_scratchpad(), engine(), hint),
         data(data_pd),
         weights_pd(dnnl::convolution_backward_weights::desc(
-                       geo.algorithm, geo.desc(geo.src.dims(), Tag::any), geo.desc(geo.weights.dims(), Tag::any),
-                       geo.desc(geo.bias.dims(), Tag::x), geo.desc(geo.dst.dims(), Tag::any), geo.strides, geo.dilates,
-                       geo.padding, geo.padding),
+                       geo.algorithm, geo.desc(geo.src.dims(), geo.activations), geo.desc(geo.weights.dims(), Tag::any),
+                       geo.desc(geo.bias.dims(), Tag::x), geo.desc(geo.dst.dims(), geo.activations), geo.strides,
+                       geo.dilates, geo.padding, geo.padding),
                    user_scratchpad(), engine(), hint),
         weights(weights_pd),
         data_grad_out(geo.dst, data_pd.diff_dst_desc(), true),
@@ -264,6 +271,10 @@ std::unique_ptr<Plan> make_plan(Geometry geo, const Args&... args) {
 
 }  // namespace
 
+bool channels_last_call(const Tensor& input, const Tensor& weight, const Tensor& out) {
+  return !(input.is_contiguous() && weight.is_contiguous() && out.is_contiguous());
+}
+
 bool onednn_conv2d_applies(const Tensor& input) {
   // bfloat16 only where its conversions have been seen to run (AVX-512 cores).
   static const bool bf16 = cpu_has(dnnl::cpu_isa::avx512_core);
@@ -272,7 +283,7 @@ bool onednn_conv2d_applies(const Tensor& input) {
 
 void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                    const Conv2dParams& params) {
-  const ForwardPlan& plan = cached<ForwardPlan>(key_of(input, weight, params, bias.defined()), [&] {
+  const ForwardPlan& plan = cached<ForwardPlan>(key_of(input, weight, out, params, bias.defined()), [&] {
     return make_plan<ForwardPlan>(geometry_of(input, weight, out, params), bias.defined());
   });
   Call call;
@@ -290,7 +301,7 @@ void onednn_conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,
 void onednn_conv2d_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                             const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                             const Conv2dParams& params) {
-  const BackwardPlan& plan = cached<BackwardPlan>(key_of(input, weight, params, true), [&] {
+  const BackwardPlan& plan = cached<BackwardPlan>(key_of(input, weight, grad_out, params, true), [&] {
     return make_plan<BackwardPlan>(geometry_of(input, weight, grad_out, params));
   });
   Call call;

@@ -11,24 +11,17 @@ namespace {
 // bfloat16/float16 data, else the data's.
 DType stats_dtype(DType data) { return is_reduced_float(data) ? kFloat32 : data; }
 
-// Whether t is 4-D channels_last and not also contiguous: strides (H*W*C, 1, W*C, C), as
-// torch.channels_last. A local test of the stride pattern until tensors carry a memory format.
+// Whether t is 4-D channels_last and not also contiguous (a [N, C, 1, 1] tensor is both: the
+// kernels then read it as contiguous).
 bool is_channels_last(const Tensor& t) {
-  if (t.dim() != 4 || t.is_contiguous()) return false;
-  const int64_t c = t.size(1), h = t.size(2), w = t.size(3);
-  return t.stride(0) == h * w * c && t.stride(1) == 1 && t.stride(2) == w * c && t.stride(3) == c;
-}
-
-// An uninitialized [N, C, H, W] tensor laid out channels_last: [N, H, W, C] permuted.
-Tensor empty_channels_last(const Shape& nchw, TensorOptions options) {
-  return permute(empty({nchw[0], nchw[2], nchw[3], nchw[1]}, options), {0, 3, 1, 2});
+  return t.dim() == 4 && !t.is_contiguous() && t.is_contiguous(MemoryFormat::ChannelsLast);
 }
 
 // A new tensor of `sizes` on `device` with dtype `dtype`, in the layout the kernels use for
 // the input (`channels_last` or contiguous).
 Tensor empty_in_layout(const Shape& sizes, DType dtype, Device device, bool channels_last) {
-  TensorOptions options = TensorOptions(dtype).device(device);
-  return channels_last ? empty_channels_last(sizes, options) : empty(sizes, options);
+  return empty(sizes, TensorOptions(dtype).device(device).memory_format(channels_last ? MemoryFormat::ChannelsLast
+                                                                                        : MemoryFormat::Contiguous));
 }
 
 // t on `device` in `dtype`, laid out as the kernels read it: as it is when it already is,

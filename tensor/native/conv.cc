@@ -41,16 +41,27 @@ Shape conv2d_output_shape(const Tensor& input, const Tensor& weight, const Tenso
   return {n, w[0], oh, ow};
 }
 
-Tensor as_batch(const Tensor& t) { return contiguous(t.dim() == 3 ? unsqueeze(t, 0) : t); }
+Tensor batched(const Tensor& t) { return t.dim() == 3 ? unsqueeze(t, 0) : t; }
+
+// The layout a convolution runs in and writes its output in, as PyTorch decides it for
+// oneDNN and cuDNN: channels_last when the (batched) input or the weight suggests it.
+MemoryFormat conv_memory_format(const Tensor& batched_input, const Tensor& weight) {
+  return batched_input.suggest_memory_format() == MemoryFormat::ChannelsLast ||
+                 weight.suggest_memory_format() == MemoryFormat::ChannelsLast
+             ? MemoryFormat::ChannelsLast
+             : MemoryFormat::Contiguous;
+}
 
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dParams& params) {
   Shape out_shape = conv2d_output_shape(input, weight, bias, params);
-  Tensor x = as_batch(input);
-  Tensor out = empty(out_shape, x.options());
+  const MemoryFormat format = conv_memory_format(batched(input), weight);
+  Tensor x = contiguous(batched(input), format);
+  Tensor out = empty(out_shape, x.options().memory_format(format));
   if (out.numel() > 0) {
-    backend_for(x.device()).conv2d(out, x, contiguous(weight), bias.defined() ? contiguous(bias) : Tensor(), params);
+    backend_for(x.device())
+        .conv2d(out, x, contiguous(weight, format), bias.defined() ? contiguous(bias) : Tensor(), params);
   }
   return input.dim() == 3 ? squeeze(out, 0) : out;
 }
@@ -58,18 +69,19 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
 std::array<Tensor, 3> conv2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                                       const Conv2dParams& params, std::array<bool, 3> need) {
   Shape out_shape = conv2d_output_shape(input, weight, Tensor(), params);
-  Tensor x = as_batch(input);
-  Tensor g = as_batch(grad_out);
+  const MemoryFormat format = conv_memory_format(batched(input), weight);
+  Tensor x = contiguous(batched(input), format);
+  Tensor g = batched(grad_out);
   BRISK_CHECK(g.sizes() == out_shape, "conv2d_backward: gradient {} does not match the output shape {}",
               grad_out.describe(), out_shape);
   Device device = common_device("conv2d_backward", {grad_out, input, weight});
-  g = contiguous(to(g, device, x.dtype()));
+  g = contiguous(to(g, device, x.dtype()), format);
   TensorOptions options = TensorOptions(x.dtype()).device(device);
-  Tensor grad_input = need[0] ? empty(x.sizes(), options) : Tensor();
-  Tensor grad_weight = need[1] ? empty(weight.sizes(), options) : Tensor();
+  Tensor grad_input = need[0] ? empty(x.sizes(), options.memory_format(format)) : Tensor();
+  Tensor grad_weight = need[1] ? empty(weight.sizes(), options.memory_format(format)) : Tensor();
   Tensor grad_bias = need[2] ? empty({weight.size(0)}, options) : Tensor();
   if (need[0] || need[1] || need[2]) {
-    backend_for(device).conv2d_backward(grad_input, grad_weight, grad_bias, g, x, contiguous(weight), params);
+    backend_for(device).conv2d_backward(grad_input, grad_weight, grad_bias, g, x, contiguous(weight, format), params);
   }
   if (need[0] && input.dim() == 3) grad_input = squeeze(grad_input, 0);
   return {grad_input, grad_weight, grad_bias};

@@ -25,16 +25,16 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
   return dst;
 }
 
-Tensor clone(const Tensor& t) {
-  Tensor out = empty(t.sizes(), t.options());
+Tensor clone(const Tensor& t, MemoryFormat format) {
+  Tensor out = empty_like(t, format);
   return copy_(out, t);
 }
 
-Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : clone(t); }
+Tensor contiguous(const Tensor& t, MemoryFormat format) { return t.is_contiguous(format) ? t : clone(t, format); }
 
 Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking) {
   if (t.device() == device && t.dtype() == dtype) return t;
-  Tensor out = empty(t.sizes(), TensorOptions(dtype).device(device));
+  Tensor out = empty_like(t, TensorOptions(dtype).device(device));
   return copy_(out, t, non_blocking);
 }
 

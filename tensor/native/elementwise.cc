@@ -85,13 +85,9 @@ void check_lerp_dtypes(BinaryOp op, const Tensor& start, const Tensor& end) {
               start.describe(), end.describe());
 }
 
-Tensor new_output(const Shape& shape, DType dtype, Device device) {
-  return empty(shape, TensorOptions(dtype).device(device));
-}
-
 // A new tensor of `out_dtype` holding op(x), x converted to `in_dtype` first.
 Tensor run_unary(UnaryOp op, const Tensor& x, DType in_dtype, DType out_dtype, OpParams p) {
-  Tensor out = new_output(x.sizes(), out_dtype, x.device());
+  Tensor out = detail::new_output(x.sizes(), out_dtype, x.device(), {x});
   backend_for(x.device()).unary(op, out, to(x, x.device(), in_dtype), p);
   return out;
 }
@@ -147,7 +143,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, OpParams p) {
   Device device = common_device(name, {a, b});
   DType compute = binary_compute_type(op, result_type(a, b), a, b.describe(), p);
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
-  Tensor out = new_output(shape, writes_bool(op) ? kBool : compute, device);
+  Tensor out = detail::new_output(shape, writes_bool(op) ? kBool : compute, device, {a, b});
   backend_for(device).binary(op, out, detail::operand(a, compute, device, shape),
                              detail::operand(b, compute, device, shape), p);
   return out;
@@ -160,7 +156,7 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams p) {
     check_pow_exponent(a, compute, b.to_double());
     return run_unary(UnaryOp::PowScalar, a, compute, compute, {b.to_double()});
   }
-  Tensor out = new_output(a.sizes(), writes_bool(op) ? kBool : compute, a.device());
+  Tensor out = detail::new_output(a.sizes(), writes_bool(op) ? kBool : compute, a.device(), {a});
   backend_for(a.device())
       .binary(op, out, detail::operand(a, compute, a.device(), a.sizes()),
               expand(detail::scalar_operand(b, compute, a.device()), a.sizes()), p);
@@ -170,7 +166,7 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar b, OpParams p) {
 Tensor binary(BinaryOp op, Scalar a, const Tensor& b, OpParams p) {
   DType compute = binary_compute_type(op, result_type(b, a), b, b.describe(), p);
   if (op == BinaryOp::Pow) return run_unary(UnaryOp::RPowScalar, b, compute, compute, {a.to_double()});
-  Tensor out = new_output(b.sizes(), writes_bool(op) ? kBool : compute, b.device());
+  Tensor out = detail::new_output(b.sizes(), writes_bool(op) ? kBool : compute, b.device(), {b});
   backend_for(b.device())
       .binary(op, out, expand(detail::scalar_operand(a, compute, b.device()), b.sizes()),
               detail::operand(b, compute, b.device(), b.sizes()), p);

@@ -22,10 +22,23 @@ Tensor to_options(const Tensor& host, const TensorOptions& options) {
 }  // namespace
 
 Tensor empty(const Shape& shape, TensorOptions options) {
+  const MemoryFormat format = options.memory_format_opt().value_or(MemoryFormat::Contiguous);
+  BRISK_CHECK(format != MemoryFormat::Preserve, "empty: torch.preserve_format needs a tensor to preserve; use empty_like");
+  return empty_strided(shape, strides_in_format(shape, format, "empty"), options);
+}
+
+Tensor empty_strided(const Shape& shape, const Shape& strides, TensorOptions options) {
   for (int64_t s : shape) BRISK_CHECK(s >= 0, "empty: negative size in shape {}", shape);
-  size_t nbytes = static_cast<size_t>(shape_numel(shape)) * element_size(options.dtype());
+  BRISK_CHECK(strides.size() == shape.size(), "empty_strided: {} strides {} for the {}-D shape {}", strides.size(),
+              strides, shape.size(), shape);
+  int64_t extent = shape_numel(shape) == 0 ? 0 : 1;
+  for (size_t d = 0; d < shape.size() && extent > 0; ++d) {
+    BRISK_CHECK(strides[d] >= 0, "empty_strided: negative stride in strides {}", strides);
+    extent += (shape[d] - 1) * strides[d];
+  }
+  size_t nbytes = static_cast<size_t>(extent) * element_size(options.dtype());
   auto storage = std::make_shared<Storage>(nbytes, options.device());
-  Tensor t(std::make_shared<TensorImpl>(std::move(storage), shape, contiguous_strides(shape), 0, options.dtype()));
+  Tensor t(std::make_shared<TensorImpl>(std::move(storage), shape, strides, 0, options.dtype()));
   return finish(t, options);
 }
 
@@ -38,7 +51,13 @@ Tensor empty_pinned(const Shape& shape, DType dtype, Device copies_to) {
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), shape, contiguous_strides(shape), 0, dtype));
 }
 
-Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
+Tensor empty_like(const Tensor& t, MemoryFormat format) { return empty_like(t, t.options(), format); }
+
+Tensor empty_like(const Tensor& t, TensorOptions options, MemoryFormat format) {
+  if (format != MemoryFormat::Preserve) return empty(t.sizes(), options.memory_format(format));
+  if (is_non_overlapping_and_dense(t.sizes(), t.strides())) return empty_strided(t.sizes(), t.strides(), options);
+  return empty(t.sizes(), options.memory_format(t.suggest_memory_format()));
+}
 
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
   Tensor t = empty(shape, options.requires_grad(false));

@@ -35,7 +35,12 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     shape[d] += t.size(d);
   }
-  Tensor out = empty(shape, options);
+  // As PyTorch: the memory format every input suggests, else contiguous.
+  MemoryFormat format = first.suggest_memory_format();
+  for (size_t i : used) {
+    if (tensors[i].suggest_memory_format() != format) format = MemoryFormat::Contiguous;
+  }
+  Tensor out = empty(shape, options.memory_format(format));
   int64_t offset = 0;
   for (size_t i : used) {
     Tensor part = narrow(out, d, offset, tensors[i].size(d));

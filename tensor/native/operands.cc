@@ -6,6 +6,7 @@
 #include "tensor/backend.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/cast.h"
+#include "tensor/iter/output_layout.h"
 
 namespace brisk::native::detail {
 namespace {
@@ -56,6 +57,10 @@ bool fits(Scalar value) {
 Tensor operand(const Tensor& t, DType dtype, Device device, const Shape& shape) {
   Tensor converted = to(t, device, dtype);
   return converted.sizes() == shape ? converted : expand(converted, shape);
+}
+
+Tensor new_output(const Shape& shape, DType dtype, Device device, const std::vector<Tensor>& inputs) {
+  return empty_strided(shape, iter::output_strides(shape, inputs), TensorOptions(dtype).device(device));
 }
 
 Tensor scalar_operand(Scalar value, DType dtype, Device device) {

@@ -10,6 +10,10 @@ constexpr int64_t kExactInDouble = int64_t(1) << 53;
 
 // `t` converted to `dtype` on `device` and expanded to `shape`: a view when nothing changes.
 Tensor operand(const Tensor& t, DType dtype, Device device, const Shape& shape);
+// A new elementwise output of `shape` laid out like `inputs` (iter::output_strides: a
+// channels_last input gives a channels_last output).
+Tensor new_output(const Shape& shape, DType dtype, Device device, const std::vector<Tensor>& inputs);
+
 // A 0-dim tensor holding `value` cast to `dtype` the way a kernel casts (integers wrap, no
 // range check, int64 values exact), on `device`.
 Tensor scalar_operand(Scalar value, DType dtype, Device device);

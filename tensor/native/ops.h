@@ -32,8 +32,13 @@ DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>&
 Device common_device(const char* op, const std::vector<Tensor>& tensors);
 
 // ---- Factories ----
+// Dense in options.memory_format_opt() (Contiguous when unset).
 Tensor empty(const Shape& shape, TensorOptions options = {});
-Tensor empty_like(const Tensor& t);
+// Uninitialized memory for exactly the elements that `strides` reach from offset 0.
+Tensor empty_strided(const Shape& shape, const Shape& strides, TensorOptions options = {});
+// Preserve: t's strides when t is dense, else its suggested format (PyTorch's rule).
+Tensor empty_like(const Tensor& t, MemoryFormat format = MemoryFormat::Preserve);
+Tensor empty_like(const Tensor& t, TensorOptions options, MemoryFormat format = MemoryFormat::Preserve);
 // A contiguous host tensor for copies to and from `copies_to`: page-locked memory from the
 // pinned allocator of its device type (pinned_allocator_for in tensor/allocator.h), allocated
 // for `copies_to`, or plain host memory when none is registered (no CUDA, the sim device).
@@ -71,8 +76,9 @@ Tensor alias(const Tensor& t);
 
 // ---- Copies and conversion ----
 Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking = false);
-Tensor contiguous(const Tensor& t);
-Tensor clone(const Tensor& t);
+Tensor contiguous(const Tensor& t, MemoryFormat format = MemoryFormat::Contiguous);
+Tensor clone(const Tensor& t, MemoryFormat format = MemoryFormat::Preserve);
+// Keeps t's layout (empty_like's Preserve); t itself when nothing changes.
 Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking = false);
 
 // ---- Elementwise ----

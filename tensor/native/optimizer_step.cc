@@ -21,11 +21,35 @@ void check_operands(const char* op, const Tensor& param,
   }
 }
 
-// The kernels take contiguous memory: a strided operand is updated through a contiguous
-// copy that is written back afterwards.
-struct ContiguousOperand {
-  explicit ContiguousOperand(const Tensor& t)
-      : original(t), copied(t.defined() && !t.is_contiguous()), work(copied ? contiguous(t) : t) {}
+// The strides every operand of an update is walked in: the parameter's when it is dense (a
+// channels_last weight, whose .grad and optimizer state share its layout, is updated in
+// place), else contiguous ones.
+Shape update_strides(const Tensor& param) {
+  return is_non_overlapping_and_dense(param.sizes(), param.strides()) ? param.strides()
+                                                                       : contiguous_strides(param.sizes());
+}
+
+// Whether `t` is dense with `strides` (those of size-1 dims do not matter).
+bool has_strides(const Tensor& t, const Shape& strides) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) != 1 && t.stride(d) != strides[d]) return false;
+  }
+  return true;
+}
+
+// `t` itself when it has `strides`, else a copy that has them.
+Tensor with_strides(const Tensor& t, const Shape& strides) {
+  if (has_strides(t, strides)) return t;
+  Tensor copy = empty_strided(t.sizes(), strides, t.options());
+  return copy_(copy, t);
+}
+
+// The kernels walk their operands' memory as one flat array, so each operand must be laid
+// out as the others (update_strides): one that is not is updated through a copy that is
+// written back afterwards.
+struct UpdatedOperand {
+  UpdatedOperand(const Tensor& t, const Shape& strides)
+      : original(t), copied(t.defined() && !has_strides(t, strides)), work(copied ? with_strides(t, strides) : t) {}
   // Copies a strided operand's result back; marks the tensor modified, so autograd refuses a
   // backward through a graph that saved it before the step.
   void write_back() {
@@ -45,9 +69,10 @@ void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_b
   BRISK_CHECK(grad.defined(), "sgd_step: the parameter (shape {}) has no gradient", param.sizes());
   BRISK_CHECK(params.momentum == 0.0 || momentum_buffer.defined(), "sgd_step: momentum {} needs a momentum buffer",
               params.momentum);
-  ContiguousOperand p(param), buf(momentum_buffer);
-  backend_for(param.device()).sgd_step(p.work, contiguous(grad), buf.work, params);
-  for (ContiguousOperand* operand : {&p, &buf}) operand->write_back();
+  const Shape strides = update_strides(param);
+  UpdatedOperand p(param, strides), buf(momentum_buffer, strides);
+  backend_for(param.device()).sgd_step(p.work, with_strides(grad, strides), buf.work, params);
+  for (UpdatedOperand* operand : {&p, &buf}) operand->write_back();
 }
 
 void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
@@ -58,9 +83,10 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, 
   BRISK_CHECK(grad.defined() && exp_avg.defined() && exp_avg_sq.defined(),
               "adam_step: the parameter (shape {}) needs a gradient, exp_avg and exp_avg_sq", param.sizes());
   BRISK_CHECK(!params.amsgrad || max_exp_avg_sq.defined(), "adam_step: amsgrad needs max_exp_avg_sq");
-  ContiguousOperand p(param), m(exp_avg), v(exp_avg_sq), v_max(max_exp_avg_sq);
-  backend_for(param.device()).adam_step(p.work, contiguous(grad), m.work, v.work, v_max.work, params);
-  for (ContiguousOperand* operand : {&p, &m, &v, &v_max}) operand->write_back();
+  const Shape strides = update_strides(param);
+  UpdatedOperand p(param, strides), m(exp_avg, strides), v(exp_avg_sq, strides), v_max(max_exp_avg_sq, strides);
+  backend_for(param.device()).adam_step(p.work, with_strides(grad, strides), m.work, v.work, v_max.work, params);
+  for (UpdatedOperand* operand : {&p, &m, &v, &v_max}) operand->write_back();
 }
 
 void non_finite_check_and_unscale_(const Tensor& grad, const Tensor& found_inf, float inv_scale) {
@@ -71,7 +97,7 @@ void non_finite_check_and_unscale_(const Tensor& grad, const Tensor& found_inf, 
   BRISK_CHECK(found_inf.dtype() == kFloat32 && found_inf.numel() == 1 && found_inf.device() == grad.device(),
               "unscale: found_inf {} must be one float32 element on the gradient's device {}", found_inf.describe(),
               grad.device());
-  ContiguousOperand g(grad);
+  UpdatedOperand g(grad, update_strides(grad));
   backend_for(grad.device()).non_finite_check_and_unscale(g.work, found_inf, inv_scale);
   g.write_back();
 }

@@ -39,7 +39,17 @@ Shape pool2d_output_shape(const char* op, const Tensor& input, const Pool2dParam
 }
 
 Tensor as_batch(const Tensor& t) { return contiguous(t.dim() == 3 ? unsqueeze(t, 0) : t); }
-Tensor unbatch_like(const Tensor& t, const Tensor& input) { return input.dim() == 3 ? squeeze(t, 0) : t; }
+// `t`, computed contiguous by the backend, in the layout of `input` (PyTorch's pooling keeps a
+// channels_last input's layout in its output and gradient), without the batch dim of an
+// unbatched input.
+Tensor unbatch_like(const Tensor& t, const Tensor& input) {
+  if (input.dim() == 3) return squeeze(t, 0);
+  if (input.suggest_memory_format() != MemoryFormat::ChannelsLast) return t;
+  // Copied even when t's memory already reads as channels_last (size-1 dims), so the strides
+  // are exactly channels_last ones, as PyTorch allocates them.
+  Tensor out = empty(t.sizes(), t.options().memory_format(MemoryFormat::ChannelsLast));
+  return copy_(out, t);
+}
 
 // The gradient of a pooling op as a contiguous batch, checked against the output shape.
 Tensor batch_grad(const char* op, const Tensor& grad_out, const Tensor& input, const Shape& out_shape) {

@@ -19,7 +19,7 @@ Tensor& fill_random(Tensor& self, RandomOp op, OpParams params, Generator* gen) 
   Generator& g = or_default(gen);
   uint64_t seed = g.seed();
   uint64_t offset = g.reserve(static_cast<uint64_t>(self.numel()));
-  Tensor target = self.is_contiguous() ? self : empty_like(self);
+  Tensor target = self.is_contiguous() ? self : empty_like(self, MemoryFormat::Contiguous);
   backend_for(self.device()).random(op, target, seed, offset, params);
   if (!target.is_same(self)) copy_(self, target);
   return self;

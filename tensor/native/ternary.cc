@@ -39,7 +39,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Device device = common_device("where", {cond, a, b});
   DType dtype = result_type(a, b);
   Shape shape = broadcast3(cond, a, b, "where");
-  Tensor out = empty(shape, TensorOptions(dtype).device(device));
+  Tensor out = detail::new_output(shape, dtype, device, {cond, a, b});
   backend_for(device).ternary(TernaryOp::Where, out, detail::operand(cond, kBool, device, shape),
                               detail::operand(a, dtype, device, shape), detail::operand(b, dtype, device, shape), {});
   return out;
@@ -50,7 +50,7 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
   detail::check_fits("masked_fill", value, t.dtype());
   Device device = common_device("masked_fill", {t, mask});
   Shape shape = broadcast_shapes(t.sizes(), mask.sizes(), "masked_fill");
-  Tensor out = empty(shape, TensorOptions(t.dtype()).device(device));
+  Tensor out = detail::new_output(shape, t.dtype(), device, {t, mask});
   backend_for(device).ternary(TernaryOp::Where, out, detail::operand(mask, kBool, device, shape),
                               expand(detail::scalar_operand(value, t.dtype(), device), shape),
                               detail::operand(t, t.dtype(), device, shape), {});
@@ -75,7 +75,7 @@ Tensor ternary(TernaryOp op, const Tensor& a, const Tensor& b, const Tensor& c, 
   Device device = common_device(name, {a, b, c});
   DType compute = ternary_compute_type(op, a, b, c, p);
   Shape shape = broadcast3(a, b, c, name);
-  Tensor out = empty(shape, TensorOptions(compute).device(device));
+  Tensor out = detail::new_output(shape, compute, device, {a, b, c});
   backend_for(device).ternary(op, out, detail::operand(a, compute, device, shape),
                               detail::operand(b, compute, device, shape), detail::operand(c, compute, device, shape),
                               p);

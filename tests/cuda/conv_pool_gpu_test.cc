@@ -5,7 +5,8 @@
 // pooling's values, indices and gradient; average pooling with ceil mode, count_include_pad
 // and divisor_override; adaptive average pooling down and up; the same
 // pooling ops and gradients in bfloat16 and float16 against float32 on the rounded inputs,
-// rounded; and the reuse of cached cuDNN algorithms.
+// rounded; the reuse of cached cuDNN algorithms; and channels_last (NHWC) convolutions in
+// float32, bfloat16 and float16 against the CPU, with a tensor-op algorithm chosen for bfloat16.
 #include <array>
 #include <cmath>
 #include <functional>
@@ -79,8 +80,10 @@ BoundsOf fixed(double bound) {
 }
 
 // conv2d and its three gradients of a case on the GPU, each within its bound (relative norm)
-// of the float64 CPU result on the same (rounded) inputs.
-void check_conv(const ConvCase& c, DType dtype, const BoundsOf& bounds_of, uint64_t seed) {
+// of the float64 CPU result on the same (rounded) inputs. With ChannelsLast the GPU's operands
+// are channels_last, and so must its output and input and weight gradients be.
+void check_conv(const ConvCase& c, DType dtype, const BoundsOf& bounds_of, uint64_t seed,
+                MemoryFormat format = MemoryFormat::Contiguous) {
   Tensor x = random_cpu(c.input, dtype, seed);
   Tensor w = random_cpu(c.weight, dtype, seed + 1, -0.5, 0.5);
   Tensor b = c.bias ? random_cpu({c.weight[0]}, dtype, seed + 2) : Tensor();
@@ -89,12 +92,16 @@ void check_conv(const ConvCase& c, DType dtype, const BoundsOf& bounds_of, uint6
   auto want_grads = native::conv2d_backward(f64(grad), f64(x), f64(w), c.params, {true, true, true});
   Bounds bounds = bounds_of(ConvRun{c, x, w, b, grad, want, want_grads});
 
-  Tensor got = native::conv2d(on_gpu(x), on_gpu(w), c.bias ? on_gpu(b) : Tensor(), c.params);
+  auto gpu = [&](const Tensor& t) { return native::contiguous(on_gpu(t), format); };
+  Tensor got = native::conv2d(gpu(x), gpu(w), c.bias ? on_gpu(b) : Tensor(), c.params);
   REQUIRE(got.sizes() == want.sizes());
+  CHECK(got.is_contiguous(format));
   REQUIRE(got.dtype() == dtype);
   CHECK(relative_error(got, want) <= bounds[0]);
 
-  auto got_grads = native::conv2d_backward(on_gpu(grad), on_gpu(x), on_gpu(w), c.params, {true, true, true});
+  auto got_grads = native::conv2d_backward(gpu(grad), gpu(x), gpu(w), c.params, {true, true, true});
+  CHECK(got_grads[0].is_contiguous(format));
+  CHECK(got_grads[1].is_contiguous(format));
   const char* names[3] = {"grad_input", "grad_weight", "grad_bias"};
   for (int i = 0; i < 3; ++i) {
     INFO(names[i]);
@@ -104,7 +111,7 @@ void check_conv(const ConvCase& c, DType dtype, const BoundsOf& bounds_of, uint6
     CHECK(relative_error(got_grads[i], want_grads[i]) <= bounds[i + 1]);
   }
   // Each gradient alone equals the one computed with the others.
-  auto weight_only = native::conv2d_backward(on_gpu(grad), on_gpu(x), on_gpu(w), c.params, {false, true, false});
+  auto weight_only = native::conv2d_backward(gpu(grad), gpu(x), gpu(w), c.params, {false, true, false});
   CHECK_FALSE(weight_only[0].defined());
   CHECK_FALSE(weight_only[2].defined());
   CHECK(relative_error(weight_only[1], want_grads[1]) <= bounds[2]);
@@ -175,6 +182,33 @@ TEST_CASE("conv2d and its gradients in bfloat16 and float16 stay within the roun
                              << " groups " << c.params.groups);
       check_conv(c, dtype, reduced_float_bounds, seed += 10);
     }
+  }
+}
+
+TEST_CASE("channels_last conv2d and its gradients match the CPU in float32, bfloat16 and float16", "[gpu]") {
+  uint64_t seed = 700;
+  for (const ConvCase& c : conv_cases()) {
+    INFO("input " << fmt::format("{}", c.input) << " weight " << fmt::format("{}", c.weight) << " groups "
+                  << c.params.groups);
+    check_conv(c, kFloat32, fixed(1e-4), seed += 10, MemoryFormat::ChannelsLast);
+    for (DType dtype : {kBFloat16, kFloat16}) {
+      INFO(dtype_name(dtype));
+      check_conv(c, dtype, reduced_float_bounds, seed += 10, MemoryFormat::ChannelsLast);
+    }
+  }
+}
+
+TEST_CASE("a channels_last bfloat16 convolution runs a tensor-op algorithm in every pass", "[gpu]") {
+  cuda::clear_conv_algorithm_cache();
+  const ConvCase& resnet_layer = conv_cases().back();
+  check_conv(resnet_layer, kBFloat16, reduced_float_bounds, 900, MemoryFormat::ChannelsLast);
+  std::vector<cuda::ConvAlgorithmChoice> choices = cuda::conv_algorithm_choices();
+  CHECK(choices.size() == 3);  // forward, backward data, backward filter
+  for (const cuda::ConvAlgorithmChoice& choice : choices) {
+    INFO(cuda::describe(choice));
+    CHECK(choice.dtype == kBFloat16);
+    CHECK(choice.channels_last);
+    CHECK(cuda::is_tensor_op_math(choice.algorithm.math));
   }
 }
 

@@ -20,7 +20,8 @@
 # Models: lenet (batches 64,256), resnet20 and airbench (64,128). AMPS: the precisions, each a
 # row (off: float32; bf16, fp16: autocast, fp16 with a GradScaler); default "off bf16" (fp16 on
 # request: on a GPU it would add half again to the time). Other knobs (passed to both
-# programs): BATCHES (overrides every model's), WARMUP (5), REPEATS (15), STEPS (4).
+# programs): BATCHES (overrides every model's), WARMUP (5), REPEATS (15), STEPS (4),
+# CHANNELS_LAST=1 (--channels-last: channels_last models and images, rows named ..._cl).
 #
 # Time: TIME_BUDGET (seconds, default none) bounds the rounds: a round starts only if it would
 # end within the budget, judged by the longest round so far, and no run outlives the budget;
@@ -38,6 +39,11 @@ python="${PYTHON:-python3}"
 run_timeout="${RUN_TIMEOUT:-300}"
 budget="${TIME_BUDGET:-}"
 flags=(--device "$device" --warmup "${WARMUP:-5}" --repeats "${REPEATS:-15}" --steps "${STEPS:-4}")
+layout_suffix=""
+if [ -n "${CHANNELS_LAST:-}" ]; then
+  flags+=(--channels-last)
+  layout_suffix="_cl"
+fi
 batches_of() {  # model
   if [ -n "${BATCHES:-}" ]; then echo "$BATCHES"; elif [ "$1" = lenet ]; then echo 64,256; else echo 64,128; fi
 }
@@ -88,6 +94,7 @@ run() {  # impl model threads amp round
   limit="$(run_limit)"
   suffix=""
   [ "$amp" != off ] && suffix="_$amp"
+  suffix+="$layout_suffix"
   if [ "$limit" -eq 0 ]; then
     mark_batches NOTRUN "not run: the time budget ran out"
     not_run=$((not_run + 1))
@@ -98,11 +105,16 @@ run() {  # impl model threads amp round
   timeout -k 5 "$limit" "${program[@]}" "${args[@]}" >"$out" 2>"$err"
   rc=$?
   if [ "$rc" -eq 0 ] && grep -q "^${model}_b" "$out"; then
-    awk -v impl="$impl" -v t="$threads" -v r="$round" -v s="$(since "$start")" -v results="$results" '$1 != "threads" {
+    # Only the result rows: train_bench also prints its thread count and, on CUDA, the
+    # convolution algorithms it ran ("conv ...").
+    awk -v impl="$impl" -v t="$threads" -v r="$round" -v s="$(since "$start")" -v results="$results" \
+      -v model="$model" 'index($1, model "_b") == 1 {
       print impl, t, r, $0 >> results
       activity = NF >= 6 ? sprintf("  %.1f kernels/step, GPU busy %.0f%%", $5, 100 * $6) : ""
       printf "round %d  %-7s %2d threads  %-19s %10.1f images/s [%.1f-%.1f]%s  (run: %s s)\n", r + 1, impl, t, $1, $2, $3, $4, activity, s
     }' "$out"
+    # The convolution algorithms Brisk ran (CUDA), once per model and precision.
+    if [ "$impl" = brisk ] && [ "$round" -eq 0 ]; then grep '^conv ' "$out" | sed 's/^/    /'; fi
     return 0
   fi
   why="exit code $rc"

@@ -3,10 +3,12 @@
 // 3x32x32 images. One training step is forward, cross_entropy, backward, SGD (lr 0.01,
 // momentum 0.9) step and zero_grad, on a fixed batch of random images and random labels, the
 // model in training mode; with --amp bf16|fp16, forward and loss under brisk::autocast, and
-// for fp16 an optim::GradScaler around backward and step, as a float16 training loop runs.
+// for fp16 an optim::GradScaler around backward and step, as a float16 training loop runs;
+// with --channels-last, the model's 4-D parameters and the images are channels_last, so the
+// whole step runs NHWC (docs/tensors.md, "Memory formats").
 // After warm-up steps, each of `repeats` samples times `steps` steps; prints, per batch size,
 //
-//   <model>_b<batch>[_bf16|_fp16] <median images/s> <min images/s> <max images/s> [<kernels/step> <busy>]
+//   <model>_b<batch>[_bf16|_fp16][_cl] <median images/s> <min images/s> <max images/s> [<kernels/step> <busy>]
 //
 // On CUDA the last two come from --activity-steps more steps (4 by default) recorded through
 // CUPTI (cuda/activity_recorder.h), untimed since recording slows launches: the GPU's kernels
@@ -20,8 +22,11 @@
 // kernels are profiled (tools/gpu/run_bundle.sh's profile phase: one step of each model).
 //
 //   train_bench --model resnet20 --threads 2 [--device cpu|cuda] [--batches 64,128]
-//               [--warmup 5] [--repeats 15] [--steps 4] [--amp off|bf16|fp16] [--profile-steps 1]
-//               [--activity-steps 4]
+//               [--warmup 5] [--repeats 15] [--steps 4] [--amp off|bf16|fp16] [--channels-last]
+//               [--profile-steps 1] [--activity-steps 4]
+//
+// On CUDA, after the timing it prints the cuDNN algorithm chosen for each convolution problem
+// ("conv <pass of shapes, dtypes, layouts>: <algorithm>, <math type>, workspace <bytes>").
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -36,6 +41,7 @@
 #include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "cuda/activity_recorder.h"
+#include "cuda/conv_algorithm_cache.h"
 #include "cuda/device.h"
 #include "cuda/profiler_capture.h"
 #include "models/airbench_net.h"
@@ -57,6 +63,7 @@ struct Args {
   std::vector<int64_t> batches{64, 256};
   int warmup = 5, repeats = 15, steps = 4, profile_steps = 0, activity_steps = 4;
   std::string amp = "off";
+  bool channels_last = false;
 };
 
 // The model and the shape of one input image.
@@ -85,6 +92,7 @@ int main(int argc, char** argv) try {
   app.add_option("--repeats", args.repeats, "timed samples per batch size");
   app.add_option("--steps", args.steps, "steps per sample");
   app.add_option("--amp", args.amp, "autocast precision")->check(CLI::IsMember({"off", "bf16", "fp16"}));
+  app.add_flag("--channels-last", args.channels_last, "channels_last parameters and images (NHWC end to end)");
   app.add_option("--profile-steps", args.profile_steps, "untimed steps in a profiler capture range (CUDA only)");
   app.add_option("--activity-steps", args.activity_steps,
                  "untimed steps whose kernels and GPU-busy share are recorded (CUDA only; 0: none)");
@@ -104,14 +112,16 @@ int main(int argc, char** argv) try {
 
   Model model = make_model(args.model);
   model.module->to(device);
+  if (args.channels_last) model.module->to(brisk::MemoryFormat::ChannelsLast);
   brisk::optim::SGD opt(model.module->parameters(), brisk::optim::SGDOptions(0.01).momentum(0.9));
   brisk::optim::GradScaler scaler(brisk::optim::GradScalerOptions().enabled(args.amp == "fp16"));
-  const std::string suffix = args.amp == "off" ? "" : "_" + args.amp;
+  const std::string suffix = (args.amp == "off" ? "" : "_" + args.amp) + (args.channels_last ? "_cl" : "");
   std::printf("threads %d\n", brisk::get_num_threads());
   for (int64_t batch : args.batches) {
     brisk::Shape shape{batch};
     shape.insert(shape.end(), model.image.begin(), model.image.end());
     Tensor images = brisk::randn(shape).to(device);
+    if (args.channels_last) images = images.contiguous(brisk::MemoryFormat::ChannelsLast);
     Tensor labels = (brisk::rand({batch}) * 10).to(device, brisk::kInt64);
     auto step = [&] {
       Tensor loss;
@@ -154,6 +164,11 @@ int main(int argc, char** argv) try {
       std::printf(" %.1f %.3f", static_cast<double>(activity.kernels) / args.activity_steps, activity.busy_share());
     }
     std::printf("\n");
+  }
+  if (device.is_cuda()) {
+    for (const auto& choice : brisk::cuda::conv_algorithm_choices()) {
+      std::printf("conv %s\n", brisk::cuda::describe(choice).c_str());
+    }
   }
   return 0;
 } catch (const std::exception& e) {

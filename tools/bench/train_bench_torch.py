@@ -6,7 +6,7 @@ around the --profile-steps, and torch.profiler (CUPTI's records, as Brisk's) ove
 --activity-steps for the kernels per step and the GPU-busy share.
 
 Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
-       [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16]
+       [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16] [--channels-last]
        [--profile-steps N] [--activity-steps N]
 """
 import argparse
@@ -64,6 +64,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--amp", choices=("off", "bf16", "fp16"), default="off")
+    parser.add_argument("--channels-last", action="store_true",
+                        help="torch.channels_last model and images, as train_bench --channels-last")
     parser.add_argument("--profile-steps", type=int, default=0)
     parser.add_argument("--activity-steps", type=int, default=4)
     args = parser.parse_args()
@@ -76,12 +78,16 @@ def main():
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     make_model, image = MODELS[args.model]
     model = make_model().to(device)
+    if args.channels_last:
+        model = model.to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     amp_dtype = torch.float16 if args.amp == "fp16" else torch.bfloat16
     scaler = torch.amp.GradScaler(device.type, enabled=args.amp == "fp16")
     print(f"threads {torch.get_num_threads()}")
     for batch in (int(b) for b in args.batches.split(",")):
         images = torch.randn(batch, *image, device=device)
+        if args.channels_last:
+            images = images.contiguous(memory_format=torch.channels_last)
         labels = torch.randint(0, 10, (batch,), device=device)
 
         def step():
@@ -108,7 +114,7 @@ def main():
                 step()
             sync()
             rates.append(batch * args.steps / (time.perf_counter() - start))
-        suffix = "" if args.amp == "off" else f"_{args.amp}"
+        suffix = ("" if args.amp == "off" else f"_{args.amp}") + ("_cl" if args.channels_last else "")
         line = f"{args.model}_b{batch}{suffix} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}"
         if device.type == "cuda" and args.activity_steps > 0:
             kernels, busy = gpu_activity(step, args.activity_steps, sync)

@@ -14,6 +14,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_writer.h"
+#include "cuda/conv_algorithm_cache.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
 #include "data/random.h"
@@ -128,6 +129,10 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
                  run.world_size);
   }
   model->to(device);
+  if (options.channels_last) {
+    model->to(MemoryFormat::ChannelsLast);
+    spdlog::info("--channels-last: the model's 4-D parameters are channels_last (NHWC)");
+  }
   std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model->parameters());
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, *optimizer, steps);
@@ -274,6 +279,12 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   }
   if (writer) writer->wait();  // the last checkpoint is complete before the program ends
   if (step_profiler) step_profiler->finish();
+  if (device.is_cuda()) {
+    // What cuDNN ran each convolution with (algorithm, math type, workspace), per layout.
+    for (const cuda::ConvAlgorithmChoice& choice : cuda::conv_algorithm_choices()) {
+      spdlog::info("cuDNN convolution: {}", cuda::describe(choice));
+    }
+  }
   if (preempted) {
     spdlog::warn("preempted by {}: stopped after step {} (epoch {}, batch {}), {}; exiting with status {}: start "
                  "the job again with --resume auto",

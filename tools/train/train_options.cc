@@ -120,6 +120,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "automatic mixed precision: forward and loss under autocast in bf16 or fp16 (matrix products and "
                  "convolutions in 16 bits, float32 parameters); fp16 scales the loss with a GradScaler")
       ->check(CLI::IsMember({"off", "bf16", "fp16"}));
+  app.add_flag("--channels-last", o.channels_last,
+               "channels_last (NHWC) memory format: the model's 4-D parameters are converted, so its convolutions "
+               "and their activations run NHWC end to end (tensor cores' layout on CUDA; docs/tensors.md)");
   app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", o.seed, "seed of the weights and of the data order");

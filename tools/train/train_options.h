@@ -28,6 +28,7 @@ struct TrainOptions {
   int64_t accumulate = 1;              // micro-steps (forward and backward) per optimizer step
   bool sync_bn = false;                // distributed: BatchNorm statistics over all ranks (SyncBatchNorm)
   std::string amp = "off";             // mixed precision: "bf16" or "fp16" (autocast; fp16 with a GradScaler)
+  bool channels_last = false;          // the model's 4-D parameters channels_last: convolutions run NHWC
   uint64_t seed = 0;
   std::string device = "auto";  // see dist::InitDistributedOptions::device
   // Checkpoints written after every epoch and every checkpoint_every steps, a save pattern

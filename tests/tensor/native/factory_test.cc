@@ -25,10 +25,12 @@ TEST_CASE("empty, full, zeros and ones", "[factory]") {
   CHECK(leaf.is_leaf());
   CHECK_FALSE(native::ones({2}).requires_grad());
 
+  // PyTorch's preserve_format: a dense source's strides, here the transpose's.
   Tensor like = native::empty_like(native::transpose(native::zeros({2, 3}, kInt32), 0, 1));
   CHECK(like.sizes() == Shape{3, 2});
   CHECK(like.dtype() == kInt32);
-  CHECK(like.is_contiguous());
+  CHECK(like.strides() == Shape{1, 3});
+  CHECK(native::empty_like(like, MemoryFormat::Contiguous).is_contiguous());
 }
 
 TEST_CASE("arange follows PyTorch's length and value rules", "[factory]") {
