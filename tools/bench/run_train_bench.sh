@@ -19,7 +19,8 @@
 # Models: lenet (batches 64,256), resnet20 and airbench (64,128). AMPS: the precisions, each a
 # row (off: float32; bf16, fp16: autocast, fp16 with a GradScaler); default "off bf16" (fp16 on
 # request: on a GPU it would add half again to the time). Other knobs (passed to both
-# programs): BATCHES (overrides every model's), WARMUP (5), REPEATS (15), STEPS (4).
+# programs): BATCHES (overrides every model's), WARMUP (5), REPEATS (15), STEPS (4),
+# CUDA_GRAPH=1 (--cuda-graph: replays of a captured step; names end in _graph; not with fp16).
 #
 # Time: TIME_BUDGET (seconds, default none) bounds the rounds: a round starts only if it would
 # end within the budget, judged by the longest round so far, and no run outlives the budget;
@@ -37,6 +38,11 @@ python="${PYTHON:-python3}"
 run_timeout="${RUN_TIMEOUT:-300}"
 budget="${TIME_BUDGET:-}"
 flags=(--device "$device" --warmup "${WARMUP:-5}" --repeats "${REPEATS:-15}" --steps "${STEPS:-4}")
+graph_suffix=""
+if [ "${CUDA_GRAPH:-0}" = 1 ]; then
+  flags+=(--cuda-graph)
+  graph_suffix="_graph"
+fi
 batches_of() {  # model
   if [ -n "${BATCHES:-}" ]; then echo "$BATCHES"; elif [ "$1" = lenet ]; then echo 64,256; else echo 64,128; fi
 }
@@ -87,6 +93,7 @@ run() {  # impl model threads amp round
   limit="$(run_limit)"
   suffix=""
   [ "$amp" != off ] && suffix="_$amp"
+  suffix="${suffix}${graph_suffix}"
   if [ "$limit" -eq 0 ]; then
     mark_batches NOTRUN "not run: the time budget ran out"
     not_run=$((not_run + 1))
