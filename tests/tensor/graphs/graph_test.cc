@@ -1,6 +1,6 @@
 // Graphs (tensor/graphs/graph.h) on the simulated device, and in the gpu-tagged twin on
-// cuda:0: replay recomputes the captured work from the static inputs' new values; the states
-// are checked; what cannot be captured (host synchronizations, copies from the host, random
+// cuda:0: replay recomputes the captured work from the static inputs' new values; memory the
+// graph writes stays its own; the states are checked; what cannot be captured (host synchronizations, copies from the host, random
 // numbers) is refused with an error that says so, and the capture is then discarded.
 #include "tensor/graphs/graph.h"
 
@@ -80,6 +80,23 @@ TEST_CASE("graphs sharing a pool replay in the order they were captured") {
   first.replay();
   second.replay();
   CHECK(values(z) == std::vector<float>{4, 7});
+}
+
+TEST_CASE("memory a graph writes is not handed out to eager work while the graph lives") {
+  Tensor x = on_device({1, 2, 3, 4});
+  Graph graph(graph_device());
+  Tensor out;
+  {
+    GraphCapture capture(graph);
+    Tensor temporary = x * 10.0;  // freed by the captured code; every replay writes it
+    out = temporary + 1.0;
+  }
+  // Eager tensors of the temporary's size made now must not share its memory.
+  std::vector<Tensor> eager;
+  for (int i = 0; i < 8; ++i) eager.push_back(on_device({-1, -1, -1, -1}));
+  graph.replay();
+  for (const Tensor& t : eager) CHECK(values(t) == std::vector<float>{-1, -1, -1, -1});
+  CHECK(values(out) == std::vector<float>{11, 21, 31, 41});
 }
 
 TEST_CASE("a graph replays only between capture_end and reset") {
