@@ -15,6 +15,7 @@ struct DeviceCachingAllocator::Block {
   void* ptr;
   uint64_t stream_id;  // of the stream it was allocated on
   bool small;
+  PrivatePool* private_pool = nullptr;  // the graph pool of its segment; null: the general pools
   bool allocated = false;
   Block* prev = nullptr;
   Block* next = nullptr;
@@ -52,6 +53,10 @@ DeviceCachingAllocator::DeviceCachingAllocator(int device, std::unique_ptr<Devic
 DeviceCachingAllocator::~DeviceCachingAllocator() {
   std::set<Block*> blocks(small_pool_.begin(), small_pool_.end());
   blocks.insert(large_pool_.begin(), large_pool_.end());
+  for (const auto& [id, pool] : private_pools_) {
+    blocks.insert(pool->small.begin(), pool->small.end());
+    blocks.insert(pool->large.begin(), pool->large.end());
+  }
   for (const auto& [ptr, block] : allocated_) {
     for (EventHandle event : block->retired_uses) api_->destroy_event(event);
     blocks.insert(block);
@@ -69,11 +74,14 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
 void* DeviceCachingAllocator::malloc(size_t nbytes, StreamRef stream) {
   if (nbytes == 0) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
-  process_events();
+  if (captures_.empty()) process_events();
   size_t size = round_block_size(nbytes);
   bool small = size <= kSmallSize;
-  Block* block = take_cached_block(small ? small_pool_ : large_pool_, stream.id, size);
-  if (block == nullptr) block = new_segment(size, nbytes, stream.id, small);
+  PrivatePool* private_pool = capture_pool_of(stream.id);
+  Pool& pool = private_pool == nullptr ? (small ? small_pool_ : large_pool_)
+                                       : (small ? private_pool->small : private_pool->large);
+  Block* block = take_cached_block(pool, stream.id, size);
+  if (block == nullptr) block = new_segment(size, nbytes, stream.id, small, private_pool);
   split(block, size);
   block->allocated = true;
   allocated_[block->ptr] = block;
@@ -137,8 +145,49 @@ void DeviceCachingAllocator::retire_stream(StreamRef stream) {
 
 void DeviceCachingAllocator::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
+  BRISK_CHECK(captures_.empty(),
+              "empty_cache on cuda:{} during graph capture: device memory cannot be freed while a stream is captured",
+              device_);
   synchronize_and_free_events();
   release_cached_segments();
+}
+
+void DeviceCachingAllocator::begin_allocate_to_pool(uint64_t pool, StreamRef stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  BRISK_CHECK(capture_pool_of(stream.id) == nullptr,
+              "begin_allocate_to_pool: stream {} of cuda:{} already allocates to a graph pool", stream.id, device_);
+  auto& entry = private_pools_[pool];
+  if (entry == nullptr) {
+    entry = std::make_unique<PrivatePool>();
+  } else {
+    ++entry->use_count;
+  }
+  captures_.push_back({stream.id, pool});
+}
+
+void DeviceCachingAllocator::end_allocate_to_pool(uint64_t pool) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  captures_.erase(
+      std::remove_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.pool == pool; }),
+      captures_.end());
+}
+
+void DeviceCachingAllocator::release_pool(uint64_t pool) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = private_pools_.find(pool);
+  BRISK_CHECK(it != private_pools_.end() && it->second->use_count > 0,
+              "release_pool: graph memory pool {} of cuda:{} has no user left to release it", pool, device_);
+  PrivatePool& p = *it->second;
+  if (--p.use_count > 0) return;
+  release_free_segments(p.small);
+  release_free_segments(p.large);
+  if (p.segments == 0) private_pools_.erase(it);
+}
+
+size_t DeviceCachingAllocator::pool_reserved_bytes(uint64_t pool) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = private_pools_.find(pool);
+  return it == private_pools_.end() ? 0 : it->second->reserved;
 }
 
 MemoryStats DeviceCachingAllocator::stats() const {
@@ -152,7 +201,15 @@ void DeviceCachingAllocator::reset_peak_stats() {
 }
 
 DeviceCachingAllocator::Pool& DeviceCachingAllocator::pool_of(const Block* block) {
+  if (block->private_pool != nullptr) return block->small ? block->private_pool->small : block->private_pool->large;
   return block->small ? small_pool_ : large_pool_;
+}
+
+DeviceCachingAllocator::PrivatePool* DeviceCachingAllocator::capture_pool_of(uint64_t stream_id) {
+  for (const Capture& c : captures_) {
+    if (c.stream_id == stream_id) return private_pools_.at(c.pool).get();
+  }
+  return nullptr;
 }
 
 DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& pool, uint64_t stream_id, size_t size) {
@@ -165,16 +222,47 @@ DeviceCachingAllocator::Block* DeviceCachingAllocator::take_cached_block(Pool& p
 }
 
 DeviceCachingAllocator::Block* DeviceCachingAllocator::new_segment(size_t size, size_t requested, uint64_t stream_id,
-                                                                   bool small) {
+                                                                   bool small, PrivatePool* private_pool) {
   size_t bytes = segment_size(size);
   void* ptr = nullptr;
   if (!api_->malloc(&ptr, bytes)) {
+    // During a capture nothing may be waited for or freed: no retry.
+    if (!captures_.empty()) raise_out_of_memory(requested, bytes);
     synchronize_and_free_events();
     release_cached_segments();
     if (!api_->malloc(&ptr, bytes)) raise_out_of_memory(requested, bytes);
   }
   stats_.count_device_malloc(bytes);
-  return new Block(bytes, ptr, stream_id, small);
+  auto* block = new Block(bytes, ptr, stream_id, small);
+  block->private_pool = private_pool;
+  if (private_pool != nullptr) {
+    ++private_pool->segments;
+    private_pool->reserved += bytes;
+  }
+  return block;
+}
+
+// `block` is a whole free segment, out of its pool: back to the device.
+void DeviceCachingAllocator::release_segment(Block* block) {
+  api_->free(block->ptr);
+  stats_.count_device_free(block->size);
+  if (PrivatePool* p = block->private_pool) {
+    --p->segments;
+    p->reserved -= block->size;
+  }
+  delete block;
+}
+
+void DeviceCachingAllocator::release_free_segments(Pool& pool) {
+  for (auto it = pool.begin(); it != pool.end();) {
+    Block* block = *it;
+    if (block->prev != nullptr || block->next != nullptr) {
+      ++it;
+      continue;
+    }
+    it = pool.erase(it);
+    release_segment(block);
+  }
 }
 
 void DeviceCachingAllocator::split(Block* block, size_t size) {
@@ -182,6 +270,7 @@ void DeviceCachingAllocator::split(Block* block, size_t size) {
   bool worth_it = block->small ? remaining >= kMinBlockSize : remaining > kSmallSize;
   if (!worth_it) return;
   Block* rest = new Block(remaining, static_cast<char*>(block->ptr) + size, block->stream_id, block->small);
+  rest->private_pool = block->private_pool;
   rest->prev = block;
   rest->next = block->next;
   if (rest->next != nullptr) rest->next->prev = rest;
@@ -195,7 +284,21 @@ void DeviceCachingAllocator::free_block(Block* block) {
   Pool& pool = pool_of(block);
   merge(block, block->prev, pool);
   merge(block, block->next, pool);
-  pool.insert(block);
+  PrivatePool* p = block->private_pool;
+  if (p == nullptr || p->use_count > 0 || block->prev != nullptr || block->next != nullptr) {
+    pool.insert(block);
+    return;
+  }
+  // The last piece of a released pool's segment.
+  release_segment(block);
+  if (p->segments == 0) {
+    for (auto it = private_pools_.begin(); it != private_pools_.end(); ++it) {
+      if (it->second.get() == p) {
+        private_pools_.erase(it);
+        break;
+      }
+    }
+  }
 }
 
 // Absorbs `neighbour` into `block` if it is free and cached (in `pool`).
@@ -237,19 +340,8 @@ void DeviceCachingAllocator::synchronize_and_free_events() {
 }
 
 void DeviceCachingAllocator::release_cached_segments() {
-  for (Pool* pool : {&small_pool_, &large_pool_}) {
-    for (auto it = pool->begin(); it != pool->end();) {
-      Block* block = *it;
-      if (block->prev != nullptr || block->next != nullptr) {
-        ++it;
-        continue;
-      }
-      api_->free(block->ptr);
-      stats_.count_device_free(block->size);
-      it = pool->erase(it);
-      delete block;
-    }
-  }
+  release_free_segments(small_pool_);
+  release_free_segments(large_pool_);
 }
 
 void DeviceCachingAllocator::raise_out_of_memory(size_t requested, size_t segment) {

@@ -7,6 +7,13 @@
 // even after a retry, raises brisk::Error naming the request, the device's free and total
 // memory and Brisk's own usage.
 //
+// Graph-safe pools (torch.cuda.graphs' private pools): while a graph captures work on a stream
+// (begin_allocate_to_pool), that stream's allocations come from the graph's private pool, and
+// a block of a private pool, freed during or after the capture, goes back to that pool only:
+// a replay writes it, so eager work never gets it while a graph that uses the pool lives.
+// Once every graph that captured into the pool has released it (release_pool), its segments
+// go back to the device as soon as no tensor refers to them.
+//
 // Thread-safe. Written against DeviceMemoryApi so the logic runs without a GPU in tests.
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +22,7 @@
 #include <mutex>
 #include <set>
 #include <unordered_map>
+#include <vector>
 
 #include "cuda/device_memory_api.h"
 #include "tensor/memory_stats.h"
@@ -56,8 +64,22 @@ class DeviceCachingAllocator {
   // `stream` is about to be destroyed (it is still valid): blocks it used stop referring to
   // it; their frees wait for an event recorded on it now.
   void retire_stream(StreamRef stream);
-  // Waits for pending frees, then returns all fully free segments to the device.
+  // Waits for pending frees, then returns all fully free segments of the general pools to the
+  // device. Raises during a capture (freeing device memory is not allowed then).
   void empty_cache();
+
+  // From now on, until end_allocate_to_pool(pool), malloc() on `stream` allocates from the
+  // private pool `pool` (a graph memory pool id, tensor/graphs/mempool_id.h), made on first
+  // use; each begin adds a user of the pool that release_pool() removes. While any capture is
+  // underway the allocator neither queries nor waits for events nor frees device memory
+  // (calls a CUDA stream capture forbids).
+  void begin_allocate_to_pool(uint64_t pool, StreamRef stream);
+  void end_allocate_to_pool(uint64_t pool);
+  // A graph that captured into `pool` is gone: when it was the pool's last user, the pool's
+  // free segments go back to the device now, the others once their blocks are freed.
+  void release_pool(uint64_t pool);
+  // Bytes the device holds for the private pool `pool` (0 for a pool without segments).
+  size_t pool_reserved_bytes(uint64_t pool) const;
   MemoryStats stats() const;
   void reset_peak_stats();
 
@@ -69,6 +91,17 @@ class DeviceCachingAllocator {
     bool operator()(const Block* a, const Block* b) const;
   };
   using Pool = std::set<Block*, BlockLess>;
+  struct PrivatePool {
+    int use_count = 1;  // graphs that captured into it and have not released it
+    int segments = 0;
+    size_t reserved = 0;
+    Pool small;
+    Pool large;
+  };
+  struct Capture {
+    uint64_t stream_id;
+    uint64_t pool;
+  };
   struct PendingFree {
     EventHandle event;
     Block* block;
@@ -76,7 +109,10 @@ class DeviceCachingAllocator {
 
   Pool& pool_of(const Block* block);
   Block* take_cached_block(Pool& pool, uint64_t stream_id, size_t size);
-  Block* new_segment(size_t size, size_t requested, uint64_t stream_id, bool small);
+  Block* new_segment(size_t size, size_t requested, uint64_t stream_id, bool small, PrivatePool* private_pool);
+  PrivatePool* capture_pool_of(uint64_t stream_id);
+  void release_segment(Block* block);
+  void release_free_segments(Pool& pool);
   void split(Block* block, size_t size);
   void free_block(Block* block);
   void merge(Block* block, Block* neighbour, Pool& pool);
@@ -90,6 +126,8 @@ class DeviceCachingAllocator {
   mutable std::mutex mutex_;
   Pool small_pool_;
   Pool large_pool_;
+  std::unordered_map<uint64_t, std::unique_ptr<PrivatePool>> private_pools_;
+  std::vector<Capture> captures_;
   std::unordered_map<void*, Block*> allocated_;
   std::list<PendingFree> pending_;
   MemoryStats stats_;

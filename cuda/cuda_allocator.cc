@@ -1,5 +1,6 @@
 // The allocator of CUDA tensors: one DeviceCachingAllocator per device, registered with the
-// tensor library at static-initialization time (//cuda is alwayslink), plus cuda/memory.h.
+// tensor library at static-initialization time (//cuda is alwayslink), plus cuda/memory.h and
+// cuda/graph_pools.h.
 #include <memory>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "cuda/cuda_memory_api.h"
 #include "cuda/device.h"
 #include "cuda/error.h"
+#include "cuda/graph_pools.h"
 #include "cuda/memory.h"
 #include "cuda/stream.h"
 #include "cuda/stream_registry.h"
@@ -75,6 +77,14 @@ void record_stream(const Tensor& tensor, cudaStream_t stream) {
   void* data = tensor.storage()->data();
   if (data != nullptr) allocator_of(tensor.device().index).record_stream(data, stream_registry().ref(stream));
 }
+
+void begin_allocate_to_pool(int device, uint64_t pool, cudaStream_t stream) {
+  allocator_of(device).begin_allocate_to_pool(pool, stream_registry().ref(stream));
+}
+
+void end_allocate_to_pool(int device, uint64_t pool) { allocator_of(device).end_allocate_to_pool(pool); }
+
+void release_pool(int device, uint64_t pool) { allocator_of(device).release_pool(pool); }
 
 void retire_stream(cudaStream_t stream) noexcept {
   if (stream == nullptr) return;  // the legacy default stream is never destroyed

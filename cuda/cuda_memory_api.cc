@@ -45,9 +45,16 @@ class DeviceApi final : public CudaEvents {
  public:
   explicit DeviceApi(int device) : device_(device) {}
 
+  // A graph capture's allocations come from its private pool; a new segment for it is made
+  // during the capture, which cudaMalloc may be (the capture never frees it, and the pool keeps
+  // it while the graph lives) but which thread-local capture would refuse: relaxed for the call.
   bool malloc(void** ptr, size_t nbytes) override {
     DeviceGuard guard(device_);
-    return allocated(cudaMalloc(ptr, nbytes));
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    BRISK_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    cudaError_t status = cudaMalloc(ptr, nbytes);
+    BRISK_CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+    return allocated(status);
   }
 
   void free(void* ptr) override {

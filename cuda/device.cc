@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cuda/error.h"
+#include "tensor/graphs/capture_state.h"
 
 // Set by //cuda's BUILD from tools/build/cuda.bzl: the architectures of the .cu objects.
 #define BRISK_STRINGIFY(...) #__VA_ARGS__
@@ -99,6 +100,8 @@ void set_device(int device) {
 }
 
 void synchronize(int device) {
+  graphs::check_not_capturing(cuda_device(device), "synchronize",
+                              "the host cannot wait for work that is only being recorded; synchronize after replay()");
   DeviceGuard guard(device);
   BRISK_CUDA_CHECK(cudaDeviceSynchronize());
 }

@@ -26,6 +26,8 @@ void MetricSums::add(const MetricSums& other) {
   count_ += other.count_;
 }
 
+MetricSums MetricSums::clone() const { return MetricSums(loss_sum_.clone(), correct_.clone(), count_); }
+
 Tensor MetricSums::packed() const {
   autograd::NoGradGuard no_grad;
   // float64 holds the counts exactly (up to 2^53) next to the loss sum, in one tensor.

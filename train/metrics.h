@@ -35,6 +35,10 @@ class MetricSums {
   // Adds `other`'s sums (on the same device), queued on the device.
   void add(const MetricSums& other);
 
+  // A copy of the sums, queued on the device, which later writes to these tensors (a graph's
+  // replay, train/graphed_step.h) do not change.
+  MetricSums clone() const;
+
   Device device() const { return loss_sum_.device(); }
   int64_t count() const { return count_; }
   // float64 [3] on this device: loss sum, correct count, example count; what an all-reduce

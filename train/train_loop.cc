@@ -9,6 +9,7 @@
 #include "nn/functional.h"
 #include "optim/clip_grad.h"
 #include "tensor/error.h"
+#include "train/graphed_step.h"
 
 namespace brisk::train {
 namespace {
@@ -87,7 +88,7 @@ MetricSums eval_step(nn::Module& model, const data::Batch& batch) {
 
 MetricSums train_epoch(nn::Module& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                        data::DataLoader& loader, Device device, checkpoint::Progress& progress,
-                       const StepCallback& on_step, const StepOptions& options) {
+                       const StepCallback& on_step, const StepOptions& options, GraphedTrainStep* graphed) {
   model.train();
   loader.set_epoch(progress.epoch);
   const int64_t batches = loader.size();
@@ -99,7 +100,7 @@ MetricSums train_epoch(nn::Module& model, optim::Optimizer& optimizer, optim::LR
     const bool step_complete =
         static_cast<int64_t>(micro_batches.size()) == options.accumulate || it.index() + 1 == batches;
     if (!step_complete) continue;
-    epoch.add(train_step(model, optimizer, micro_batches, options));
+    epoch.add(graphed != nullptr ? graphed->step(micro_batches[0]) : train_step(model, optimizer, micro_batches, options));
     if (scheduler != nullptr) scheduler->step();
     progress.batch += static_cast<int64_t>(micro_batches.size());
     ++progress.step;

@@ -28,6 +28,8 @@
 
 namespace brisk::train {
 
+class GraphedTrainStep;
+
 // The batch's tensors on `device` (asynchronous copies from pinned memory).
 data::Batch to_device(const data::Batch& batch, Device device);
 
@@ -71,12 +73,14 @@ using StepCallback = std::function<void(const checkpoint::Progress& progress, co
 // Trains what remains of epoch `progress.epoch`: its batches from `progress.batch` on (a
 // resumed run skips those trained before it was saved), options.accumulate loader batches a
 // step (the epoch's last step takes what is left), counting batches and steps in `progress`
-// and stepping `scheduler` (when not null: a per-step schedule) after each step. Leaves
-// `progress` at the start of the next epoch. Returns the metrics of the batches it trained,
-// on `device`.
+// and stepping `scheduler` (when not null: a per-step schedule) after each step. With
+// `graphed` (made for this model, optimizer, device and options), each step is its step():
+// captured once and replayed (train/graphed_step.h). Leaves `progress` at the start of the
+// next epoch. Returns the metrics of the batches it trained, on `device`.
 MetricSums train_epoch(nn::Module& model, optim::Optimizer& optimizer, optim::LRScheduler* scheduler,
                        data::DataLoader& loader, Device device, checkpoint::Progress& progress,
-                       const StepCallback& on_step = nullptr, const StepOptions& options = {});
+                       const StepCallback& on_step = nullptr, const StepOptions& options = {},
+                       GraphedTrainStep* graphed = nullptr);
 
 // Optimizer steps in an epoch of `batches` loader batches, `accumulate` a step: the number a
 // per-step schedule needs.

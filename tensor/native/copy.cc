@@ -1,5 +1,6 @@
 // Copies and conversions: copy_, contiguous, clone, to.
 #include "tensor/backend.h"
+#include "tensor/graphs/capture_state.h"
 #include "tensor/native/operands.h"
 
 namespace brisk::native {
@@ -21,6 +22,13 @@ Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
               "copy_: cannot copy directly between {} and {} (source {}, destination {}); copy through the CPU",
               s.device(), dst.device(), s.describe(), dst.describe());
   Device device = dst.is_cpu() ? s.device() : dst.device();
+  if (dst.is_cpu() != s.is_cpu()) {
+    graphs::check_not_capturing(
+        device, dst.is_cpu() ? "copy_ to the host (item(), to_vector(), .to(kCPU))" : "copy_ from the host",
+        dst.is_cpu() ? "the host cannot wait for work that is only being recorded; read results after replay()"
+                     : "replay would copy the host memory as it was at capture; copy into a device tensor that the "
+                       "graph reads before replay() instead");
+  }
   backend_for(device).copy(dst, s, non_blocking);
   return dst;
 }

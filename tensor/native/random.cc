@@ -5,6 +5,7 @@
 #include "tensor/backend.h"
 #include "tensor/functors/philox.h"
 #include "tensor/generator.h"
+#include "tensor/graphs/capture_state.h"
 #include "tensor/native/operands.h"
 #include "tensor/native/ops.h"
 
@@ -16,6 +17,9 @@ Generator& or_default(Generator* gen) { return gen ? *gen : default_generator();
 // The backend fills dense memory; a strided `self` is filled through a dense temporary.
 Tensor& fill_random(Tensor& self, RandomOp op, OpParams params, Generator* gen) {
   if (self.numel() == 0) return self;
+  graphs::check_not_capturing(self.device(), op_name(op),
+                              "the generator's seed and offset are read on the host, so every replay would draw the "
+                              "same numbers; draw random numbers outside the captured code");
   Generator& g = or_default(gen);
   uint64_t seed = g.seed();
   uint64_t offset = g.reserve(static_cast<uint64_t>(self.numel()));

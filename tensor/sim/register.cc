@@ -1,8 +1,9 @@
-// Makes the simulated device usable: its allocator and backend are what allocator_for() and
-// backend_for() return for sim devices, at static initialization of any program that links
-// //tensor/sim (an alwayslink library).
+// Makes the simulated device usable: its allocator, backend and graph backend are what
+// allocator_for(), backend_for() and graphs::graph_backend_for() return for sim devices, at
+// static initialization of any program that links //tensor/sim (an alwayslink library).
 #include "tensor/sim/sim_allocator.h"
 #include "tensor/sim/sim_backend.h"
+#include "tensor/sim/sim_graph.h"
 
 namespace brisk::sim {
 namespace {
@@ -12,6 +13,8 @@ namespace {
   static SimBackend backend(cpu_backend());
   register_allocator(DeviceType::Sim, &allocator);
   register_backend(DeviceType::Sim, &backend);
+  static SimGraphBackend graph_backend;
+  graphs::register_graph_backend(DeviceType::Sim, &graph_backend);
   return true;
 }();
 

@@ -22,6 +22,7 @@
 # request: on a GPU it would add half again to the time). Other knobs (passed to both
 # programs): BATCHES (overrides every model's), WARMUP (5), REPEATS (15), STEPS (4),
 # CHANNELS_LAST=1 (--channels-last: channels_last models and images, rows named ..._cl).
+# CUDA_GRAPH=1 (--cuda-graph: replays of a captured step; names end in _graph; not with fp16).
 #
 # Time: TIME_BUDGET (seconds, default none) bounds the rounds: a round starts only if it would
 # end within the budget, judged by the longest round so far, and no run outlives the budget;
@@ -43,6 +44,11 @@ layout_suffix=""
 if [ -n "${CHANNELS_LAST:-}" ]; then
   flags+=(--channels-last)
   layout_suffix="_cl"
+fi
+graph_suffix=""
+if [ "${CUDA_GRAPH:-0}" = 1 ]; then
+  flags+=(--cuda-graph)
+  graph_suffix="_graph"
 fi
 batches_of() {  # model
   if [ -n "${BATCHES:-}" ]; then echo "$BATCHES"; elif [ "$1" = lenet ]; then echo 64,256; else echo 64,128; fi
@@ -94,7 +100,7 @@ run() {  # impl model threads amp round
   limit="$(run_limit)"
   suffix=""
   [ "$amp" != off ] && suffix="_$amp"
-  suffix+="$layout_suffix"
+  suffix+="${layout_suffix}${graph_suffix}"
   if [ "$limit" -eq 0 ]; then
     mark_batches NOTRUN "not run: the time budget ran out"
     not_run=$((not_run + 1))
@@ -174,9 +180,9 @@ print(f"{'threads':>7} {'benchmark':<19} {'brisk':>24} {'pytorch':>24} {'brisk/p
 precisions = {"": 0, "bf16": 1, "fp16": 2}
 
 
-def order(key):  # model, threads, batch, precision; name: <model>_b<batch>[_bf16|_fp16]
+def order(key):  # model, threads, batch, precision; name: <model>_b<batch>[_bf16|_fp16][_cl][_graph]
     threads, name = key
-    model, batch, precision = re.fullmatch(r"(.+)_b(\d+)(?:_(bf16|fp16))?", name).groups()
+    model, batch, precision = re.fullmatch(r"(.+)_b(\d+)(?:_(bf16|fp16))?(?:_cl)?(?:_graph)?", name).groups()
     return model, threads, int(batch), precisions[precision or ""]
 
 

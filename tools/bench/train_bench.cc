@@ -17,13 +17,18 @@
 // for tools/bench/run_train_bench.sh, which runs the PyTorch twin (train_bench_torch.py)
 // with the same arguments, interleaved, and compares.
 //
+// --cuda-graph captures one step as a graph of device work after the warm-up (PyTorch's
+// whole-network recipe, tensor/graphs/graph.h: the gradients set to none before the capture,
+// the fixed batch as the static input) and times its replays; lines get the suffix _graph. It
+// refuses --amp fp16, whose GradScaler reads the host every step. CUDA or sim:N.
+//
 // --profile-steps N (CUDA only) runs N more steps after the warm-up inside a profiler capture
 // range (cuda/profiler_capture.h), untimed: under `ncu --profile-from-start off` only their
 // kernels are profiled (tools/gpu/run_bundle.sh's profile phase: one step of each model).
 //
-//   train_bench --model resnet20 --threads 2 [--device cpu|cuda] [--batches 64,128]
+//   train_bench --model resnet20 --threads 2 [--device cpu|cuda|sim] [--batches 64,128]
 //               [--warmup 5] [--repeats 15] [--steps 4] [--amp off|bf16|fp16] [--channels-last]
-//               [--profile-steps 1] [--activity-steps 4]
+//               [--profile-steps 1] [--activity-steps 4] [--cuda-graph]
 //
 // On CUDA, after the timing it prints the cuDNN algorithm chosen for each convolution problem
 // ("conv <pass of shapes, dtypes, layouts>: <algorithm>, <math type>, workspace <bytes>").
@@ -35,6 +40,7 @@
 #include <cstdlib>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +56,7 @@
 #include "nn/functional.h"
 #include "optim/grad_scaler.h"
 #include "optim/sgd.h"
+#include "tensor/graphs/graph.h"
 #include "tensor/parallel.h"
 
 namespace {
@@ -64,6 +71,7 @@ struct Args {
   int warmup = 5, repeats = 15, steps = 4, profile_steps = 0, activity_steps = 4;
   std::string amp = "off";
   bool channels_last = false;
+  bool cuda_graph = false;
 };
 
 // The model and the shape of one input image.
@@ -96,6 +104,7 @@ int main(int argc, char** argv) try {
   app.add_option("--profile-steps", args.profile_steps, "untimed steps in a profiler capture range (CUDA only)");
   app.add_option("--activity-steps", args.activity_steps,
                  "untimed steps whose kernels and GPU-busy share are recorded (CUDA only; 0: none)");
+  app.add_flag("--cuda-graph", args.cuda_graph, "time replays of one step captured as a graph (CUDA or sim)");
   CLI11_PARSE(app, argc, argv);
   brisk::set_num_threads(args.threads);
   brisk::manual_seed(0);
@@ -104,6 +113,11 @@ int main(int argc, char** argv) try {
   if (args.profile_steps > 0 && !device.is_cuda()) {
     std::fprintf(stderr, "train_bench: --profile-steps %d needs a CUDA device, not %s\n", args.profile_steps,
                  args.device.c_str());
+    std::exit(2);
+  }
+  if (args.cuda_graph && (device.is_cpu() || args.amp == "fp16")) {
+    std::fprintf(stderr, "train_bench: --cuda-graph needs a CUDA or simulated device and no --amp fp16 (got %s, %s)\n",
+                 args.device.c_str(), args.amp.c_str());
     std::exit(2);
   }
   auto sync = [&] {
@@ -115,7 +129,8 @@ int main(int argc, char** argv) try {
   if (args.channels_last) model.module->to(brisk::MemoryFormat::ChannelsLast);
   brisk::optim::SGD opt(model.module->parameters(), brisk::optim::SGDOptions(0.01).momentum(0.9));
   brisk::optim::GradScaler scaler(brisk::optim::GradScalerOptions().enabled(args.amp == "fp16"));
-  const std::string suffix = (args.amp == "off" ? "" : "_" + args.amp) + (args.channels_last ? "_cl" : "");
+  const std::string suffix = (args.amp == "off" ? "" : "_" + args.amp) + (args.channels_last ? "_cl" : "") +
+                             (args.cuda_graph ? "_graph" : "");
   std::printf("threads %d\n", brisk::get_num_threads());
   for (int64_t batch : args.batches) {
     brisk::Shape shape{batch};
@@ -138,16 +153,28 @@ int main(int argc, char** argv) try {
 
     for (int i = 0; i < args.warmup; ++i) step();
     sync();
+    // With --cuda-graph, a timed step is a replay of one captured step (its zero_grad, at the
+    // end, leaves the gradients unset, as at the capture's start).
+    std::optional<brisk::graphs::Graph> graph;
+    if (args.cuda_graph) {
+      graph.emplace(device);
+      {
+        brisk::graphs::GraphCapture capture(*graph);
+        step();
+      }
+      sync();
+    }
+    auto timed_step = [&] { graph ? graph->replay() : step(); };
     if (args.profile_steps > 0) {
       brisk::cuda::profiler_start();
-      for (int i = 0; i < args.profile_steps; ++i) step();
+      for (int i = 0; i < args.profile_steps; ++i) timed_step();
       sync();
       brisk::cuda::profiler_stop();
     }
     std::vector<double> rates;
     for (int r = 0; r < args.repeats; ++r) {
       auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < args.steps; ++i) step();
+      for (int i = 0; i < args.steps; ++i) timed_step();
       sync();
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       rates.push_back(static_cast<double>(batch * args.steps) / seconds);
@@ -158,7 +185,7 @@ int main(int argc, char** argv) try {
     if (device.is_cuda() && args.activity_steps > 0) {
       brisk::cuda::ActivityRecorder recorder;
       recorder.start();
-      for (int i = 0; i < args.activity_steps; ++i) step();
+      for (int i = 0; i < args.activity_steps; ++i) timed_step();
       sync();
       brisk::cuda::GpuActivity activity = recorder.stop();
       std::printf(" %.1f %.3f", static_cast<double>(activity.kernels) / args.activity_steps, activity.busy_share());

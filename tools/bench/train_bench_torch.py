@@ -2,12 +2,14 @@
 """PyTorch twin of train_bench.cc: the same models (models/torch_twins.py), training step,
 inputs, timing, flags and output lines (train_bench.cc's header describes them), with
 torch.autocast and torch.amp.GradScaler for --amp, torch.cuda.profiler.start() and stop()
-around the --profile-steps, and torch.profiler (CUPTI's records, as Brisk's) over the
---activity-steps for the kernels per step and the GPU-busy share.
+around the --profile-steps, torch.profiler (CUPTI's records, as Brisk's) over the
+--activity-steps for the kernels per step and the GPU-busy share, and for --cuda-graph PyTorch's
+whole-network capture recipe (torch.cuda.graph: warm-up on a side stream, the fixed batch as the
+static input, gradients set to none before the capture; the timed steps are replays).
 
 Usage: train_bench_torch.py --model lenet|resnet20|airbench --threads N [--device cpu|cuda]
        [--batches 64,256] [--warmup W] [--repeats R] [--steps S] [--amp off|bf16|fp16] [--channels-last]
-       [--profile-steps N] [--activity-steps N]
+       [--profile-steps N] [--activity-steps N] [--cuda-graph]
 """
 import argparse
 import os
@@ -68,6 +70,7 @@ def main():
                         help="torch.channels_last model and images, as train_bench --channels-last")
     parser.add_argument("--profile-steps", type=int, default=0)
     parser.add_argument("--activity-steps", type=int, default=4)
+    parser.add_argument("--cuda-graph", action="store_true")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -75,6 +78,8 @@ def main():
     device = torch.device(args.device)
     if args.profile_steps > 0 and device.type != "cuda":
         parser.error(f"--profile-steps {args.profile_steps} needs a CUDA device, not {args.device}")
+    if args.cuda_graph and (device.type != "cuda" or args.amp == "fp16"):
+        parser.error(f"--cuda-graph needs a CUDA device and no --amp fp16 (got {args.device}, {args.amp})")
     sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     make_model, image = MODELS[args.model]
     model = make_model().to(device)
@@ -98,26 +103,42 @@ def main():
             scaler.update()
             opt.zero_grad()
 
-        for _ in range(args.warmup):
-            step()
+        if args.cuda_graph:
+            # Warm-up on a side stream, so that the capture's stream starts clean.
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(max(args.warmup, 3)):
+                    step()
+            torch.cuda.current_stream().wait_stream(side)
+            opt.zero_grad(set_to_none=True)
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                step()
+            timed_step = graph.replay
+        else:
+            for _ in range(args.warmup):
+                step()
+            timed_step = step
         sync()
         if args.profile_steps > 0:
             torch.cuda.profiler.start()
             for _ in range(args.profile_steps):
-                step()
+                timed_step()
             sync()
             torch.cuda.profiler.stop()
         rates = []
         for _ in range(args.repeats):
             start = time.perf_counter()
             for _ in range(args.steps):
-                step()
+                timed_step()
             sync()
             rates.append(batch * args.steps / (time.perf_counter() - start))
-        suffix = ("" if args.amp == "off" else f"_{args.amp}") + ("_cl" if args.channels_last else "")
+        suffix = ("" if args.amp == "off" else f"_{args.amp}") + ("_cl" if args.channels_last else "") + (
+            "_graph" if args.cuda_graph else "")
         line = f"{args.model}_b{batch}{suffix} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}"
         if device.type == "cuda" and args.activity_steps > 0:
-            kernels, busy = gpu_activity(step, args.activity_steps, sync)
+            kernels, busy = gpu_activity(timed_step, args.activity_steps, sync)
             line += f" {kernels / args.activity_steps:.1f} {busy:.3f}"
         print(line)
 

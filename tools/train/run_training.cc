@@ -40,6 +40,7 @@
 #include "tools/train/training_data.h"
 #include "train/distributed_run.h"
 #include "train/preemption.h"
+#include "train/graphed_step.h"
 #include "train/train_loop.h"
 
 namespace brisk::train {
@@ -174,6 +175,12 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
   if (options.amp != "off") step_options.autocast_dtype = options.amp == "bf16" ? kBFloat16 : kFloat16;
   if (scaler.is_enabled()) step_options.scaler = &scaler;
+  std::optional<GraphedTrainStep> graphed;
+  if (options.cuda_graph) {
+    BRISK_CHECK(!device.is_cpu(), "--cuda-graph captures a device's work: it needs --device cuda or sim, not {}",
+                device);
+    graphed.emplace(trained, *optimizer, device, step_options);
+  }
   // Rank 0 writes the checkpoints, in the background, from copies taken between steps.
   std::unique_ptr<checkpoint::CheckpointWriter> writer;
   if (run.is_main() && !options.save.empty()) writer = make_checkpoint_writer(options);
@@ -234,7 +241,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
               checkpoint_now(p);
             if (stop) throw Preempted{};
           },
-          step_options);
+          step_options, graphed ? &*graphed : nullptr);
     } catch (const Preempted&) {
       preempted = true;
       break;
@@ -269,6 +276,10 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
                    row.epoch, options.epochs,
                    epoch_overlap.communication_ms / static_cast<double>(std::max<int64_t>(epoch_steps, 1)),
                    100 * epoch_overlap.hidden_fraction());
+    }
+    if (graphed) {
+      spdlog::info("epoch {}/{}: --cuda-graph so far: {} steps replayed, {} captured, {} eager (warm-up, partial batches)",
+                   row.epoch, options.epochs, graphed->replays(), graphed->captures(), graphed->eager_steps());
     }
     csv->write(row);
     if (tensorboard) tensorboard->after_epoch(row);

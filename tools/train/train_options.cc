@@ -73,6 +73,22 @@ std::string default_data_dirs_help() {
   return help;
 }
 
+// What a replayed step reads on the host stays as it was at capture (docs/cuda_graphs.md).
+void check_cuda_graph_options(const TrainOptions& o) {
+  BRISK_CHECK(o.optimizer == "sgd",
+              "--cuda-graph needs --optimizer sgd: {} reads its step count on the host every step (bias correction), "
+              "which a replayed step would not update",
+              o.optimizer);
+  BRISK_CHECK(o.amp != "fp16",
+              "--cuda-graph cannot train with --amp fp16: its GradScaler reads on the host whether the gradients "
+              "overflowed, every step (--amp bf16 needs no scaler)");
+  BRISK_CHECK(o.accumulate == 1, "--cuda-graph captures one batch a step; got --accumulate {}", o.accumulate);
+  BRISK_CHECK(o.lr_schedule == "constant",
+              "--cuda-graph needs --lr-schedule constant: --lr-schedule {} changes the learning rate every step, and "
+              "each change is captured anew (correct, but slower than no graph)",
+              o.lr_schedule);
+}
+
 }  // namespace
 
 void add_train_flags(CLI::App& app, TrainOptions& o) {
@@ -123,6 +139,10 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_flag("--channels-last", o.channels_last,
                "channels_last (NHWC) memory format: the model's 4-D parameters are converted, so its convolutions "
                "and their activations run NHWC end to end (tensor cores' layout on CUDA; docs/tensors.md)");
+  app.add_flag("--cuda-graph", o.cuda_graph,
+               "capture the training step once as a graph of device work and replay it for every full batch "
+               "(CUDA graphs; sim:N too); needs --optimizer sgd, --lr-schedule constant, --accumulate 1, no fp16 "
+               "(docs/cuda_graphs.md)");
   app.add_option("--label-smoothing", o.label_smoothing, "label smoothing of the training loss (cross_entropy's)")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", o.seed, "seed of the weights and of the data order");
@@ -191,6 +211,7 @@ void check_train_options(const TrainOptions& o) {
   BRISK_CHECK(o.batch_size % o.accumulate == 0,
               "--batch-size {} does not split into --accumulate {} equal micro-batches", o.batch_size, o.accumulate);
   parse_step_range(o.profile_steps);
+  if (o.cuda_graph) check_cuda_graph_options(o);
   BRISK_CHECK(o.resume != kResumeAuto || !o.save.empty(),
               "--resume auto resumes from the newest checkpoint of --save's pattern, but no --save is given");
   BRISK_CHECK((o.checkpoint_every == 0 && o.keep_checkpoints == 0) || !o.save.empty(),

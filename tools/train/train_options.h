@@ -29,6 +29,7 @@ struct TrainOptions {
   bool sync_bn = false;                // distributed: BatchNorm statistics over all ranks (SyncBatchNorm)
   std::string amp = "off";             // mixed precision: "bf16" or "fp16" (autocast; fp16 with a GradScaler)
   bool channels_last = false;          // the model's 4-D parameters channels_last: convolutions run NHWC
+  bool cuda_graph = false;             // capture the training step once, replay it (train/graphed_step.h)
   uint64_t seed = 0;
   std::string device = "auto";  // see dist::InitDistributedOptions::device
   // Checkpoints written after every epoch and every checkpoint_every steps, a save pattern
@@ -67,7 +68,8 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 // without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
 // --accumulate does not divide, a --profile-steps that is not A-B, --checkpoint-every or
 // --keep-checkpoints without a --save pattern that names their files apart, --resume auto
-// without --save.
+// without --save, --cuda-graph with a setting whose step a replay would get wrong (adamw, fp16,
+// --accumulate, a per-step schedule).
 void check_train_options(const TrainOptions& options);
 // Raises brisk::Error naming --batch-size when one optimizer step would take more examples
 // than the training set (after --train-limit) has.

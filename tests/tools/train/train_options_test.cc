@@ -160,6 +160,17 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
   refuses({"--save", "c-{epoch}", "--checkpoint-every", "5"}, "--checkpoint-every 5: --save 'c-{epoch}' names");
   refuses({"--save", "c", "--keep-checkpoints", "3"}, "--keep-checkpoints 3: --save 'c' names one file");
   refuses({"--save", "c-{stp}"}, "save pattern 'c-{stp}': unknown placeholder {stp}");
+  refuses({"--cuda-graph", "--optimizer", "adamw", "--lr-schedule", "constant"},
+          "--cuda-graph needs --optimizer sgd: adamw reads its step count on the host");
+  refuses({"--cuda-graph", "--amp", "fp16", "--lr-schedule", "constant"}, "--cuda-graph cannot train with --amp fp16");
+  refuses({"--cuda-graph", "--accumulate", "2", "--lr-schedule", "constant"},
+          "--cuda-graph captures one batch a step; got --accumulate 2");
+  refuses({"--cuda-graph"}, "--cuda-graph needs --lr-schedule constant: --lr-schedule cosine changes the learning "
+                            "rate every step");
+  TrainOptions graphed;
+  REQUIRE(parse({"--cuda-graph", "--lr-schedule", "constant", "--amp", "bf16"}, graphed) == "");
+  REQUIRE(graphed.cuda_graph);
+  REQUIRE_NOTHROW(check_train_options(graphed));
   TrainOptions fine;
   REQUIRE(parse({"--save", "c-{step}", "--checkpoint-every", "5", "--keep-checkpoints", "3"}, fine) == "");
   REQUIRE(fine.checkpoint_every == 5);

@@ -151,6 +151,27 @@ TEST_CASE("train --device sim: trains on the simulated device with the CPU's num
   for (int column : {0, 1, 2, 3, 4}) CHECK(split(sim_csv[1])[column] == split(cpu_csv[1])[column]);
 }
 
+TEST_CASE("train --cuda-graph --device sim: replayed steps train exactly as eager ones") {
+  std::string dir = scratch_dir("train_graph");
+  // 256 examples in batches of 48: 5 full batches (the first one eager, a warm-up), and a
+  // partial one of 16, eager.
+  const std::string common = "--device sim --epochs 2 --lr-schedule constant --batch-size 48 ";
+  Result graphed = run_train(common + "--cuda-graph --metrics-csv " + dir + "/graph.csv");
+  REQUIRE(graphed.status == 0);
+  REQUIRE_THAT(graphed.output, Contains("epoch 1/2: --cuda-graph so far: 4 steps replayed, 1 captured, 2 eager") &&
+                                   Contains("epoch 2/2: --cuda-graph so far: 9 steps replayed, 1 captured, 3 eager"));
+  Result eager = run_train(common + "--metrics-csv " + dir + "/eager.csv");
+  REQUIRE(eager.status == 0);
+  std::vector<std::string> graph_csv = lines(dir + "/graph.csv"), eager_csv = lines(dir + "/eager.csv");
+  REQUIRE(graph_csv.size() == 3);
+  for (size_t row : {1, 2}) {
+    for (int column : {0, 1, 2, 3, 4}) CHECK(split(graph_csv[row])[column] == split(eager_csv[row])[column]);
+  }
+  Result on_cpu = run_train("--cuda-graph --lr-schedule constant --epochs 1");
+  REQUIRE(on_cpu.status != 0);
+  REQUIRE_THAT(on_cpu.output, Contains("--cuda-graph captures a device's work: it needs --device cuda or sim, not cpu"));
+}
+
 TEST_CASE("train: bad flags and missing data fail with a message") {
   std::string dir = scratch_dir("train_errors");
   Result bad_model = run_train("--model resnet");
