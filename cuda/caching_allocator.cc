@@ -167,9 +167,8 @@ void DeviceCachingAllocator::begin_allocate_to_pool(uint64_t pool, StreamRef str
 
 void DeviceCachingAllocator::end_allocate_to_pool(uint64_t pool) {
   std::lock_guard<std::mutex> lock(mutex_);
-  captures_.erase(
-      std::remove_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.pool == pool; }),
-      captures_.end());
+  captures_.erase(std::remove_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.pool == pool; }),
+                  captures_.end());
   if (captures_.empty()) release_dead_pools();
 }
 

@@ -78,7 +78,7 @@ TEST_CASE("a released pool's segments go back to the device when their last bloc
   void* large = f.allocator.malloc(12 * kMiB, f.capture);
   f.allocator.end_allocate_to_pool(kPool);
   f.allocator.free(large);
-  f.allocator.release_pool(kPool);  // the graph is reset
+  f.allocator.release_pool(kPool);    // the graph is reset
   CHECK(f.device->live.size() == 1);  // the large segment went back; the output's stays
   CHECK(f.allocator.pool_reserved_bytes(kPool) == 2 * kMiB);
   f.allocator.free(output);

@@ -18,9 +18,9 @@
 #include "data/random.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/init_distributed.h"
+#include "distributed/nn/sync_batchnorm.h"
 #include "models/registry.h"
 #include "nn/functional.h"
-#include "distributed/nn/sync_batchnorm.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tensor/memory.h"
@@ -251,8 +251,9 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
                    100 * epoch_overlap.hidden_fraction());
     }
     if (graphed) {
-      spdlog::info("epoch {}/{}: --cuda-graph so far: {} steps replayed, {} captured, {} eager (warm-up, partial batches)",
-                   row.epoch, options.epochs, graphed->replays(), graphed->captures(), graphed->eager_steps());
+      spdlog::info(
+          "epoch {}/{}: --cuda-graph so far: {} steps replayed, {} captured, {} eager (warm-up, partial batches)",
+          row.epoch, options.epochs, graphed->replays(), graphed->captures(), graphed->eager_steps());
     }
     csv->write(row);
     if (tensorboard) tensorboard->after_epoch(row);
