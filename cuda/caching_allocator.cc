@@ -167,9 +167,23 @@ void DeviceCachingAllocator::begin_allocate_to_pool(uint64_t pool, StreamRef str
 
 void DeviceCachingAllocator::end_allocate_to_pool(uint64_t pool) {
   std::lock_guard<std::mutex> lock(mutex_);
-  captures_.erase(
-      std::remove_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.pool == pool; }),
-      captures_.end());
+  captures_.erase(std::remove_if(captures_.begin(), captures_.end(), [&](const Capture& c) { return c.pool == pool; }),
+                  captures_.end());
+  if (captures_.empty()) release_dead_pools();
+}
+
+// The free segments of pools no graph uses any more, which a capture kept from the device.
+void DeviceCachingAllocator::release_dead_pools() {
+  for (auto it = private_pools_.begin(); it != private_pools_.end();) {
+    PrivatePool& p = *it->second;
+    if (p.use_count > 0) {
+      ++it;
+      continue;
+    }
+    release_free_segments(p.small);
+    release_free_segments(p.large);
+    it = p.segments == 0 ? private_pools_.erase(it) : std::next(it);
+  }
 }
 
 void DeviceCachingAllocator::release_pool(uint64_t pool) {
@@ -177,11 +191,8 @@ void DeviceCachingAllocator::release_pool(uint64_t pool) {
   auto it = private_pools_.find(pool);
   BRISK_CHECK(it != private_pools_.end() && it->second->use_count > 0,
               "release_pool: graph memory pool {} of cuda:{} has no user left to release it", pool, device_);
-  PrivatePool& p = *it->second;
-  if (--p.use_count > 0) return;
-  release_free_segments(p.small);
-  release_free_segments(p.large);
-  if (p.segments == 0) private_pools_.erase(it);
+  if (--it->second->use_count > 0 || !captures_.empty()) return;  // during a capture: at its end
+  release_dead_pools();
 }
 
 size_t DeviceCachingAllocator::pool_reserved_bytes(uint64_t pool) const {
@@ -285,11 +296,11 @@ void DeviceCachingAllocator::free_block(Block* block) {
   merge(block, block->prev, pool);
   merge(block, block->next, pool);
   PrivatePool* p = block->private_pool;
-  if (p == nullptr || p->use_count > 0 || block->prev != nullptr || block->next != nullptr) {
+  if (p == nullptr || p->use_count > 0 || !captures_.empty() || block->prev != nullptr || block->next != nullptr) {
     pool.insert(block);
     return;
   }
-  // The last piece of a released pool's segment.
+  // The last piece of a released pool's segment (outside captures: cudaFree is not allowed then).
   release_segment(block);
   if (p->segments == 0) {
     for (auto it = private_pools_.begin(); it != private_pools_.end(); ++it) {

@@ -76,7 +76,8 @@ class DeviceCachingAllocator {
   void begin_allocate_to_pool(uint64_t pool, StreamRef stream);
   void end_allocate_to_pool(uint64_t pool);
   // A graph that captured into `pool` is gone: when it was the pool's last user, the pool's
-  // free segments go back to the device now, the others once their blocks are freed.
+  // free segments go back to the device now (or, during a capture, at its end), the others
+  // once their blocks are freed.
   void release_pool(uint64_t pool);
   // Bytes the device holds for the private pool `pool` (0 for a pool without segments).
   size_t pool_reserved_bytes(uint64_t pool) const;
@@ -113,6 +114,7 @@ class DeviceCachingAllocator {
   PrivatePool* capture_pool_of(uint64_t stream_id);
   void release_segment(Block* block);
   void release_free_segments(Pool& pool);
+  void release_dead_pools();
   void split(Block* block, size_t size);
   void free_block(Block* block);
   void merge(Block* block, Block* neighbour, Pool& pool);

@@ -37,6 +37,10 @@ void GraphedTrainStep::capture() {
   // refused, so the count of unchecked calls starts afresh here.
   nn::functional::check_deferred_targets();
   captured_options_ = optimizer_options();
+  // The recipe's zero_grad(set_to_none) before the capture: the gradients of an earlier
+  // capture or eager step are freed now, outside it (train_step's own zero_grad then finds
+  // none), and backward makes them in the new graph's pool.
+  optimizer_.zero_grad();
   graphs::GraphCapture capture(graph_);
   static_sums_ = std::make_unique<MetricSums>(train_step(model_, optimizer_, static_batch_, options_));
   ++captures_;

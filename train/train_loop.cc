@@ -100,7 +100,8 @@ MetricSums train_epoch(nn::Module& model, optim::Optimizer& optimizer, optim::LR
     const bool step_complete =
         static_cast<int64_t>(micro_batches.size()) == options.accumulate || it.index() + 1 == batches;
     if (!step_complete) continue;
-    epoch.add(graphed != nullptr ? graphed->step(micro_batches[0]) : train_step(model, optimizer, micro_batches, options));
+    epoch.add(graphed != nullptr ? graphed->step(micro_batches[0])
+                                 : train_step(model, optimizer, micro_batches, options));
     if (scheduler != nullptr) scheduler->step();
     progress.batch += static_cast<int64_t>(micro_batches.size());
     ++progress.step;

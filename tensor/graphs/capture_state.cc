@@ -1,8 +1,8 @@
 #include "tensor/graphs/capture_state.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
-#include <algorithm>
 #include <vector>
 
 #include "tensor/error.h"

@@ -81,8 +81,8 @@ void SimBackend::copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
               dst.describe(), src.describe());
   const bool to_sim = dst.device().is_sim(), from_sim = src.device().is_sim();
   if (to_sim && from_sim && dst.device() == src.device()) {  // a kernel of one device
-    on_host("copy_", [this, non_blocking](const Tensor& d, const Tensor& s) { host_.copy(d, s, non_blocking); }, dst,
-            src);
+    on_host(
+        "copy_", [this, non_blocking](const Tensor& d, const Tensor& s) { host_.copy(d, s, non_blocking); }, dst, src);
     return;
   }
   if (!to_sim) ++device_to_host_copies;
@@ -97,9 +97,9 @@ void SimBackend::copy(const Tensor& dst, const Tensor& src, bool non_blocking) {
   host_.copy(to_sim ? host_alias(dst) : dst, from_sim ? host_alias(src) : src, non_blocking);
 }
 
-#define BRISK_SIM_FORWARD(name, params, args, event, inputs)                                                \
-  void SimBackend::name params {                                                                            \
-    on_host(                                                                                                \
+#define BRISK_SIM_FORWARD(name, params, args, event, inputs)                                               \
+  void SimBackend::name params {                                                                           \
+    on_host(                                                                                               \
         event, [this](const auto&... host_args) { host_.name(host_args...); }, BRISK_BACKEND_UNPACK args); \
   }
 BRISK_BACKEND_KERNELS(BRISK_SIM_FORWARD)

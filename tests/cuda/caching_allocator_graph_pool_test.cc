@@ -78,7 +78,7 @@ TEST_CASE("a released pool's segments go back to the device when their last bloc
   void* large = f.allocator.malloc(12 * kMiB, f.capture);
   f.allocator.end_allocate_to_pool(kPool);
   f.allocator.free(large);
-  f.allocator.release_pool(kPool);  // the graph is reset
+  f.allocator.release_pool(kPool);    // the graph is reset
   CHECK(f.device->live.size() == 1);  // the large segment went back; the output's stays
   CHECK(f.allocator.pool_reserved_bytes(kPool) == 2 * kMiB);
   f.allocator.free(output);
@@ -123,4 +123,24 @@ TEST_CASE("during a capture the allocator waits for nothing and frees nothing") 
   f.allocator.end_allocate_to_pool(kPool);
   f.allocator.free(in_graph);
   f.allocator.release_pool(kPool);
+}
+
+TEST_CASE("a released pool's memory freed during another capture goes back to the device at that capture's end") {
+  Fixture f;
+  f.allocator.begin_allocate_to_pool(kPool, f.capture);
+  void* old_gradient = f.allocator.malloc(4096, f.capture);
+  void* old_temporary = f.allocator.malloc(12 * kMiB, f.capture);
+  f.allocator.end_allocate_to_pool(kPool);
+  constexpr uint64_t kNewPool = 8;
+  f.allocator.begin_allocate_to_pool(kNewPool, f.capture);  // a recapture begins
+  f.allocator.free(old_temporary);
+  f.allocator.release_pool(kPool);  // the old graph is reset during it
+  f.allocator.free(old_gradient);   // the new capture's zero_grad drops the old gradient
+  CHECK(f.device->frees == 0);      // no cudaFree while a stream is captured
+  CHECK(f.allocator.pool_reserved_bytes(kPool) == 2 * kMiB + 12 * kMiB);
+  f.allocator.end_allocate_to_pool(kNewPool);
+  CHECK(f.device->frees == 2);
+  CHECK(f.allocator.pool_reserved_bytes(kPool) == 0);
+  f.allocator.release_pool(kNewPool);
+  CHECK(f.device->live.empty());
 }

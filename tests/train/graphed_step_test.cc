@@ -97,8 +97,8 @@ Run train(const std::function<std::shared_ptr<nn::Module>()>& make_model, const 
   return run;
 }
 
-void check_replays_equal_eager_steps(const std::function<std::shared_ptr<nn::Module>()>& make_model,
-                                     const Shape& image, int64_t batch, int64_t full_batches) {
+void check_replays_equal_eager_steps(const std::function<std::shared_ptr<nn::Module>()>& make_model, const Shape& image,
+                                     int64_t batch, int64_t full_batches) {
   std::vector<data::Batch> data = batches(image, batch, full_batches, batch - 3);
   Run eager = train(make_model, data, false);
 #if !defined(BRISK_TEST_DEVICE_CUDA)

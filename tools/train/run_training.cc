@@ -278,8 +278,9 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
                    100 * epoch_overlap.hidden_fraction());
     }
     if (graphed) {
-      spdlog::info("epoch {}/{}: --cuda-graph so far: {} steps replayed, {} captured, {} eager (warm-up, partial batches)",
-                   row.epoch, options.epochs, graphed->replays(), graphed->captures(), graphed->eager_steps());
+      spdlog::info(
+          "epoch {}/{}: --cuda-graph so far: {} steps replayed, {} captured, {} eager (warm-up, partial batches)",
+          row.epoch, options.epochs, graphed->replays(), graphed->captures(), graphed->eager_steps());
     }
     csv->write(row);
     if (tensorboard) tensorboard->after_epoch(row);

@@ -1,7 +1,7 @@
 // Graphs (tensor/graphs/graph.h) on the simulated device, and in the gpu-tagged twin on
 // cuda:0: replay recomputes the captured work from the static inputs' new values; memory the
-// graph writes stays its own; the states are checked; what cannot be captured (host synchronizations, copies from the host, random
-// numbers) is refused with an error that says so, and the capture is then discarded.
+// graph writes stays its own; the states are checked; what cannot be captured (host synchronizations, copies from the
+// host, random numbers) is refused with an error that says so, and the capture is then discarded.
 #include "tensor/graphs/graph.h"
 
 #include <catch2/catch.hpp>
@@ -124,8 +124,7 @@ TEST_CASE("host synchronizations during capture are refused, and the capture is 
       (void)x.sum().item<float>();
     };
     CHECK_THROWS_WITH(capture_item(), Contains("copy_ to the host (item(), to_vector(), .to(kCPU))") &&
-                                          Contains("during graph capture") &&
-                                          Contains(graph_device().str()));
+                                          Contains("during graph capture") && Contains(graph_device().str()));
   }
   SECTION(".to(kCPU)") {
     auto capture_to_host = [&] {

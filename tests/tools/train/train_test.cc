@@ -169,7 +169,8 @@ TEST_CASE("train --cuda-graph --device sim: replayed steps train exactly as eage
   }
   Result on_cpu = run_train("--cuda-graph --lr-schedule constant --epochs 1");
   REQUIRE(on_cpu.status != 0);
-  REQUIRE_THAT(on_cpu.output, Contains("--cuda-graph captures a device's work: it needs --device cuda or sim, not cpu"));
+  REQUIRE_THAT(on_cpu.output,
+               Contains("--cuda-graph captures a device's work: it needs --device cuda or sim, not cpu"));
 }
 
 TEST_CASE("train: bad flags and missing data fail with a message") {
