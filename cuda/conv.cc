@@ -94,9 +94,8 @@ class FilterDescriptor : public Descriptor<cudnnFilterDescriptor_t, cudnnDestroy
   FilterDescriptor(const char* op, const Tensor& w, cudnnDataType_t type, bool nhwc) {
     BRISK_CUDNN_CHECK(cudnnCreateFilterDescriptor(&desc_));
     BRISK_CUDNN_CHECK(cudnnSetFilter4dDescriptor(desc_, type, nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
-                                                 checked_int(w.size(0), op, w),
-                                                 checked_int(w.size(1), op, w), checked_int(w.size(2), op, w),
-                                                 checked_int(w.size(3), op, w)));
+                                                 checked_int(w.size(0), op, w), checked_int(w.size(1), op, w),
+                                                 checked_int(w.size(2), op, w), checked_int(w.size(3), op, w)));
   }
 };
 

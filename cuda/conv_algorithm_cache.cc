@@ -123,14 +123,14 @@ std::vector<ConvAlgorithmChoice> conv_algorithm_choices() {
 }
 
 std::string conv_algorithm_name(ConvPass pass, int algo) {
-  static const std::vector<const char*> forward{"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
-                                                "FFT",           "FFT_TILING",            "WINOGRAD", "WINOGRAD_NONFUSED"};
-  static const std::vector<const char*> data{"ALGO_0",     "ALGO_1",   "FFT",
-                                             "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
-  static const std::vector<const char*> filter{"ALGO_0",   "ALGO_1",            "FFT",       "ALGO_3",
-                                               "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
-  const std::vector<const char*>& names =
-      pass == ConvPass::Forward ? forward : pass == ConvPass::BackwardData ? data : filter;
+  static const std::vector<const char*> forward{
+      "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+  static const std::vector<const char*> data{"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+  static const std::vector<const char*> filter{"ALGO_0",    "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED",
+                                               "FFT_TILING"};
+  const std::vector<const char*>& names = pass == ConvPass::Forward        ? forward
+                                          : pass == ConvPass::BackwardData ? data
+                                                                           : filter;
   if (algo >= 0 && algo < static_cast<int>(names.size())) return names[algo];
   return fmt::format("ALGO_{}", algo);
 }

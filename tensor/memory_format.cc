@@ -26,8 +26,8 @@ const char* memory_format_name(MemoryFormat format) {
 Shape strides_in_format(const Shape& shape, MemoryFormat format, const char* op) {
   BRISK_CHECK(format != MemoryFormat::Preserve, "{}: torch.preserve_format is not a layout of its own here", op);
   if (format == MemoryFormat::Contiguous) return contiguous_strides(shape);
-  BRISK_CHECK(shape.size() == 4, "{}: torch.channels_last needs a 4-D tensor [N, C, H, W], got shape {} (rank {})",
-              op, shape, shape.size());
+  BRISK_CHECK(shape.size() == 4, "{}: torch.channels_last needs a 4-D tensor [N, C, H, W], got shape {} (rank {})", op,
+              shape, shape.size());
   Shape strides(4);
   int64_t stride = 1;
   for (int64_t d : kChannelsLastOrder) {

@@ -31,9 +31,7 @@ DType Tensor::dtype() const { return checked(impl_).dtype; }
 Device Tensor::device() const { return checked(impl_).storage->device(); }
 const std::shared_ptr<Storage>& Tensor::storage() const { return checked(impl_).storage; }
 
-bool Tensor::is_contiguous(MemoryFormat format) const {
-  return is_contiguous_in(sizes(), strides(), format);
-}
+bool Tensor::is_contiguous(MemoryFormat format) const { return is_contiguous_in(sizes(), strides(), format); }
 
 MemoryFormat Tensor::suggest_memory_format() const { return brisk::suggest_memory_format(sizes(), strides()); }
 

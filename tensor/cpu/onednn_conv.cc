@@ -50,10 +50,10 @@ memory::data_type compute_type_of(const Tensor& input) {
   return input.dtype() == kBFloat16 && amx ? memory::data_type::bf16 : memory::data_type::f32;
 }
 
-// The plain layouts of a convolution's operands (NCHW, or NHWC for a channels_last tensor) and its window geometry in oneDNN's
-// terms: weights [groups, OC / groups, C / groups, KH, KW] when grouped, dilation counted
-// from 0, and the right/bottom padding equal to the left/top (oneDNN checks the output size
-// with the same floor division as PyTorch, so no extra rows are implied).
+// The plain layouts of a convolution's operands (NCHW, or NHWC for a channels_last tensor) and its window geometry in
+// oneDNN's terms: weights [groups, OC / groups, C / groups, KH, KW] when grouped, dilation counted from 0, and the
+// right/bottom padding equal to the left/top (oneDNN checks the output size with the same floor division as PyTorch, so
+// no extra rows are implied).
 struct Geometry {
   memory::data_type type;  // the kernels' (compute_type_of)
   memory::desc src, weights, bias, dst;

@@ -3,8 +3,9 @@
 // oneDNN (Debian libdnnl, the library PyTorch runs them with on the CPU): its JIT kernels for
 // this CPU's vector width beat im2col + Eigen on the 3x3 convolutions of CIFAR networks. The operands are either all
 // contiguous NCHW, and each call reorders them into the blocked layout the kernel asks for and the result back, or
-// channels_last (NHWC), which the kernels read and write as they are. Primitives and reorders are made once per geometry and thread count and cached; staging buffers and oneDNN's
-// scratchpad come from the CPU caching allocator, so a training step allocates nothing new after the first.
+// channels_last (NHWC), which the kernels read and write as they are. Primitives and reorders are made once per
+// geometry and thread count and cached; staging buffers and oneDNN's scratchpad come from the CPU caching allocator, so
+// a training step allocates nothing new after the first.
 #include "tensor/tensor.h"
 #include "tensor/window_params.h"
 

@@ -23,7 +23,8 @@ Tensor to_options(const Tensor& host, const TensorOptions& options) {
 
 Tensor empty(const Shape& shape, TensorOptions options) {
   const MemoryFormat format = options.memory_format_opt().value_or(MemoryFormat::Contiguous);
-  BRISK_CHECK(format != MemoryFormat::Preserve, "empty: torch.preserve_format needs a tensor to preserve; use empty_like");
+  BRISK_CHECK(format != MemoryFormat::Preserve,
+              "empty: torch.preserve_format needs a tensor to preserve; use empty_like");
   return empty_strided(shape, strides_in_format(shape, format, "empty"), options);
 }
 

@@ -26,7 +26,7 @@ void check_operands(const char* op, const Tensor& param,
 // place), else contiguous ones.
 Shape update_strides(const Tensor& param) {
   return is_non_overlapping_and_dense(param.sizes(), param.strides()) ? param.strides()
-                                                                       : contiguous_strides(param.sizes());
+                                                                      : contiguous_strides(param.sizes());
 }
 
 // Whether `t` is dense with `strides` (those of size-1 dims do not matter).

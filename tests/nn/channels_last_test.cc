@@ -76,8 +76,11 @@ TEST_CASE("channels_last: pooling and batch norm keep the layout and the values"
                         tol);
     require_layout_free([](const TensorList& in) { return F::avg_pool2d(in[0], 3, 2, 1); },
                         {leaf({2, 5, 9, 7}, dtype, 9)}, tol);
-    require_layout_free([](const TensorList& in) { return F::adaptive_avg_pool2d(in[0], {3, 2}); },
-                        {leaf({2, 5, 7, 6}, dtype, 10)}, tol);
+    require_layout_free(
+        [](const TensorList& in) {
+          return F::adaptive_avg_pool2d(in[0], {3, 2});
+        },
+        {leaf({2, 5, 7, 6}, dtype, 10)}, tol);
     require_layout_free(
         [](const TensorList& in) { return F::batch_norm(in[0], Tensor(), Tensor(), in[1], in[2], true); },
         {leaf({4, 6, 5, 3}, dtype, 11), leaf({6}, dtype, 12), leaf({6}, dtype, 13)}, tol);
