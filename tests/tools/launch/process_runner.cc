@@ -139,4 +139,10 @@ std::vector<std::string> lines_starting_with(const std::string& text, const std:
   return lines;
 }
 
+std::vector<std::pair<std::string, std::string>> mpi_sanitizer_env() {
+  const char* options = std::getenv("ASAN_OPTIONS");
+  if (options == nullptr) return {};
+  return {{"ASAN_OPTIONS", std::string(options) + ":detect_leaks=0"}};
+}
+
 }  // namespace brisk::testing

@@ -46,6 +46,12 @@ RunResult run_process(const std::vector<std::string>& argv, const RunOptions& op
 // Where the launcher binary is inside the runfiles: "tools/launch/launch".
 std::string launcher_path();
 
+// For processes that mpirun starts, under --config=asan: ASAN_OPTIONS with leak detection off.
+// Open MPI leaks its own allocations at MPI_Finalize (its components are unloaded first, so
+// LeakSanitizer cannot even name them); Brisk's code in those processes is leak-checked by the
+// same tests over Gloo. Empty outside asan (ASAN_OPTIONS unset).
+std::vector<std::pair<std::string, std::string>> mpi_sanitizer_env();
+
 // "stdout:\n<out>\nstderr:\n<err>", for a failing check to show (INFO).
 std::string output_of(const RunResult& result);
 
