@@ -44,6 +44,15 @@ SingleNodeSlurm::SingleNodeSlurm(int cpus) {
   char pattern[] = "/tmp/brisk-slurm-XXXXXX";
   REQUIRE(::mkdtemp(pattern) != nullptr);
   dir_ = pattern;
+  try {
+    start(cpus);
+  } catch (...) {
+    stop();  // a cluster that did not come up leaves nothing behind either
+    throw;
+  }
+}
+
+void SingleNodeSlurm::start(int cpus) {
   for (const char* sub : {"state", "spool"}) std::filesystem::create_directory(dir_ + "/" + sub);
   {
     std::ofstream key(dir_ + "/munge.key", std::ios::binary);
@@ -91,7 +100,9 @@ SingleNodeSlurm::SingleNodeSlurm(int cpus) {
   }
 }
 
-SingleNodeSlurm::~SingleNodeSlurm() {
+SingleNodeSlurm::~SingleNodeSlurm() { stop(); }
+
+void SingleNodeSlurm::stop() {
   // slurmd, slurmctld, then munged: the reverse of their start.
   for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) {
     ::kill(*it, SIGTERM);

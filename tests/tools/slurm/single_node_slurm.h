@@ -37,6 +37,10 @@ class SingleNodeSlurm {
   std::string logs() const;
 
  private:
+  // Writes the key and slurm.conf, starts the daemons, waits for the node to be idle.
+  void start(int cpus);
+  // Stops the daemons that started and removes dir_.
+  void stop();
   pid_t spawn(const std::vector<std::string>& argv, const std::string& log);
 
   std::string dir_;
