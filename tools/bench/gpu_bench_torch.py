@@ -10,6 +10,8 @@ import time
 
 import torch
 
+from gpu_activity import gpu_activity
+
 ELEMENTS = 64 << 20
 MATRIX = 4096
 WARMUP = 3
@@ -85,24 +87,6 @@ def small_add_overhead():
     report("small_add_busy", 100 * min(busy_us / wall_us, 1.0), "%",
            "GPU-busy share of the small adds' time (torch.profiler)")
 
-
-def gpu_activity(prof):
-    """(kernels, busy microseconds) of a torch.profiler run, counted as Brisk's
-    cuda::ActivityRecorder counts them: kernels, memory copies and memsets make the busy time,
-    overlaps counted once."""
-    intervals, kernels = [], 0
-    for event in prof.events():
-        if event.device_type != torch.autograd.DeviceType.CUDA:
-            continue
-        if not event.name.startswith(("Memcpy", "Memset")):
-            kernels += 1
-        intervals.append((event.time_range.start, event.time_range.end))
-    busy_us, covered_until = 0.0, float("-inf")
-    for begin, end in sorted(intervals):
-        if end > covered_until:
-            busy_us += end - max(begin, covered_until)
-            covered_until = end
-    return kernels, busy_us
 
 
 def main():

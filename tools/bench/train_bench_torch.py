@@ -23,6 +23,8 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "models"))
 from torch_twins import AirbenchNet, CIFARResNet, LeNet5  # noqa: E402
 
+from gpu_activity import gpu_activity  # noqa: E402
+
 # name -> (constructor, shape of one image)
 MODELS = {
     "lenet": (LeNet5, (1, 28, 28)),
@@ -31,28 +33,16 @@ MODELS = {
 }
 
 
-def gpu_activity(step, steps, sync):
-    """Kernels launched and the GPU-busy share of `steps` steps, as train_bench.cc's
-    cuda::ActivityRecorder counts them: kernels are counted, and kernels, memory copies and
-    memsets make the busy time, overlaps counted once; the share is of the steps' wall time."""
+def step_activity(step, steps, sync):
+    """Kernels launched and the GPU-busy share of `steps` steps (gpu_activity.py); the share is
+    of the steps' wall time."""
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         start = time.perf_counter()
         for _ in range(steps):
             step()
         sync()
         wall_us = (time.perf_counter() - start) * 1e6
-    intervals, kernels = [], 0
-    for event in prof.events():
-        if event.device_type != torch.autograd.DeviceType.CUDA:
-            continue
-        if not event.name.startswith(("Memcpy", "Memset")):
-            kernels += 1
-        intervals.append((event.time_range.start, event.time_range.end))
-    busy_us, covered_until = 0.0, float("-inf")
-    for begin, end in sorted(intervals):
-        if end > covered_until:
-            busy_us += end - max(begin, covered_until)
-            covered_until = end
+    kernels, busy_us = gpu_activity(prof)
     return kernels, min(busy_us / wall_us, 1.0) if wall_us > 0 else 0.0
 
 
@@ -138,7 +128,7 @@ def main():
             "_graph" if args.cuda_graph else "")
         line = f"{args.model}_b{batch}{suffix} {statistics.median(rates):.1f} {min(rates):.1f} {max(rates):.1f}"
         if device.type == "cuda" and args.activity_steps > 0:
-            kernels, busy = gpu_activity(timed_step, args.activity_steps, sync)
+            kernels, busy = step_activity(timed_step, args.activity_steps, sync)
             line += f" {kernels / args.activity_steps:.1f} {busy:.3f}"
         print(line)
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checkpoint.h"
 #include "tensor/tensor.h"
 #include "tests/tools/launch/run_launcher.h"
 
@@ -63,6 +64,23 @@ inline double max_abs_difference(const Tensor& a, const Tensor& b) {
   double worst = 0;
   for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(static_cast<double>(x[i]) - y[i]));
   return worst;
+}
+
+// The checkpoints at `path` and `reference` hold the same step and exactly the same model and
+// optimizer tensors (a run another way started, against the launcher's).
+inline void require_same_training_state(const std::string& path, const std::string& reference) {
+  checkpoint::Checkpoint a = checkpoint::load_checkpoint(path);
+  checkpoint::Checkpoint b = checkpoint::load_checkpoint(reference);
+  REQUIRE(a.progress.step == b.progress.step);
+  REQUIRE(a.model.keys() == b.model.keys());
+  for (const auto& [name, tensor] : b.model) {
+    INFO(name);
+    CHECK(max_abs_difference(a.model[name], tensor) == 0);
+  }
+  for (const auto& [name, tensor] : b.optimizer.tensors) {
+    INFO(name);
+    CHECK(max_abs_difference(a.optimizer.tensors.at(name), tensor) == 0);
+  }
 }
 
 }  // namespace brisk::testing
