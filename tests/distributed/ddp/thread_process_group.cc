@@ -138,6 +138,22 @@ std::shared_ptr<Work> ThreadProcessGroup::all_gather(std::vector<Tensor>& output
   });
 }
 
+std::shared_ptr<Work> ThreadProcessGroup::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
+                                                         ReduceOp op) {
+  kChecks.reduce_scatter(*this, output, inputs, op);
+  std::vector<Tensor> tensors{output};
+  tensors.insert(tensors.end(), inputs.begin(), inputs.end());
+  std::string name = fmt::format("reduce_scatter({})", reduce_op_name(op));
+  return start({name, output.numel(), tensors}, [op](std::vector<ThreadWorld::Call>& calls) {
+    for (size_t r = 0; r < calls.size(); ++r) {
+      Tensor acc = native::clone(on_host(calls[0].tensors[1 + r]));
+      for (size_t other = 1; other < calls.size(); ++other) reduce_into(acc, on_host(calls[other].tensors[1 + r]), op);
+      if (op == ReduceOp::AVG) native::binary_(BinaryOp::Div, acc, Scalar(static_cast<int64_t>(calls.size())));
+      copy_back(calls[r].tensors[0], acc);
+    }
+  });
+}
+
 std::shared_ptr<Work> ThreadProcessGroup::barrier() {
   return start({"barrier", 0, {}}, [](std::vector<ThreadWorld::Call>&) {});
 }
