@@ -300,7 +300,8 @@ std::shared_ptr<Work> ProcessGroupMPI::gather(std::vector<Tensor>& outputs, cons
   if (is_root)
     for (const Tensor& out : outputs) outs.push_back(buffers->output(out, false));
   return impl_->queue->collective(sig, buffers, [this, buffers, in, outs, root, is_root](uint32_t) {
-    Tensor flat = is_root ? native::empty({in.numel() * size()}, TensorOptions(in.dtype()).device(in.device())) : Tensor();
+    Tensor flat =
+        is_root ? native::empty({in.numel() * size()}, TensorOptions(in.dtype()).device(in.device())) : Tensor();
     const int n = count_of(in.numel(), "gather");
     if (is_root) count_of(flat.numel(), "gather");
     const MPI_Datatype type = mpi_type(in.dtype());

@@ -21,10 +21,12 @@ const char* kMpirun = "/usr/bin/mpirun";
 
 bool have_mpirun() { return ::access(kMpirun, X_OK) == 0; }
 
-RunResult mpirun(int nproc, const std::string& scenario, const std::vector<std::pair<std::string, std::string>>& env = {}) {
+RunResult mpirun(int nproc, const std::string& scenario,
+                 const std::vector<std::pair<std::string, std::string>>& env = {}) {
   // As root (CI's containers) Open MPI wants both flags; --oversubscribe lets 4 ranks share 2 cores.
-  std::vector<std::string> argv = {kMpirun, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(nproc),
-                                   "tests/distributed/mpi/mpi_transport_worker", scenario};
+  std::vector<std::string> argv = {kMpirun, "--allow-run-as-root", "--oversubscribe",
+                                   "-np",   std::to_string(nproc), "tests/distributed/mpi/mpi_transport_worker",
+                                   scenario};
   RunOptions options;
   options.timeout = std::chrono::seconds(120);
   options.env = {{"OMPI_MCA_btl", "self,vader,tcp"}};

@@ -1,12 +1,13 @@
 // The worker of mpi_transport_test, started by mpirun: `mpi_transport_worker <scenario>`, on the
 // MPI backend. Each scenario prints "<scenario> ok" when every check passed; a failed check throws.
 //
-//   same_results  every collective (every ReduceOp and dtype, 16-bit floats rounded once on 4
-//                 ranks, uneven all_to_all with empty pieces, send/recv) on three groups of every
-//                 rank: the CPU default group, and sim:0 groups staged and direct
-//                 (ProcessGroupOptions::mpi_cuda_direct). Each group's results equal the
-//                 expected values, and the sim groups' equal the CPU group's bit for bit; the
-//                 direct group makes no copy between the host and the device, the staged one does
+//   same_results  every collective (every ReduceOp and dtype, int64 AVG beyond 2^53, 16-bit
+//                 floats rounded once on 4 ranks, uneven all_to_all with empty pieces,
+//                 send/recv) on three groups of every rank: the CPU default group, and sim:0
+//                 groups staged and direct (ProcessGroupOptions::mpi_cuda_direct). Each group's
+//                 results equal the expected values, and the sim groups' equal the CPU group's
+//                 bit for bit; the direct group makes no copy between the host and the device,
+//                 the staged one does
 //   timeout       on a direct sim group with a 2 s timeout, the last rank never enters
 //                 all_reduce #1; the others fail within the timeout naming it
 //   refused       a cuda:0 group under BRISK_MPI_CUDA_DIRECT=1 (set by the test) with Debian's
@@ -170,12 +171,27 @@ std::vector<Step> steps(int r, int n) {
     if (n > 1) {
       const int next = (r + 1) % n, prev = (r + n - 1) % n;
       add("send/recv " + d, {host_tensor(std::vector<double>(3, 0.0), dtype), mine(40, 3)},
-          {host_tensor(values_of(prev, 40, 3, dtype), dtype)}, [next, prev](dist::ProcessGroup& g, std::vector<Tensor>& t) {
+          {host_tensor(values_of(prev, 40, 3, dtype), dtype)},
+          [next, prev](dist::ProcessGroup& g, std::vector<Tensor>& t) {
             auto sending = g.send(t[1], next);
             g.recv(t[0], prev)->wait();
             sending->wait();
           });
     }
+  }
+  // int64 AVG beyond float64's 2^53 truncates exactly: rank r holds 2^60 + 1000003 r + i.
+  {
+    std::vector<int64_t> mine, sum(3, 0);
+    for (int j = 0; j < n; ++j)
+      for (int64_t i = 0; i < 3; ++i) {
+        const int64_t v = (int64_t{1} << 60) + 1000003 * j + i;
+        sum[static_cast<size_t>(i)] += v;
+        if (j == r) mine.push_back(v);
+      }
+    for (int64_t& s : sum) s /= n;
+    add("all_reduce int64 AVG beyond 2^53", {native::from_vector<int64_t>(mine, {3}, TensorOptions(kInt64))},
+        {native::from_vector<int64_t>(sum, {3}, TensorOptions(kInt64))},
+        [](dist::ProcessGroup& g, std::vector<Tensor>& t) { g.all_reduce(t[0], DOp::AVG)->wait(); });
   }
   // 16-bit floats reduce in float32 and round once: rank 0 holds 1, the others half a unit in
   // the last place of 1 each; the float32 sum 1 + 1.5 ulp (4 ranks) rounds to 1 + 2 ulp, where
@@ -223,8 +239,8 @@ std::vector<std::vector<Tensor>> run_steps(dist::ProcessGroup& group, sim::CopyC
     std::vector<Tensor> got;
     for (size_t i = 0; i < step.expected.size(); ++i) {
       got.push_back(native::to(step.tensors[i], kCPU, step.tensors[i].dtype()));
-      EXPECT(same_bits(got.back(), step.expected[i]), "{} on {} group: result {} is {}, expected {}", step.name,
-             device, i, got.back().describe(), step.expected[i].describe());
+      EXPECT(same_bits(got.back(), step.expected[i]), "{} on {} group: result {} is {}, expected {}", step.name, device,
+             i, got.back().describe(), step.expected[i].describe());
     }
     results.push_back(std::move(got));
   }

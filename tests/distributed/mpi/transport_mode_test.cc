@@ -64,9 +64,10 @@ TEST_CASE("mpi transport mode: direct on CUDA with a library that is not CUDA-aw
         "directly, but this MPI library is not CUDA-aware: MPIX_Query_cuda_support() returned 0. Stage CUDA tensors "
         "through host memory instead (BRISK_MPI_CUDA_DIRECT=0 or auto, or unset it), or use an MPI built with CUDA "
         "support (docs/cluster.md)");
-  CHECK(refusal(cuda_device(1), true, nullptr, kNotAware).find(
-            "ProcessGroupOptions::mpi_cuda_direct = true asks MPI to read and write cuda:1 memory directly, but this "
-            "MPI library is not CUDA-aware: MPIX_Query_cuda_support() returned 0") != std::string::npos);
+  const std::string from_option = refusal(cuda_device(1), true, nullptr, kNotAware);
+  CHECK(from_option.find("ProcessGroupOptions::mpi_cuda_direct = true asks MPI to read and write cuda:1 memory "
+                         "directly, but this MPI library is not CUDA-aware: MPIX_Query_cuda_support() returned 0") !=
+        std::string::npos);
   unsetenv("BRISK_MPI_CUDA_DIRECT");
 }
 
