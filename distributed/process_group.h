@@ -53,8 +53,8 @@ struct ProcessGroupOptions {
   std::optional<std::chrono::milliseconds> rendezvous_progress_interval;
   // MPI only, for a group on an accelerator: true passes device pointers to MPI (a CUDA-aware
   // library), false stages the tensors through host memory. Unset: the environment's
-  // BRISK_MPI_CUDA_DIRECT (1, 0 or auto), else auto: direct when the library reports CUDA
-  // awareness (distributed/mpi/transport_mode.h).
+  // BRISK_MPI_CUDA_DIRECT (1, 0 or auto), else auto: direct on CUDA when the library reports
+  // CUDA awareness, staged otherwise (distributed/mpi/transport_mode.h).
   std::optional<bool> mpi_cuda_direct;
 };
 
