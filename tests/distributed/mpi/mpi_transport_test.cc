@@ -31,7 +31,7 @@ RunResult mpirun(int nproc, const std::string& scenario,
   options.timeout = std::chrono::seconds(120);
   options.env = {{"OMPI_MCA_btl", "self,vader,tcp"}};
   for (const auto& entry : env) options.env.push_back(entry);
-  for (const auto& entry : mpi_sanitizer_env()) options.env.push_back(entry);
+  for (const auto& entry : mpirun_env()) options.env.push_back(entry);
   return run_process(argv, options);
 }
 
