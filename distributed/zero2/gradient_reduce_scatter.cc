@@ -5,12 +5,17 @@
 
 #include "autograd/engine.h"
 #include "autograd/grad_mode.h"
+#include "profiler/record.h"
 #include "tensor/error.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::dist {
 
 namespace {
+
+int64_t nanoseconds(ReducerTimeline::Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
 
 // Copies `grad` (shaped like tensor `slot` of `layout`) into the rows every rank receives of it
 // in a gathered buffer: FlatShardLayout::pack for one tensor of the bucket.
@@ -129,8 +134,15 @@ void GradientReduceScatter::finalize_backward() {
     Bucket& bucket = buckets_[b];
     bucket.reduction->wait();
     timeline_.bucket_reduced.push_back(bucket.reduction->completed_at().value_or(ReducerTimeline::Clock::now()));
-    bucket.gathered = Tensor();
     const ParameterShards::Bucket& layout = shards_.buckets()[b];
+    if (profiler::is_enabled()) {
+      profiler::record_interval(profiler::Category::Ddp, "ZeRO-2 bucket reduce-scatter",
+                                nanoseconds(timeline_.bucket_launched[b]), nanoseconds(timeline_.bucket_reduced[b]),
+                                {{"bucket", std::to_string(b)},
+                                 {"parameters", std::to_string(layout.params.size())},
+                                 {"bytes", std::to_string(bucket.gathered.nbytes())}});
+    }
+    bucket.gathered = Tensor();
     std::vector<Tensor> views = layout.layout.shard_views(bucket.shard, rank);
     for (size_t slot = 0; slot < views.size(); ++slot) {
       const Tensor& shard = shards_.shard(layout.params[slot]);

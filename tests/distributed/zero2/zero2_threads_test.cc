@@ -11,6 +11,7 @@
 #include "distributed/zero2/zero2_data_parallel.h"
 #include "models/mlp.h"
 #include "optim/sgd.h"
+#include "profiler/profiler.h"
 #include "tensor/native/ops.h"
 #include "tests/distributed/ddp/thread_process_group.h"
 #include "tests/distributed/zero2/zero2_scenarios.h"
@@ -95,6 +96,29 @@ TEST_CASE("ZeRO-2 on thread ranks: a step is one reduce_scatter and one all_gath
   // layers.2 (52 elements), layers.1 (204), layers.0 (144): three buckets.
   CHECK(buckets == std::vector<size_t>{3, 3});
   for (const RankRun& run : runs) CHECK(run.error == "");
+}
+
+TEST_CASE("ZeRO-2 on thread ranks: each bucket's reduce-scatter is a profiler event and counts in comm_overlap",
+          "[zero2]") {
+  profiler::Profiler prof;
+  prof.start();
+  std::vector<size_t> reduced(2);
+  std::vector<double> communication_ms(2);
+  auto runs = on_threads(2, [&](std::shared_ptr<ProcessGroup> group) {
+    auto model = Zero2DataParallel(mlp(), group, Zero2Options().first_bucket_cap_mb(1e-4).bucket_cap_mb(2e-4));
+    Zero2Optimizer opt(*model, sgd());
+    train_step(model, opt);
+    reduced[group->rank()] = model->reducer().timeline().bucket_reduced.size();
+    communication_ms[group->rank()] = model->comm_overlap().communication_ms;
+    return std::string();
+  });
+  prof.stop();
+  for (const RankRun& run : runs) REQUIRE(run.error == "");
+  CHECK(reduced == std::vector<size_t>{3, 3});
+  for (double ms : communication_ms) CHECK(ms > 0);
+  size_t events = 0;
+  for (const profiler::Event& e : prof.events()) events += e.name == "ZeRO-2 bucket reduce-scatter" ? 1 : 0;
+  CHECK(events == 2 * 3);
 }
 
 TEST_CASE("ZeRO-2 on thread ranks: errors name the rank and the parameter", "[zero2]") {
