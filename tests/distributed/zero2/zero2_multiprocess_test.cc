@@ -1,5 +1,5 @@
 // ZeRO-2 across processes started by the launcher over Gloo (and, in the _mpi twins, by
-// mpirun over MPI), on 2, 3 and 4 ranks: every scenario of zero2_scenarios.h (training equal
+// mpirun over MPI), on 2, 3 and 4 ranks (2 and 3 under mpirun): every scenario of zero2_scenarios.h (training equal
 // to one process on the global batch within 1e-12, gradient shards only after backward,
 // no_sync, clip_grad_norm_, GradScaler, state dicts), and a rank with other parameter shapes
 // named on every rank. The workers run on the CPU, in the _sim twins each on its own
@@ -17,7 +17,11 @@ using Catch::Matchers::Contains;
 const std::string kWorker = "tests/distributed/zero2/zero2_worker";
 
 TEST_CASE("ZeRO-2 across processes: every scenario matches single-process training", "[zero2]") {
-  check_all_scenarios(kWorker, brisk::dist::testing::zero2_scenario_names(), {2, 3, 4});
+  // Under mpirun (the _mpi twins) 2 and 3 ranks: Open MPI's start-up is slower, and 4 ranks add
+  // nothing the Gloo twins do not check.
+  const std::vector<int> worlds =
+      test_worker_starter() == "mpirun" ? std::vector<int>{2, 3} : std::vector<int>{2, 3, 4};
+  check_all_scenarios(kWorker, brisk::dist::testing::zero2_scenario_names(), worlds);
 }
 
 TEST_CASE("ZeRO-2 across processes: a rank with other parameter shapes is named on every rank", "[zero2]") {

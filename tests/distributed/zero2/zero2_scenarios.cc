@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "autograd/grad_mode.h"
+#include "distributed/nn/sync_batchnorm.h"
 #include "distributed/zero2/zero2_data_parallel.h"
 #include "models/cifar_resnet.h"
 #include "models/mlp.h"
@@ -45,13 +46,28 @@ struct ModelKind {
   Shape input;  // of one row
   int64_t classes;
   bool channels_last = false;
-  bool eval = false;
+  bool eval = false;     // BatchNorm with its running statistics: a row's output is its own
+  bool sync_bn = false;  // the replica's BatchNorm over the group (SyncBatchNorm), in training mode
+  std::function<void(nn::Module&)> as_reference;  // not null: makes the reference of a replica-only feature
 };
 
 ModelKind model_kind(const std::string& name) {
-  if (name == "shapes") return {[] { return Model(ShapesNet().ptr()); }, {2, 4, 4}, 2, true, false};
+  if (name == "shapes") return {[] { return Model(ShapesNet().ptr()); }, {2, 4, 4}, 2, true};
   if (name == "resnet20") return {[] { return Model(models::resnet20(4).ptr()); }, {3, 8, 8}, 4, false, true};
-  return {[] { return Model(models::MLP(models::MLPOptions(8, 4).hidden({16, 12})).ptr()); }, {8}, 4, false, false};
+  if (name == "resnet20_sync_bn") {
+    return {[] { return Model(models::resnet20(4).ptr()); }, {3, 8, 8}, 4, false, false, true};
+  }
+  if (name == "checkpointed") {
+    // The replica's blocks under nn::utils::checkpoint, recomputed in backward.
+    return {[] { return Model(CheckpointedNet().ptr()); },
+            {8},
+            4,
+            false,
+            false,
+            false,
+            [](nn::Module& m) { dynamic_cast<CheckpointedNetImpl&>(m).checkpointed = false; }};
+  }
+  return {[] { return Model(models::MLP(models::MLPOptions(8, 4).hidden({16, 12})).ptr()); }, {8}, 4};
 }
 
 // The same values on every rank, whatever the modules drew at construction.
@@ -88,9 +104,11 @@ struct Trial {
       : group(g), kind(model_kind(model)), reference(kind.make()), replica(kind.make()), zero2(nullptr) {
     initialize(*reference, seed);
     prepare(*reference, kind);
+    if (kind.as_reference) kind.as_reference(*reference);
     plain = factory_of(optimizer)(reference->parameters());
     prepare(*replica, kind);
     load_perturbed(*replica, snapshot(*reference), g->rank(), g->device());
+    if (kind.sync_bn) nn::convert_sync_batchnorm(*replica, g);
     zero2 = Zero2DataParallel<Model>(replica, g);
     opt = std::make_unique<Zero2Optimizer>(*zero2, factory_of(optimizer));
     for (int s = 0; s < steps; ++s) {
@@ -142,8 +160,10 @@ bool identical_to_rank0(ProcessGroup& group, const std::vector<Tensor>& tensors)
   return native::equal(mine, theirs);
 }
 
+// The parameters, and the buffers (BatchNorm's running statistics) where any.
 std::string compare_parameters(Trial& trial, const nn::Module& net, const std::string& when) {
-  const double diff = max_abs_diff(net.named_parameters(), trial.reference->named_parameters());
+  const double diff = std::max(max_abs_diff(net.named_parameters(), trial.reference->named_parameters()),
+                               max_abs_diff(net.named_buffers(), trial.reference->named_buffers()));
   const bool identical = identical_to_rank0(*trial.group, net.parameters());
   if (diff < kTolerance && identical) return "";
   return fmt::format("{}: max |zero2 - reference| {:.3g}, identical to rank 0: {}; ", when, diff, identical);
@@ -332,8 +352,9 @@ std::string state_dict_round_trip(const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 
 const std::vector<std::string>& zero2_scenario_names() {
-  static const std::vector<std::string> names{"mlp_sgd", "mlp_adam", "shapes_adam", "resnet20_sgd", "resnet20_adam",
-                                              "no_sync", "clip",     "scaler",      "state_dict"};
+  static const std::vector<std::string> names{"mlp_sgd",       "mlp_adam",         "shapes_adam",  "resnet20_sgd",
+                                              "resnet20_adam", "resnet20_sync_bn", "checkpointed", "no_sync",
+                                              "clip",          "scaler",           "state_dict"};
   return names;
 }
 
@@ -343,6 +364,8 @@ std::string run_zero2_scenario(const std::string& name, const std::shared_ptr<Pr
   if (name == "shapes_adam") return run_recipe({"shapes", "adam"}, group, 300);
   if (name == "resnet20_sgd") return run_recipe({"resnet20", "sgd", 3}, group, 400);
   if (name == "resnet20_adam") return run_recipe({"resnet20", "adam", 3}, group, 500);
+  if (name == "resnet20_sync_bn") return run_recipe({"resnet20_sync_bn", "sgd", 3}, group, 550);
+  if (name == "checkpointed") return run_recipe({"checkpointed", "adam"}, group, 560);
   if (name == "no_sync") return run_recipe({"shapes", "sgd", 3, 3}, group, 600);
   if (name == "clip") return run_recipe({"mlp", "sgd", 4, 1, 0.05}, group, 800);
   if (name == "scaler") return run_recipe({"mlp", "sgd", 4, 1, 0.0, true}, group, 900);

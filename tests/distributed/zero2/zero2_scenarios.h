@@ -17,6 +17,11 @@
 //                                ranks: some own none of it), a 0-d scale
 //   resnet20_sgd, resnet20_adam  ResNet-20 on 8x8 images (BatchNorm in eval mode, so that a
 //                                row's output does not depend on the rows batched with it)
+//   resnet20_sync_bn             ResNet-20 in training mode, the replica's BatchNorm layers
+//                                SyncBatchNorm over the group (its collectives interleave with
+//                                ZeRO-2's in backward); the running statistics match too
+//   checkpointed                 the replica's blocks under activation checkpointing
+//                                (recomputed in backward), Adam
 //   no_sync                      3 micro-batches a step, the first two under no_sync
 //   clip                         clip_grad_norm_(0.05): the total norm equals
 //                                optim::clip_grad_norm_'s on the reference
