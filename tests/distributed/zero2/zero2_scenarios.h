@@ -4,14 +4,15 @@
 // (zero2_worker, zero2_multiprocess_test).
 //
 // Every rank computes the single-process reference itself (one model, the plain optimizer,
-// the global batch of world * B rows, float64, on the CPU) and trains its Zero2DataParallel
-// replica with a Zero2Optimizer on its B rows, on the group's device (rank r > 0 starts from
-// perturbed weights, so only the wrapper's broadcast can make the replicas agree). After
-// every step the parameters must be within 1e-12 of the reference and bitwise equal to rank
-// 0's; after every synchronizing backward no parameter may hold a .grad, the reducer no
-// bucket, and the shards exactly this rank's rows.
+// the global batch of world * B rows, float64 unless said otherwise, on the CPU) and trains
+// its Zero2DataParallel replica with a Zero2Optimizer on its B rows, on the group's device
+// (rank r > 0 starts from perturbed weights, so only the wrapper's broadcast can make the
+// replicas agree). After every step the parameters must be within 1e-12 of the reference
+// (float32: 1e-5) and bitwise equal to rank 0's; after every synchronizing backward no
+// parameter may hold a .grad, the reducer no bucket, and the shards exactly this rank's rows.
 //
 //   mlp_sgd, mlp_adam            MLP 8-16-12-4, SGD with momentum / Adam, 4 steps
+//   mlp_adam_float32             the same in float32, within 1e-5 (the DDP tests' tolerance)
 //   shapes_adam                  parameters of mixed shapes: a channels_last conv weight
 //                                [3, 2, 3, 3], a linear weight [2, 48] (fewer rows than
 //                                ranks: some own none of it), a 0-d scale
