@@ -1,8 +1,10 @@
 // train --shard under the launcher on 2 ranks: ZeRO-1 (zero1) and ZeRO-2 (zero2) end where
-// DDP (none) ends, with gradient accumulation and clipping, and their checkpoints are the
-// ordinary format: a zero2 run resumed from its first epoch's checkpoint continues exactly,
-// and a --shard none run resumed from it ends where the zero2 run does.
+// DDP (none) ends, with gradient accumulation, clipping and checkpoints within epochs, and
+// their checkpoints are the ordinary format: a zero2 run resumed from its first epoch's
+// checkpoint continues exactly, a --shard none run resumed from it ends where the zero2 run
+// does, and a zero1 run resumed from a --shard none checkpoint ends where that run does.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <string>
 #include <vector>
@@ -42,31 +44,46 @@ void require_close(const std::string& path, const std::string& reference, double
 
 }  // namespace
 
-TEST_CASE("train --shard zero1 and zero2 on 2 ranks end where --shard none does; zero2 resumes exactly",
+TEST_CASE("train --shard zero1 and zero2 on 2 ranks end where --shard none does; their checkpoints resume",
           "[distributed][train][zero2]") {
   const std::string dir = scratch_dir("train_shard");
-  const std::vector<std::string> args{"--epochs", "2", "--accumulate", "2", "--max-grad-norm", "0.5"};
+  // Checkpoints within epochs too (steps 3, 6, 9, ...): every rank gathers the sharded state
+  // there, rank 0 writes it.
+  const std::vector<std::string> args{"--epochs",        "2",   "--accumulate",       "2",
+                                      "--max-grad-norm", "0.5", "--checkpoint-every", "3"};
+  auto saved = [&](const std::string& run, int step) {
+    return dir + "/" + run + "-" + fmt::format("{:08d}", step) + ".ckpt";
+  };
   for (const std::string shard : {"none", "zero1", "zero2"}) {
     RunResult r = launch_train(2, with(args, {"--shard", shard, "--metrics-csv", dir + "/" + shard + ".csv", "--save",
-                                              dir + "/" + shard + "-{epoch}.ckpt"}));
+                                              dir + "/" + shard + "-{step}.ckpt"}));
     INFO(r.out);
     REQUIRE(r.status == 0);
     if (shard != "none") CHECK_THAT(r.out, Contains("--shard " + shard));
   }
-  require_close(dir + "/zero1-2.ckpt", dir + "/none-2.ckpt", 1e-5);
-  require_close(dir + "/zero2-2.ckpt", dir + "/none-2.ckpt", 1e-5);
+  for (int step : {3, 8, 16}) {
+    require_close(saved("zero1", step), saved("none", step), 1e-5);
+    require_close(saved("zero2", step), saved("none", step), 1e-5);
+  }
 
+  // A zero2 run resumed from its first epoch's checkpoint continues exactly.
   RunResult resumed = launch_train(2, with(args, {"--shard", "zero2", "--metrics-csv", dir + "/resumed.csv", "--resume",
-                                                  dir + "/zero2-1.ckpt", "--save", dir + "/resumed.ckpt"}));
+                                                  saved("zero2", 8), "--save", dir + "/resumed-{step}.ckpt"}));
   INFO(resumed.out);
   REQUIRE(resumed.status == 0);
-  CHECK_THAT(resumed.out, Contains("resumed from " + dir + "/zero2-1.ckpt: epoch 2, batch 0, step 8"));
-  require_close(dir + "/resumed.ckpt", dir + "/zero2-2.ckpt", 0.0);
+  CHECK_THAT(resumed.out, Contains("resumed from " + saved("zero2", 8) + ": epoch 2, batch 0, step 8"));
+  require_close(saved("resumed", 16), saved("zero2", 16), 0.0);
 
-  // The same file continues without sharding.
+  // The files are the ordinary format: --shard none continues a zero2 run, zero1 a --shard none one.
   RunResult unsharded = launch_train(2, with(args, {"--metrics-csv", dir + "/unsharded.csv", "--resume",
-                                                    dir + "/zero2-1.ckpt", "--save", dir + "/unsharded.ckpt"}));
+                                                    saved("zero2", 8), "--save", dir + "/unsharded-{step}.ckpt"}));
   INFO(unsharded.out);
   REQUIRE(unsharded.status == 0);
-  require_close(dir + "/unsharded.ckpt", dir + "/zero2-2.ckpt", 1e-5);
+  require_close(saved("unsharded", 16), saved("zero2", 16), 1e-5);
+  RunResult zero1 =
+      launch_train(2, with(args, {"--shard", "zero1", "--metrics-csv", dir + "/zero1-resumed.csv", "--resume",
+                                  saved("none", 8), "--save", dir + "/zero1-resumed-{step}.ckpt"}));
+  INFO(zero1.out);
+  REQUIRE(zero1.status == 0);
+  require_close(saved("zero1-resumed", 16), saved("none", 16), 1e-5);
 }
