@@ -2,7 +2,8 @@
 // DDP (none) ends, with gradient accumulation, clipping and checkpoints within epochs, and
 // their checkpoints are the ordinary format: a zero2 run resumed from its first epoch's
 // checkpoint continues exactly, a --shard none run resumed from it ends where the zero2 run
-// does, and a zero1 run resumed from a --shard none checkpoint ends where that run does.
+// does, and a zero1 run resumed from a --shard none checkpoint ends where that run does; a
+// zero2 run on the simulated device is the CPU's run bit for bit.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -65,6 +66,14 @@ TEST_CASE("train --shard zero1 and zero2 on 2 ranks end where --shard none does;
     require_close(saved("zero1", step), saved("none", step), 1e-5);
     require_close(saved("zero2", step), saved("none", step), 1e-5);
   }
+  // On the simulated device (each rank on sim:LOCAL_RANK, its group there): the CPU's run, bit
+  // for bit (the same kernels, Gloo adding the same numbers).
+  RunResult sim = launch_train(2, with(args, {"--device", "sim", "--shard", "zero2", "--metrics-csv", dir + "/sim.csv",
+                                              "--save", dir + "/sim-{step}.ckpt"}));
+  INFO(sim.out);
+  REQUIRE(sim.status == 0);
+  CHECK_THAT(sim.out, Contains("on sim:0"));
+  require_close(saved("sim", 16), saved("zero2", 16), 0.0);
 
   // A zero2 run resumed from its first epoch's checkpoint continues exactly.
   RunResult resumed = launch_train(2, with(args, {"--shard", "zero2", "--metrics-csv", dir + "/resumed.csv", "--resume",
