@@ -83,8 +83,10 @@ void GradientReduceScatter::hook(size_t index) {
   Bucket& bucket = buckets_[at.bucket];
   NoGradGuard no_grad;
   if (!bucket.gathered.defined()) {
+    release_reduced_buckets();
     // Zeros: the padding rows are reduced too.
     bucket.gathered = native::zeros({layout.gathered_numel()}, TensorOptions(param.dtype()).device(param.device()));
+    bucket.gathered_bytes = bucket.gathered.nbytes();
   }
   Tensor& grad = param.mutable_grad();
   BRISK_CHECK(grad.defined() && grad.sizes() == param.sizes(),
@@ -93,6 +95,13 @@ void GradientReduceScatter::hook(size_t index) {
   pack_one(layout, at.slot, grad, bucket.gathered);
   grad = Tensor();  // the bucket holds it now
   if (--bucket.pending == 0) launch_ready_buckets();
+}
+
+void GradientReduceScatter::release_reduced_buckets() {
+  for (size_t b = 0; b < next_bucket_; ++b) {
+    Bucket& bucket = buckets_[b];
+    if (bucket.gathered.defined() && bucket.reduction->is_completed()) bucket.gathered = Tensor();
+  }
 }
 
 void GradientReduceScatter::launch_ready_buckets() {
@@ -140,7 +149,7 @@ void GradientReduceScatter::finalize_backward() {
                                 nanoseconds(timeline_.bucket_launched[b]), nanoseconds(timeline_.bucket_reduced[b]),
                                 {{"bucket", std::to_string(b)},
                                  {"parameters", std::to_string(layout.params.size())},
-                                 {"bytes", std::to_string(bucket.gathered.nbytes())}});
+                                 {"bytes", std::to_string(bucket.gathered_bytes)}});
     }
     bucket.gathered = Tensor();
     std::vector<Tensor> views = layout.layout.shard_views(bucket.shard, rank);

@@ -7,11 +7,13 @@
 // gradient buffer (allocated when the bucket's first gradient arrives, laid out by the
 // bucket's FlatShardLayout) and drops the .grad; when a bucket's last gradient arrives, the
 // bucket is reduce-scattered (ReduceOp::AVG) asynchronously while backward goes on, buckets
-// strictly in bucket order so that every rank issues the same collectives. At the end of
-// backward (an autograd final callback) it waits for every bucket, frees the bucket's
-// gradient buffer and gives each shard (ParameterShards::shard) its averaged rows as .grad,
-// added to the shard's .grad when it already has one. So no full-size gradient survives a
-// synchronizing backward: each rank keeps 1/N of them.
+// strictly in bucket order so that every rank issues the same collectives; a bucket's buffer
+// is freed once its reduce-scatter has completed (seen when the next bucket's buffer is
+// allocated, or at the end of backward). At the end of backward (an autograd final callback)
+// it waits for every bucket, frees the buffers left and gives each shard
+// (ParameterShards::shard) its averaged rows as .grad, added to the shard's .grad when it
+// already has one. So no full-size gradient survives a synchronizing backward: each rank
+// keeps 1/N of them.
 //
 // Unarmed backwards (no_sync) accumulate into the parameters' full .grad, which the next
 // synchronizing backward adds its gradients to before reducing. A gradient that reaches a
@@ -39,7 +41,8 @@ class GradientReduceScatter {
   // After a no_sync forward: the backwards that follow accumulate into .grad locally.
   void prepare_for_local_backward() { local_backward_allowed_ = true; }
 
-  // Elements of full-size gradient buckets held now: 0 outside a synchronizing backward.
+  // Elements of gradient bucket buffers held now: 0 outside a synchronizing backward; within
+  // one, those of the buckets being filled or still being reduced.
   int64_t held_bucket_numel() const;
   // When the last synchronizing backward's reductions happened (as DDP's; comm_overlap()).
   const ReducerTimeline& timeline() const { return timeline_; }
@@ -47,12 +50,15 @@ class GradientReduceScatter {
  private:
   struct Bucket {
     Tensor gathered;  // the bucket's gradients, FlatShardLayout's gathered layout
-    Tensor shard;     // this rank's averaged rows (reduce_scatter's output)
+    size_t gathered_bytes = 0;
+    Tensor shard;  // this rank's averaged rows (reduce_scatter's output)
     size_t pending = 0;
     std::shared_ptr<Work> reduction;
   };
 
   void hook(size_t index);
+  // Frees the gradient buffers of the buckets whose reduce-scatter has completed.
+  void release_reduced_buckets();
   void launch_ready_buckets();
   void finalize_backward();
   void reset_iteration();

@@ -121,6 +121,31 @@ TEST_CASE("ZeRO-2 on thread ranks: each bucket's reduce-scatter is a profiler ev
   CHECK(events == 2 * 3);
 }
 
+TEST_CASE("ZeRO-2: a bucket's gradient buffer is freed once its reduce-scatter completed, within backward", "[zero2]") {
+  // One rank: each reduce-scatter completes as it is issued, so the next bucket's allocation
+  // finds the last one reduced (with more ranks that depends on when the peers arrive).
+  int64_t largest = 0, total = 0, most_held = 0;
+  auto runs = on_threads(1, [&](std::shared_ptr<ProcessGroup> group) {
+    auto model = Zero2DataParallel(mlp(), group, Zero2Options().first_bucket_cap_mb(1e-4).bucket_cap_mb(2e-4));
+    Zero2Optimizer opt(*model, sgd());
+    for (const ParameterShards::Bucket& bucket : model->shards().buckets()) {
+      largest = std::max(largest, bucket.layout.gathered_numel());
+      total += bucket.layout.gathered_numel();
+    }
+    // Registered after the reducer's: runs right after it for every parameter.
+    const GradientReduceScatter& reducer = model->reducer();
+    for (const Tensor& p : model->shards().params()) {
+      p.register_post_accumulate_grad_hook(
+          [&](Tensor&) { most_held = std::max(most_held, reducer.held_bucket_numel()); });
+    }
+    train_step(model, opt);
+    return reducer.held_bucket_numel() == 0 ? std::string() : std::string("buckets held after backward");
+  });
+  REQUIRE(runs[0].error == "");
+  CHECK(largest < total);
+  CHECK(most_held == largest);
+}
+
 TEST_CASE("ZeRO-2 on thread ranks: errors name the rank and the parameter", "[zero2]") {
   SECTION("parameters of different shapes") {
     auto runs = on_threads(2, [](std::shared_ptr<ProcessGroup> group) {
