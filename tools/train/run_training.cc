@@ -165,8 +165,8 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
                  progress.step);
   }
   if (hooks) hooks->start(progress, *model);
-  // Trained through DDP when distributed; evaluated and saved as the plain model, whose
-  // parameters DDP shares.
+  // Trained through DDP (or --shard's Zero2DataParallel) when distributed; evaluated and saved
+  // as the plain model, whose parameters the wrapper shares.
   const std::shared_ptr<dist::DistributedDataParallelBase> ddp =
       sharding.trained ? std::dynamic_pointer_cast<dist::DistributedDataParallelBase>(sharding.trained)
       : run.enabled    ? wrap_ddp(model, run)
