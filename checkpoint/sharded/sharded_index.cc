@@ -92,11 +92,20 @@ std::string encode_index(const ShardedIndex& index) {
     json["shards"] = shards;
     entries.push_back(json);
   }
-  ordered_json json = {{"format", "brisk.sharded"},        {"version", 1},
-                       {"generation", index.generation},   {"world_size", index.world_size},
-                       {"files", index.files},             {"entries", entries},
-                       {"metadata", index.metadata}};
-  return json.dump(1) + "\n";
+  // One line per top-level field, file, entry and metadata value: readable and diffable.
+  auto lines = [](const ordered_json& items) {
+    std::string out;
+    for (const ordered_json& item : items) out += (out.empty() ? "\n  " : ",\n  ") + item.dump();
+    return out.empty() ? std::string("[]") : "[" + out + "\n ]";
+  };
+  std::string metadata;
+  for (const auto& [key, value] : index.metadata)
+    metadata += (metadata.empty() ? "\n  " : ",\n  ") + ordered_json(key).dump() + ": " + ordered_json(value).dump();
+  return fmt::format(
+      "{{\n \"format\": \"brisk.sharded\",\n \"version\": 1,\n \"generation\": {},\n \"world_size\": {},\n "
+      "\"files\": {},\n \"entries\": {},\n \"metadata\": {}\n}}\n",
+      index.generation, index.world_size, lines(ordered_json(index.files)), lines(entries),
+      metadata.empty() ? std::string("{}") : "{" + metadata + "\n }");
 }
 
 ShardedIndex parse_index(const std::string& text, const std::string& path) {

@@ -4,13 +4,23 @@
 // which rank's file holds which rows of dim 0; and the checkpoint's metadata (for a training
 // run, the "brisk.*" entries of checkpoint/checkpoint_layout.h). The JSON:
 //
-//   {"format": "brisk.sharded", "version": 1, "generation": 3, "world_size": 2,
-//    "files": ["rank-00000-of-00002.gen-3.safetensors", "rank-00001-of-00002.gen-3.safetensors"],
-//    "entries": [{"name": "fc.weight", "dtype": "F32", "shape": [5, 4],
-//                 "shards": [{"rank": 0, "begin": 0, "rows": 3}, {"rank": 1, "begin": 3, "rows": 2}]},
-//                {"name": "optimizer/state.0.step", "dtype": "F32", "shape": [], "replicated": true,
-//                 "shards": [{"rank": 0, "begin": 0, "rows": 1}]}],
-//    "metadata": {"brisk.checkpoint": "2", ...}}
+//   {
+//    "format": "brisk.sharded",
+//    "version": 1,
+//    "generation": 3,
+//    "world_size": 2,
+//    "files": [
+//     "rank-00000-of-00002.gen-3.safetensors",
+//     "rank-00001-of-00002.gen-3.safetensors"
+//    ],
+//    "entries": [
+//     {"name":"fc.weight","dtype":"F32","shape":[5,4],"shards":[{"rank":0,"begin":0,"rows":3},{"rank":1,"begin":3,"rows":2}]},
+//     {"name":"optimizer/state.0.step","dtype":"F32","shape":[],"replicated":true,"shards":[{"rank":0,"begin":0,"rows":1}]}
+//    ],
+//    "metadata": {
+//     "brisk.checkpoint": "2", ...
+//    }
+//   }
 //
 // In rank r's file an entry's tensor has the entry's name and holds its rows (a 0-d entry: a
 // [1] tensor). A directory is a checkpoint only once its index exists: rank 0 writes it,

@@ -121,11 +121,11 @@ TEST_CASE("a corrupt index names the index file and the entry", "[checkpoint][sh
   const std::string index = dir + "/index.json";
   std::vector<uint8_t> bytes = checkpoint::testing::read_bytes(index);
   std::string text(bytes.begin(), bytes.end());
-  const std::string from = "\"begin\": 5";
+  const std::string from = "\"begin\":5";
   // fc.weight's second shard starting a row late leaves a gap.
   const size_t at = text.find(from);
   REQUIRE(at != std::string::npos);
-  text.replace(at, from.size(), "\"begin\": 6");
+  text.replace(at, from.size(), "\"begin\":6");
   checkpoint::testing::write_bytes(index, std::vector<uint8_t>(text.begin(), text.end()));
   CHECK_THROWS_WITH(ShardedReader(dir), Contains(index) && Contains("entry \"fc.weight\"") &&
                                             Contains("rows before it end at 5"));
