@@ -18,4 +18,11 @@ namespace brisk::checkpoint {
 // directory, the file and the entry (sharded_reader.h; checkpoint_layout.h's checks).
 Checkpoint load_sharded_checkpoint(const std::string& directory);
 
+// The run's scalars only (progress, generator, data seed, optimizer name and groups, scheduler,
+// metadata), from the index: what a sharded trainer needs before it loads its own rows.
+Checkpoint load_sharded_checkpoint_metadata(const std::string& directory);
+
+// Whether `path` is a directory: where a sharded checkpoint is, rather than a file.
+bool is_sharded_checkpoint_path(const std::string& path);
+
 }  // namespace brisk::checkpoint
