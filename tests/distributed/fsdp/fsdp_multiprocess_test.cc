@@ -1,0 +1,27 @@
+// dist::fully_shard across real processes over Gloo, started by the launcher, on 2 and 3 ranks
+// (3: uneven shards): the scenarios of fsdp_worker.cc (training equal to one process on the
+// global batch), and a parameter mismatch failing with an error that names the rank. The
+// workers run on the CPU and, in the _sim_test twin, each on its own simulated device.
+#include <catch2/catch.hpp>
+
+#include "tests/distributed/testing/launch_workers.h"
+
+namespace {
+
+using namespace brisk::testing;
+using Catch::Matchers::Contains;
+
+const std::string kWorker = "tests/distributed/fsdp/fsdp_worker";
+
+TEST_CASE("fully_shard across processes: training equals one process on the global batch", "[fsdp]") {
+  check_all_scenarios(kWorker, {"mlp_sgd", "mlp_adam", "resnet_adam"});
+}
+
+TEST_CASE("fully_shard across processes: a rank with another parameter shape is named", "[fsdp]") {
+  RunResult r = launch_workers(kWorker, 2, {"mismatch"});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK_THAT(r.out + r.err, Contains("rank 1") && Contains("weight") && Contains("[3, 5]"));
+}
+
+}  // namespace
