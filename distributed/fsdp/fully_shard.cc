@@ -52,9 +52,20 @@ struct FullyShardState : std::enable_shared_from_this<FullyShardState> {
 struct FullyShardRoot : std::enable_shared_from_this<FullyShardRoot> {
   void queue_finish();
   void finish_backward();
+  // The unit after `unit` in the recorded forward order (`step` 1), or before it (-1); null
+  // at either end, or while the order is being recorded.
+  std::shared_ptr<FullyShardState> neighbour(const FullyShardState* unit, int step) const;
+  // Drops the prefetches no unit took, e.g. of units that did not run this iteration.
+  void discard_prefetches();
+  std::vector<std::shared_ptr<FullyShardState>> live_units() const;
 
   std::vector<std::weak_ptr<FullyShardState>> units;  // named_modules' order
   bool finish_queued = false;
+  // The order the units' forwards ran in the first iteration, which prefetching follows: the
+  // next unit's all_gather is issued before a unit's forward compute, the previous unit's
+  // before its backward compute.
+  std::vector<std::weak_ptr<FullyShardState>> forward_order;
+  bool order_recorded = false;
 };
 
 namespace {
@@ -100,8 +111,15 @@ void collect_params(nn::Module& module, const std::string& prefix, std::unordere
 
 void FullyShardState::pre_forward() {
   if (!root) init_as_root();
+  if (is_root && !root->forward_order.empty()) {
+    // A new iteration: the first one's order is complete.
+    root->order_recorded = true;
+    root->discard_prefetches();
+  }
+  if (!root->order_recorded) root->forward_order.push_back(shared_from_this());
   if (autograd::GradMode::is_enabled()) forward_with_grad = true;
   unit.unshard();
+  if (auto next = root->neighbour(this, 1)) next->unit.start_unshard();
 }
 
 void FullyShardState::post_forward(const std::vector<Tensor>& outputs) {
@@ -127,6 +145,9 @@ void FullyShardState::pre_backward() {
   grad_ready.assign(unit.params().size(), false);
   ready_count = 0;
   unit.unshard();
+  if (auto previous = root->neighbour(this, -1)) {
+    if (!previous->backward_started) previous->unit.start_unshard();
+  }
 }
 
 void FullyShardState::on_grad_accumulated(size_t param) {
@@ -173,12 +194,32 @@ void FullyShardRoot::queue_finish() {
   });
 }
 
-void FullyShardRoot::finish_backward() {
-  finish_queued = false;
+std::vector<std::shared_ptr<FullyShardState>> FullyShardRoot::live_units() const {
   std::vector<std::shared_ptr<FullyShardState>> states;
   for (const auto& weak : units) {
     if (auto state = weak.lock()) states.push_back(state);
   }
+  return states;
+}
+
+std::shared_ptr<FullyShardState> FullyShardRoot::neighbour(const FullyShardState* unit, int step) const {
+  if (!order_recorded) return nullptr;
+  for (size_t i = 0; i < forward_order.size(); ++i) {
+    if (forward_order[i].lock().get() != unit) continue;
+    const size_t j = i + step;
+    return j < forward_order.size() ? forward_order[j].lock() : nullptr;
+  }
+  return nullptr;
+}
+
+void FullyShardRoot::discard_prefetches() {
+  for (const auto& state : live_units()) state->unit.discard_prefetch();
+}
+
+void FullyShardRoot::finish_backward() {
+  finish_queued = false;
+  order_recorded = !forward_order.empty();
+  std::vector<std::shared_ptr<FullyShardState>> states = live_units();
   // Units whose forward ran but whose gradients did not all arrive (unused parameters, an
   // output outside the loss) reduce now, with zeros for what is missing, so that every rank
   // issues the same collectives; children first, as their backwards usually end first.
@@ -190,6 +231,7 @@ void FullyShardRoot::finish_backward() {
   }
   for (const auto& state : states) {
     state->unit.finish_grads();
+    state->unit.discard_prefetch();
     state->unit.reshard();
     state->end_iteration();
   }

@@ -100,6 +100,14 @@ void ShardedUnit::reshard() {
   unsharded_ = false;
 }
 
+void ShardedUnit::discard_prefetch() {
+  if (!gather_work_) return;
+  gather_work_->wait();
+  gather_work_.reset();
+  gather_input_ = Tensor();
+  gathered_ = Tensor();
+}
+
 void ShardedUnit::stash_grads() {
   for (size_t i = 0; i < params_.size(); ++i) {
     stashed_grads_[i] = params_[i].grad();

@@ -62,6 +62,9 @@ class ShardedUnit {
   void unshard();
   // Points the parameters at their shards and frees the full tensors' memory.
   void reshard();
+  // Completes and drops an all_gather that start_unshard() issued and unshard() never took (a
+  // prefetch of a unit that did not run): its values would be stale after the next step.
+  void discard_prefetch();
 
   // Moves the parameters' shard gradients aside, leaving .grad empty for backward.
   void stash_grads();
