@@ -29,6 +29,17 @@ DType common_dtype(const std::vector<std::string>& names, const std::vector<Tens
 
 }  // namespace
 
+template <typename F>
+decltype(auto) ShardedUnit::collective(const char* op, F&& collective) {
+  try {
+    return std::forward<F>(collective)();
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("fully_shard: the {} of unit {} failed on rank {} (every rank must run the unit's "
+                            "forward and backward the same number of times, in the same order): {}",
+                            op, name_, group_->rank(), e.what()));
+  }
+}
+
 ShardedUnit::ShardedUnit(std::vector<std::string> param_names, std::vector<Tensor> params,
                          std::shared_ptr<ProcessGroup> group, const MixedPrecisionPolicy& mp_policy)
     : param_names_(std::move(param_names)),
@@ -75,14 +86,14 @@ void ShardedUnit::start_unshard() {
   }
   gathered_ = native::empty({layout_.gathered_numel()}, options);
   std::vector<Tensor> outputs = layout_.rank_chunks(gathered_);
-  gather_work_ = group_->all_gather(outputs, gather_input_);
+  gather_work_ = collective("all_gather", [&] { return group_->all_gather(outputs, gather_input_); });
 }
 
 void ShardedUnit::unshard() {
   if (unsharded_) return;
   if (!params_.empty()) {
     start_unshard();
-    gather_work_->wait();
+    collective("all_gather", [&] { gather_work_->wait(); });
     full_buffer_.storage()->resize(full_buffer_.nbytes());
     layout_.unpack(gathered_, full_);
     gather_work_.reset();
@@ -102,7 +113,7 @@ void ShardedUnit::reshard() {
 
 void ShardedUnit::discard_prefetch() {
   if (!gather_work_) return;
-  gather_work_->wait();
+  collective("all_gather", [&] { gather_work_->wait(); });
   gather_work_.reset();
   gather_input_ = Tensor();
   gathered_ = Tensor();
@@ -131,12 +142,14 @@ void ShardedUnit::start_reduce_grads() {
   reduce_input_ = native::empty({layout_.gathered_numel()}, options);
   layout_.pack(grads, reduce_input_);
   grad_shard_buffer_ = native::empty({layout_.shard_numel()}, options);
-  reduce_work_ = group_->reduce_scatter(grad_shard_buffer_, layout_.rank_chunks(reduce_input_), ReduceOp::AVG);
+  reduce_work_ = collective("reduce_scatter", [&] {
+    return group_->reduce_scatter(grad_shard_buffer_, layout_.rank_chunks(reduce_input_), ReduceOp::AVG);
+  });
 }
 
 void ShardedUnit::finish_grads() {
   if (!reduce_work_) return;
-  reduce_work_->wait();
+  collective("reduce_scatter", [&] { reduce_work_->wait(); });
   reduce_work_.reset();
   reduce_input_ = Tensor();
   Tensor shard = grad_shard_buffer_;

@@ -75,6 +75,12 @@ class ShardedUnit {
   void finish_grads();
 
  private:
+  // Runs `collective` (issuing or waiting for this unit's `op`); a failure, e.g. the group's
+  // desync check finding ranks that ran this unit a different number of times, becomes a
+  // brisk::Error that names the unit and this rank before the group's own explanation.
+  template <typename F>
+  decltype(auto) collective(const char* op, F&& collective);
+
   std::string name_;
   std::vector<std::string> param_names_;
   std::vector<Tensor> params_;

@@ -24,4 +24,13 @@ TEST_CASE("fully_shard across processes: a rank with another parameter shape is 
   CHECK_THAT(r.out + r.err, Contains("rank 1") && Contains("weight") && Contains("[3, 5]"));
 }
 
+TEST_CASE("fully_shard across processes: a rank running a unit once more fails every rank, naming unit and rank",
+          "[fsdp]") {
+  RunResult r = launch_workers(kWorker, 2, {"desync"});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK_THAT(r.out + r.err, Contains("the all_gather of unit b failed on rank 0") &&
+                                    Contains("the all_gather of unit a failed on rank 1"));
+}
+
 }  // namespace

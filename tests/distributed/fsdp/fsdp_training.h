@@ -14,7 +14,7 @@
 
 #include "distributed/fsdp/fully_shard.h"
 #include "distributed/process_group.h"
-#include "nn/module.h"
+#include "nn/nn.h"
 
 namespace brisk::dist::testing {
 
@@ -52,6 +52,22 @@ TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model,
 // The units the scenario makes: children first, the root last.
 // (One per MLP layer or ResNet BasicBlock, then the root.)
 std::vector<FSDPModule> shard_scenario_units(nn::Module& model, const FullyShardOptions& options);
+
+// a -> (a again when `repeat`) -> b, for the desync tests: control flow that differs by rank.
+struct RepeatNetImpl : nn::Module {
+  RepeatNetImpl() {
+    a = register_module("a", nn::Linear(8, 8));
+    b = register_module("b", nn::Linear(8, 4));
+  }
+  Tensor forward(const Tensor& x) override {
+    Tensor h = a(x);
+    if (repeat) h = a(h);
+    return b(h);
+  }
+  nn::Linear a{nullptr}, b{nullptr};
+  bool repeat = false;
+};
+BRISK_MODULE(RepeatNet);
 
 // The largest absolute difference between the same-named tensors of two state dicts (which
 // must have the same names and shapes).

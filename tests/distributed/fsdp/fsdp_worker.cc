@@ -9,6 +9,8 @@
 // "<scenario> FAILED ..." otherwise; the exit status is 0 only when all passed.
 //   mlp_sgd, mlp_adam, resnet_adam   the MLP with SGD (momentum) and Adam, ResNet-20 with Adam
 //   mismatch   rank 1's first layer has one input more: every rank fails, naming rank 1.
+//   desync     rank 1 runs unit `a` twice in its forward: every rank fails, naming its unit
+//              and rank, within the group's timeout.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 
 #include "distributed/distributed.h"
 #include "nn/nn.h"
+#include "tensor/native/ops.h"
 #include "tests/distributed/fsdp/fsdp_training.h"
 #include "tests/distributed/testing/worker_group.h"
 
@@ -46,6 +49,18 @@ int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& 
     std::printf("mismatch ended without an error\n");
     return 1;
   }
+  if (what == "desync") {
+    RepeatNet model;
+    model->repeat = group->rank() == 1;
+    model->to(group->device());
+    const auto options = dist::FullyShardOptions().group(group);
+    dist::fully_shard(*model->a, options);
+    dist::fully_shard(*model->b, options);
+    dist::fully_shard(*model.ptr(), options);
+    model(native::ones({2, 8}, TensorOptions(kFloat32).device(group->device()))).sum().backward();
+    std::printf("desync ended without an error\n");
+    return 1;
+  }
   std::vector<std::string> names{what};
   if (what == "all") names = {"mlp_sgd", "mlp_adam", "resnet_adam"};
   int failures = 0;
@@ -68,5 +83,5 @@ int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return brisk::dist::testing::worker_main(argc, argv, "all|mlp_sgd|mlp_adam|resnet_adam|mismatch", run_all);
+  return brisk::dist::testing::worker_main(argc, argv, "all|mlp_sgd|mlp_adam|resnet_adam|mismatch|desync", run_all);
 }
