@@ -110,11 +110,12 @@ TrainResult train_reference(const FsdpScenario& scenario, nn::Module& model) {
   return result;
 }
 
-TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model, std::shared_ptr<ProcessGroup> group) {
+TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model, std::shared_ptr<ProcessGroup> group,
+                                const MixedPrecisionPolicy& mp_policy) {
   const int rank = group->rank();
   const Device device = group->device();
   std::vector<FSDPModule> units = shard_scenario_units(
-      model, FullyShardOptions().group(group).reshard_after_forward(scenario.reshard_after_forward));
+      model, FullyShardOptions().group(group).reshard_after_forward(scenario.reshard_after_forward).mp_policy(mp_policy));
   const ShardedUnit& root = units.back().unit();
   const ShardedUnit& first = units.front().unit();
 

@@ -47,7 +47,8 @@ TrainResult train_reference(const FsdpScenario& scenario, nn::Module& model);
 // brisk::Error names what failed) that parameters are shards outside forward and backward,
 // that a non-root unit's gathered parameters exist during its forward and are freed after it
 // (reshard_after_forward) and after backward, and that every .grad is a shard.
-TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model, std::shared_ptr<ProcessGroup> group);
+TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model, std::shared_ptr<ProcessGroup> group,
+                                const MixedPrecisionPolicy& mp_policy = {});
 
 // The units the scenario makes: children first, the root last.
 // (One per MLP layer or ResNet BasicBlock, then the root.)
