@@ -41,6 +41,7 @@ struct FullyShardState : std::enable_shared_from_this<FullyShardState> {
 
   // This iteration: a forward ran with grad mode on (a backward will reduce), the unit's
   // backward began (its parameters gathered again), its gradients were reduce-scattered.
+  bool requires_gradient_sync = true;
   bool forward_with_grad = false;
   bool backward_started = false;
   bool reduced = false;
@@ -160,7 +161,11 @@ void FullyShardState::on_grad_accumulated(size_t param) {
 }
 
 void FullyShardState::reduce() {
-  unit.start_reduce_grads();
+  if (requires_gradient_sync) {
+    unit.start_reduce_grads();
+  } else {
+    unit.accumulate_unsharded_grads();
+  }
   unit.reshard();
   reduced = true;
 }
@@ -240,6 +245,16 @@ void FullyShardRoot::finish_backward() {
 const ShardedUnit& FSDPModule::unit() const { return state_->unit; }
 void FSDPModule::unshard() { state_->unit.unshard(); }
 void FSDPModule::reshard() { state_->unit.reshard(); }
+
+void FSDPModule::set_requires_gradient_sync(bool requires_gradient_sync, bool recurse) {
+  state_->requires_gradient_sync = requires_gradient_sync;
+  if (!recurse) return;
+  std::shared_ptr<nn::Module> module = state_->module.lock();
+  if (!module) return;
+  for (const auto& below : module->modules(/*include_self=*/false)) {
+    if (auto state = state_of(*below)) state->requires_gradient_sync = requires_gradient_sync;
+  }
+}
 
 FSDPModule fully_shard(nn::Module& module, const FullyShardOptions& options) {
   BRISK_CHECK(!state_of(module), "fully_shard: this {} is a unit already", module.name());

@@ -44,6 +44,11 @@ class FSDPModule {
   // Gathers the parameters now, as before forward (e.g. to read the full model), and back.
   void unshard();
   void reshard();
+  // false: backward keeps this unit's full gradients (in the reduce dtype) instead of
+  // reduce-scattering them, until a backward with true reduces their sum: gradient
+  // accumulation without communication, at the cost of full-size gradients in between.
+  // `recurse`: the units below too (PyTorch's default).
+  void set_requires_gradient_sync(bool requires_gradient_sync, bool recurse = true);
 
  private:
   std::shared_ptr<FullyShardState> state_;

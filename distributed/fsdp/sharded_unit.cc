@@ -49,7 +49,8 @@ ShardedUnit::ShardedUnit(std::vector<std::string> param_names, std::vector<Tenso
       shard_dtype_(common_dtype(param_names_, params_)),
       compute_dtype_(mp_policy.param_dtype.value_or(shard_dtype_)),
       reduce_dtype_(mp_policy.reduce_dtype.value_or(compute_dtype_)),
-      stashed_grads_(params_.size()) {
+      stashed_grads_(params_.size()),
+      accumulated_grads_(params_.size()) {
   const Device device = group_->device();
   const int rank = group_->rank();
   // This rank's rows of the values the parameters hold now, through the one packing rule.
@@ -129,15 +130,11 @@ void ShardedUnit::stash_grads() {
 void ShardedUnit::start_reduce_grads() {
   if (params_.empty() || reduce_work_) return;
   const TensorOptions options = TensorOptions(reduce_dtype_).device(group_->device());
+  accumulate_unsharded_grads();
   std::vector<Tensor> grads;
   for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor grad = params_[i].grad();
-    if (!grad.defined()) grad = native::zeros(layout_.shape(i), options);
-    BRISK_CHECK(grad.sizes() == layout_.shape(i),
-                "fully_shard: unit {} (rank {}): the gradient of {} is {} but the full parameter is {}", name_,
-                group_->rank(), param_names_[i], grad.sizes(), layout_.shape(i));
-    grads.push_back(grad);
-    params_[i].set_grad(Tensor());
+    Tensor grad = std::move(accumulated_grads_[i]);
+    grads.push_back(grad.defined() ? grad : native::zeros(layout_.shape(i), options));
   }
   reduce_input_ = native::empty({layout_.gathered_numel()}, options);
   layout_.pack(grads, reduce_input_);
@@ -147,8 +144,34 @@ void ShardedUnit::start_reduce_grads() {
   });
 }
 
+void ShardedUnit::accumulate_unsharded_grads() {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor grad = params_[i].grad();
+    if (!grad.defined()) continue;
+    BRISK_CHECK(grad.sizes() == layout_.shape(i),
+                "fully_shard: unit {} (rank {}): the gradient of {} is {} but the full parameter is {}", name_,
+                group_->rank(), param_names_[i], grad.sizes(), layout_.shape(i));
+    params_[i].set_grad(Tensor());
+    if (grad.dtype() != reduce_dtype_) {
+      Tensor converted = native::empty(grad.sizes(), TensorOptions(reduce_dtype_).device(group_->device()));
+      grad = native::copy_(converted, grad);
+    }
+    Tensor& sum = accumulated_grads_[i];
+    if (sum.defined()) {
+      native::binary_(BinaryOp::Add, sum, grad, OpParams{1.0});  // a: alpha
+    } else {
+      sum = grad;
+    }
+  }
+}
+
 void ShardedUnit::finish_grads() {
-  if (!reduce_work_) return;
+  if (!reduce_work_) {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (stashed_grads_[i].defined()) params_[i].set_grad(std::move(stashed_grads_[i]));
+    }
+    return;
+  }
   collective("reduce_scatter", [&] { reduce_work_->wait(); });
   reduce_work_.reset();
   reduce_input_ = Tensor();
@@ -162,7 +185,7 @@ void ShardedUnit::finish_grads() {
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& stashed = stashed_grads_[i];
     if (stashed.defined()) {
-      native::binary_(BinaryOp::Add, stashed, grad_shards[i]);
+      native::binary_(BinaryOp::Add, stashed, grad_shards[i], OpParams{1.0});  // a: alpha
       params_[i].set_grad(stashed);
     } else {
       params_[i].set_grad(grad_shards[i]);

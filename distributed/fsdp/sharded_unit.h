@@ -68,10 +68,14 @@ class ShardedUnit {
 
   // Moves the parameters' shard gradients aside, leaving .grad empty for backward.
   void stash_grads();
-  // Issues the reduce_scatter of the parameters' full gradients and drops them.
+  // Issues the reduce_scatter of the parameters' full gradients (plus those accumulated
+  // without synchronization) and drops them.
   void start_reduce_grads();
-  // Waits for it and sets each .grad to its gradient shard (plus the stashed one).
-  // No-op when none was issued.
+  // Instead of reducing: adds the full gradients to ones kept (in the reduce dtype) until the
+  // next start_reduce_grads(): gradient accumulation without communication.
+  void accumulate_unsharded_grads();
+  // Waits for the reduce_scatter and sets each .grad to its gradient shard plus the stashed
+  // one; without a reduce_scatter, puts the stashed gradients back.
   void finish_grads();
 
  private:
@@ -105,6 +109,7 @@ class ShardedUnit {
   Tensor reduce_input_;
   Tensor grad_shard_buffer_;
   std::vector<Tensor> stashed_grads_;
+  std::vector<Tensor> accumulated_grads_;  // full, from backwards without synchronization
 };
 
 }  // namespace brisk::dist
