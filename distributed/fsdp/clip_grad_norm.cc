@@ -33,7 +33,8 @@ Tensor clip_grad_norm_(nn::Module& model, double max_norm, double norm_type, boo
   Tensor total = native::zeros({1}, TensorOptions(kFloat64).device(group.device()));
   for (const Tensor& g : grads) {
     Tensor part = inf ? g.abs().max() : g.abs().pow(norm_type).sum();
-    total = inf ? total.maximum(part.to(kFloat64).reshape({1})) : total + part.to(kFloat64);
+    part = part.to(group.device(), kFloat64).reshape({1});  // shards may live on the CPU (cpu_offload)
+    total = inf ? total.maximum(part) : total + part;
   }
   group.all_reduce(total, inf ? ReduceOp::MAX : ReduceOp::SUM)->wait();
   Tensor total_norm = (inf ? total : total.pow(1.0 / norm_type)).reshape({});
@@ -45,7 +46,7 @@ Tensor clip_grad_norm_(nn::Module& model, double max_norm, double norm_type, boo
                 norm_type, value, group.rank());
   }
   Tensor clip_coef = (max_norm / (total_norm + 1e-6)).clamp(std::nullopt, 1.0);
-  for (Tensor& g : grads) g.mul_(clip_coef.to(g.dtype()));
+  for (Tensor& g : grads) g.mul_(clip_coef.to(g.device(), g.dtype()));
   return total_norm;
 }
 

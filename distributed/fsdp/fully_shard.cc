@@ -19,7 +19,7 @@ struct FullyShardRoot;
 struct FullyShardState : std::enable_shared_from_this<FullyShardState> {
   FullyShardState(std::vector<std::string> names, std::vector<Tensor> params, std::shared_ptr<ProcessGroup> group,
                   const FullyShardOptions& options_, std::weak_ptr<nn::Module> module_)
-      : unit(std::move(names), std::move(params), std::move(group), options_.mp_policy()),
+      : unit(std::move(names), std::move(params), std::move(group), options_.mp_policy(), options_.cpu_offload()),
         options(options_),
         module(std::move(module_)) {}
 

@@ -17,6 +17,10 @@ struct FullyShardOptions {
   // The root unit keeps them regardless, as PyTorch's: its backward starts right away.
   BRISK_ARG(bool, reshard_after_forward) = true;
   BRISK_ARG(MixedPrecisionPolicy, mp_policy);
+  // PyTorch's CPUOffloadPolicy: the shards, their gradients and so the optimizer's step and
+  // state live in CPU memory; each all-gather copies the shards to the group's device first and
+  // each reduce-scatter's result is copied back. The parameters are given on the group's device.
+  BRISK_ARG(bool, cpu_offload) = false;
 };
 
 }  // namespace brisk::dist

@@ -41,7 +41,8 @@ decltype(auto) ShardedUnit::collective(const char* op, F&& collective) {
 }
 
 ShardedUnit::ShardedUnit(std::vector<std::string> param_names, std::vector<Tensor> params,
-                         std::shared_ptr<ProcessGroup> group, const MixedPrecisionPolicy& mp_policy)
+                         std::shared_ptr<ProcessGroup> group, const MixedPrecisionPolicy& mp_policy,
+                         bool cpu_offload)
     : param_names_(std::move(param_names)),
       params_(std::move(params)),
       group_(std::move(group)),
@@ -49,6 +50,7 @@ ShardedUnit::ShardedUnit(std::vector<std::string> param_names, std::vector<Tenso
       shard_dtype_(common_dtype(param_names_, params_)),
       compute_dtype_(mp_policy.param_dtype.value_or(shard_dtype_)),
       reduce_dtype_(mp_policy.reduce_dtype.value_or(compute_dtype_)),
+      shard_device_(cpu_offload ? kCPU : group_->device()),
       stashed_grads_(params_.size()),
       accumulated_grads_(params_.size()) {
   const Device device = group_->device();
@@ -56,7 +58,7 @@ ShardedUnit::ShardedUnit(std::vector<std::string> param_names, std::vector<Tenso
   // This rank's rows of the values the parameters hold now, through the one packing rule.
   Tensor gathered = native::empty({layout_.gathered_numel()}, TensorOptions(shard_dtype_).device(device));
   layout_.pack(params_, gathered);
-  shard_buffer_ = native::empty({layout_.shard_numel()}, TensorOptions(shard_dtype_).device(device));
+  shard_buffer_ = native::empty({layout_.shard_numel()}, TensorOptions(shard_dtype_).device(shard_device_));
   native::copy_(shard_buffer_, layout_.rank_chunks(gathered)[rank]);
   shards_ = layout_.shard_views(shard_buffer_, rank);
 
@@ -81,7 +83,7 @@ void ShardedUnit::start_unshard() {
   if (unsharded_ || gather_work_ || params_.empty()) return;
   const TensorOptions options = TensorOptions(compute_dtype_).device(group_->device());
   gather_input_ = shard_buffer_;
-  if (compute_dtype_ != shard_dtype_) {
+  if (compute_dtype_ != shard_dtype_ || shard_device_ != group_->device()) {
     gather_input_ = native::empty({layout_.shard_numel()}, options);
     native::copy_(gather_input_, shard_buffer_);
   }
@@ -177,8 +179,8 @@ void ShardedUnit::finish_grads() {
   reduce_input_ = Tensor();
   Tensor shard = grad_shard_buffer_;
   grad_shard_buffer_ = Tensor();
-  if (shard.dtype() != shard_dtype_) {
-    Tensor converted = native::empty({layout_.shard_numel()}, TensorOptions(shard_dtype_).device(group_->device()));
+  if (shard.dtype() != shard_dtype_ || shard_device_ != group_->device()) {
+    Tensor converted = native::empty({layout_.shard_numel()}, TensorOptions(shard_dtype_).device(shard_device_));
     shard = native::copy_(converted, shard);
   }
   std::vector<Tensor> grad_shards = layout_.shard_views(shard, group_->rank());

@@ -31,9 +31,10 @@ namespace brisk::dist {
 class ShardedUnit {
  public:
   // `params` (leaves, one floating dtype, on the group's device, named by `param_names` in
-  // messages) become their shards of the values they hold now.
+  // messages) become their shards of the values they hold now; with `cpu_offload` the shards
+  // and their gradients live in CPU memory and are copied to the group's device to be gathered.
   ShardedUnit(std::vector<std::string> param_names, std::vector<Tensor> params, std::shared_ptr<ProcessGroup> group,
-              const MixedPrecisionPolicy& mp_policy);
+              const MixedPrecisionPolicy& mp_policy, bool cpu_offload = false);
   ShardedUnit(const ShardedUnit&) = delete;
   ShardedUnit& operator=(const ShardedUnit&) = delete;
 
@@ -50,6 +51,8 @@ class ShardedUnit {
   // This rank's flat shard buffer (layout().shard_numel() elements).
   const Tensor& shard_buffer() const { return shard_buffer_; }
   DType compute_dtype() const { return compute_dtype_; }
+  // Where the shards and their gradients live: the CPU under cpu_offload, else the group's device.
+  Device shard_device() const { return shard_device_; }
 
   bool is_unsharded() const { return unsharded_; }
   // Bytes the gathered parameters hold now: 0 when resharded.
@@ -93,6 +96,7 @@ class ShardedUnit {
   DType shard_dtype_;
   DType compute_dtype_;
   DType reduce_dtype_;
+  Device shard_device_;
 
   Tensor shard_buffer_;
   std::vector<Tensor> shards_;

@@ -68,9 +68,10 @@ std::shared_ptr<nn::Module> first_unit_module(nn::Module& model) { return block_
 }  // namespace
 
 std::string describe(const FsdpScenario& scenario) {
-  return fmt::format("{} {} steps={} reshard_after_forward={}", scenario.model == FsdpModel::kMLP ? "MLP" : "ResNet-20",
+  return fmt::format("{} {} steps={} reshard_after_forward={} cpu_offload={}",
+                     scenario.model == FsdpModel::kMLP ? "MLP" : "ResNet-20",
                      scenario.optimizer == FsdpOptimizer::kAdam ? "Adam" : "SGD(momentum)", scenario.steps,
-                     scenario.reshard_after_forward);
+                     scenario.reshard_after_forward, scenario.cpu_offload);
 }
 
 std::shared_ptr<nn::Module> make_fsdp_model(const FsdpScenario& scenario, uint64_t seed, Device device) {
@@ -115,7 +116,8 @@ TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model,
   const int rank = group->rank();
   const Device device = group->device();
   std::vector<FSDPModule> units = shard_scenario_units(
-      model, FullyShardOptions().group(group).reshard_after_forward(scenario.reshard_after_forward).mp_policy(mp_policy));
+      model, FullyShardOptions().group(group).reshard_after_forward(scenario.reshard_after_forward).mp_policy(mp_policy)
+                        .cpu_offload(scenario.cpu_offload));
   const ShardedUnit& root = units.back().unit();
   const ShardedUnit& first = units.front().unit();
 
@@ -126,6 +128,8 @@ TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model,
   first_module->register_forward_pre_hook([&] {
     BRISK_CHECK(first.is_unsharded() && first.unsharded_bytes() > 0,
                 "rank {}: unit {} is not gathered during its forward", rank, first.name());
+    BRISK_CHECK(first.params()[0].device() == device, "rank {}: unit {} computes on {}, not {}", rank, first.name(),
+                first.params()[0].device().str(), device.str());
     ++forwards_seen;
   });
   first_module->register_forward_hook([&](const std::vector<Tensor>&) {
@@ -147,7 +151,12 @@ TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model,
         const Shape shard = unit.layout().shard_shape(i, rank);
         BRISK_CHECK(unit.params()[i].sizes() == shard, "rank {}: {}, {} of unit {} is {}, not its shard {}", rank, when,
                     unit.param_names()[i], unit.name(), unit.params()[i].sizes(), shard);
+        const Device shard_device = scenario.cpu_offload ? kCPU : device;
+        BRISK_CHECK(unit.params()[i].device() == shard_device, "rank {}: {}, {} of unit {} is on {}", rank, when,
+                    unit.param_names()[i], unit.name(), unit.params()[i].device().str());
         const Tensor grad = unit.params()[i].grad();
+        BRISK_CHECK(!grad.defined() || grad.device() == shard_device, "rank {}: {}, the gradient of {} is on {}",
+                    rank, when, unit.param_names()[i], grad.device().str());
         BRISK_CHECK(!grad.defined() || grad.sizes() == shard, "rank {}: {}, the gradient of {} of unit {} is {}",
                     rank, when, unit.param_names()[i], unit.name(), grad.sizes());
       }

@@ -26,6 +26,7 @@ struct FsdpScenario {
   FsdpOptimizer optimizer = FsdpOptimizer::kSGDMomentum;
   int steps = 3;
   bool reshard_after_forward = true;
+  bool cpu_offload = false;
   int64_t global_batch = 12;  // divisible by 2, 3 and 4
 };
 
@@ -46,7 +47,8 @@ TrainResult train_reference(const FsdpScenario& scenario, nn::Module& model);
 // slices, and returns the full parameters gathered after the last step. Checks on the way (a
 // brisk::Error names what failed) that parameters are shards outside forward and backward,
 // that a non-root unit's gathered parameters exist during its forward and are freed after it
-// (reshard_after_forward) and after backward, and that every .grad is a shard.
+// (reshard_after_forward) and after backward, and that every .grad is a shard (on the CPU
+// under cpu_offload, with the gathered parameters on the group's device).
 TrainResult train_fully_sharded(const FsdpScenario& scenario, nn::Module& model, std::shared_ptr<ProcessGroup> group,
                                 const MixedPrecisionPolicy& mp_policy = {});
 

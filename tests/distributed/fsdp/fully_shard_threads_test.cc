@@ -86,6 +86,16 @@ TEST_CASE("fully_shard: reshard_after_forward=false keeps the gathered parameter
   check_equivalence(scenario, /*world=*/3, /*sim=*/false);
 }
 
+TEST_CASE("fully_shard: cpu_offload keeps shards and gradients on the CPU, computes on the device, same results",
+          "[fsdp]") {
+  FsdpScenario scenario;
+  scenario.cpu_offload = true;
+  scenario.model = GENERATE(FsdpModel::kMLP, FsdpModel::kResNet20);
+  scenario.optimizer = FsdpOptimizer::kAdam;
+  const int world = GENERATE(2, 3);
+  check_equivalence(scenario, world, /*sim=*/true);
+}
+
 TEST_CASE("fully_shard: errors name the rank and the parameter", "[fsdp]") {
   using Catch::Matchers::Contains;
   FsdpScenario scenario;
