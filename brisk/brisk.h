@@ -27,6 +27,7 @@
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
 #include "distributed/fsdp/clip_grad_norm.h"
+#include "distributed/fsdp/fsdp_checkpoint.h"
 #include "distributed/fsdp/fully_shard.h"
 #include "distributed/init_distributed.h"
 #include "distributed/join.h"
