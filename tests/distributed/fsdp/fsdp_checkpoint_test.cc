@@ -1,6 +1,7 @@
 // Sharded checkpoints of fully_shard runs (distributed/fsdp/fsdp_checkpoint.h) on thread ranks:
 // 4 ranks (an MLP 10-16-12-5, one unit per layer and the root) save after 2 steps of Adam with
-// a StepLR; 1, 2, 3 and 4 ranks load and continue. float64 on the CPU. Right after the load
+// a StepLR; 1, 2, 3 and 4 ranks load and continue. float64, on the CPU and with rank r on the
+// simulated device sim:r. Right after the load
 // every rank's parameter shards and optimizer state are bitwise the rows (torch.chunk's split
 // of the new world size, computed here on its own) of the state saved, so the continued run is
 // the one any run on that world size continues from that state: on 4 ranks bitwise the
@@ -66,11 +67,17 @@ Tensor call(nn::Module& model, const Tensor& x) {
   return nn::forward_naming_module(model, [&] { return model.forward(x); });
 }
 
+// Rank `rank`'s thread group: on the CPU, or on sim:rank.
+std::shared_ptr<ProcessGroup> group_of(const std::shared_ptr<ThreadWorld>& world, int rank, bool sim) {
+  return std::make_shared<ThreadProcessGroup>(world, rank, sim ? sim_device(rank) : kCPU);
+}
+
 // One rank of a fully sharded run: a unit per layer and the root, Adam over the shards, StepLR
 // halving the rate every step.
 struct FsdpRank {
   FsdpRank(std::shared_ptr<ProcessGroup> group, uint64_t seed, int64_t hidden = 16)
-      : mlp(make_mlp(seed, hidden)), rank(group->rank()), world_size(group->size()) {
+      : mlp(make_mlp(seed, hidden)), rank(group->rank()), world_size(group->size()), device(group->device()) {
+    mlp->to(device);
     const FullyShardOptions options = FullyShardOptions().group(group);
     for (const auto& layer : mlp->layers->children()) fully_shard(*layer, options);
     fully_shard(*mlp, options);
@@ -80,21 +87,22 @@ struct FsdpRank {
   void step(int s) {
     auto [x, y] = batch(s, rank, world_size);
     opt->zero_grad();
-    F::mse_loss(call(*mlp, x), y).backward();
+    F::mse_loss(call(*mlp, x.to(device)), y.to(device)).backward();
     opt->step();
     scheduler->step();
   }
   // This rank's shards of the parameters and of the optimizer state, copied.
   std::map<std::string, Tensor> shards() const {
     std::map<std::string, Tensor> out;
-    for (const auto& [name, p] : mlp->named_parameters()) out[name] = p.detach().clone();
-    for (const auto& [key, t] : opt->state_dict().tensors) out["optimizer/" + key] = t.clone();
+    for (const auto& [name, p] : mlp->named_parameters()) out[name] = p.detach().to(kCPU).clone();
+    for (const auto& [key, t] : opt->state_dict().tensors) out["optimizer/" + key] = t.to(kCPU).clone();
     return out;
   }
   double lr() const { return opt->param_groups()[0].options().get_lr(); }
 
   models::MLP mlp;
   int rank, world_size;
+  Device device;
   std::unique_ptr<optim::Adam> opt;
   std::unique_ptr<optim::StepLR> scheduler;
 };
@@ -120,11 +128,11 @@ void check_rows_of(const std::map<std::string, Tensor>& shards, const checkpoint
 }
 
 // 4 ranks train kSteps steps, saving into `dir` after kSavedAt; each rank's shards at the end.
-std::vector<std::map<std::string, Tensor>> train_and_save(const std::string& dir) {
+std::vector<std::map<std::string, Tensor>> train_and_save(const std::string& dir, bool sim = false) {
   std::vector<std::map<std::string, Tensor>> at_end(4);
   auto world = std::make_shared<ThreadWorld>(4);
   run_ranks(4, [&](int rank) {
-    FsdpRank r(std::make_shared<ThreadProcessGroup>(world, rank), 1);
+    FsdpRank r(group_of(world, rank, sim), 1);
     for (int s = 0; s < kSteps; ++s) {
       if (s == kSavedAt) save_fsdp_checkpoint(dir, *r.mlp, *r.opt, {0, s, s}, 77, r.scheduler.get());
       r.step(s);
@@ -136,8 +144,9 @@ std::vector<std::map<std::string, Tensor>> train_and_save(const std::string& dir
 
 TEST_CASE("fully_shard: 4 ranks save their shards; 1, 2, 3 and 4 ranks load their rows and continue",
           "[fsdp][checkpoint]") {
-  const std::string dir = brisk::testing::scratch_dir("fsdp_ckpt") + "/ckpt";
-  const std::vector<std::map<std::string, Tensor>> uninterrupted = train_and_save(dir);
+  const bool sim = GENERATE(false, true);
+  const std::string dir = brisk::testing::scratch_dir(sim ? "fsdp_ckpt_sim" : "fsdp_ckpt") + "/ckpt";
+  const std::vector<std::map<std::string, Tensor>> uninterrupted = train_and_save(dir, sim);
   const checkpoint::Checkpoint saved = checkpoint::load_sharded_checkpoint(dir);
   CHECK(saved.progress.step == kSavedAt);
   CHECK(saved.model["layers.0.weight"].sizes() == Shape{16, 10});  // whole, not a shard
@@ -156,12 +165,12 @@ TEST_CASE("fully_shard: 4 ranks save their shards; 1, 2, 3 and 4 ranks load thei
   }
 
   for (int world_size : {1, 2, 3, 4}) {
-    DYNAMIC_SECTION("loaded on " << world_size << " ranks") {
+    DYNAMIC_SECTION("loaded on " << world_size << (sim ? " sim" : " cpu") << " ranks") {
       std::vector<std::map<std::string, Tensor>> loaded(world_size), continued(world_size);
       std::vector<double> lr(world_size);
       auto world = std::make_shared<ThreadWorld>(world_size);
       run_ranks(world_size, [&](int rank) {
-        FsdpRank r(std::make_shared<ThreadProcessGroup>(world, rank), 2);  // other initial values
+        FsdpRank r(group_of(world, rank, sim), 2);  // other initial values
         checkpoint::Checkpoint run = load_fsdp_checkpoint(dir, *r.mlp, *r.opt, r.scheduler.get());
         THREAD_CHECK(run.progress.step == kSavedAt);
         THREAD_CHECK(run.data_seed == 77);

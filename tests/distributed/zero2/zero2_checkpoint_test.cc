@@ -1,6 +1,6 @@
 // Sharded checkpoints of ZeRO-2 runs (distributed/zero2/zero2_checkpoint.h) on thread ranks:
 // 4 ranks save after 2 steps of Adam with a StepLR; 1, 2, 3 and 4 ranks load, each its own
-// rows, and continue. float64 on the CPU. What proves the re-sharding: right after the load the
+// rows, and continue. float64, on the CPU and with rank r on the simulated device sim:r. What proves the re-sharding: right after the load the
 // optimizer state, consolidated, is bitwise the state that was saved, and the parameters and
 // learning rate too, so the continued run is the one any run on that world size continues
 // from that state (checked against a run restored through the consolidated state, the
@@ -74,10 +74,20 @@ Batch batch(int step, int rank, int world_size) {
 
 optim::AdamOptions adam_options() { return optim::AdamOptions(0.05); }
 
+Net on(Net net, Device device) {
+  net->to(device);
+  return net;
+}
+
+// Rank `rank`'s thread group: on the CPU, or on sim:rank.
+std::shared_ptr<ProcessGroup> group_of(const std::shared_ptr<ThreadWorld>& world, int rank, bool sim) {
+  return std::make_shared<ThreadProcessGroup>(world, rank, sim ? sim_device(rank) : kCPU);
+}
+
 // One rank of a ZeRO-2 run: Adam over its shards, StepLR halving the rate every step.
 struct Zero2Rank {
   Zero2Rank(std::shared_ptr<ProcessGroup> group, uint64_t seed, int64_t hidden = 5)
-      : net(make_net(seed, hidden)), zero2(net, std::move(group)) {
+      : net(on(make_net(seed, hidden), group->device())), zero2(net, std::move(group)) {
     opt = std::make_unique<Zero2Optimizer>(*zero2, [](std::vector<Tensor> shards) {
       return std::make_unique<optim::Adam>(shards, adam_options());
     });
@@ -87,7 +97,7 @@ struct Zero2Rank {
     const ProcessGroup& g = *zero2->process_group();
     Batch b = batch(s, g.rank(), g.size());
     opt->zero_grad();
-    F::mse_loss(zero2->forward(b.x), b.y).backward();
+    F::mse_loss(zero2->forward(b.x.to(g.device())), b.y.to(g.device())).backward();
     opt->step();
     scheduler->step();
   }
@@ -113,8 +123,8 @@ struct State {
 
 State snapshot(const nn::Module& net, const optim::OptimizerState& optimizer, double lr) {
   State out{{}, optimizer, lr};
-  for (const Tensor& p : net.parameters()) out.params.push_back(p.detach().clone());
-  for (auto& [name, t] : out.optimizer.tensors) t = t.clone();
+  for (const Tensor& p : net.parameters()) out.params.push_back(p.detach().to(kCPU).clone());
+  for (auto& [name, t] : out.optimizer.tensors) t = t.to(kCPU).clone();
   return out;
 }
 
@@ -147,11 +157,11 @@ void check_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want
 struct Saved {
   State at_save, at_end;
 };
-Saved train_and_save(const std::string& dir) {
+Saved train_and_save(const std::string& dir, bool sim = false) {
   Saved out;
   auto world = std::make_shared<ThreadWorld>(4);
   run_ranks(4, [&](int rank) {
-    Zero2Rank r(std::make_shared<ThreadProcessGroup>(world, rank), 1);
+    Zero2Rank r(group_of(world, rank, sim), 1);
     for (int s = 0; s < kSteps; ++s) {
       if (s == kSavedAt) {
         save_zero2_checkpoint(dir, *r.net, *r.opt, {0, s, s}, 77, r.scheduler.get(), {{"note", "zero2"}});
@@ -167,15 +177,16 @@ Saved train_and_save(const std::string& dir) {
 }
 
 TEST_CASE("ZeRO-2: 4 ranks save their shards; 1, 2, 3 and 4 ranks load their rows and continue", "[zero2][checkpoint]") {
-  const std::string dir = brisk::testing::scratch_dir("zero2_ckpt") + "/ckpt";
-  const Saved saved = train_and_save(dir);
+  const bool sim = GENERATE(false, true);
+  const std::string dir = brisk::testing::scratch_dir(sim ? "zero2_ckpt_sim" : "zero2_ckpt") + "/ckpt";
+  const Saved saved = train_and_save(dir, sim);
 
   for (int world_size : {1, 2, 3, 4}) {
-    DYNAMIC_SECTION("loaded on " << world_size << " ranks") {
+    DYNAMIC_SECTION("loaded on " << world_size << (sim ? " sim" : " cpu") << " ranks") {
       State loaded, continued, reference;
       auto world = std::make_shared<ThreadWorld>(world_size);
       run_ranks(world_size, [&](int rank) {
-        Zero2Rank r(std::make_shared<ThreadProcessGroup>(world, rank), 2);  // other initial values
+        Zero2Rank r(group_of(world, rank, sim), 2);  // other initial values
         checkpoint::Checkpoint run = load_zero2_checkpoint(dir, *r.net, *r.opt, r.scheduler.get());
         THREAD_CHECK(run.progress.step == kSavedAt);
         THREAD_CHECK(run.data_seed == 77);
@@ -191,7 +202,7 @@ TEST_CASE("ZeRO-2: 4 ranks save their shards; 1, 2, 3 and 4 ranks load their row
       // The same world size restored through the consolidated state (Zero2Optimizer::load_state_dict).
       auto again = std::make_shared<ThreadWorld>(world_size);
       run_ranks(world_size, [&](int rank) {
-        Zero2Rank r(std::make_shared<ThreadProcessGroup>(again, rank), 3);
+        Zero2Rank r(group_of(again, rank, sim), 3);
         const checkpoint::Checkpoint full = checkpoint::load_sharded_checkpoint(dir);
         r.net->load_state_dict(full.model);
         r.opt->load_state_dict(full.optimizer);
