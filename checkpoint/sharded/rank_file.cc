@@ -17,10 +17,8 @@ std::string encode_rank_file_header(const RankFileHeader& header) {
     if (e.replicated) json["replicated"] = true;
     entries.push_back(json);
   }
-  return nlohmann::ordered_json{{"generation", header.generation},
-                                {"rank", header.rank},
-                                {"world_size", header.world_size},
-                                {"entries", entries}}
+  return nlohmann::ordered_json{
+      {"generation", header.generation}, {"rank", header.rank}, {"world_size", header.world_size}, {"entries", entries}}
       .dump();
 }
 

@@ -50,8 +50,7 @@ void write_rank_file(const std::string& directory, const ShardedStateDict& state
 }
 
 // Rank 0, once every rank's file is durable: the index of what the files hold, checked.
-ShardedIndex build_index(const std::string& directory, int world_size, int64_t generation,
-                         const Metadata& metadata) {
+ShardedIndex build_index(const std::string& directory, int world_size, int64_t generation, const Metadata& metadata) {
   ShardedIndex index;
   index.generation = generation;
   index.world_size = world_size;
@@ -62,7 +61,8 @@ ShardedIndex build_index(const std::string& directory, int world_size, int64_t g
     SafetensorsReader file(path);
     const RankFileHeader header = read_rank_file_header(file, generation, r, world_size);
     if (r == 0) {
-      for (const RankFileEntry& e : header.entries) index.entries.push_back({e.name, e.dtype, e.shape, e.replicated, {}});
+      for (const RankFileEntry& e : header.entries)
+        index.entries.push_back({e.name, e.dtype, e.shape, e.replicated, {}});
     }
     BRISK_CHECK(header.entries.size() == index.entries.size(),
                 "'{}' (rank {}) has {} entries, rank 0's file {}: every rank saves the same entries", path, r,

@@ -34,8 +34,8 @@ IndexEntry parse_entry(const ordered_json& json, int world_size, const std::stri
   entry.name = field<std::string>(json, "name", "an entry", path);
   const std::string where = fmt::format("entry \"{}\"", entry.name);
   const std::string dtype = field<std::string>(json, "dtype", where, path);
-  BRISK_CHECK(parse_safetensors_dtype(dtype, &entry.dtype), "sharded checkpoint index '{}': {} has dtype \"{}\"",
-              path, where, dtype);
+  BRISK_CHECK(parse_safetensors_dtype(dtype, &entry.dtype), "sharded checkpoint index '{}': {} has dtype \"{}\"", path,
+              where, dtype);
   for (int64_t size : field<std::vector<int64_t>>(json, "shape", where, path)) {
     BRISK_CHECK(size >= 0, "sharded checkpoint index '{}': {} has a negative size in its shape", path, where);
     entry.shape.push_back(size);

@@ -47,8 +47,8 @@ struct IndexEntry {
   std::string name;
   DType dtype;
   Shape shape;
-  bool replicated = false;          // written once, by rank 0
-  std::vector<ShardPiece> shards;   // in row order, covering dim 0 exactly; ranks with no row left out
+  bool replicated = false;         // written once, by rank 0
+  std::vector<ShardPiece> shards;  // in row order, covering dim 0 exactly; ranks with no row left out
 };
 
 struct ShardedIndex {

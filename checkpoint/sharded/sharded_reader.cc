@@ -62,8 +62,10 @@ Tensor ShardedReader::read(const std::string& name, dist::RowRange rows) {
     if (from >= to) continue;
     const SafetensorsReader& f = file(piece.rank);
     const TensorEntry* stored = f.find(name);
-    BRISK_CHECK(stored != nullptr, "sharded checkpoint '{}': '{}' (rank {}) has no tensor \"{}\", which the index says "
-                "holds rows [{}, {})", directory_, f.path(), piece.rank, name, piece.rows.begin, piece_end);
+    BRISK_CHECK(stored != nullptr,
+                "sharded checkpoint '{}': '{}' (rank {}) has no tensor \"{}\", which the index says "
+                "holds rows [{}, {})",
+                directory_, f.path(), piece.rank, name, piece.rows.begin, piece_end);
     const Shape expected = local_shape(e.shape, piece.rows);
     BRISK_CHECK(stored->shape == expected && stored->dtype == e.dtype,
                 "sharded checkpoint '{}': '{}' (rank {}) holds \"{}\" as {} {}, but the index says rows [{}, {}) of {} "

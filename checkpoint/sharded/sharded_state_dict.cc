@@ -15,16 +15,14 @@ Shape local_shape(const Shape& global_shape, dist::RowRange rows) {
 }
 
 ShardedTensor sharded(Tensor local, Shape global_shape, dist::RowRange rows) {
-  BRISK_CHECK(local.defined(), "checkpoint::sharded: the local tensor of a {} tensor is undefined",
-              global_shape);
+  BRISK_CHECK(local.defined(), "checkpoint::sharded: the local tensor of a {} tensor is undefined", global_shape);
   BRISK_CHECK(rows.begin >= 0 && rows.rows >= 0 && rows.begin + rows.rows <= dim0_rows(global_shape),
               "checkpoint::sharded: rows [{}, {}) do not lie in dim 0 of a {} tensor", rows.begin,
               rows.begin + rows.rows, global_shape);
   const Shape expected = local_shape(global_shape, rows);
   BRISK_CHECK(local.sizes() == expected,
-              "checkpoint::sharded: rows [{}, {}) of a {} tensor are shaped {}, but the local tensor is {}",
-              rows.begin, rows.begin + rows.rows, global_shape, expected,
-              local.describe());
+              "checkpoint::sharded: rows [{}, {}) of a {} tensor are shaped {}, but the local tensor is {}", rows.begin,
+              rows.begin + rows.rows, global_shape, expected, local.describe());
   return {std::move(global_shape), false, rows, std::move(local)};
 }
 

@@ -88,8 +88,8 @@ const Tensor& numbered(const std::vector<Tensor>& params, int64_t k, const std::
 }  // namespace
 
 void save_fsdp_checkpoint(const std::string& directory, nn::Module& model, const optim::Optimizer& optimizer,
-                          const checkpoint::Progress& progress, uint64_t data_seed,
-                          const optim::LRScheduler* scheduler, const checkpoint::Metadata& metadata) {
+                          const checkpoint::Progress& progress, uint64_t data_seed, const optim::LRScheduler* scheduler,
+                          const checkpoint::Metadata& metadata) {
   const Layout layout = layout_of(model, "save_fsdp_checkpoint");
   ProcessGroup& group = *layout.group;
   const std::string owner = fmt::format("save_fsdp_checkpoint '{}' on rank {}", directory, group.rank());
@@ -148,8 +148,8 @@ checkpoint::Checkpoint load_fsdp_checkpoint(const std::string& directory, nn::Mo
     checkpoint::ShardedStateDict model_state;
     for (const auto& [name, tensor] : model.state_dict()) {
       const Sharded* s = layout.find(name);
-      model_state.insert(name, s == nullptr ? checkpoint::replicated(tensor)
-                                            : checkpoint::sharded(tensor, s->global_shape, s->rows));
+      model_state.insert(
+          name, s == nullptr ? checkpoint::replicated(tensor) : checkpoint::sharded(tensor, s->global_shape, s->rows));
     }
     for (const checkpoint::IndexEntry& entry : reader.index().entries) {
       BRISK_CHECK(starts_with(entry.name, kOptimizerPrefix) || model_state.contains(entry.name),

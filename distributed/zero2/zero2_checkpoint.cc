@@ -96,8 +96,8 @@ void save_zero2_checkpoint(const std::string& directory, const nn::Module& model
   checkpoint::save_sharded(directory, state, *shards.group(), run.metadata);
 }
 
-checkpoint::Checkpoint load_zero2_checkpoint(const std::string& directory, nn::Module& model,
-                                             Zero2Optimizer& optimizer, optim::LRScheduler* scheduler) {
+checkpoint::Checkpoint load_zero2_checkpoint(const std::string& directory, nn::Module& model, Zero2Optimizer& optimizer,
+                                             optim::LRScheduler* scheduler) {
   autograd::NoGradGuard no_grad;
   std::string error;
   checkpoint::Checkpoint run;

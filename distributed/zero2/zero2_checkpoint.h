@@ -39,7 +39,7 @@ void save_zero2_checkpoint(const std::string& directory, const nn::Module& model
 // when one was saved. Returns the run's scalars (progress, generator state, data seed,
 // metadata; no tensors); the generator is the caller's to set, once per process. An error on
 // any rank, naming the directory, the entry and what differs, is raised on every rank.
-checkpoint::Checkpoint load_zero2_checkpoint(const std::string& directory, nn::Module& model,
-                                             Zero2Optimizer& optimizer, optim::LRScheduler* scheduler = nullptr);
+checkpoint::Checkpoint load_zero2_checkpoint(const std::string& directory, nn::Module& model, Zero2Optimizer& optimizer,
+                                             optim::LRScheduler* scheduler = nullptr);
 
 }  // namespace brisk::dist

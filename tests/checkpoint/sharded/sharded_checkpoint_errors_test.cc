@@ -46,9 +46,9 @@ TEST_CASE("a missing rank file is named with its rank", "[checkpoint][sharded]")
   ShardedReader reader(dir);
   // Rows of rank 0 only still load; rows of rank 1 name its file.
   CHECK_NOTHROW(reader.read("fc.weight", {0, 5}));
-  CHECK_THROWS_WITH(reader.read("fc.weight", {4, 2}),
-                    Contains("the file of rank 1") && Contains("rank-00001-of-00002.gen-1.safetensors") &&
-                        Contains("missing"));
+  CHECK_THROWS_WITH(reader.read("fc.weight", {4, 2}), Contains("the file of rank 1") &&
+                                                          Contains("rank-00001-of-00002.gen-1.safetensors") &&
+                                                          Contains("missing"));
 }
 
 TEST_CASE("a corrupt byte in a rank file fails its checksum, naming the file and the entry", "[checkpoint][sharded]") {
@@ -127,8 +127,8 @@ TEST_CASE("a corrupt index names the index file and the entry", "[checkpoint][sh
   REQUIRE(at != std::string::npos);
   text.replace(at, from.size(), "\"begin\":6");
   checkpoint::testing::write_bytes(index, std::vector<uint8_t>(text.begin(), text.end()));
-  CHECK_THROWS_WITH(ShardedReader(dir), Contains(index) && Contains("entry \"fc.weight\"") &&
-                                            Contains("rows before it end at 5"));
+  CHECK_THROWS_WITH(ShardedReader(dir),
+                    Contains(index) && Contains("entry \"fc.weight\"") && Contains("rows before it end at 5"));
 }
 
 }  // namespace

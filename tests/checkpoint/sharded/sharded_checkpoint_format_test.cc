@@ -130,10 +130,10 @@ TEST_CASE("a save that fails on one rank fails on every rank, naming it, and lea
     ShardedStateDict state = rank_state(rank, 3, 9);
     // Rank 2's file cannot be written: a tensor name safetensors reserves.
     if (rank == 2) state.insert("__metadata__", sharded(testing::counter(), {3}, {0, 3}));
-    THREAD_CHECK_THROWS_WITH(save_sharded(dir, state, group),
-                             rank == 2 ? Catch::Contains("on rank 2: writing its file") &&
-                                             Catch::Contains("invalid tensor name")
-                                       : Catch::Contains("rank(s) 2 failed") && Catch::Contains(dir));
+    THREAD_CHECK_THROWS_WITH(
+        save_sharded(dir, state, group),
+        rank == 2 ? Catch::Contains("on rank 2: writing its file") && Catch::Contains("invalid tensor name")
+                  : Catch::Contains("rank(s) 2 failed") && Catch::Contains(dir));
   });
   // Generation 2's files of ranks 0 and 1 are there, but no index names them.
   ShardedReader reader(dir);

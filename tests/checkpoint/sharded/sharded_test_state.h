@@ -19,7 +19,7 @@ inline nn::StateDict full_state(double seed = 0) {
     return native::to(native::reshape(t, shape), kCPU, dtype);
   };
   nn::StateDict state;
-  state.insert("fc.weight", counting({10, 3}, kFloat64, 0));   // 3,3,3,1 rows over 4 ranks
+  state.insert("fc.weight", counting({10, 3}, kFloat64, 0));  // 3,3,3,1 rows over 4 ranks
   state.insert("fc.bias", counting({5}, kFloat32, 100));      // 2,2,1,0
   state.insert("scale", counting({}, kFloat64, 200));         // 0-d: rank 0
   state.insert("tiny", counting({2, 2, 2}, kBFloat16, 300));  // 1,1,0,0

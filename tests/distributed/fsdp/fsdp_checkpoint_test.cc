@@ -208,8 +208,8 @@ TEST_CASE("fully_shard: loading into another model or optimizer fails on every r
   run_ranks(2, [&](int rank) {
     FsdpRank r(std::make_shared<ThreadProcessGroup>(world, rank), 2, /*hidden=*/8);
     THREAD_CHECK_THROWS_WITH(load_fsdp_checkpoint(dir, *r.mlp, *r.opt, r.scheduler.get()),
-                             Catch::Contains("\"layers.0.weight\" is float64 [16, 10]") &&
-                                 Catch::Contains("[8, 10]") && Catch::Contains(dir));
+                             Catch::Contains("\"layers.0.weight\" is float64 [16, 10]") && Catch::Contains("[8, 10]") &&
+                                 Catch::Contains(dir));
   });
   auto world2 = std::make_shared<ThreadWorld>(3);
   run_ranks(3, [&](int rank) {

@@ -1,7 +1,7 @@
 // Sharded checkpoints of ZeRO-2 runs (distributed/zero2/zero2_checkpoint.h) on thread ranks:
 // 4 ranks save after 2 steps of Adam with a StepLR; 1, 2, 3 and 4 ranks load, each its own
-// rows, and continue. float64, on the CPU and with rank r on the simulated device sim:r. What proves the re-sharding: right after the load the
-// optimizer state, consolidated, is bitwise the state that was saved, and the parameters and
+// rows, and continue. float64, on the CPU and with rank r on the simulated device sim:r. What proves the re-sharding:
+// right after the load the optimizer state, consolidated, is bitwise the state that was saved, and the parameters and
 // learning rate too, so the continued run is the one any run on that world size continues
 // from that state (checked against a run restored through the consolidated state, the
 // existing path); on 4 ranks it is bitwise the uninterrupted run, on the others within 1e-12.
@@ -88,9 +88,8 @@ std::shared_ptr<ProcessGroup> group_of(const std::shared_ptr<ThreadWorld>& world
 struct Zero2Rank {
   Zero2Rank(std::shared_ptr<ProcessGroup> group, uint64_t seed, int64_t hidden = 5)
       : net(on(make_net(seed, hidden), group->device())), zero2(net, std::move(group)) {
-    opt = std::make_unique<Zero2Optimizer>(*zero2, [](std::vector<Tensor> shards) {
-      return std::make_unique<optim::Adam>(shards, adam_options());
-    });
+    opt = std::make_unique<Zero2Optimizer>(
+        *zero2, [](std::vector<Tensor> shards) { return std::make_unique<optim::Adam>(shards, adam_options()); });
     scheduler = std::make_unique<optim::StepLR>(opt->local_optimizer(), 1, 0.5);
   }
   void step(int s) {
@@ -176,7 +175,8 @@ Saved train_and_save(const std::string& dir, bool sim = false) {
   return out;
 }
 
-TEST_CASE("ZeRO-2: 4 ranks save their shards; 1, 2, 3 and 4 ranks load their rows and continue", "[zero2][checkpoint]") {
+TEST_CASE("ZeRO-2: 4 ranks save their shards; 1, 2, 3 and 4 ranks load their rows and continue",
+          "[zero2][checkpoint]") {
   const bool sim = GENERATE(false, true);
   const std::string dir = brisk::testing::scratch_dir(sim ? "zero2_ckpt_sim" : "zero2_ckpt") + "/ckpt";
   const Saved saved = train_and_save(dir, sim);
@@ -247,9 +247,9 @@ TEST_CASE("ZeRO-2: loading into another model or optimizer fails on every rank, 
   auto world = std::make_shared<ThreadWorld>(2);
   run_ranks(2, [&](int rank) {
     Zero2Rank r(std::make_shared<ThreadProcessGroup>(world, rank), 2, /*hidden=*/4);
-    THREAD_CHECK_THROWS_WITH(load_zero2_checkpoint(dir, *r.net, *r.opt, r.scheduler.get()),
-                             Catch::Contains("\"fc1.weight\" is float64 [5, 6]") && Catch::Contains("[4, 6]") &&
-                                 Catch::Contains(dir));
+    THREAD_CHECK_THROWS_WITH(
+        load_zero2_checkpoint(dir, *r.net, *r.opt, r.scheduler.get()),
+        Catch::Contains("\"fc1.weight\" is float64 [5, 6]") && Catch::Contains("[4, 6]") && Catch::Contains(dir));
   });
   auto world2 = std::make_shared<ThreadWorld>(3);
   run_ranks(3, [&](int rank) {

@@ -46,9 +46,9 @@ void require_close(const checkpoint::Checkpoint& a, const checkpoint::Checkpoint
 TEST_CASE("train --shard zero2 --checkpoint-format sharded: each rank saves its shards; resumes bit for bit",
           "[distributed][train][zero2][checkpoint]") {
   const std::string dir = scratch_dir("train_sharded_checkpoint");
-  const std::vector<std::string> args{"--epochs",           "2",       "--batch-size",         "48",
-                                      "--shard",            "zero2",   "--checkpoint-format", "sharded",
-                                      "--checkpoint-every", "3"};
+  const std::vector<std::string> args{
+      "--epochs",           "2", "--batch-size", "48", "--shard", "zero2", "--checkpoint-format", "sharded",
+      "--checkpoint-every", "3"};
   RunResult r = launch_train(3, with(args, {"--metrics-csv", dir + "/z.csv", "--save", dir + "/z-{step}"}));
   INFO(r.out);
   REQUIRE(r.status == 0);
@@ -62,8 +62,8 @@ TEST_CASE("train --shard zero2 --checkpoint-format sharded: each rank saves its 
   CHECK(saved.find("optimizer/state.0.momentum_buffer") != nullptr);
   const checkpoint::Checkpoint end = checkpoint::load_sharded_checkpoint(dir + "/z-00000012");
 
-  RunResult resumed = launch_train(3, with(args, {"--metrics-csv", dir + "/r.csv", "--resume",
-                                                  dir + "/z-00000003", "--save", dir + "/r-{step}"}));
+  RunResult resumed = launch_train(
+      3, with(args, {"--metrics-csv", dir + "/r.csv", "--resume", dir + "/z-00000003", "--save", dir + "/r-{step}"}));
   INFO(resumed.out);
   REQUIRE(resumed.status == 0);
   CHECK_THAT(resumed.out, Contains("resumed from " + dir + "/z-00000003: epoch 1, batch 3, step 3"));
