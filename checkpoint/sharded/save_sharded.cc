@@ -31,7 +31,11 @@ int64_t next_generation(const std::string& directory) {
     int64_t generation = 0;
     if (parse_rank_file_name(item.path().filename().string(), &generation)) newest = std::max(newest, generation);
   }
-  if (fs::exists(fs::path(directory) / kIndexFileName)) newest = std::max(newest, read_index(directory).generation);
+  // A corrupt index is replaced all the same; its files, named above, still count.
+  try {
+    if (fs::exists(fs::path(directory) / kIndexFileName)) newest = std::max(newest, read_index(directory).generation);
+  } catch (const Error&) {
+  }
   return newest + 1;
 }
 

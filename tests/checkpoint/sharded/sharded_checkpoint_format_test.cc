@@ -120,6 +120,17 @@ TEST_CASE("a save over an older checkpoint replaces it: the next generation, old
                                           "rank-00002-of-00003.gen-2.safetensors"});
 }
 
+TEST_CASE("a save over a checkpoint whose index is corrupt replaces it", "[checkpoint][sharded]") {
+  const std::string dir = checkpoint::testing::scratch_dir("sharded_over_corrupt") + "/ckpt";
+  save_over(dir, 2, 0);
+  checkpoint::testing::write_bytes(dir + "/index.json", {'{', 'x'});
+  CHECK_THROWS_WITH(ShardedReader(dir), Catch::Contains("not valid JSON"));
+  save_over(dir, 2, 4);
+  ShardedReader reader(dir);
+  CHECK(reader.index().generation == 2);
+  for (const auto& [name, full] : full_state(4)) CHECK(same(reader.read(name), full));
+}
+
 TEST_CASE("a save that fails on one rank fails on every rank, naming it, and leaves the older checkpoint",
           "[checkpoint][sharded]") {
   const std::string dir = checkpoint::testing::scratch_dir("sharded_fail") + "/ckpt";
