@@ -119,4 +119,11 @@ Tensor SafetensorsReader::read(const TensorEntry& entry) const {
   return t;
 }
 
+void SafetensorsReader::read_bytes(const TensorEntry& entry, uint64_t offset, uint64_t size, void* out) const {
+  BRISK_CHECK(offset <= entry.end - entry.begin && size <= entry.end - entry.begin - offset,
+              "safetensors '{}': bytes [{}, {}) of tensor \"{}\", which has {}", path_, offset, offset + size,
+              entry.name, entry.end - entry.begin);
+  impl_->file.read(out, size, impl_->data_start + entry.begin + offset, "tensor data");
+}
+
 }  // namespace brisk::checkpoint

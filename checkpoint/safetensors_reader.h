@@ -33,6 +33,9 @@ class SafetensorsReader {
   // The tensor of `entry` (one of header().tensors), on the CPU, checked against its checksum
   // and, for bools, that every byte is 0 or 1.
   Tensor read(const TensorEntry& entry) const;
+  // `size` bytes of `entry`'s data from its byte `offset` on, into `out`, unchecked: the caller
+  // checks them (a sharded checkpoint's block checksums, checkpoint/sharded/rank_file.h).
+  void read_bytes(const TensorEntry& entry, uint64_t offset, uint64_t size, void* out) const;
 
  private:
   struct Impl;

@@ -2,9 +2,30 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "checkpoint/checksums.h"
 #include "tensor/error.h"
 
 namespace brisk::checkpoint {
+
+int64_t block_rows_for(int64_t rows, int64_t row_bytes) {
+  const int64_t by_bytes = kBlockBytes / std::max<int64_t>(1, row_bytes);
+  const int64_t by_count = (rows + kMinBlocks - 1) / kMinBlocks;
+  return std::max<int64_t>(1, std::min(by_bytes, by_count));
+}
+
+std::vector<uint64_t> block_checksums(const void* data, int64_t rows, int64_t row_bytes, int64_t block_rows) {
+  std::vector<uint64_t> out;
+  const char* bytes = static_cast<const char*>(data);
+  for (int64_t begin = 0; begin < rows; begin += block_rows) {
+    const int64_t n = std::min(block_rows, rows - begin);
+    out.push_back(checksum(bytes + begin * row_bytes, static_cast<size_t>(n * row_bytes)));
+  }
+  return out;
+}
 
 std::string encode_rank_file_header(const RankFileHeader& header) {
   nlohmann::ordered_json entries = nlohmann::ordered_json::array();
@@ -15,6 +36,12 @@ std::string encode_rank_file_header(const RankFileHeader& header) {
                                    {"begin", e.rows.begin},
                                    {"rows", e.rows.rows}};
     if (e.replicated) json["replicated"] = true;
+    if (e.block_rows > 0) {
+      json["block_rows"] = e.block_rows;
+      nlohmann::ordered_json blocks = nlohmann::ordered_json::array();
+      for (uint64_t c : e.block_checksums) blocks.push_back(fmt::format("{:016x}", c));
+      json["blocks"] = blocks;
+    }
     entries.push_back(json);
   }
   return nlohmann::ordered_json{
@@ -43,9 +70,15 @@ RankFileHeader read_rank_file_header(const SafetensorsReader& file, int64_t gene
       entry.shape = e.at("shape").get<std::vector<int64_t>>();
       entry.replicated = e.value("replicated", false);
       entry.rows = {e.at("begin").get<int64_t>(), e.at("rows").get<int64_t>()};
+      entry.block_rows = e.value("block_rows", int64_t{0});
+      for (const nlohmann::json& block : e.value("blocks", nlohmann::json::array())) {
+        entry.block_checksums.push_back(std::stoull(block.get<std::string>(), nullptr, 16));
+      }
       header.entries.push_back(std::move(entry));
     }
   } catch (const nlohmann::json::exception& e) {
+    BRISK_FAIL("sharded checkpoint file '{}': metadata \"{}\" is malformed: {}", path, kRankFileKey, e.what());
+  } catch (const std::logic_error& e) {  // a block checksum that is no hex number
     BRISK_FAIL("sharded checkpoint file '{}': metadata \"{}\" is malformed: {}", path, kRankFileKey, e.what());
   }
   BRISK_CHECK(header.generation == generation && header.rank == rank && header.world_size == world_size,

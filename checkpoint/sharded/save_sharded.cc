@@ -45,9 +45,16 @@ void write_rank_file(const std::string& directory, const ShardedStateDict& state
   RankFileHeader header{generation, rank, world_size, {}};
   for (const auto& [name, tensor] : state) {
     BRISK_CHECK(tensor.local.defined(), "entry \"{}\" has no local tensor", name);
-    header.entries.push_back({name, tensor.local.dtype(), tensor.global_shape, tensor.replicated, tensor.rows});
+    RankFileEntry entry{name, tensor.local.dtype(), tensor.global_shape, tensor.replicated, tensor.rows, 0, {}};
     const bool written = tensor.replicated ? rank == 0 && tensor.rows.rows > 0 : tensor.rows.rows > 0;
-    if (written) tensors.insert(name, tensor.local);
+    if (written) {
+      const Tensor host = tensor.local.detach().to(kCPU).contiguous();
+      const int64_t row_bytes = static_cast<int64_t>(host.nbytes()) / tensor.rows.rows;
+      entry.block_rows = block_rows_for(tensor.rows.rows, row_bytes);
+      entry.block_checksums = block_checksums(host.raw_data(), tensor.rows.rows, row_bytes, entry.block_rows);
+      tensors.insert(name, host);
+    }
+    header.entries.push_back(std::move(entry));
   }
   const std::string path = directory + "/" + rank_file_name(rank, world_size, generation);
   save_safetensors(path, tensors, {{kRankFileKey, encode_rank_file_header(header)}}, Checksums::kWrite);

@@ -10,9 +10,10 @@
 //   checkpoint::ShardedReader reader("ckpt/step-100");   // or entry by entry
 //   Tensor full = reader.read("fc.weight");               // the whole tensor, e.g. into a world of one
 //
-// A stored shard is checked against its file's checksum as it is read; a shard that holds any
-// of the requested rows is read whole (the checksums cover whole tensors), so a rank reads at
-// most the saved shards overlapping its rows. Errors are brisk::Error naming the directory,
+// What is read is checked against the file's checksums as it is read: of a stored shard all of
+// whose rows are wanted, the whole tensor's; of one that holds only some wanted rows, only the
+// blocks of rows that hold them (rank_file.h: at most about 1 MiB, and at most a sixteenth of
+// the shard's rows, a block), so a rank reads little more than the rows it asks for. Errors are brisk::Error naming the directory,
 // the file and the entry, and what is wrong: no index, an entry that is absent, a shape or
 // dtype that differs, a rank file that is missing or of another save, a checksum mismatch.
 #include <map>
@@ -47,12 +48,13 @@ class ShardedReader {
   void load(ShardedStateDict& state);
 
  private:
+  struct RankFile;
   const IndexEntry& entry(const std::string& name) const;
-  const SafetensorsReader& file(int rank);
+  const RankFile& file(int rank);
 
   std::string directory_;
   ShardedIndex index_;
-  std::map<int, std::unique_ptr<SafetensorsReader>> files_;
+  std::map<int, std::unique_ptr<RankFile>> files_;
 };
 
 // ShardedReader(directory).load(state), collective over `group` when not null: a failure on

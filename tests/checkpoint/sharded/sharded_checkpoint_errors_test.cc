@@ -22,6 +22,10 @@ using dist::testing::ThreadWorld;
 using testing::rank_state;
 using testing::zero_state;
 
+bool same(const Tensor& a, const Tensor& b) {
+  return a.sizes() == b.sizes() && a.dtype() == b.dtype() && native::equal(a, b);
+}
+
 // A checkpoint saved by 2 thread ranks in a fresh directory.
 std::string saved(const std::string& name) {
   const std::string dir = checkpoint::testing::scratch_dir(name) + "/ckpt";
@@ -60,6 +64,25 @@ TEST_CASE("a corrupt byte in a rank file fails its checksum, naming the file and
   ShardedReader reader(dir);
   CHECK_NOTHROW(reader.read("fc.weight", {0, 5}));
   CHECK_THROWS_WITH(reader.read("tiny"), Contains(file) && Contains("tiny") && Contains("checksum"));
+}
+
+TEST_CASE("some rows of a shard are read and checked block by block: a corrupt row fails only reads of it",
+          "[checkpoint][sharded]") {
+  const std::string dir = saved("sharded_corrupt_row");
+  // Rank 1 of 2 holds rows 5-9 of fc.weight ([10, 3] float64, 24 bytes a row), a block a row.
+  const std::string file = dir + "/rank-00001-of-00002.gen-1.safetensors";
+  std::vector<uint8_t> bytes = checkpoint::testing::read_bytes(file);
+  uint64_t header = 0;
+  for (int i = 7; i >= 0; --i) header = (header << 8) | bytes[static_cast<size_t>(i)];
+  const size_t row_7 = 8 + header + SafetensorsReader(file).find("fc.weight")->begin + 2 * 24;
+  bytes[row_7 + 5] ^= 0x01;
+  checkpoint::testing::write_bytes(file, bytes);
+  ShardedReader reader(dir);
+  CHECK(same(reader.read("fc.weight", {5, 2}), native::narrow(testing::full_state()["fc.weight"], 0, 5, 2)));
+  CHECK(same(reader.read("fc.weight", {8, 2}), native::narrow(testing::full_state()["fc.weight"], 0, 8, 2)));
+  CHECK_THROWS_WITH(reader.read("fc.weight", {6, 3}),
+                    Contains(file) && Contains("rows [2, 3) of tensor \"fc.weight\"") && Contains("checksum"));
+  CHECK_THROWS_WITH(reader.read("fc.weight"), Contains(file) && Contains("fc.weight") && Contains("checksum"));
 }
 
 TEST_CASE("a rank file of another save is refused", "[checkpoint][sharded]") {
