@@ -30,8 +30,8 @@ struct RankFileEntry {
   DType dtype;
   Shape shape;  // global
   bool replicated = false;
-  dist::RowRange rows;  // this rank's; a tensor in the file when rows.rows > 0 (replicated: rank 0 only)
-  int64_t block_rows = 0;                // of the tensor in the file; 0 when there is none
+  dist::RowRange rows;     // this rank's; a tensor in the file when rows.rows > 0 (replicated: rank 0 only)
+  int64_t block_rows = 0;  // of the tensor in the file; 0 when there is none
   std::vector<uint64_t> block_checksums;  // one per block of block_rows rows
 };
 

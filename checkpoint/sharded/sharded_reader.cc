@@ -67,12 +67,12 @@ namespace {
 
 // Rows [first, first + count) of a stored shard of `shard_rows` rows, read block by block from
 // `file` and checked against the blocks' checksums, into `out`.
-void read_rows(const SafetensorsReader& file, const TensorEntry& stored, const RankFileEntry& meta,
-               int64_t shard_rows, int64_t first, int64_t count, void* out, const std::string& directory) {
+void read_rows(const SafetensorsReader& file, const TensorEntry& stored, const RankFileEntry& meta, int64_t shard_rows,
+               int64_t first, int64_t count, void* out, const std::string& directory) {
   const int64_t block = meta.block_rows;
   BRISK_CHECK(block > 0 && static_cast<int64_t>(meta.block_checksums.size()) == (shard_rows + block - 1) / block,
-              "sharded checkpoint '{}': '{}' has no block checksums of \"{}\" for its {} rows", directory,
-              file.path(), stored.name, shard_rows);
+              "sharded checkpoint '{}': '{}' has no block checksums of \"{}\" for its {} rows", directory, file.path(),
+              stored.name, shard_rows);
   const int64_t row_bytes = static_cast<int64_t>(stored.end - stored.begin) / shard_rows;
   const int64_t first_block = first / block, last_block = (first + count - 1) / block;
   const int64_t row0 = first_block * block, row_end = std::min((last_block + 1) * block, shard_rows);
@@ -84,7 +84,8 @@ void read_rows(const SafetensorsReader& file, const TensorEntry& stored, const R
     BRISK_CHECK(got == meta.block_checksums[static_cast<size_t>(b)],
                 "sharded checkpoint '{}': '{}': rows [{}, {}) of tensor \"{}\" (its bytes [{}, {})) do not match "
                 "their checksum: the file is corrupt",
-                directory, file.path(), begin, begin + rows, stored.name, begin * row_bytes, (begin + rows) * row_bytes);
+                directory, file.path(), begin, begin + rows, stored.name, begin * row_bytes,
+                (begin + rows) * row_bytes);
   }
   std::memcpy(out, bytes.data() + (first - row0) * row_bytes, static_cast<size_t>(count * row_bytes));
 }

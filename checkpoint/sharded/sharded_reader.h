@@ -13,9 +13,9 @@
 // What is read is checked against the file's checksums as it is read: of a stored shard all of
 // whose rows are wanted, the whole tensor's; of one that holds only some wanted rows, only the
 // blocks of rows that hold them (rank_file.h: at most about 1 MiB, and at most a sixteenth of
-// the shard's rows, a block), so a rank reads little more than the rows it asks for. Errors are brisk::Error naming the directory,
-// the file and the entry, and what is wrong: no index, an entry that is absent, a shape or
-// dtype that differs, a rank file that is missing or of another save, a checksum mismatch.
+// the shard's rows, a block), so a rank reads little more than the rows it asks for. Errors are brisk::Error naming the
+// directory, the file and the entry, and what is wrong: no index, an entry that is absent, a shape or dtype that
+// differs, a rank file that is missing or of another save, a checksum mismatch.
 #include <map>
 #include <memory>
 #include <string>
