@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/checksums.h"
 #include "checkpoint/compatibility.h"
 #include "checkpoint/safetensors.h"
@@ -10,7 +11,6 @@
 namespace brisk::checkpoint {
 namespace {
 
-constexpr const char* kOptimizerPrefix = "optimizer/";
 // The layout's version: 2 since checksums (checkpoint/checksums.h). Version 1, written before
 // any release, is refused.
 constexpr const char* kVersion = "2";
@@ -82,7 +82,7 @@ void restore(const Checkpoint& checkpoint, nn::Module& model, optim::Optimizer& 
   default_generator().set_state(checkpoint.generator);
 }
 
-void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
+nn::StateDict checkpoint_tensors(const Checkpoint& checkpoint, const std::string& path) {
   nn::StateDict tensors;
   for (const auto& [name, tensor] : checkpoint.model) {
     BRISK_CHECK(!starts_with(name, kOptimizerPrefix),
@@ -91,7 +91,10 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
     tensors.insert(name, tensor);
   }
   for (const auto& [name, tensor] : checkpoint.optimizer.tensors) tensors.insert(kOptimizerPrefix + name, tensor);
+  return tensors;
+}
 
+Metadata checkpoint_metadata(const Checkpoint& checkpoint, const std::string& path) {
   Metadata metadata;
   for (const auto& [key, value] : checkpoint.metadata) {
     BRISK_CHECK(key != "format" && !starts_with(key, "brisk."),
@@ -108,12 +111,21 @@ void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
       nlohmann::json{{"seed", checkpoint.generator.seed}, {"offset", checkpoint.generator.offset}}.dump();
   metadata["brisk.data_seed"] = std::to_string(checkpoint.data_seed);
   if (!checkpoint.scheduler.is_null()) metadata["brisk.scheduler"] = checkpoint.scheduler.dump();
-  save_safetensors(path, tensors, metadata, Checksums::kWrite);
+  return metadata;
+}
+
+void save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
+  save_safetensors(path, checkpoint_tensors(checkpoint, path), checkpoint_metadata(checkpoint, path),
+                   Checksums::kWrite);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
   Safetensors file = load_safetensors(path);
-  const Metadata& metadata = file.metadata;
+  return checkpoint_from(file.tensors, file.metadata, file.checksums_verified, path);
+}
+
+Checkpoint checkpoint_from(const nn::StateDict& tensors, const Metadata& metadata, bool checksums_verified,
+                           const std::string& path) {
   BRISK_CHECK(metadata.count("brisk.checkpoint") != 0,
               "checkpoint '{}': no \"brisk.checkpoint\" in the safetensors metadata: a safetensors file, but not a "
               "Brisk checkpoint (read its weights with load_safetensors)",
@@ -124,14 +136,14 @@ Checkpoint load_checkpoint(const std::string& path) {
               "without checksums, predates any release: save the checkpoint again with a build of its time)",
               path, version, kVersion);
   // A checksums entry whose key a corruption changed reads as none.
-  BRISK_CHECK(file.checksums_verified,
+  BRISK_CHECK(checksums_verified,
               "checkpoint '{}': no \"{}\" in the safetensors metadata, which checkpoints of version {} have: the "
               "header is corrupt",
               path, kChecksumsKey, kVersion);
 
   Checkpoint out;
   out.path = path;
-  for (const auto& [name, tensor] : file.tensors) {
+  for (const auto& [name, tensor] : tensors) {
     if (starts_with(name, kOptimizerPrefix)) {
       out.optimizer.tensors[name.substr(std::string(kOptimizerPrefix).size())] = tensor;
     } else {

@@ -1,12 +1,5 @@
 #include "checkpoint/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -14,76 +7,13 @@
 #include "autograd/ops.h"
 #include "checkpoint/atomic_file.h"
 #include "checkpoint/checksums.h"
+#include "checkpoint/safetensors_reader.h"
 #include "tensor/error.h"
 
 namespace brisk::checkpoint {
-namespace {
 
 // safetensors stores little-endian bytes; Brisk's tensors hold the host's.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors I/O assumes a little-endian host");
-
-// An open file descriptor, closed at scope exit.
-class ReadFile {
- public:
-  explicit ReadFile(const std::string& path) : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-    BRISK_CHECK(fd_ >= 0, "safetensors '{}': cannot open: {}", path, std::strerror(errno));
-    struct stat info {};
-    BRISK_CHECK(::fstat(fd_, &info) == 0 && S_ISREG(info.st_mode), "safetensors '{}': not a regular file", path);
-    size_ = static_cast<uint64_t>(info.st_size);
-  }
-  ~ReadFile() { ::close(fd_); }
-  ReadFile(const ReadFile&) = delete;
-  ReadFile& operator=(const ReadFile&) = delete;
-
-  uint64_t size() const { return size_; }
-
-  // `size` bytes at `offset`, which the caller has checked lie inside the file.
-  void read(void* out, uint64_t size, uint64_t offset, const char* what) const {
-    char* bytes = static_cast<char*>(out);
-    while (size > 0) {
-      ssize_t n = ::pread(fd_, bytes, size, static_cast<off_t>(offset));
-      if (n < 0 && errno == EINTR) continue;
-      BRISK_CHECK(n > 0, "safetensors '{}': reading {} at byte {} failed: {}", path_, what, offset,
-                  n == 0 ? "unexpected end of file" : std::strerror(errno));
-      bytes += n;
-      size -= static_cast<uint64_t>(n);
-      offset += static_cast<uint64_t>(n);
-    }
-  }
-
- private:
-  std::string path_;
-  int fd_;
-  uint64_t size_ = 0;
-};
-
-uint64_t read_header_length(const ReadFile& file, const std::string& path) {
-  BRISK_CHECK(file.size() >= kHeaderLengthBytes,
-              "safetensors '{}': the file is {} bytes, too short for the 8-byte header length at byte 0", path,
-              file.size());
-  uint8_t bytes[kHeaderLengthBytes];
-  file.read(bytes, kHeaderLengthBytes, 0, "the header length");
-  uint64_t length = 0;
-  for (int i = kHeaderLengthBytes - 1; i >= 0; --i) length = (length << 8) | bytes[i];
-  BRISK_CHECK(length <= kMaxHeaderBytes, "safetensors '{}': the header length at byte 0 is {}, over the limit of {}",
-              path, length, kMaxHeaderBytes);
-  BRISK_CHECK(length <= file.size() - kHeaderLengthBytes,
-              "safetensors '{}': the header length at byte 0 says the header ends at byte {}, but the file ends at "
-              "byte {} (truncated?)",
-              path, kHeaderLengthBytes + length, file.size());
-  return length;
-}
-
-// A bool other than 0 or 1 would be undefined behaviour in C++, so it is a corrupt file.
-void check_bools(const Tensor& t, const TensorEntry& entry, uint64_t data_start, const std::string& path) {
-  const uint8_t* bytes = static_cast<const uint8_t*>(t.raw_data());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    BRISK_CHECK(bytes[i] <= 1, "safetensors '{}': tensor \"{}\" (BOOL) has byte {} at file byte {}; bools are 0 or 1",
-                path, entry.name, bytes[i], data_start + entry.begin + i);
-  }
-}
-
-}  // namespace
 
 void save_safetensors(const std::string& path, const nn::StateDict& tensors, const Metadata& metadata,
                       Checksums checksums) {
@@ -120,27 +50,12 @@ void save_safetensors(const std::string& path, const nn::StateDict& tensors, con
 }
 
 Safetensors load_safetensors(const std::string& path) {
-  ReadFile file(path);
-  uint64_t length = read_header_length(file, path);
-  std::string text(length, '\0');
-  file.read(text.data(), length, kHeaderLengthBytes, "the header");
-  const uint64_t data_start = kHeaderLengthBytes + length;
-  SafetensorsHeader header = parse_header(text, file.size() - data_start, path);
-  std::optional<ChecksumVerifier> verifier;
-  auto checksums = header.metadata.find(kChecksumsKey);
-  if (checksums != header.metadata.end()) verifier.emplace(header, checksums->second, path);
-
+  SafetensorsReader file(path);
   Safetensors out;
-  for (const TensorEntry& entry : header.tensors) {
-    Tensor t = empty(entry.shape, entry.dtype);
-    file.read(t.raw_data(), entry.end - entry.begin, data_start + entry.begin, "tensor data");
-    if (verifier) verifier->check_data(entry, t.raw_data(), data_start + entry.begin);
-    if (entry.dtype == kBool) check_bools(t, entry, data_start, path);
-    out.tensors.insert(entry.name, t);
-  }
-  header.metadata.erase(kChecksumsKey);
-  out.metadata = std::move(header.metadata);
-  out.checksums_verified = verifier.has_value();
+  for (const TensorEntry& entry : file.header().tensors) out.tensors.insert(entry.name, file.read(entry));
+  out.metadata = file.header().metadata;
+  out.metadata.erase(kChecksumsKey);
+  out.checksums_verified = file.has_checksums();
   return out;
 }
 

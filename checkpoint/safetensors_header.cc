@@ -25,14 +25,6 @@ constexpr DTypeName kDTypeNames[] = {
     {kUInt8, "U8"},    {kBool, "BOOL"},   {kBFloat16, "BF16"}, {kFloat16, "F16"},
 };
 
-// "F32", "F64", "I64", "I32", "U8", "BOOL", "BF16", "F16".
-const char* safetensors_dtype_name(DType dtype) {
-  for (const DTypeName& d : kDTypeNames) {
-    if (d.dtype == dtype) return d.name;
-  }
-  BRISK_FAIL("safetensors: no name for dtype {}", dtype);
-}
-
 ordered_json entry_json(const TensorEntry& t) {
   return {{"dtype", safetensors_dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {t.begin, t.end}}};
 }
@@ -102,13 +94,9 @@ TensorEntry parse_entry(const std::string& name, const ordered_json& value, cons
   TensorEntry entry;
   entry.name = name;
   const ordered_json& dtype = value["dtype"];
-  auto known = std::find_if(std::begin(kDTypeNames), std::end(kDTypeNames), [&](const DTypeName& d) {
-    return dtype.is_string() && dtype.get<std::string>() == d.name;
-  });
-  if (known == std::end(kDTypeNames)) {
+  if (!dtype.is_string() || !parse_safetensors_dtype(dtype.get<std::string>(), &entry.dtype)) {
     fail(fmt::format("unsupported dtype {} (Brisk reads F32, F64, I64, I32, U8, BOOL, BF16, F16)", dtype.dump()));
   }
-  entry.dtype = known->dtype;
 
   const ordered_json& shape = value["shape"];
   if (!shape.is_array()) fail(fmt::format("\"shape\" should be a list of sizes, got {}", shape.dump()));
@@ -134,7 +122,7 @@ TensorEntry parse_entry(const std::string& name, const ordered_json& value, cons
   if (entry.end < entry.begin) fail(fmt::format("\"data_offsets\" {} end before they begin", offsets.dump()));
   if (entry.end - entry.begin != bytes) {
     fail(fmt::format("\"data_offsets\" {} hold {} bytes, but {} {} needs {}", offsets.dump(), entry.end - entry.begin,
-                     known->name, shape.dump(), bytes));
+                     safetensors_dtype_name(entry.dtype), shape.dump(), bytes));
   }
   return entry;
 }
@@ -166,6 +154,23 @@ void check_coverage(const std::vector<TensorEntry>& tensors, uint64_t data_bytes
 }
 
 }  // namespace
+
+const char* safetensors_dtype_name(DType dtype) {
+  for (const DTypeName& d : kDTypeNames) {
+    if (d.dtype == dtype) return d.name;
+  }
+  BRISK_FAIL("safetensors: no name for dtype {}", dtype);
+}
+
+bool parse_safetensors_dtype(const std::string& name, DType* dtype) {
+  for (const DTypeName& d : kDTypeNames) {
+    if (name == d.name) {
+      *dtype = d.dtype;
+      return true;
+    }
+  }
+  return false;
+}
 
 std::string encode_entry(const TensorEntry& entry) { return entry_json(entry).dump(); }
 

@@ -43,6 +43,11 @@ constexpr uint64_t kHeaderLengthBytes = 8;
 // cannot make the reader allocate gigabytes.
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
 
+// A dtype's safetensors name: "F32", "F64", "I64", "I32", "U8", "BOOL", "BF16", "F16".
+const char* safetensors_dtype_name(DType dtype);
+// The dtype of a safetensors name; false for a name Brisk does not read.
+bool parse_safetensors_dtype(const std::string& name, DType* dtype);
+
 // The JSON of one tensor's header entry, as the header holds it:
 // {"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}.
 std::string encode_entry(const TensorEntry& entry);

@@ -68,9 +68,14 @@ bool match(const ParsedPattern& pattern, const std::string& name, uint64_t& numb
   return true;
 }
 
-bool is_regular_file(const std::string& path) {
+// A checkpoint file, or a sharded checkpoint's directory once its index is written
+// (checkpoint/sharded/sharded_index.h).
+bool is_complete_checkpoint(const std::string& path) {
   struct stat info {};
-  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+  if (::stat(path.c_str(), &info) != 0) return false;
+  if (S_ISREG(info.st_mode)) return true;
+  const std::string index = path + "/index.json";
+  return S_ISDIR(info.st_mode) && ::stat(index.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
 // The directory to list for `pattern`'s files.
@@ -97,7 +102,7 @@ std::string checkpoint_path(const std::string& pattern, const Progress& progress
 std::vector<std::string> list_checkpoints(const std::string& pattern) {
   const ParsedPattern parsed = parse(pattern);
   if (parsed.placeholder == Placeholder::kNone) {
-    if (is_regular_file(pattern)) return {pattern};
+    if (is_complete_checkpoint(pattern)) return {pattern};
     return {};
   }
   const std::string directory = listed_directory(parsed);
@@ -109,7 +114,7 @@ std::vector<std::string> list_checkpoints(const std::string& pattern) {
   while (dirent* entry = ::readdir(dir)) {
     uint64_t number = 0;
     const std::string path = parsed.directory + entry->d_name;
-    if (match(parsed, entry->d_name, number) && is_regular_file(path)) found.emplace_back(number, path);
+    if (match(parsed, entry->d_name, number) && is_complete_checkpoint(path)) found.emplace_back(number, path);
   }
   ::closedir(dir);
   std::sort(found.begin(), found.end());

@@ -8,7 +8,9 @@
 //   "runs/a/model.safetensors"            one file, each checkpoint replacing the one before
 //
 // The newest checkpoint of a pattern is the one with the largest number (not the newest file
-// time). Every file of a pattern is complete (checkpoint/atomic_file.h).
+// time). Every file of a pattern is complete (checkpoint/atomic_file.h); a pattern may also
+// name sharded checkpoints' directories (train --checkpoint-format sharded), which count once
+// their index exists (checkpoint/sharded/sharded_index.h).
 #include <optional>
 #include <string>
 #include <vector>

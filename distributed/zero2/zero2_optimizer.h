@@ -51,6 +51,9 @@ class Zero2Optimizer {
   optim::Optimizer& local_optimizer() { return *local_; }
   const optim::Optimizer& local_optimizer() const { return *local_; }
   const ParameterShards& shards() const { return shards_; }
+  // The parameter index (into shards().params()) of each of the local optimizer's parameters,
+  // in its order: how its state dict, and a consolidated one, number them.
+  const std::vector<size_t>& local_order() const { return local_order_; }
   int rank() const { return shards_.group()->rank(); }
 
   // Collective: gathers every rank's shard state onto rank `to`, which keeps it for

@@ -7,6 +7,7 @@
 
 #include "checkpoint/compatibility.h"
 #include "checkpoint/save_pattern.h"
+#include "checkpoint/sharded/sharded_checkpoint.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tools/train/optimization.h"
@@ -40,9 +41,15 @@ std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
   return newest;
 }
 
+bool saves_sharded_checkpoints(const TrainOptions& options, const dist::DistributedContext& run) {
+  return options.checkpoint_format == "sharded" && options.shard == "zero2" && run.enabled;
+}
+
 checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
-                                    const dist::DistributedContext& run) {
-  checkpoint::Checkpoint ckpt = checkpoint::load_checkpoint(path);
+                                    const dist::DistributedContext& run, bool tensors) {
+  checkpoint::Checkpoint ckpt = !checkpoint::is_sharded_checkpoint_path(path) ? checkpoint::load_checkpoint(path)
+                                : tensors ? checkpoint::load_sharded_checkpoint(path)
+                                          : checkpoint::load_sharded_checkpoint_metadata(path);
   checkpoint::Metadata compared = run_metadata(options, run);
   compared.erase("seed");  // the checkpoint's generator state replaces the seed
   checkpoint::check_metadata(ckpt, compared);

@@ -29,10 +29,16 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::Distr
 // its first checkpoint starts afresh).
 std::optional<std::string> checkpoint_to_resume(const TrainOptions& options);
 
-// The checkpoint at `path`, after checking that it comes from a run like this one. Every
-// rank of a distributed run loads the same file.
+// Whether this run saves sharded checkpoints (--checkpoint-format sharded, distributed
+// --shard zero2) and so resumes from one by loading only its own rows.
+bool saves_sharded_checkpoints(const TrainOptions& options, const dist::DistributedContext& run);
+
+// The checkpoint at `path` (a file, or a sharded checkpoint's directory), after checking that
+// it comes from a run like this one. Every rank of a distributed run loads the same one; of a
+// sharded checkpoint, with `tensors` false, only the run's scalars (restore_zero2 loads the
+// rest).
 checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
-                                    const dist::DistributedContext& run);
+                                    const dist::DistributedContext& run, bool tensors = true);
 
 // Rank 0's writer of --save's checkpoints, after removing the temporary files that killed
 // writes of them left behind.

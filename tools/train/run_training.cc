@@ -14,6 +14,8 @@
 
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_writer.h"
+#include "checkpoint/save_pattern.h"
+#include "checkpoint/sharded/sharded_checkpoint.h"
 #include "cuda/conv_algorithm_cache.h"
 #include "data/data_loader.h"
 #include "data/distributed_sampler.h"
@@ -22,6 +24,7 @@
 #include "distributed/distributed.h"
 #include "distributed/init_distributed.h"
 #include "distributed/nn/sync_batchnorm.h"
+#include "distributed/zero2/zero2_checkpoint.h"
 #include "distributed/zero2/zero2_data_parallel.h"
 #include "models/registry.h"
 #include "nn/functional.h"
@@ -110,8 +113,18 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
   const Device device = run.device;
   manual_seed(options.seed);
+  // --checkpoint-format sharded: each rank saves its shards and, resuming from such a
+  // checkpoint, loads only its rows once the model is built (`resume_shards`).
+  const bool sharded_checkpoints = saves_sharded_checkpoints(options, run);
+  BRISK_CHECK(sharded_checkpoints || options.checkpoint_format != "sharded",
+              "--checkpoint-format sharded saves each rank's shards of a distributed --shard zero2 run; one process "
+              "trains unsharded (use --checkpoint-format single)");
   std::optional<checkpoint::Checkpoint> resumed;
-  if (std::optional<std::string> path = checkpoint_to_resume(options)) resumed = load_resumed(*path, options, run);
+  bool resume_shards = false;
+  if (std::optional<std::string> path = checkpoint_to_resume(options)) {
+    resume_shards = sharded_checkpoints && checkpoint::is_sharded_checkpoint_path(*path);
+    resumed = load_resumed(*path, options, run, /*tensors=*/!resume_shards);
+  }
   // Each rank looked for the newest checkpoint itself.
   if (options.resume == kResumeAuto) check_same_resume_step(resumed ? resumed->progress.step : -1, run);
 
@@ -154,7 +167,10 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   }
 
   checkpoint::Progress progress;
-  if (resumed && sharding.optimizer) {
+  if (resume_shards) {
+    dist::load_zero2_checkpoint(resumed->path, *model, *sharding.zero2, scheduler.get());
+    default_generator().set_state(resumed->generator);
+  } else if (resumed && sharding.optimizer) {
     restore_sharded(*resumed, options, *model, *sharding.optimizer, scheduler.get());
   } else if (resumed) {
     checkpoint::restore(*resumed, *model, *optimizer, scheduler.get());
@@ -200,10 +216,10 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   }
   // Rank 0 writes the checkpoints, in the background, from copies taken between steps.
   std::unique_ptr<checkpoint::CheckpointWriter> writer;
-  if (run.is_main() && !options.save.empty()) writer = make_checkpoint_writer(options);
+  if (run.is_main() && !options.save.empty() && !sharded_checkpoints) writer = make_checkpoint_writer(options);
   // Every rank, when the run saves: a sharded optimizer's state gathered onto rank 0 (collective).
   auto consolidated_state = [&]() -> std::optional<optim::OptimizerState> {
-    if (options.save.empty() || !sharding.optimizer) return std::nullopt;
+    if (options.save.empty() || !sharding.optimizer || sharded_checkpoints) return std::nullopt;
     return sharding.optimizer->consolidated_state_dict(0);
   };
   auto checkpoint_now = [&](const checkpoint::Progress& at, std::optional<optim::OptimizerState> sharded_state) {
@@ -213,6 +229,16 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     if (scaler.is_enabled()) ckpt.metadata["grad_scaler"] = scaler.state_dict().dump();
     if (hooks) hooks->before_checkpoint(at);
     writer->save(ckpt);
+  };
+  // --checkpoint-format sharded, on every rank (collective): each its own rows, synchronously.
+  auto save_shards = [&](const checkpoint::Progress& at) {
+    if (options.save.empty() || !sharded_checkpoints) return;
+    checkpoint::Metadata metadata = run_metadata(options, run);
+    if (scaler.is_enabled()) metadata["grad_scaler"] = scaler.state_dict().dump();
+    if (hooks) hooks->before_checkpoint(at);
+    const std::string directory = checkpoint::checkpoint_path(resolve_path(options.save), at);
+    dist::save_zero2_checkpoint(directory, *model, *sharding.zero2, at, data_seed, scheduler.get(), metadata);
+    spdlog::info("saved the sharded checkpoint {} (step {}, {} ranks)", directory, at.step, run.world_size);
   };
   std::optional<StepProfiler> step_profiler;
   if (auto range = parse_step_range(options.profile_steps)) {
@@ -263,6 +289,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
             if (mid_epoch && (stop || (options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0))) {
               std::optional<optim::OptimizerState> sharded_state = consolidated_state();
               if (writer) checkpoint_now(p, std::move(sharded_state));
+              save_shards(p);
             }
             if (stop) throw Preempted{};
           },
@@ -284,6 +311,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     row.seconds = seconds_since(epoch_start);
     preempted = preemption.stop_after(progress.step);  // after the epoch's checkpoint, below
     std::optional<optim::OptimizerState> sharded_state = consolidated_state();
+    save_shards(progress);
     if (!run.is_main()) {
       if (preempted) break;
       continue;

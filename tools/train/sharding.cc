@@ -22,7 +22,9 @@ ShardedTraining shard_training(const TrainOptions& options, const std::shared_pt
     out.trained = ddp;
   } else if (options.shard == "zero2") {
     auto zero2 = std::make_shared<dist::Zero2DataParallelImpl<std::shared_ptr<nn::Module>>>(model, run.group);
-    out.optimizer = sharded(std::make_unique<dist::Zero2Optimizer>(*zero2, factory));
+    auto optimizer = std::make_unique<dist::Zero2Optimizer>(*zero2, factory);
+    out.zero2 = optimizer.get();
+    out.optimizer = sharded(std::move(optimizer));
     out.trained = zero2;
   } else {
     BRISK_FAIL("shard_training: --shard {} does not shard the training state", options.shard);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "distributed/init_distributed.h"
+#include "distributed/zero2/zero2_optimizer.h"
 #include "nn/module.h"
 #include "tools/train/train_options.h"
 #include "train/sharded_optimizer.h"
@@ -23,6 +24,7 @@ const std::vector<std::string>& shard_modes();
 struct ShardedTraining {
   std::shared_ptr<nn::Module> trained;          // what train_epoch trains; its parameters are the model's
   std::unique_ptr<ShardedOptimizer> optimizer;  // over this rank's shard
+  dist::Zero2Optimizer* zero2 = nullptr;        // --shard zero2: the one `optimizer` drives
 };
 
 // `model` (on run.device) wrapped and given its optimizer as options.shard says; collective.

@@ -38,6 +38,9 @@ struct TrainOptions {
   std::string save;
   int64_t checkpoint_every = 0;  // steps between checkpoints within epochs; 0: after each epoch only
   int64_t keep_checkpoints = 0;  // the newest N of --save's checkpoints kept; 0: all
+  // "single": one file per checkpoint, written by rank 0; "sharded": one directory, each rank
+  // writing its shards (--shard zero2; checkpoint/sharded/)
+  std::string checkpoint_format = "single";
   std::string resume;            // checkpoint to continue from, or kResumeAuto; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
@@ -68,7 +71,8 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 // Raises brisk::Error naming the flags for settings that do not go together: --nesterov
 // without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
 // --accumulate does not divide, a --profile-steps that is not A-B, --checkpoint-every or
-// --keep-checkpoints without a --save pattern that names their files apart, --resume auto
+// --keep-checkpoints without a --save pattern that names their files apart (or with sharded
+// checkpoints), --checkpoint-format sharded without --shard zero2, --resume auto
 // without --save, --cuda-graph with a setting whose step a replay would get wrong (adamw, fp16,
 // --accumulate, a per-step schedule, --shard other than none).
 void check_train_options(const TrainOptions& options);
