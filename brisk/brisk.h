@@ -29,6 +29,7 @@
 #include "distributed/join.h"
 #include "distributed/nn/sync_batchnorm.h"
 #include "distributed/zero/zero_redundancy_optimizer.h"
+#include "distributed/zero2/zero2_data_parallel.h"
 #include "library/library.h"
 #include "nn/nn.h"
 #include "optim/optim.h"

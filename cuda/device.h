@@ -23,6 +23,9 @@ void set_device(int device);
 // Waits until all work on `device`, on every stream, has finished.
 void synchronize(int device);
 void synchronize();
+// Waits until the work queued so far on this thread's current stream of `device`
+// (cuda/stream.h) has finished: what a host reader of that work's results waits for.
+void synchronize_current_stream(int device);
 // Raises brisk::Error unless `device` can be used, saying why not: built without CUDA, no
 // CUDA driver found / driver too old (with CUDA's own message), no CUDA GPU present, or an
 // index past the last device. Never falls back to the CPU.

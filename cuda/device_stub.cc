@@ -22,6 +22,7 @@ int current_device() {
 void set_device(int device) { check_device(device); }
 void synchronize(int device) { check_device(device); }
 void synchronize() { check_device(0); }
+void synchronize_current_stream(int device) { check_device(device); }
 DeviceGuard::DeviceGuard(int device) : previous_(0), device_(device) { check_device(device); }
 DeviceGuard::~DeviceGuard() = default;
 

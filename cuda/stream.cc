@@ -25,6 +25,11 @@ void set_current_stream(int device, cudaStream_t stream) {
   current_streams[device] = stream;
 }
 
+void synchronize_current_stream(int device) {
+  DeviceGuard guard(device);  // the default stream's handle means the current device's
+  BRISK_CUDA_CHECK(cudaStreamSynchronize(current_stream(device)));
+}
+
 Stream::Stream(int device, int priority) : device_(device) {
   DeviceGuard guard(device);
   BRISK_CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, priority));

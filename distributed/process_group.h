@@ -51,6 +51,11 @@ struct ProcessGroupOptions {
   // 300 s / 30 s (distributed/rendezvous.h). Separate from `timeout`, the collectives'.
   std::optional<std::chrono::milliseconds> rendezvous_timeout;
   std::optional<std::chrono::milliseconds> rendezvous_progress_interval;
+  // MPI only, for a group on an accelerator: true passes device pointers to MPI (a CUDA-aware
+  // library), false stages the tensors through host memory. Unset: the environment's
+  // BRISK_MPI_CUDA_DIRECT (1, 0 or auto), else auto: direct on CUDA when the library reports
+  // CUDA awareness, staged otherwise (distributed/mpi/transport_mode.h).
+  std::optional<bool> mpi_cuda_direct;
 };
 
 // In a backend's class body: its overrides of every operation of ProcessGroup (below).

@@ -33,7 +33,8 @@ std::vector<Tensor> GradScaler::params_of(const Optimizer& optimizer) {
   return params;
 }
 
-void GradScaler::unscale_params(const void* optimizer, const std::vector<Tensor>& params) {
+void GradScaler::unscale_params(const void* optimizer, const std::vector<Tensor>& params,
+                                const FoundInfReduction& reduce) {
   if (!options_.enabled()) return;
   PerOptimizer& state = per_optimizer_[optimizer];
   BRISK_CHECK(state.stage != Stage::Stepped, "GradScaler: unscale_() is being called after step()");
@@ -52,10 +53,16 @@ void GradScaler::unscale_params(const void* optimizer, const std::vector<Tensor>
     }
     native::non_finite_check_and_unscale_(grad, found->second, inv_scale);
   }
+  if (reduce) {
+    std::vector<Tensor> flags;
+    for (const auto& [device, found_inf] : state.found_inf) flags.push_back(found_inf);
+    Tensor agreed = reduce(flags);
+    state.found_inf = {{agreed.device().str(), agreed}};
+  }
   state.stage = Stage::Unscaled;
 }
 
-bool GradScaler::step_params(const void* optimizer, const std::vector<Tensor>& params,
+bool GradScaler::step_params(const void* optimizer, const std::vector<Tensor>& params, const FoundInfReduction& reduce,
                              const std::function<void()>& step) {
   if (!options_.enabled()) {
     step();
@@ -63,7 +70,7 @@ bool GradScaler::step_params(const void* optimizer, const std::vector<Tensor>& p
   }
   BRISK_CHECK(per_optimizer_[optimizer].stage != Stage::Stepped,
               "GradScaler: step() has already been called on this optimizer since the last update()");
-  if (per_optimizer_[optimizer].stage == Stage::Ready) unscale_params(optimizer, params);
+  if (per_optimizer_[optimizer].stage == Stage::Ready) unscale_params(optimizer, params, reduce);
   PerOptimizer& state = per_optimizer_[optimizer];
   // The one host synchronization of the iteration: one element per device.
   double found = 0.0;

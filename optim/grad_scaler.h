@@ -20,7 +20,10 @@
 //   }
 //
 // The optimizer argument may be any object with params() and step()
-// (dist::ZeroRedundancyOptimizer).
+// (dist::ZeroRedundancyOptimizer). One whose gradients are sharded over ranks
+// (dist::Zero2Optimizer) also has Tensor all_reduce_found_inf(const std::vector<Tensor>&):
+// unscale_ hands it this rank's found-inf flags and keeps the flag it returns, the same on
+// every rank, so that every rank skips the same steps (torch's ShardedGradScaler).
 #include <functional>
 #include <map>
 #include <optional>
@@ -60,13 +63,13 @@ class GradScaler {
   // when it has not been.
   template <typename Opt>
   void unscale_(Opt& optimizer) {
-    unscale_params(&optimizer, params_of(optimizer));
+    unscale_params(&optimizer, params_of(optimizer), found_inf_reduction(optimizer, 0));
   }
   // optimizer.step() unless unscale_ found an inf or NaN; returns whether it stepped.
   // Once per optimizer between update()s.
   template <typename Opt>
   bool step(Opt& optimizer) {
-    return step_params(&optimizer, params_of(optimizer), [&] { optimizer.step(); });
+    return step_params(&optimizer, params_of(optimizer), found_inf_reduction(optimizer, 0), [&] { optimizer.step(); });
   }
   // After the step(s) of an iteration: the scale times backoff_factor if any optimizer's
   // gradients held an inf or NaN, else times growth_factor after growth_interval clean
@@ -97,8 +100,20 @@ class GradScaler {
   static std::vector<Tensor> params_of(const Opt& optimizer) {
     return optimizer.params();
   }
-  void unscale_params(const void* optimizer, const std::vector<Tensor>& params);
-  bool step_params(const void* optimizer, const std::vector<Tensor>& params, const std::function<void()>& step);
+  // A sharded optimizer's all_reduce_found_inf; empty for the others.
+  using FoundInfReduction = std::function<Tensor(const std::vector<Tensor>&)>;
+  template <typename Opt>
+  static auto found_inf_reduction(const Opt& optimizer, int)
+      -> decltype(optimizer.all_reduce_found_inf(std::vector<Tensor>{}), FoundInfReduction()) {
+    return [&optimizer](const std::vector<Tensor>& flags) { return optimizer.all_reduce_found_inf(flags); };
+  }
+  template <typename Opt>
+  static FoundInfReduction found_inf_reduction(const Opt&, long) {
+    return {};
+  }
+  void unscale_params(const void* optimizer, const std::vector<Tensor>& params, const FoundInfReduction& reduce);
+  bool step_params(const void* optimizer, const std::vector<Tensor>& params, const FoundInfReduction& reduce,
+                   const std::function<void()>& step);
 
   GradScalerOptions options_;
   float scale_;

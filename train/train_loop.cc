@@ -6,10 +6,12 @@
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "distributed/ddp/distributed_data_parallel.h"
+#include "distributed/zero2/zero2_data_parallel.h"
 #include "nn/functional.h"
 #include "optim/clip_grad.h"
 #include "tensor/error.h"
 #include "train/graphed_step.h"
+#include "train/sharded_optimizer.h"
 
 namespace brisk::train {
 namespace {
@@ -34,15 +36,22 @@ MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const std:
   BRISK_CHECK(!micro_batches.empty(), "train_step: no batch to train on");
   int64_t examples = 0;
   for (const data::Batch& batch : micro_batches) examples += batch.target.size(0);
-  optimizer.zero_grad();
+  if (options.sharded != nullptr) {
+    options.sharded->zero_grad();
+  } else {
+    optimizer.zero_grad();
+  }
   auto* ddp = dynamic_cast<dist::DistributedDataParallelBase*>(&model);
+  auto* zero2 = dynamic_cast<dist::Zero2DataParallelBase*>(&model);
   std::optional<MetricSums> sums;
   for (size_t i = 0; i < micro_batches.size(); ++i) {
     const data::Batch& batch = micro_batches[i];
     const int64_t n = batch.target.size(0);
     // Only the last micro-batch's backward all-reduces (the accumulated sum), when distributed.
     std::optional<dist::NoSyncGuard> local_only;
+    std::optional<dist::Zero2NoSyncGuard> local_only_zero2;
     if (ddp != nullptr && i + 1 < micro_batches.size()) local_only.emplace(*ddp);
+    if (zero2 != nullptr && i + 1 < micro_batches.size()) local_only_zero2.emplace(*zero2);
     Tensor logits, loss;
     {
       autocast mixed_precision(batch.data.device(), options.autocast_dtype, options.autocast_dtype.has_value());
@@ -60,6 +69,14 @@ MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const std:
     } else {
       sums = batch_sums;
     }
+  }
+  if (options.sharded != nullptr) {
+    if (options.max_grad_norm > 0) {
+      if (options.scaler) options.sharded->unscale(*options.scaler);  // clipping bounds the true gradients
+      options.sharded->clip_grad_norm(options.max_grad_norm);
+    }
+    options.sharded->step(options.scaler);
+    return *sums;
   }
   if (options.max_grad_norm > 0) {
     if (options.scaler) options.scaler->unscale_(optimizer);  // clipping bounds the true gradients

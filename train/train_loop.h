@@ -29,6 +29,7 @@
 namespace brisk::train {
 
 class GraphedTrainStep;
+class ShardedOptimizer;
 
 // The batch's tensors on `device` (asynchronous copies from pinned memory).
 data::Batch to_device(const data::Batch& batch, Device device);
@@ -42,6 +43,9 @@ struct StepOptions {
   std::optional<DType> autocast_dtype;
   // Scales the loss and steps through it (skipping steps whose gradients overflow); null: none.
   optim::GradScaler* scaler = nullptr;
+  // The optimizer state sharded over the ranks (--shard zero1, zero2): zero_grad, clipping and
+  // the step go through it, and `optimizer` is its local_optimizer(); null: none.
+  ShardedOptimizer* sharded = nullptr;
 };
 
 // One optimizer step on the examples of `micro_batches` (one or more, already on the model's
@@ -50,8 +54,9 @@ struct StepOptions {
 // micro-batch's share of the step's examples, and backpropagates, adding to the gradients; so
 // the gradients are those of the mean loss over all the step's examples, as if they were one
 // batch (but for layers that look across a batch, such as BatchNorm in training mode). When
-// `model` is a dist::DistributedDataParallel, every micro-batch but the last runs under its
-// NoSyncGuard: only the last backward all-reduces, the sum. Then clips
+// `model` is a dist::DistributedDataParallel or a dist::Zero2DataParallel, every micro-batch
+// but the last runs under its no_sync guard: only the last backward all-reduces (or
+// reduce-scatters) the sum. Then clips
 // (options.max_grad_norm) and updates the parameters. With options.autocast_dtype the forward
 // and the loss run under autocast; with options.scaler the loss is scaled before backward, the
 // gradients unscaled before clipping, and the step skipped when they overflow (the scaler

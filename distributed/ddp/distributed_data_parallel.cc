@@ -33,10 +33,10 @@ DistributedDataParallelBase::DistributedDataParallelBase(std::shared_ptr<nn::Mod
               options_.bucket_cap_mb(), options_.first_bucket_cap_mb());
   register_module("module", module);
   nn::StateDict named = module->named_parameters();
-  check_on_group_device(*group_, named, "parameter");
-  check_on_group_device(*group_, module->named_buffers(), "buffer");
-  verify_same_shapes(*group_, named, "parameter");
-  verify_same_shapes(*group_, module->named_buffers(), "buffer");
+  check_on_group_device(*group_, named, "parameter", name());
+  check_on_group_device(*group_, module->named_buffers(), "buffer", name());
+  verify_same_shapes(*group_, named, "parameter", name());
+  verify_same_shapes(*group_, module->named_buffers(), "buffer", name());
 
   std::vector<Tensor> state = module->parameters();
   buffers_ = module->buffers();

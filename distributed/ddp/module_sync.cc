@@ -72,17 +72,20 @@ void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors
   flush();
 }
 
-void check_on_group_device(const ProcessGroup& group, const nn::StateDict& tensors, const std::string& what) {
+void check_on_group_device(const ProcessGroup& group, const nn::StateDict& tensors, const std::string& what,
+                           const std::string& wrapper) {
   for (const auto& [name, t] : tensors) {
     BRISK_CHECK(t.device() == group.device(),
-                "DistributedDataParallel on rank {}: {} {} is on {} but the process group ({}) takes tensors on {}; "
+                "{} on rank {}: {} {} is on {} but the process group ({}) takes tensors on {}; "
                 "move the module to {} before wrapping it, or create the group for {} "
                 "(ProcessGroupOptions::device)",
-                group.rank(), what, name, t.device(), group.backend_name(), group.device(), group.device(), t.device());
+                wrapper, group.rank(), what, name, t.device(), group.backend_name(), group.device(), group.device(),
+                t.device());
   }
 }
 
-void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what) {
+void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what,
+                        const std::string& wrapper) {
   std::vector<int64_t> words = describe(tensors);
   std::vector<int64_t> all = all_gather_words(group, words);
   const int64_t stride = static_cast<int64_t>(all.size()) / group.size();
@@ -90,13 +93,13 @@ void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const
   for (int r = 1; r < group.size(); ++r) {
     const int64_t* other = all.data() + r * stride;
     BRISK_CHECK(other[0] == reference[0],
-                "DistributedDataParallel: rank {} has {} {}s but rank 0 has {}; every rank must wrap the same model", r,
-                other[0], what, reference[0]);
+                "{}: rank {} has {} {}s but rank 0 has {}; every rank must wrap the same model", wrapper, r, other[0],
+                what, reference[0]);
     int64_t a = 1, b = 1;
     for (const auto& item : tensors) {
       bool same = reference[a] == other[b] && reference[a + 1] == other[b + 1] &&
                   std::equal(reference + a + 2, reference + a + 2 + reference[a + 1], other + b + 2);
-      BRISK_CHECK(same, "DistributedDataParallel: {} {} has shape {} on rank {} but {} on rank 0", what, item.first,
+      BRISK_CHECK(same, "{}: {} {} has shape {} on rank {} but {} on rank 0", wrapper, what, item.first,
                   shape_text(other + b), r, shape_text(reference + a));
       a += 2 + reference[a + 1];
       b += 2 + other[b + 1];

@@ -18,12 +18,15 @@ void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors
 
 // Checks that every tensor is on group.device(), where the group's collectives take them;
 // the error names the tensor, its device and the group's (not collective: a local check).
-void check_on_group_device(const ProcessGroup& group, const nn::StateDict& tensors, const std::string& what);
+// `wrapper` names the caller in messages.
+void check_on_group_device(const ProcessGroup& group, const nn::StateDict& tensors, const std::string& what,
+                           const std::string& wrapper);
 
 // Checks that every rank has the same number of named tensors with the same shapes and
 // dtypes (one all-gather of a compact description). On a mismatch every rank throws an
 // error naming the first rank that differs from rank 0, the tensor, and both shapes.
-// `what` names the tensors in messages ("parameter").
-void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what);
+// `what` names the tensors in messages ("parameter"), `wrapper` the caller.
+void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what,
+                        const std::string& wrapper);
 
 }  // namespace brisk::dist

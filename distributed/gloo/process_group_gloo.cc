@@ -47,7 +47,7 @@ const ProcessGroupOptions& ProcessGroupGloo::options() const { return impl_->opt
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
   const CollectiveSignature sig = kChecks.broadcast(*this, tensor, root);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   Tensor host = staging->output(tensor, true);
   return impl_->queue->collective(sig, staging, [this, host, root](uint32_t tag) {
     if (host.numel() == 0) return;
@@ -63,7 +63,7 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(Tensor& tensor, int root) {
 
 std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) {
   const CollectiveSignature sig = kChecks.all_reduce(*this, tensor, op);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   Tensor host = staging->output(tensor, true);
   return impl_->queue->collective(sig, staging, [this, host, op](uint32_t tag) {
     if (host.numel() == 0) return;
@@ -80,7 +80,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_reduce(Tensor& tensor, ReduceOp op) 
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceOp op) {
   const CollectiveSignature sig = kChecks.reduce(*this, tensor, root, op);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   Tensor host = staging->output(tensor, true);
   return impl_->queue->collective(sig, staging, [this, host, root, op](uint32_t tag) {
     if (host.numel() == 0) return;
@@ -98,7 +98,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce(Tensor& tensor, int root, ReduceO
 
 std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
   const CollectiveSignature sig = kChecks.all_gather(*this, outputs, input);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
@@ -119,7 +119,7 @@ std::shared_ptr<Work> ProcessGroupGloo::all_gather(std::vector<Tensor>& outputs,
 
 std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
   const CollectiveSignature sig = kChecks.gather(*this, outputs, input, root);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   Tensor in = staging->input(input);
   std::vector<Tensor> outs;
   if (rank() == root)
@@ -142,7 +142,7 @@ std::shared_ptr<Work> ProcessGroupGloo::gather(std::vector<Tensor>& outputs, con
 
 std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
   const CollectiveSignature sig = kChecks.scatter(*this, output, inputs, root);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   std::vector<Tensor> ins;
   if (rank() == root)
     for (const Tensor& in : inputs) ins.push_back(staging->input(in));
@@ -166,7 +166,7 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(Tensor& output, const std::vecto
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
   const CollectiveSignature sig = kChecks.reduce_scatter(*this, output, inputs, op);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   std::vector<Tensor> ins;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   Tensor out = staging->output(output, false);
@@ -194,7 +194,7 @@ std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(Tensor& output, const std
 
 std::shared_ptr<Work> ProcessGroupGloo::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
   const CollectiveSignature sig = kChecks.all_to_all(*this, outputs, inputs);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   std::vector<Tensor> ins, outs;
   for (const Tensor& in : inputs) ins.push_back(staging->input(in));
   for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
@@ -236,13 +236,13 @@ std::shared_ptr<Work> ProcessGroupGloo::barrier() {
 
 std::shared_ptr<Work> ProcessGroupGloo::send(const Tensor& tensor, int dst, int tag) {
   kChecks.send(*this, tensor, dst);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   return impl_->p2p(true, staging->input(tensor), staging, dst, tag);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::recv(Tensor& tensor, int src, int tag) {
   kChecks.recv(*this, tensor, src);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto staging = std::make_shared<TransportBuffers>(device());
   return impl_->p2p(false, staging->output(tensor, false), staging, src, tag);
 }
 

@@ -13,7 +13,7 @@
 // second one, so a send never waits for the peer's recv before later operations start.
 //
 // A group on an accelerator (cuda:N, or the simulated sim:N) takes only tensors of that device
-// and stages them through host memory (distributed/gloo/host_staging.h): its inputs are copied
+// and stages them through host memory (distributed/queued/transport_buffers.h): its inputs are copied
 // at the call, in the order of the caller's current stream; after wait() the results are in
 // place on the device.
 //

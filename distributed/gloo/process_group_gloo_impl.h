@@ -22,7 +22,7 @@ struct ProcessGroupGloo::Impl {
 
   // Point-to-point: `tensor` is host memory (staged by `staging`, which copies a received
   // tensor back), sent to or received from `peer` in the Gloo slot of `tag`.
-  std::shared_ptr<Work> p2p(bool is_send, Tensor tensor, std::shared_ptr<HostStaging> staging, int peer, int tag);
+  std::shared_ptr<Work> p2p(bool is_send, Tensor tensor, std::shared_ptr<TransportBuffers> staging, int peer, int tag);
 
   // Gloo's options for one collective (gloo::AllreduceOptions, ...): on this group's context,
   // with the collective's tag and the group's timeout.

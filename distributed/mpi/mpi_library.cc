@@ -162,12 +162,17 @@ const char* thread_level_name(int level) {
   }
 }
 
-bool cuda_aware() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+CudaAwareness cuda_awareness() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  // As Open MPI's documentation checks: the run-time answer, which is 0 when the library was
+  // built without CUDA support.
   ensure_started();
-  return MPIX_Query_cuda_support() == 1;
+  int answer = 0;
+  call([&] { answer = MPIX_Query_cuda_support(); });
+  return {answer == 1, fmt::format("MPIX_Query_cuda_support() returned {} (mpi-ext.h: MPIX_CUDA_AWARE_SUPPORT {})",
+                                   answer, MPIX_CUDA_AWARE_SUPPORT)};
 #else
-  return false;
+  return {false, "this MPI library has no MPIX_Query_cuda_support (Open MPI's CUDA extension)"};
 #endif
 }
 
@@ -201,6 +206,25 @@ void wait(MPI_Request& request, std::chrono::milliseconds timeout, const std::st
     std::this_thread::sleep_for(pause);
     pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(1));
   }
+}
+
+void run_blocking(std::function<void()> blocking, std::chrono::milliseconds timeout, const std::string& what) {
+  auto done = std::make_shared<std::promise<void>>();
+  std::future<void> finished = done->get_future();
+  std::thread thread([blocking = std::move(blocking), done] {
+    try {
+      call(blocking);
+      done->set_value();
+    } catch (...) {
+      done->set_exception(std::current_exception());
+    }
+  });
+  if (finished.wait_for(timeout) != std::future_status::ready) {
+    thread.detach();  // it owns what it uses, and the process is expected to end
+    BRISK_FAIL("{}: not complete after {} ms", what, timeout.count());
+  }
+  thread.join();
+  finished.get();
 }
 
 void check(int rc, const char* call_name) {

@@ -26,8 +26,14 @@ int world_size();
 // The thread level MPI provides, and its name ("MPI_THREAD_MULTIPLE").
 int thread_level();
 const char* thread_level_name(int level);
-// Whether the library passes CUDA device pointers itself (Open MPI's MPIX_Query_cuda_support).
-bool cuda_aware();
+// Whether the library passes CUDA device pointers itself, and its answer in words for
+// messages: Open MPI's MPIX_Query_cuda_support() at run time (starts MPI), e.g.
+// "MPIX_Query_cuda_support() returned 0 (mpi-ext.h: MPIX_CUDA_AWARE_SUPPORT 0)".
+struct CudaAwareness {
+  bool aware = false;
+  std::string answer;
+};
+CudaAwareness cuda_awareness();
 
 // Runs `body`, which calls MPI, where MPI may be called: here with MPI_THREAD_MULTIPLE, else on
 // the MPI thread (waiting for it). Exceptions propagate.
@@ -35,6 +41,11 @@ void call(const std::function<void()>& body);
 // Polls `request` (through call()) until it completes; after `timeout` raises "<what>: not
 // complete after <timeout> ms" (the request is abandoned: the group that posted it is broken).
 void wait(MPI_Request& request, std::chrono::milliseconds timeout, const std::string& what);
+// Runs `blocking` (blocking MPI calls) through call() on a thread of its own and waits for it
+// at most `timeout`: past it raises "<what>: not complete after <timeout> ms" and leaves the
+// thread inside MPI, which cannot cancel a blocking call (the group that made it is broken).
+// `blocking` must own what it uses. Exceptions propagate.
+void run_blocking(std::function<void()> blocking, std::chrono::milliseconds timeout, const std::string& what);
 // Raises "<call> failed: <MPI's message>" unless rc is MPI_SUCCESS.
 void check(int rc, const char* call);
 

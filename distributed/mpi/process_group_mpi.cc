@@ -1,14 +1,13 @@
 #include "distributed/mpi/process_group_mpi.h"
 
 #include <climits>
-#include <cstring>
 #include <thread>
 
 #include "distributed/backend_registry.h"
 #include "distributed/collective_checks.h"
 #include "distributed/health/heartbeat.h"
 #include "distributed/mpi/mpi_library.h"
-#include "distributed/queued/host_reduce.h"
+#include "distributed/mpi/transport_mode.h"
 #include "distributed/queued/queued_group.h"
 #include "distributed/rendezvous.h"
 #include "tensor/error.h"
@@ -38,7 +37,7 @@ MPI_Datatype mpi_type(DType d) {
   }
 }
 
-// AVG sums, then divides (host_reduce::divide).
+// AVG sums, then divides (divide()).
 MPI_Op mpi_op(ReduceOp op) {
   switch (op) {
     case ReduceOp::SUM:
@@ -57,38 +56,71 @@ int count_of(int64_t n, const char* op) {
   return static_cast<int>(n);
 }
 
-// A host tensor a reduction can run on in place: `host` itself, or for 16-bit floats a float32
-// copy, so the result is the float32 reduction rounded once (into_16_bit copies it back).
-Tensor reducible(const Tensor& host) { return is_16_bit(host.dtype()) ? native::to(host, kCPU, kFloat32) : host; }
-void finish_reduction(Tensor host, const Tensor& reduced, ReduceOp op, int size) {
-  if (op == ReduceOp::AVG) {
-    host_reduce::dispatch_numeric(reduced.dtype(), [&](auto t) {
-      using T = typename decltype(t)::type;
-      host_reduce::divide(reduced.data_ptr<T>(), reduced.numel(), size);
-    });
+// A tensor a reduction can run on in place, beside `t` (host or device memory, as the transport
+// gets it): `t` itself, or for 16-bit floats a float32 copy, so the result is the float32
+// reduction rounded once (finish_reduction copies it back).
+Tensor reducible(const Tensor& t) { return is_16_bit(t.dtype()) ? native::to(t, t.device(), kFloat32) : t; }
+
+// AVG's division by the group's size, where `t` lives: floating point divides; integers
+// truncate toward zero, as C++ and PyTorch do, exactly for every int64: fmod takes the
+// remainder off, float64 gets the quotient of the rest within 2^11, and the rest of that,
+// a small multiple of `size`, corrects it exactly.
+void divide(Tensor& t, int size) {
+  if (is_floating_point(t.dtype())) {
+    native::binary_(BinaryOp::Div, t, Scalar(size));
+    return;
   }
-  if (!reduced.is_same(host)) native::copy_(host, reduced);
+  if (size == 1) return;
+  auto quotient = [&](const Tensor& multiple) {  // of size
+    return native::to(native::binary(BinaryOp::Div, native::to(multiple, multiple.device(), kFloat64), Scalar(size)),
+                      multiple.device(), t.dtype());
+  };
+  Tensor whole = native::binary(BinaryOp::Sub, t, native::binary(BinaryOp::Fmod, t, Scalar(size)), OpParams{1.0});
+  Tensor rough = quotient(whole);
+  Tensor rest = native::binary(BinaryOp::Sub, whole, native::binary(BinaryOp::Mul, rough, Scalar(size)), OpParams{1.0});
+  native::copy_(t, native::binary(BinaryOp::Add, rough, quotient(rest), OpParams{1.0}));
 }
 
-// One flat host buffer of `pieces` equal tensors, and back.
-Tensor flat_of(const std::vector<Tensor>& pieces) { return native::cat(pieces, 0); }
-void unflatten(const Tensor& flat, const std::vector<Tensor>& pieces) {
+void finish_reduction(Tensor t, Tensor reduced, ReduceOp op, int size) {
+  if (op == ReduceOp::AVG) divide(reduced, size);
+  if (!reduced.is_same(t)) native::copy_(t, reduced);
+}
+
+// `pieces` one after the other in a new flat buffer beside them, `spare` elements longer.
+Tensor pack(const std::vector<Tensor>& pieces, int64_t spare = 0) {
+  int64_t total = spare;
+  for (const Tensor& piece : pieces) total += piece.numel();
+  Tensor flat = native::empty({total}, TensorOptions(pieces[0].dtype()).device(pieces[0].device()));
   int64_t offset = 0;
   for (const Tensor& piece : pieces) {
-    std::memcpy(piece.raw_data(), static_cast<const char*>(flat.raw_data()) + offset, piece.nbytes());
-    offset += static_cast<int64_t>(piece.nbytes());
+    Tensor slot = native::view(native::narrow(flat, 0, offset, piece.numel()), piece.sizes());
+    native::copy_(slot, piece);
+    offset += piece.numel();
+  }
+  return flat;
+}
+
+// The flat buffer's elements into `pieces`, one after the other.
+void unpack(const Tensor& flat, const std::vector<Tensor>& pieces) {
+  int64_t offset = 0;
+  for (Tensor piece : pieces) {
+    native::copy_(piece, native::view(native::narrow(flat, 0, offset, piece.numel()), piece.sizes()));
+    offset += piece.numel();
   }
 }
+
+void* at(const Tensor& t) { return TransportBuffers::address(t); }
 
 }  // namespace
 
 struct ProcessGroupMPI::Impl {
   Impl(std::shared_ptr<Store> store, int rank_, int size_, const ProcessGroupOptions& options_, std::string name_)
-      : rank(rank_), size(size_), options(options_), name(std::move(name_)) {
+      : rank(rank_), size(size_), options(options_), name(std::move(name_)), device(options.device.value_or(kCPU)) {
     const std::string where = fmt::format("ProcessGroupMPI '{}' rank {}/{}", name, rank, size);
     check_group_arguments(fmt::format("ProcessGroupMPI '{}'", name), store.get(), rank, size, options);
     const std::chrono::milliseconds beat_timeout = heartbeat_timeout(options);
     mpi::ensure_started();
+    mode = mpi_transport_mode(where, device, options, mpi::cuda_awareness());
     comm = create_communicator(*store, where);
     queue = std::make_unique<QueuedGroup>("mpi", name, where, std::move(store), rank, size, options, beat_timeout);
   }
@@ -143,13 +175,27 @@ struct ProcessGroupMPI::Impl {
     return created;
   }
 
-  // Posts one nonblocking MPI call (`post` fills the request) and waits for it, at most the
-  // group's timeout.
-  void run(const char* what, const std::function<void(MPI_Request*)>& post) {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::call([&] { post(&request); });
+  // Where this operation's tensors go for MPI, decided at the call (transport_buffers.h).
+  std::shared_ptr<TransportBuffers> buffers() const { return std::make_shared<TransportBuffers>(device, mode); }
+
+  // One collective, waited for at most the group's timeout. `call` makes its MPI call: the
+  // nonblocking one, filling the request it is given, or, given null, the blocking one. Open MPI
+  // takes device memory in its blocking collectives only (its CUDA notes list the nonblocking
+  // ones as not accepting device buffers), so where MPI gets device memory (`buffers` direct)
+  // the blocking call runs on a thread of its own (mpi::run_blocking), once the device work
+  // that filled the buffers is done; `call` then owns what it uses (captures by value, tensors
+  // included), as a call past its timeout goes on using it. Barrier has no `buffers`.
+  void run(const char* what, const TransportBuffers* buffers, std::function<int(MPI_Request*)> call) {
+    const std::string name = fmt::format("MPI {}", what);
     try {
-      mpi::wait(request, options.timeout, fmt::format("MPI {}", what));
+      if (buffers != nullptr && buffers->device_memory()) {
+        buffers->await_device_work();
+        mpi::run_blocking([call, name] { mpi::check(call(nullptr), name.c_str()); }, options.timeout, name);
+      } else {
+        MPI_Request request = MPI_REQUEST_NULL;
+        mpi::call([&] { mpi::check(call(&request), name.c_str()); });
+        mpi::wait(request, options.timeout, name);
+      }
     } catch (...) {
       mpi::note_failure();
       throw;
@@ -160,6 +206,8 @@ struct ProcessGroupMPI::Impl {
   int size;
   ProcessGroupOptions options;
   std::string name;
+  Device device;
+  TransportMode mode = TransportMode::kStaged;
   MPI_Comm comm = MPI_COMM_NULL;
   std::unique_ptr<QueuedGroup> queue;
 };
@@ -173,123 +221,139 @@ ProcessGroupMPI::~ProcessGroupMPI() = default;
 
 std::shared_ptr<Work> ProcessGroupMPI::broadcast(Tensor& tensor, int root) {
   const CollectiveSignature sig = kChecks.broadcast(*this, tensor, root);
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor host = staging->output(tensor, true);
-  return impl_->queue->collective(sig, staging, [this, host, root](uint32_t) {
-    const int n = count_of(host.numel(), "broadcast");
-    impl_->run("broadcast", [&](MPI_Request* r) {
-      mpi::check(MPI_Ibcast(host.raw_data(), n, mpi_type(host.dtype()), root, impl_->comm, r), "MPI_Ibcast");
+  auto buffers = impl_->buffers();
+  Tensor t = buffers->output(tensor, true);
+  return impl_->queue->collective(sig, buffers, [this, buffers, t, root](uint32_t) {
+    const int n = count_of(t.numel(), "broadcast");
+    const MPI_Datatype type = mpi_type(t.dtype());
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("broadcast", buffers.get(), [=](MPI_Request* r) {
+      return r ? MPI_Ibcast(at(t), n, type, root, comm, r) : MPI_Bcast(at(t), n, type, root, comm);
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::all_reduce(Tensor& tensor, ReduceOp op) {
   const CollectiveSignature sig = kChecks.all_reduce(*this, tensor, op);
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor host = staging->output(tensor, true);
-  return impl_->queue->collective(sig, staging, [this, host, op](uint32_t) {
-    Tensor reduced = reducible(host);
+  auto buffers = impl_->buffers();
+  Tensor t = buffers->output(tensor, true);
+  return impl_->queue->collective(sig, buffers, [this, buffers, t, op](uint32_t) {
+    Tensor reduced = reducible(t);
     const int n = count_of(reduced.numel(), "all_reduce");
-    impl_->run("all_reduce", [&](MPI_Request* r) {
-      mpi::check(
-          MPI_Iallreduce(MPI_IN_PLACE, reduced.raw_data(), n, mpi_type(reduced.dtype()), mpi_op(op), impl_->comm, r),
-          "MPI_Iallreduce");
+    const MPI_Datatype type = mpi_type(reduced.dtype());
+    const MPI_Op mop = mpi_op(op);
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("all_reduce", buffers.get(), [=](MPI_Request* r) {
+      return r ? MPI_Iallreduce(MPI_IN_PLACE, at(reduced), n, type, mop, comm, r)
+               : MPI_Allreduce(MPI_IN_PLACE, at(reduced), n, type, mop, comm);
     });
-    finish_reduction(host, reduced, op, size());
+    finish_reduction(t, reduced, op, size());
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::reduce(Tensor& tensor, int root, ReduceOp op) {
   const CollectiveSignature sig = kChecks.reduce(*this, tensor, root, op);
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor host = staging->output(tensor, true);
-  return impl_->queue->collective(sig, staging, [this, host, root, op](uint32_t) {
-    Tensor reduced = reducible(host);
+  auto buffers = impl_->buffers();
+  Tensor t = buffers->output(tensor, true);
+  return impl_->queue->collective(sig, buffers, [this, buffers, t, root, op](uint32_t) {
+    Tensor reduced = reducible(t);
     const int n = count_of(reduced.numel(), "reduce");
+    const MPI_Datatype type = mpi_type(reduced.dtype());
+    const MPI_Op mop = mpi_op(op);
+    const MPI_Comm comm = impl_->comm;
     const bool is_root = rank() == root;
-    impl_->run("reduce", [&](MPI_Request* r) {
-      mpi::check(MPI_Ireduce(is_root ? MPI_IN_PLACE : reduced.raw_data(), reduced.raw_data(), n,
-                             mpi_type(reduced.dtype()), mpi_op(op), root, impl_->comm, r),
-                 "MPI_Ireduce");
+    impl_->run("reduce", buffers.get(), [=](MPI_Request* r) {
+      const void* send = is_root ? MPI_IN_PLACE : at(reduced);
+      return r ? MPI_Ireduce(send, at(reduced), n, type, mop, root, comm, r)
+               : MPI_Reduce(send, at(reduced), n, type, mop, root, comm);
     });
-    if (is_root) finish_reduction(host, reduced, op, size());
+    if (is_root) finish_reduction(t, reduced, op, size());
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::all_gather(std::vector<Tensor>& outputs, const Tensor& input) {
   const CollectiveSignature sig = kChecks.all_gather(*this, outputs, input);
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor in = staging->input(input);
+  auto buffers = impl_->buffers();
+  Tensor in = buffers->input(input);
   std::vector<Tensor> outs;
-  for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  return impl_->queue->collective(sig, staging, [this, in, outs](uint32_t) {
-    Tensor flat = native::empty({in.numel() * size()}, TensorOptions(in.dtype()));
+  for (const Tensor& out : outputs) outs.push_back(buffers->output(out, false));
+  return impl_->queue->collective(sig, buffers, [this, buffers, in, outs](uint32_t) {
+    Tensor flat = native::empty({in.numel() * size()}, TensorOptions(in.dtype()).device(in.device()));
     const int n = count_of(in.numel(), "all_gather");
     count_of(flat.numel(), "all_gather");
-    impl_->run("all_gather", [&](MPI_Request* r) {
-      mpi::check(MPI_Iallgather(in.raw_data(), n, mpi_type(in.dtype()), flat.raw_data(), n, mpi_type(in.dtype()),
-                                impl_->comm, r),
-                 "MPI_Iallgather");
+    const MPI_Datatype type = mpi_type(in.dtype());
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("all_gather", buffers.get(), [=](MPI_Request* r) {
+      return r ? MPI_Iallgather(at(in), n, type, at(flat), n, type, comm, r)
+               : MPI_Allgather(at(in), n, type, at(flat), n, type, comm);
     });
-    unflatten(flat, outs);
+    unpack(flat, outs);
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
   const CollectiveSignature sig = kChecks.gather(*this, outputs, input, root);
   const bool is_root = rank() == root;
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor in = staging->input(input);
+  auto buffers = impl_->buffers();
+  Tensor in = buffers->input(input);
   std::vector<Tensor> outs;
   if (is_root)
-    for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  return impl_->queue->collective(sig, staging, [this, in, outs, root, is_root](uint32_t) {
-    Tensor flat = is_root ? native::empty({in.numel() * size()}, TensorOptions(in.dtype())) : Tensor();
+    for (const Tensor& out : outputs) outs.push_back(buffers->output(out, false));
+  return impl_->queue->collective(sig, buffers, [this, buffers, in, outs, root, is_root](uint32_t) {
+    Tensor flat =
+        is_root ? native::empty({in.numel() * size()}, TensorOptions(in.dtype()).device(in.device())) : Tensor();
     const int n = count_of(in.numel(), "gather");
     if (is_root) count_of(flat.numel(), "gather");
-    impl_->run("gather", [&](MPI_Request* r) {
-      mpi::check(MPI_Igather(in.raw_data(), n, mpi_type(in.dtype()), is_root ? flat.raw_data() : nullptr, n,
-                             mpi_type(in.dtype()), root, impl_->comm, r),
-                 "MPI_Igather");
+    const MPI_Datatype type = mpi_type(in.dtype());
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("gather", buffers.get(), [=](MPI_Request* r) {
+      void* recv = is_root ? at(flat) : nullptr;
+      return r ? MPI_Igather(at(in), n, type, recv, n, type, root, comm, r)
+               : MPI_Gather(at(in), n, type, recv, n, type, root, comm);
     });
-    if (is_root) unflatten(flat, outs);
+    if (is_root) unpack(flat, outs);
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::scatter(Tensor& output, const std::vector<Tensor>& inputs, int root) {
   const CollectiveSignature sig = kChecks.scatter(*this, output, inputs, root);
   const bool is_root = rank() == root;
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor out = staging->output(output, false);
+  auto buffers = impl_->buffers();
+  Tensor out = buffers->output(output, false);
   std::vector<Tensor> ins;
   if (is_root)
-    for (const Tensor& in : inputs) ins.push_back(staging->input(in));
-  return impl_->queue->collective(sig, staging, [this, out, ins, root, is_root](uint32_t) {
-    Tensor flat = is_root ? flat_of(ins) : Tensor();
+    for (const Tensor& in : inputs) ins.push_back(buffers->input(in));
+  return impl_->queue->collective(sig, buffers, [this, buffers, out, ins, root, is_root](uint32_t) {
+    Tensor flat = is_root ? pack(ins) : Tensor();
     const int n = count_of(out.numel(), "scatter");
-    impl_->run("scatter", [&](MPI_Request* r) {
-      mpi::check(MPI_Iscatter(is_root ? flat.raw_data() : nullptr, n, mpi_type(out.dtype()), out.raw_data(), n,
-                              mpi_type(out.dtype()), root, impl_->comm, r),
-                 "MPI_Iscatter");
+    const MPI_Datatype type = mpi_type(out.dtype());
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("scatter", buffers.get(), [=](MPI_Request* r) {
+      void* send = is_root ? at(flat) : nullptr;
+      return r ? MPI_Iscatter(send, n, type, at(out), n, type, root, comm, r)
+               : MPI_Scatter(send, n, type, at(out), n, type, root, comm);
     });
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op) {
   const CollectiveSignature sig = kChecks.reduce_scatter(*this, output, inputs, op);
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor out = staging->output(output, false);
+  auto buffers = impl_->buffers();
+  Tensor out = buffers->output(output, false);
   std::vector<Tensor> ins;
-  for (const Tensor& in : inputs) ins.push_back(staging->input(in));
-  return impl_->queue->collective(sig, staging, [this, out, ins, op](uint32_t) {
-    Tensor flat = reducible(flat_of(ins));
-    Tensor reduced = is_16_bit(out.dtype()) ? native::empty(out.shape(), TensorOptions(kFloat32)) : out;
+  for (const Tensor& in : inputs) ins.push_back(buffers->input(in));
+  return impl_->queue->collective(sig, buffers, [this, buffers, out, ins, op](uint32_t) {
+    Tensor flat = reducible(pack(ins));
+    Tensor reduced =
+        is_16_bit(out.dtype()) ? native::empty(out.sizes(), TensorOptions(kFloat32).device(out.device())) : out;
     const int n = count_of(out.numel(), "reduce_scatter");
     count_of(flat.numel(), "reduce_scatter");
-    impl_->run("reduce_scatter", [&](MPI_Request* r) {
-      mpi::check(MPI_Ireduce_scatter_block(flat.raw_data(), reduced.raw_data(), n, mpi_type(reduced.dtype()),
-                                           mpi_op(op), impl_->comm, r),
-                 "MPI_Ireduce_scatter_block");
+    const MPI_Datatype type = mpi_type(reduced.dtype());
+    const MPI_Op mop = mpi_op(op);
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("reduce_scatter", buffers.get(), [=](MPI_Request* r) {
+      return r ? MPI_Ireduce_scatter_block(at(flat), at(reduced), n, type, mop, comm, r)
+               : MPI_Reduce_scatter_block(at(flat), at(reduced), n, type, mop, comm);
     });
     finish_reduction(out, reduced, op, size());
   });
@@ -297,11 +361,11 @@ std::shared_ptr<Work> ProcessGroupMPI::reduce_scatter(Tensor& output, const std:
 
 std::shared_ptr<Work> ProcessGroupMPI::all_to_all(std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs) {
   const CollectiveSignature sig = kChecks.all_to_all(*this, outputs, inputs);
-  auto staging = std::make_shared<HostStaging>(device());
+  auto buffers = impl_->buffers();
   std::vector<Tensor> ins, outs;
-  for (const Tensor& in : inputs) ins.push_back(staging->input(in));
-  for (const Tensor& out : outputs) outs.push_back(staging->output(out, false));
-  return impl_->queue->collective(sig, staging, [this, ins, outs](uint32_t) {
+  for (const Tensor& in : inputs) ins.push_back(buffers->input(in));
+  for (const Tensor& out : outputs) outs.push_back(buffers->output(out, false));
+  return impl_->queue->collective(sig, buffers, [this, buffers, ins, outs](uint32_t) {
     std::vector<int> send_counts, send_offsets, recv_counts, recv_offsets;
     int64_t sent = 0, received = 0;
     for (const Tensor& in : ins) {
@@ -314,59 +378,53 @@ std::shared_ptr<Work> ProcessGroupMPI::all_to_all(std::vector<Tensor>& outputs, 
       recv_offsets.push_back(count_of(received, "all_to_all"));
       received += out.numel();
     }
-    const DType dtype = ins[0].dtype();
     // One spare element keeps both buffers allocated when a rank moves no data.
-    Tensor send = native::empty({sent + 1}, TensorOptions(dtype)),
-           recv = native::empty({received + 1}, TensorOptions(dtype));
-    int64_t offset = 0;
-    for (const Tensor& in : ins) {
-      std::memcpy(static_cast<char*>(send.raw_data()) + offset, in.raw_data(), in.nbytes());
-      offset += static_cast<int64_t>(in.nbytes());
-    }
-    impl_->run("all_to_all", [&](MPI_Request* r) {
-      mpi::check(
-          MPI_Ialltoallv(send.raw_data(), send_counts.data(), send_offsets.data(), mpi_type(dtype), recv.raw_data(),
-                         recv_counts.data(), recv_offsets.data(), mpi_type(dtype), impl_->comm, r),
-          "MPI_Ialltoallv");
+    Tensor send = pack(ins, 1);
+    Tensor recv = native::empty({received + 1}, TensorOptions(ins[0].dtype()).device(ins[0].device()));
+    const MPI_Datatype type = mpi_type(ins[0].dtype());
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("all_to_all", buffers.get(), [=](MPI_Request* r) {
+      return r ? MPI_Ialltoallv(at(send), send_counts.data(), send_offsets.data(), type, at(recv), recv_counts.data(),
+                                recv_offsets.data(), type, comm, r)
+               : MPI_Alltoallv(at(send), send_counts.data(), send_offsets.data(), type, at(recv), recv_counts.data(),
+                               recv_offsets.data(), type, comm);
     });
-    unflatten(recv, outs);
+    unpack(recv, outs);
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::barrier() {
   auto sig = CollectiveSignature::of(CollectiveKind::kBarrier);
   return impl_->queue->collective(sig, nullptr, [this](uint32_t) {
-    impl_->run("barrier", [&](MPI_Request* r) { mpi::check(MPI_Ibarrier(impl_->comm, r), "MPI_Ibarrier"); });
+    const MPI_Comm comm = impl_->comm;
+    impl_->run("barrier", nullptr, [comm](MPI_Request* r) { return MPI_Ibarrier(comm, r); });
   });
 }
 
+// Point-to-point: MPI_Isend and MPI_Irecv take device memory too.
 std::shared_ptr<Work> ProcessGroupMPI::send(const Tensor& tensor, int dst, int tag) {
   kChecks.send(*this, tensor, dst);
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor host = staging->input(tensor);
+  auto buffers = impl_->buffers();
+  Tensor t = buffers->input(tensor);
   std::string op = fmt::format("send to rank {} (tag {})", dst, tag);
-  return impl_->queue->p2p(op, staging, [this, host, dst, tag, op]() -> std::function<void()> {
+  return impl_->queue->p2p(op, buffers, [this, t, dst, tag, op]() -> std::function<void()> {
     auto request = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
-    const int n = count_of(static_cast<int64_t>(host.nbytes()), "send");
-    mpi::call([&] {
-      mpi::check(MPI_Isend(host.raw_data(), n, MPI_BYTE, dst, tag, impl_->comm, request.get()), "MPI_Isend");
-    });
-    return [this, request, host, op] { mpi::wait(*request, impl_->options.timeout, op); };
+    const int n = count_of(static_cast<int64_t>(t.nbytes()), "send");
+    mpi::call([&] { mpi::check(MPI_Isend(at(t), n, MPI_BYTE, dst, tag, impl_->comm, request.get()), "MPI_Isend"); });
+    return [this, request, t, op] { mpi::wait(*request, impl_->options.timeout, op); };
   });
 }
 
 std::shared_ptr<Work> ProcessGroupMPI::recv(Tensor& tensor, int src, int tag) {
   kChecks.recv(*this, tensor, src);
-  auto staging = std::make_shared<HostStaging>(device());
-  Tensor host = staging->output(tensor, false);
+  auto buffers = impl_->buffers();
+  Tensor t = buffers->output(tensor, false);
   std::string op = fmt::format("recv from rank {} (tag {})", src, tag);
-  return impl_->queue->p2p(op, staging, [this, host, src, tag, op]() -> std::function<void()> {
+  return impl_->queue->p2p(op, buffers, [this, t, src, tag, op]() -> std::function<void()> {
     auto request = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
-    const int n = count_of(static_cast<int64_t>(host.nbytes()), "recv");
-    mpi::call([&] {
-      mpi::check(MPI_Irecv(host.raw_data(), n, MPI_BYTE, src, tag, impl_->comm, request.get()), "MPI_Irecv");
-    });
-    return [this, request, host, op] { mpi::wait(*request, impl_->options.timeout, op); };
+    const int n = count_of(static_cast<int64_t>(t.nbytes()), "recv");
+    mpi::call([&] { mpi::check(MPI_Irecv(at(t), n, MPI_BYTE, src, tag, impl_->comm, request.get()), "MPI_Irecv"); });
+    return [this, request, t, op] { mpi::wait(*request, impl_->options.timeout, op); };
   });
 }
 

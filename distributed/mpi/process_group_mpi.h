@@ -14,8 +14,14 @@
 //
 // Creating a group is collective over its members: each publishes its MPI rank in the group's
 // store and waits for the others for the rendezvous timeout, then fails naming the ranks that
-// never came, before anything calls MPI. Tensors of an accelerator (cuda:N, sim:N) are staged
-// through host memory (distributed/queued/host_staging.h). Threads: distributed/mpi/mpi_library.h.
+// never came, before anything calls MPI.
+//
+// Tensors of an accelerator (cuda:N, sim:N) are staged through host memory, or, where the
+// library is CUDA-aware, passed to MPI as device pointers once the caller's current stream is
+// synchronized (distributed/queued/transport_buffers.h); ProcessGroupOptions::mpi_cuda_direct
+// or BRISK_MPI_CUDA_DIRECT chooses (distributed/mpi/transport_mode.h). Open MPI takes device
+// memory in blocking collectives only, so there each collective is a blocking call on a thread
+// of its own, still waited for at most `timeout`. Threads: distributed/mpi/mpi_library.h.
 #include <memory>
 #include <string>
 

@@ -1,7 +1,7 @@
 #pragma once
-// The arithmetic the host transports do on the host: the reduce functions for each ReduceOp
-// and dtype (Gloo's), AVG's division (Gloo's and MPI's), and the dtype dispatch. Internal to
-// the process groups of //distributed/gloo and //distributed/mpi.
+// The arithmetic Gloo does on the host: the reduce functions for each ReduceOp and dtype, AVG's
+// division, and the dtype dispatch. Internal to //distributed/gloo (MPI reduces inside MPI and
+// divides with native ops, where its buffers live: host or device memory).
 #include <cstddef>
 #include <functional>
 #include <type_traits>

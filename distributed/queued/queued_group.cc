@@ -68,7 +68,7 @@ std::shared_ptr<Work> QueuedGroup::refused_if_broken(const std::string& op) {
   return work;
 }
 
-std::shared_ptr<Work> QueuedGroup::collective(CollectiveSignature sig, std::shared_ptr<HostStaging> staging,
+std::shared_ptr<Work> QueuedGroup::collective(CollectiveSignature sig, std::shared_ptr<TransportBuffers> buffers,
                                               std::function<void(uint32_t tag)> body) {
   // Behind a failed collective (possibly stuck in the transport until its timeout), fail at once.
   if (auto refused = refused_if_broken(collective_name(sig.kind))) return refused;
@@ -77,9 +77,9 @@ std::shared_ptr<Work> QueuedGroup::collective(CollectiveSignature sig, std::shar
     std::lock_guard<std::mutex> lock(mutex_);
     sig.seq = next_seq_++;
   }
-  worker_->push({work, [this, sig, staging = std::move(staging), body = std::move(body)] {
+  worker_->push({work, [this, sig, buffers = std::move(buffers), body = std::move(body)] {
                    run(sig, body);
-                   if (staging) staging->copy_back();
+                   if (buffers) buffers->copy_back();
                  }});
   return work;
 }
@@ -119,7 +119,7 @@ void QueuedGroup::fail(const CollectiveSignature& sig, Clock::time_point start, 
   BRISK_FAIL("{}", message);
 }
 
-std::shared_ptr<Work> QueuedGroup::p2p(const std::string& op, std::shared_ptr<HostStaging> staging,
+std::shared_ptr<Work> QueuedGroup::p2p(const std::string& op, std::shared_ptr<TransportBuffers> buffers,
                                        std::function<std::function<void()>()> post) {
   if (auto refused = refused_if_broken(op)) return refused;
   auto work = new_work();
@@ -127,15 +127,15 @@ std::shared_ptr<Work> QueuedGroup::p2p(const std::string& op, std::shared_ptr<Ho
   auto fail_work = [work, what](const std::exception& e) {
     work->finish(std::make_exception_ptr(Error(fmt::format("{} failed: {}", what, e.what()))));
   };
-  auto posting = [this, work, staging, post = std::move(post), fail_work] {
+  auto posting = [this, work, buffers, post = std::move(post), fail_work] {
     try {
       std::string earlier = broken_reason();
       BRISK_CHECK(earlier.empty(), "an earlier collective on this group failed: {}", earlier);
       std::function<void()> wait = post();
-      auto complete = [work, staging, wait = std::move(wait), fail_work] {
+      auto complete = [work, buffers, wait = std::move(wait), fail_work] {
         try {
           wait();
-          staging->copy_back();
+          buffers->copy_back();
           work->finish(nullptr);
         } catch (const std::exception& e) {
           fail_work(e);

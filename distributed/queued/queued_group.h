@@ -18,8 +18,8 @@
 #include "distributed/health/collective_signature.h"
 #include "distributed/health/watchdog.h"
 #include "distributed/process_group.h"
-#include "distributed/queued/host_staging.h"
 #include "distributed/queued/queued_work.h"
+#include "distributed/queued/transport_buffers.h"
 #include "distributed/store/store.h"
 
 namespace brisk::dist {
@@ -40,15 +40,15 @@ class QueuedGroup {
   const std::string& where() const { return where_; }
 
   // Queues `body` (the transport part of one collective, given a tag that differs between
-  // collectives that differ: the signature's fingerprint) as the next collective; then `staging`
-  // copies its results back to the device (null: nothing staged). Once the group is broken, the
+  // collectives that differ: the signature's fingerprint) as the next collective; then `buffers`
+  // puts its results in place (copy_back(); null: no tensors). Once the group is broken, the
   // Work fails at once with the first failure.
-  std::shared_ptr<Work> collective(CollectiveSignature sig, std::shared_ptr<HostStaging> staging,
+  std::shared_ptr<Work> collective(CollectiveSignature sig, std::shared_ptr<TransportBuffers> buffers,
                                    std::function<void(uint32_t tag)> body);
   // Point-to-point `op` ("send to rank 1 (tag 0)"): `post` runs on the worker in call order and
-  // returns the wait for its completion, which runs on the second thread; then `staging` copies
-  // a received tensor back.
-  std::shared_ptr<Work> p2p(const std::string& op, std::shared_ptr<HostStaging> staging,
+  // returns the wait for its completion, which runs on the second thread; then `buffers` puts a
+  // received tensor in place.
+  std::shared_ptr<Work> p2p(const std::string& op, std::shared_ptr<TransportBuffers> buffers,
                             std::function<std::function<void()>()> post);
 
  private:

@@ -148,6 +148,41 @@ TEST_CASE("GradScaler: gradients on the simulated device are checked there, with
   CHECK(allclose(w.to(kCPU), zeros({4})));
 }
 
+// What a sharded optimizer (dist::Zero2Optimizer) offers: its flags reduced with the other
+// ranks'; here another rank "saw" an overflow, so this one must skip too.
+struct ShardedSGD {
+  std::vector<Tensor> params() const { return sgd->param_groups()[0].params(); }
+  void step() { sgd->step(); }
+  Tensor all_reduce_found_inf(const std::vector<Tensor>& flags) const {
+    seen_flags = flags.size();
+    ++calls;
+    return full({1}, other_rank_overflowed ? 1.0 : 0.0);
+  }
+  SGD* sgd;
+  bool other_rank_overflowed;
+  mutable size_t seen_flags = 0;
+  mutable int calls = 0;
+};
+
+TEST_CASE("GradScaler: a sharded optimizer's all_reduce_found_inf decides the step, once per unscale_") {
+  Tensor w = ones({2}).requires_grad_(true);
+  SGD sgd({w}, SGDOptions(0.5));
+  GradScaler scaler(GradScalerOptions().init_scale(4.0));
+  for (bool overflowed : {true, false}) {
+    ShardedSGD sharded{&sgd, overflowed};
+    sgd.zero_grad();
+    scaler.scale(w.sum()).backward();  // finite here
+    scaler.unscale_(sharded);
+    CHECK(sharded.calls == 1);
+    CHECK(sharded.seen_flags == 1);  // this rank's flag, of its one device
+    CHECK(scaler.step(sharded) == !overflowed);
+    CHECK(sharded.calls == 1);
+    scaler.update();
+  }
+  CHECK(scaler.get_scale() == 2.0);
+  CHECK(allclose(w, full({2}, 0.5)));  // stepped once
+}
+
 TEST_CASE("GradScaler refuses 16-bit gradients, naming their dtype") {
   Tensor w = ones({2}).to(kFloat16).requires_grad_(true);
   SGD opt({w}, SGDOptions(0.1));

@@ -8,6 +8,8 @@
 #include "checkpoint/compatibility.h"
 #include "checkpoint/save_pattern.h"
 #include "tensor/error.h"
+#include "tensor/generator.h"
+#include "tools/train/optimization.h"
 #include "tools/train/resolve_path.h"
 
 namespace brisk::train {
@@ -63,6 +65,17 @@ void restore_grad_scaler(const checkpoint::Checkpoint& ckpt, optim::GradScaler& 
   auto saved = ckpt.metadata.find("grad_scaler");
   BRISK_CHECK(saved != ckpt.metadata.end(), "{}: an --amp fp16 checkpoint without the GradScaler's state", ckpt.path);
   scaler.load_state_dict(nlohmann::json::parse(saved->second));
+}
+
+void restore_sharded(const checkpoint::Checkpoint& ckpt, const TrainOptions& options, nn::Module& model,
+                     ShardedOptimizer& sharded, optim::LRScheduler* scheduler) {
+  // No state: only its parameters and groups are compared.
+  const std::unique_ptr<optim::Optimizer> unsharded = make_optimizer(options, model.parameters());
+  checkpoint::check_compatible(ckpt, model, *unsharded, scheduler);
+  model.load_state_dict(ckpt.model);
+  sharded.load_state_dict(ckpt.optimizer);
+  if (scheduler != nullptr) scheduler->load_state_dict(ckpt.scheduler);
+  default_generator().set_state(ckpt.generator);
 }
 
 }  // namespace brisk::train

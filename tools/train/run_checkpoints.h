@@ -9,8 +9,11 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_writer.h"
 #include "distributed/init_distributed.h"
+#include "nn/module.h"
 #include "optim/grad_scaler.h"
+#include "optim/schedulers/lr_scheduler.h"
 #include "tools/train/train_options.h"
+#include "train/sharded_optimizer.h"
 
 namespace brisk::train {
 
@@ -34,6 +37,11 @@ checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions&
 // Rank 0's writer of --save's checkpoints, after removing the temporary files that killed
 // writes of them left behind.
 std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const TrainOptions& options);
+
+// --resume under --shard zero1/zero2: checkpoint::restore's checks (against the optimizer a
+// --shard none run would have) and loads, the optimizer state into each rank's shard.
+void restore_sharded(const checkpoint::Checkpoint& ckpt, const TrainOptions& options, nn::Module& model,
+                     ShardedOptimizer& sharded, optim::LRScheduler* scheduler);
 
 // The loss scale and growth tracker that an --amp fp16 checkpoint keeps in its metadata.
 void restore_grad_scaler(const checkpoint::Checkpoint& ckpt, optim::GradScaler& scaler);

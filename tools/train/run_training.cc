@@ -22,6 +22,7 @@
 #include "distributed/distributed.h"
 #include "distributed/init_distributed.h"
 #include "distributed/nn/sync_batchnorm.h"
+#include "distributed/zero2/zero2_data_parallel.h"
 #include "models/registry.h"
 #include "nn/functional.h"
 #include "tensor/error.h"
@@ -34,13 +35,14 @@
 #include "tools/train/progress_reporter.h"
 #include "tools/train/resolve_path.h"
 #include "tools/train/run_checkpoints.h"
+#include "tools/train/sharding.h"
 #include "tools/train/step_profiler.h"
 #include "tools/train/tensorboard_log.h"
 #include "tools/train/train_options.h"
 #include "tools/train/training_data.h"
 #include "train/distributed_run.h"
-#include "train/preemption.h"
 #include "train/graphed_step.h"
+#include "train/preemption.h"
 #include "train/train_loop.h"
 
 namespace brisk::train {
@@ -134,9 +136,15 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     model->to(MemoryFormat::ChannelsLast);
     spdlog::info("--channels-last: the model's 4-D parameters are channels_last (NHWC)");
   }
-  std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model->parameters());
+  // --shard zero1/zero2 (distributed): the model wrapped now, each rank's optimizer over its
+  // shard (`stepped`); else the optimizer over every parameter, and DDP below.
+  ShardedTraining sharding;
+  if (run.enabled && options.shard != "none") sharding = shard_training(options, model, run);
+  std::unique_ptr<optim::Optimizer> optimizer =
+      sharding.optimizer ? nullptr : make_optimizer(options, model->parameters());
+  optim::Optimizer& stepped = sharding.optimizer ? sharding.optimizer->local_optimizer() : *optimizer;
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
-  std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, *optimizer, steps);
+  std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, stepped, steps);
   spdlog::info("{} ({} parameters) on {}, {} threads; {} {} training and {} test images from {}", options.model,
                count_parameters(*model), device.str(), get_num_threads(), data.train->size(), data.image.str(),
                data.test->size(), data_dir);
@@ -146,46 +154,61 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   }
 
   checkpoint::Progress progress;
-  if (resumed) {
+  if (resumed && sharding.optimizer) {
+    restore_sharded(*resumed, options, *model, *sharding.optimizer, scheduler.get());
+  } else if (resumed) {
     checkpoint::restore(*resumed, *model, *optimizer, scheduler.get());
+  }
+  if (resumed) {
     progress = resumed->progress;
     spdlog::info("resumed from {}: epoch {}, batch {}, step {}", resumed->path, progress.epoch + 1, progress.batch,
                  progress.step);
   }
   if (hooks) hooks->start(progress, *model);
-  // Trained through DDP when distributed; evaluated and saved as the plain model, whose
-  // parameters DDP shares.
-  const std::shared_ptr<dist::DistributedDataParallelBase> ddp = run.enabled ? wrap_ddp(model, run) : nullptr;
-  nn::Module& trained = ddp ? *ddp : *model;
+  // Trained through DDP (or --shard's Zero2DataParallel) when distributed; evaluated and saved
+  // as the plain model, whose parameters the wrapper shares.
+  const std::shared_ptr<dist::DistributedDataParallelBase> ddp =
+      sharding.trained ? std::dynamic_pointer_cast<dist::DistributedDataParallelBase>(sharding.trained)
+      : run.enabled    ? wrap_ddp(model, run)
+                       : nullptr;
+  const auto zero2 = std::dynamic_pointer_cast<dist::Zero2DataParallelBase>(sharding.trained);
+  nn::Module& trained = sharding.trained ? *sharding.trained : ddp ? *ddp : *model;
   const std::string csv_path = resolve_path(options.metrics_csv);
   std::optional<MetricsCsv> csv;
   if (run.is_main()) csv.emplace(csv_path, /*append=*/resumed.has_value(), progress.epoch);
   std::optional<TensorBoardLog> tensorboard;
   if (run.is_main() && !options.tensorboard.empty())
     tensorboard.emplace(resolve_path(options.tensorboard), options.log_interval);
-  spdlog::info("{} {} ({} schedule{}), batch {}{}, {} steps an epoch, epochs {} to {}", optimizer->name(),
-               optimizer->param_groups()[0].options().to_json().dump(), options.lr_schedule,
-               options.warmup_epochs > 0 ? fmt::format(", {} warm-up epochs", options.warmup_epochs) : "",
-               options.batch_size,
-               options.accumulate > 1 ? fmt::format(" in {} micro-batches", options.accumulate) : "", steps,
-               progress.epoch + 1, options.epochs);
+  spdlog::info(
+      "{} {} ({} schedule{}), batch {}{}, {} steps an epoch, epochs {} to {}{}", stepped.name(),
+      stepped.param_groups()[0].options().to_json().dump(), options.lr_schedule,
+      options.warmup_epochs > 0 ? fmt::format(", {} warm-up epochs", options.warmup_epochs) : "", options.batch_size,
+      options.accumulate > 1 ? fmt::format(" in {} micro-batches", options.accumulate) : "", steps, progress.epoch + 1,
+      options.epochs, sharding.optimizer ? fmt::format(", --shard {}", options.shard) : "");
   // --amp fp16 scales the loss (float16's range loses small gradients); bf16 has float32's range.
   optim::GradScaler scaler(optim::GradScalerOptions().enabled(options.amp == "fp16"));
   if (resumed && scaler.is_enabled()) restore_grad_scaler(*resumed, scaler);
   StepOptions step_options{options.label_smoothing, options.max_grad_norm, options.accumulate};
   if (options.amp != "off") step_options.autocast_dtype = options.amp == "bf16" ? kBFloat16 : kFloat16;
   if (scaler.is_enabled()) step_options.scaler = &scaler;
+  step_options.sharded = sharding.optimizer.get();
   std::optional<GraphedTrainStep> graphed;
   if (options.cuda_graph) {
     BRISK_CHECK(!device.is_cpu(), "--cuda-graph captures a device's work: it needs --device cuda or sim, not {}",
                 device);
-    graphed.emplace(trained, *optimizer, device, step_options);
+    graphed.emplace(trained, stepped, device, step_options);
   }
   // Rank 0 writes the checkpoints, in the background, from copies taken between steps.
   std::unique_ptr<checkpoint::CheckpointWriter> writer;
   if (run.is_main() && !options.save.empty()) writer = make_checkpoint_writer(options);
-  auto checkpoint_now = [&](const checkpoint::Progress& at) {
-    checkpoint::Checkpoint ckpt = checkpoint::capture(*model, *optimizer, at, data_seed, scheduler.get());
+  // Every rank, when the run saves: a sharded optimizer's state gathered onto rank 0 (collective).
+  auto consolidated_state = [&]() -> std::optional<optim::OptimizerState> {
+    if (options.save.empty() || !sharding.optimizer) return std::nullopt;
+    return sharding.optimizer->consolidated_state_dict(0);
+  };
+  auto checkpoint_now = [&](const checkpoint::Progress& at, std::optional<optim::OptimizerState> sharded_state) {
+    checkpoint::Checkpoint ckpt = checkpoint::capture(*model, stepped, at, data_seed, scheduler.get());
+    if (sharded_state) ckpt.optimizer = std::move(*sharded_state);
     ckpt.metadata = run_metadata(options, run);
     if (scaler.is_enabled()) ckpt.metadata["grad_scaler"] = scaler.state_dict().dump();
     if (hooks) hooks->before_checkpoint(at);
@@ -220,13 +243,14 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     MetricSums local(device);
     try {
       local = train_epoch(
-          trained, *optimizer, scheduler.get(), train_loader, device, progress,
+          trained, stepped, scheduler.get(), train_loader, device, progress,
           [&](const checkpoint::Progress& p, const MetricSums& epoch) {
             if (hooks) hooks->after_step(p);
             if (step_profiler) step_profiler->at_step(p.step);
             if (ddp) epoch_overlap += ddp->comm_overlap();
+            if (zero2) epoch_overlap += zero2->comm_overlap();
             ++epoch_steps;
-            if (tensorboard) tensorboard->after_step(p, epoch, optimizer->param_groups()[0].options().get_lr());
+            if (tensorboard) tensorboard->after_step(p, epoch, stepped.param_groups()[0].options().get_lr());
             if (reporter) {
               reporter->update(p.batch, epoch);
             } else if (p.batch % options.log_interval == 0) {
@@ -236,9 +260,10 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
             // preemption at that step stops after it.
             const bool mid_epoch = p.batch < train_loader.size();
             const bool stop = mid_epoch && preemption.stop_after(p.step);
-            if (writer && mid_epoch &&
-                (stop || (options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0)))
-              checkpoint_now(p);
+            if (mid_epoch && (stop || (options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0))) {
+              std::optional<optim::OptimizerState> sharded_state = consolidated_state();
+              if (writer) checkpoint_now(p, std::move(sharded_state));
+            }
             if (stop) throw Preempted{};
           },
           step_options, graphed ? &*graphed : nullptr);
@@ -258,6 +283,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     row.test = all_reduce_metrics(evaluate(*model, test_loader, device), run);
     row.seconds = seconds_since(epoch_start);
     preempted = preemption.stop_after(progress.step);  // after the epoch's checkpoint, below
+    std::optional<optim::OptimizerState> sharded_state = consolidated_state();
     if (!run.is_main()) {
       if (preempted) break;
       continue;
@@ -271,9 +297,9 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
         100 * row.test.accuracy(), row.images_per_second, row.seconds,
         format_bytes(training_memory.peak_allocated_bytes), format_bytes(training_memory.peak_reserved_bytes),
         format_bytes(evaluation_memory.peak_allocated_bytes), memory_device(device).str());
-    if (ddp) {
-      spdlog::info("epoch {}/{}: gradient all-reduce {:.2f} ms a step, {:.0f}% of it hidden behind backward (rank 0)",
-                   row.epoch, options.epochs,
+    if (ddp || zero2) {
+      spdlog::info("epoch {}/{}: gradient {} {:.2f} ms a step, {:.0f}% of it hidden behind backward (rank 0)",
+                   row.epoch, options.epochs, zero2 ? "reduce-scatter" : "all-reduce",
                    epoch_overlap.communication_ms / static_cast<double>(std::max<int64_t>(epoch_steps, 1)),
                    100 * epoch_overlap.hidden_fraction());
     }
@@ -286,7 +312,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     if (tensorboard) tensorboard->after_epoch(row);
     // Drawn from the file, so that a resumed run's chart shows the epochs before it too.
     write_metrics_svg(csv_path, metrics_svg_path(csv_path));
-    if (writer) checkpoint_now(progress);
+    if (writer) checkpoint_now(progress, std::move(sharded_state));
     if (preempted) break;
   }
   if (writer) writer->wait();  // the last checkpoint is complete before the program ends

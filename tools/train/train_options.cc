@@ -10,6 +10,7 @@
 #include "models/registry.h"
 #include "tensor/device.h"
 #include "tensor/error.h"
+#include "tools/train/sharding.h"
 #include "tools/train/step_profiler.h"
 #include "tools/train/training_data.h"
 
@@ -83,6 +84,10 @@ void check_cuda_graph_options(const TrainOptions& o) {
               "--cuda-graph cannot train with --amp fp16: its GradScaler reads on the host whether the gradients "
               "overflowed, every step (--amp bf16 needs no scaler)");
   BRISK_CHECK(o.accumulate == 1, "--cuda-graph captures one batch a step; got --accumulate {}", o.accumulate);
+  BRISK_CHECK(o.shard == "none",
+              "--cuda-graph captures a DDP step; --shard {} steps a sharded optimizer, whose collectives it does not "
+              "capture",
+              o.shard);
   BRISK_CHECK(o.lr_schedule == "constant",
               "--cuda-graph needs --lr-schedule constant: --lr-schedule {} changes the learning rate every step, and "
               "each change is captured anew (correct, but slower than no graph)",
@@ -132,6 +137,11 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_flag("--sync-bn", o.sync_bn,
                "distributed: BatchNorm layers normalize with the statistics of the whole global batch "
                "(nn::SyncBatchNorm), so the run equals one process on that batch; without it each rank's own");
+  app.add_option("--shard", o.shard,
+                 "distributed: what each rank holds of the training state (docs/ddp.md): none (DDP: all of it), "
+                 "zero1 (the optimizer state sharded: ZeroRedundancyOptimizer), zero2 (gradients and optimizer "
+                 "state sharded: Zero2DataParallel); one process trains unsharded")
+      ->check(CLI::IsMember(shard_modes()));
   app.add_option("--amp", o.amp,
                  "automatic mixed precision: forward and loss under autocast in bf16 or fp16 (matrix products and "
                  "convolutions in 16 bits, float32 parameters); fp16 scales the loss with a GradScaler")

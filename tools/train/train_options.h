@@ -27,6 +27,7 @@ struct TrainOptions {
   double max_grad_norm = 0.0;          // clip the gradients' total 2-norm to this; 0: no clipping
   int64_t accumulate = 1;              // micro-steps (forward and backward) per optimizer step
   bool sync_bn = false;                // distributed: BatchNorm statistics over all ranks (SyncBatchNorm)
+  std::string shard = "none";          // distributed: none, zero1 or zero2 (tools/train/sharding.h)
   std::string amp = "off";             // mixed precision: "bf16" or "fp16" (autocast; fp16 with a GradScaler)
   bool channels_last = false;          // the model's 4-D parameters channels_last: convolutions run NHWC
   bool cuda_graph = false;             // capture the training step once, replay it (train/graphed_step.h)
@@ -69,7 +70,7 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 // --accumulate does not divide, a --profile-steps that is not A-B, --checkpoint-every or
 // --keep-checkpoints without a --save pattern that names their files apart, --resume auto
 // without --save, --cuda-graph with a setting whose step a replay would get wrong (adamw, fp16,
-// --accumulate, a per-step schedule).
+// --accumulate, a per-step schedule, --shard other than none).
 void check_train_options(const TrainOptions& options);
 // Raises brisk::Error naming --batch-size when one optimizer step would take more examples
 // than the training set (after --train-limit) has.

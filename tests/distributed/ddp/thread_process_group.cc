@@ -138,6 +138,15 @@ std::shared_ptr<Work> ThreadProcessGroup::all_gather(std::vector<Tensor>& output
   });
 }
 
+std::shared_ptr<Work> ThreadProcessGroup::gather(std::vector<Tensor>& outputs, const Tensor& input, int root) {
+  kChecks.gather(*this, outputs, input, root);
+  std::vector<Tensor> tensors{input};
+  if (rank() == root) tensors.insert(tensors.end(), outputs.begin(), outputs.end());
+  return start({"gather", input.numel(), tensors}, [root](std::vector<ThreadWorld::Call>& calls) {
+    for (size_t r = 0; r < calls.size(); ++r) copy_back(calls[root].tensors[1 + r], on_host(calls[r].tensors[0]));
+  });
+}
+
 std::shared_ptr<Work> ThreadProcessGroup::reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
                                                          ReduceOp op) {
   kChecks.reduce_scatter(*this, output, inputs, op);

@@ -13,7 +13,7 @@
 // sees identical bytes) and completes every rank's Work. Ranks that call different
 // collectives at the same sequence number, or with different sizes, fail with an error
 // naming both; a rank that does not arrive within the timeout fails the others' wait().
-// Supported: broadcast, all_reduce, all_gather, reduce_scatter, barrier.
+// Supported: broadcast, all_reduce, all_gather, gather, reduce_scatter, barrier.
 //
 // The group has a device (default the CPU; e.g. sim:rank, one simulated device per rank) and
 // enforces NCCL's contract through the backends' own checks (collective_checks.h): every
@@ -75,6 +75,7 @@ class ThreadProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> broadcast(Tensor& tensor, int root) override;
   std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM) override;
   std::shared_ptr<Work> all_gather(std::vector<Tensor>& outputs, const Tensor& input) override;
+  std::shared_ptr<Work> gather(std::vector<Tensor>& outputs, const Tensor& input, int root) override;
   std::shared_ptr<Work> reduce_scatter(Tensor& output, const std::vector<Tensor>& inputs,
                                        ReduceOp op = ReduceOp::SUM) override;
   std::shared_ptr<Work> barrier() override;

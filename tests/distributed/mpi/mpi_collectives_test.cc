@@ -27,7 +27,7 @@ RunResult mpirun(int nproc, const std::vector<std::string>& worker_args) {
   RunOptions options;
   options.timeout = std::chrono::seconds(90);
   options.env = {{"BRISK_TEST_BACKEND", "mpi"}, {"OMPI_MCA_btl", "self,vader,tcp"}};
-  for (const auto& entry : mpi_sanitizer_env()) options.env.push_back(entry);
+  for (const auto& entry : mpirun_env()) options.env.push_back(entry);
   return run_process(argv, options);
 }
 

@@ -64,7 +64,7 @@ RunResult mpirun_workers(const std::vector<std::string>& worker_argv, int world,
   argv.insert(argv.end(), worker_argv.begin(), worker_argv.end());
   RunOptions options;
   options.timeout = timeout;
-  options.env = mpi_sanitizer_env();
+  options.env = mpirun_env();
   RunResult r = run_process(argv, options);
   INFO(output_of(r));
   REQUIRE_FALSE(r.timed_out);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
@@ -139,10 +140,36 @@ std::vector<std::string> lines_starting_with(const std::string& text, const std:
   return lines;
 }
 
-std::vector<std::pair<std::string, std::string>> mpi_sanitizer_env() {
-  const char* options = std::getenv("ASAN_OPTIONS");
-  if (options == nullptr) return {};
-  return {{"ASAN_OPTIONS", std::string(options) + ":detect_leaks=0"}};
+namespace {
+
+// This test process's own directory for Open MPI's session files, made at the first mpirun and
+// removed at exit. Held by a pointer that is never freed, so that it outlives the static
+// destructors that run before the atexit handler.
+const std::string& mpirun_tmpdir() {
+  static const std::string* dir = [] {
+    char name[] = "/tmp/brisk-mpi-XXXXXX";
+    if (::mkdtemp(name) == nullptr)
+      throw std::runtime_error(std::string("mpirun_env: mkdtemp /tmp/brisk-mpi-XXXXXX: ") + std::strerror(errno));
+    auto* made = new std::string(name);
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(mpirun_tmpdir(), ignored);
+    });
+    return made;
+  }();
+  return *dir;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> mpirun_env() {
+  const std::string& tmp = mpirun_tmpdir();
+  std::vector<std::pair<std::string, std::string>> env{{"TMPDIR", tmp},
+                                                       {"OMPI_MCA_orte_tmpdir_base", tmp},
+                                                       {"OMPI_MCA_btl_vader_backing_directory", tmp}};
+  if (const char* options = std::getenv("ASAN_OPTIONS"))
+    env.emplace_back("ASAN_OPTIONS", std::string(options) + ":detect_leaks=0");
+  return env;
 }
 
 }  // namespace brisk::testing

@@ -46,11 +46,15 @@ RunResult run_process(const std::vector<std::string>& argv, const RunOptions& op
 // Where the launcher binary is inside the runfiles: "tools/launch/launch".
 std::string launcher_path();
 
-// For processes that mpirun starts, under --config=asan: ASAN_OPTIONS with leak detection off.
-// Open MPI leaks its own allocations at MPI_Finalize (its components are unloaded first, so
-// LeakSanitizer cannot even name them); Brisk's code in those processes is leak-checked by the
-// same tests over Gloo. Empty outside asan (ASAN_OPTIONS unset).
-std::vector<std::pair<std::string, std::string>> mpi_sanitizer_env();
+// The environment of every mpirun a test starts (mpirun passes it on to its processes):
+// - Open MPI's session directory (PMIx's sockets and shared-memory store) and its shared-memory
+//   transport files (btl vader, else in /dev/shm) in a directory of this test process's own under
+//   /tmp, removed at exit: they are named by process id, and the sandboxes of two tests running
+//   at once reuse process ids, so two jobs would otherwise use each other's files and crash.
+// - Under --config=asan, ASAN_OPTIONS with leak detection off. Open MPI leaks its own allocations at
+//   MPI_Finalize (its components are unloaded first, so LeakSanitizer cannot even name them);
+//   Brisk's code in those processes is leak-checked by the same tests over Gloo.
+std::vector<std::pair<std::string, std::string>> mpirun_env();
 
 // "stdout:\n<out>\nstderr:\n<err>", for a failing check to show (INFO).
 std::string output_of(const RunResult& result);

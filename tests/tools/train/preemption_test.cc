@@ -55,7 +55,7 @@ RunResult run_job(const std::string& starter, const std::vector<std::string>& ar
   options.timeout = std::chrono::seconds(180);
   if (!fault.empty()) options.env.push_back({"BRISK_TRAIN_FAULT", fault});
   if (starter == "mpirun")
-    for (const auto& entry : mpi_sanitizer_env()) options.env.push_back(entry);
+    for (const auto& entry : mpirun_env()) options.env.push_back(entry);
   if (starter == "launcher") {
     return launch_train(2, args, {"--grace-period", "30"}, options, kTrainWithFaults);
   }

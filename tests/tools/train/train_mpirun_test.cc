@@ -27,7 +27,7 @@ RunResult mpirun_train(const std::vector<std::string>& mpirun_options, const std
   argv.insert(argv.end(), command.begin(), command.end());
   RunOptions options;
   options.timeout = std::chrono::seconds(120);
-  options.env = mpi_sanitizer_env();
+  options.env = mpirun_env();
   RunResult r = run_process(argv, options);
   r.out += r.err;
   return r;

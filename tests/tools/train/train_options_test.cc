@@ -107,6 +107,10 @@ TEST_CASE("train flags: values out of range are refused by name") {
   CHECK_THAT(parse({"--weight-decay", "-1"}, o), Contains("--weight-decay"));
   CHECK_THAT(parse({"--label-smoothing", "1.5"}, o), Contains("--label-smoothing"));
   CHECK_THAT(parse({"--heartbeat-timeout", "-2"}, o), Contains("--heartbeat-timeout"));
+  CHECK_THAT(parse({"--shard", "zero4"}, o), Contains("--shard") && Contains("zero4"));
+  REQUIRE(o.shard == "none");
+  REQUIRE(parse({"--shard", "zero2"}, o) == "");
+  CHECK(o.shard == "zero2");
 }
 
 TEST_CASE("train flags: range errors name the flag and the value, and print no 309-digit bound") {
@@ -167,6 +171,8 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
           "--cuda-graph captures one batch a step; got --accumulate 2");
   refuses({"--cuda-graph"}, "--cuda-graph needs --lr-schedule constant: --lr-schedule cosine changes the learning "
                             "rate every step");
+  refuses({"--cuda-graph", "--lr-schedule", "constant", "--shard", "zero2"},
+          "--cuda-graph captures a DDP step; --shard zero2 steps a sharded optimizer");
   TrainOptions graphed;
   REQUIRE(parse({"--cuda-graph", "--lr-schedule", "constant", "--amp", "bf16"}, graphed) == "");
   REQUIRE(graphed.cuda_graph);

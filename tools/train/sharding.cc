@@ -1,0 +1,33 @@
+#include "tools/train/sharding.h"
+
+#include "distributed/zero2/zero2_data_parallel.h"
+#include "tensor/error.h"
+#include "tools/train/optimization.h"
+#include "train/distributed_run.h"
+
+namespace brisk::train {
+
+const std::vector<std::string>& shard_modes() {
+  static const std::vector<std::string> modes{"none", "zero1", "zero2"};
+  return modes;
+}
+
+ShardedTraining shard_training(const TrainOptions& options, const std::shared_ptr<nn::Module>& model,
+                               const dist::DistributedContext& run) {
+  auto factory = [&options](std::vector<Tensor> params) { return make_optimizer(options, params); };
+  ShardedTraining out;
+  if (options.shard == "zero1") {
+    std::shared_ptr<dist::DistributedDataParallelBase> ddp = wrap_ddp(model, run);
+    out.optimizer = sharded(std::make_unique<dist::ZeroRedundancyOptimizer>(ddp->parameters(), factory, run.group));
+    out.trained = ddp;
+  } else if (options.shard == "zero2") {
+    auto zero2 = std::make_shared<dist::Zero2DataParallelImpl<std::shared_ptr<nn::Module>>>(model, run.group);
+    out.optimizer = sharded(std::make_unique<dist::Zero2Optimizer>(*zero2, factory));
+    out.trained = zero2;
+  } else {
+    BRISK_FAIL("shard_training: --shard {} does not shard the training state", options.shard);
+  }
+  return out;
+}
+
+}  // namespace brisk::train
