@@ -22,20 +22,29 @@ struct ModelEntry {
   std::string name;
   std::optional<ImageShape> input;  // the only image shape it takes; nullopt: any
   std::function<std::shared_ptr<nn::Module>(const ImageShape& image, int64_t num_classes)> make;
+  // shard_units' modules by path; "layer1.*": each child of layer1.
+  std::vector<std::string> units;
 };
 
 const std::vector<ModelEntry>& model_table() {
   static const std::vector<ModelEntry> table{
-      {"lenet", kMnistImage, [](const ImageShape&, int64_t classes) { return LeNet5(classes).ptr(); }},
+      {"lenet", kMnistImage, [](const ImageShape&, int64_t classes) { return LeNet5(classes).ptr(); },
+       {"conv1", "conv2", "fc1", "fc2", "fc3"}},
       {"mlp", std::nullopt,
-       [](const ImageShape& image, int64_t classes) { return MLP(MLPOptions(image.numel(), classes)).ptr(); }},
-      {"resnet20", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet20(classes).ptr(); }},
-      {"resnet32", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet32(classes).ptr(); }},
-      {"resnet56", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet56(classes).ptr(); }},
+       [](const ImageShape& image, int64_t classes) { return MLP(MLPOptions(image.numel(), classes)).ptr(); },
+       {"layers.*"}},
+      {"resnet20", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet20(classes).ptr(); },
+       {"layer1.*", "layer2.*", "layer3.*"}},
+      {"resnet32", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet32(classes).ptr(); },
+       {"layer1.*", "layer2.*", "layer3.*"}},
+      {"resnet56", kCifarImage, [](const ImageShape&, int64_t classes) { return resnet56(classes).ptr(); },
+       {"layer1.*", "layer2.*", "layer3.*"}},
       {"resnet18", kCifarImage,
-       [](const ImageShape&, int64_t classes) { return ResNet18(ResNet18Options().num_classes(classes)).ptr(); }},
+       [](const ImageShape&, int64_t classes) { return ResNet18(ResNet18Options().num_classes(classes)).ptr(); },
+       {"layer1.*", "layer2.*", "layer3.*", "layer4.*"}},
       {"airbench", kCifarImage,
-       [](const ImageShape&, int64_t classes) { return AirbenchNet(AirbenchNetOptions().num_classes(classes)).ptr(); }},
+       [](const ImageShape&, int64_t classes) { return AirbenchNet(AirbenchNetOptions().num_classes(classes)).ptr(); },
+       {"group1", "group2", "group3"}},
   };
   return table;
 }
@@ -76,6 +85,33 @@ std::shared_ptr<nn::Module> make_model(const std::string& name, const ImageShape
                image.str(), fitting);
   }
   return entry.make(image, num_classes);
+}
+
+namespace {
+
+// Whether module path `path` is `pattern`'s: the same path, or for "a.b.*" a child of a.b.
+bool matches_unit(const std::string& pattern, const std::string& path) {
+  const size_t n = pattern.size();
+  if (n < 2 || pattern.compare(n - 2, 2, ".*") != 0) return path == pattern;
+  const std::string parent = pattern.substr(0, n - 1);  // "layer1."
+  return path.size() > parent.size() && path.compare(0, parent.size(), parent) == 0 &&
+         path.find('.', parent.size()) == std::string::npos;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<nn::Module>> shard_units(const std::string& name, nn::Module& model) {
+  const ModelEntry& entry = find_model(name);
+  std::vector<std::shared_ptr<nn::Module>> units;
+  for (const auto& item : model.named_modules(/*include_self=*/false)) {
+    for (const std::string& pattern : entry.units) {
+      if (matches_unit(pattern, item.key())) {
+        units.push_back(item.value());
+        break;
+      }
+    }
+  }
+  return units;
 }
 
 }  // namespace brisk::models

@@ -42,4 +42,11 @@ std::optional<ImageShape> model_input(const std::string& name);
 // and the dataset's are 3x32x32; models for them: ...").
 std::shared_ptr<nn::Module> make_model(const std::string& name, const ImageShape& image, int64_t num_classes);
 
+// The modules of `model` (made by make_model(name, ...)) that full sharding makes units of
+// (dist::fully_shard), in named_modules' order; none holds another. The root is not among
+// them: the caller shards it last, over what they leave. MLP: its layers; LeNet: its
+// convolutions and linear layers; the ResNets: their BasicBlocks; airbench: its convolution
+// groups.
+std::vector<std::shared_ptr<nn::Module>> shard_units(const std::string& name, nn::Module& model);
+
 }  // namespace brisk::models

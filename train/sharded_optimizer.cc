@@ -33,6 +33,12 @@ class ShardedOptimizerOf final : public ShardedOptimizer {
     return optimizer_->rank() == to ? optimizer_->state_dict() : optim::OptimizerState{};
   }
   void load_state_dict(const optim::OptimizerState& state) override { optimizer_->load_state_dict(state); }
+  // Every rank holds the whole model.
+  bool shards_parameters() const override { return false; }
+  nn::StateDict full_model_state_dict(nn::Module& model, int) override { return model.state_dict(); }
+  void load_full_model_state_dict(nn::Module& model, const nn::StateDict& state) override {
+    model.load_state_dict(state);
+  }
 
  private:
   std::unique_ptr<Sharded> optimizer_;

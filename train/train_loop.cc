@@ -6,6 +6,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "distributed/ddp/distributed_data_parallel.h"
+#include "distributed/fsdp/fully_shard.h"
 #include "distributed/zero2/zero2_data_parallel.h"
 #include "nn/functional.h"
 #include "optim/clip_grad.h"
@@ -22,6 +23,15 @@ namespace F = nn::functional;
 Tensor count_correct(const Tensor& logits, const Tensor& target) {
   autograd::NoGradGuard no_grad;
   return logits.argmax(1).eq(target).sum();
+}
+
+// The model called as PyTorch's model(x) calls it, between its forward hooks: a fully_shard
+// root unit gathers its parameters in them.
+Tensor call_model(nn::Module& model, const Tensor& input) {
+  model.run_forward_pre_hooks();
+  Tensor output = model.forward(input);
+  model.run_forward_hooks({output});
+  return output;
 }
 
 }  // namespace
@@ -43,6 +53,8 @@ MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const std:
   }
   auto* ddp = dynamic_cast<dist::DistributedDataParallelBase*>(&model);
   auto* zero2 = dynamic_cast<dist::Zero2DataParallelBase*>(&model);
+  // A fully_shard model: the root unit first, its gradient sync switches every unit's.
+  std::vector<dist::FSDPModule> units = dist::fsdp_modules(model);
   std::optional<MetricSums> sums;
   for (size_t i = 0; i < micro_batches.size(); ++i) {
     const data::Batch& batch = micro_batches[i];
@@ -52,10 +64,11 @@ MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const std:
     std::optional<dist::Zero2NoSyncGuard> local_only_zero2;
     if (ddp != nullptr && i + 1 < micro_batches.size()) local_only.emplace(*ddp);
     if (zero2 != nullptr && i + 1 < micro_batches.size()) local_only_zero2.emplace(*zero2);
+    if (!units.empty()) units.front().set_requires_gradient_sync(i + 1 == micro_batches.size());
     Tensor logits, loss;
     {
       autocast mixed_precision(batch.data.device(), options.autocast_dtype, options.autocast_dtype.has_value());
-      logits = model.forward(batch.data);  // [B, C]
+      logits = call_model(model, batch.data);  // [B, C]
       loss = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Mean, options.label_smoothing);
     }
     // The mean over this micro-batch times its share: the terms of the mean over the step.
@@ -98,7 +111,7 @@ MetricSums train_step(nn::Module& model, optim::Optimizer& optimizer, const data
 
 MetricSums eval_step(nn::Module& model, const data::Batch& batch) {
   autograd::NoGradGuard no_grad;
-  Tensor logits = model.forward(batch.data);
+  Tensor logits = call_model(model, batch.data);
   Tensor loss_sum = F::cross_entropy(logits, batch.target, Tensor(), -100, nn::Reduction::Sum);
   return {loss_sum, count_correct(logits, batch.target), batch.target.size(0)};
 }

@@ -50,13 +50,15 @@ struct StepOptions {
 
 // One optimizer step on the examples of `micro_batches` (one or more, already on the model's
 // device), gradient accumulation when there are several: clears the gradients; for each
-// micro-batch computes logits (model.forward) and the mean cross-entropy loss, scaled by the
+// micro-batch computes logits (model.forward, between the model's forward hooks, as
+// PyTorch's model(x)) and the mean cross-entropy loss, scaled by the
 // micro-batch's share of the step's examples, and backpropagates, adding to the gradients; so
 // the gradients are those of the mean loss over all the step's examples, as if they were one
 // batch (but for layers that look across a batch, such as BatchNorm in training mode). When
 // `model` is a dist::DistributedDataParallel or a dist::Zero2DataParallel, every micro-batch
 // but the last runs under its no_sync guard: only the last backward all-reduces (or
-// reduce-scatters) the sum. Then clips
+// reduce-scatters) the sum; a dist::fully_shard root the same through
+// set_requires_gradient_sync. Then clips
 // (options.max_grad_norm) and updates the parameters. With options.autocast_dtype the forward
 // and the loss run under autocast; with options.scaler the loss is scaled before backward, the
 // gradients unscaled before clipping, and the step skipped when they overflow (the scaler

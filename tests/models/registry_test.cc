@@ -1,5 +1,5 @@
 // The models by name (models/registry.h): each with its parameter count and output shape, the
-// MLP sized from the images, and the errors that name what was wrong.
+// MLP sized from the images, the errors that name what was wrong, and each model's fully_shard units.
 #include "models/registry.h"
 
 #include <catch2/catch.hpp>
@@ -53,5 +53,24 @@ TEST_CASE("make_model: the CIFAR models, with their parameter counts") {
     CHECK(count_parameters(*model) == parameters);
     model->eval();
     CHECK(model->forward(zeros({2, 3, 32, 32})).sizes() == Shape{2, 10});
+  }
+}
+
+TEST_CASE("shard_units: each model's fully_shard units, none holding another, the root not among them") {
+  const ImageShape mnist{1, 28, 28}, cifar{3, 32, 32};
+  const std::vector<std::pair<std::string, size_t>> expected{
+      {"lenet", 5}, {"mlp", 3}, {"resnet20", 9}, {"resnet18", 8}, {"airbench", 3}};
+  for (const auto& [name, count] : expected) {
+    INFO(name);
+    std::shared_ptr<nn::Module> model = make_model(name, name == "lenet" || name == "mlp" ? mnist : cifar, 10);
+    std::vector<std::shared_ptr<nn::Module>> units = shard_units(name, *model);
+    CHECK(units.size() == count);
+    for (const auto& unit : units) {
+      CHECK(unit != model);
+      for (const auto& other : units) {
+        if (other == unit) continue;
+        for (const auto& below : unit->modules(/*include_self=*/false)) CHECK(below != other);
+      }
+    }
   }
 }

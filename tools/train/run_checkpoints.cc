@@ -78,8 +78,15 @@ void restore_sharded(const checkpoint::Checkpoint& ckpt, const TrainOptions& opt
                      ShardedOptimizer& sharded, optim::LRScheduler* scheduler) {
   // No state: only its parameters and groups are compared.
   const std::unique_ptr<optim::Optimizer> unsharded = make_optimizer(options, model.parameters());
-  checkpoint::check_compatible(ckpt, model, *unsharded, scheduler);
-  model.load_state_dict(ckpt.model);
+  if (sharded.shards_parameters()) {
+    // The model holds shards: load_full_model_state_dict checks its names and full shapes.
+    checkpoint::Checkpoint unchecked_model = ckpt;
+    unchecked_model.model = model.state_dict();
+    checkpoint::check_compatible(unchecked_model, model, *unsharded, scheduler);
+  } else {
+    checkpoint::check_compatible(ckpt, model, *unsharded, scheduler);
+  }
+  sharded.load_full_model_state_dict(model, ckpt.model);
   sharded.load_state_dict(ckpt.optimizer);
   if (scheduler != nullptr) scheduler->load_state_dict(ckpt.scheduler);
   default_generator().set_state(ckpt.generator);

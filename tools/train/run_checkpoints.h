@@ -44,8 +44,8 @@ checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions&
 // writes of them left behind.
 std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const TrainOptions& options);
 
-// --resume under --shard zero1/zero2: checkpoint::restore's checks (against the optimizer a
-// --shard none run would have) and loads, the optimizer state into each rank's shard.
+// --resume under --shard zero1/zero2/full: checkpoint::restore's checks (against the optimizer a
+// --shard none run would have) and loads, the optimizer state (and under full, the parameters) into each rank's shard.
 void restore_sharded(const checkpoint::Checkpoint& ckpt, const TrainOptions& options, nn::Module& model,
                      ShardedOptimizer& sharded, optim::LRScheduler* scheduler);
 

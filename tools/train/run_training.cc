@@ -151,6 +151,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   }
   // --shard zero1/zero2 (distributed): the model wrapped now, each rank's optimizer over its
   // shard (`stepped`); else the optimizer over every parameter, and DDP below.
+  const int64_t parameters = count_parameters(*model);  // before full sharding leaves this rank's shards
   ShardedTraining sharding;
   if (run.enabled && options.shard != "none") sharding = shard_training(options, model, run);
   std::unique_ptr<optim::Optimizer> optimizer =
@@ -159,7 +160,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, stepped, steps);
   spdlog::info("{} ({} parameters) on {}, {} threads; {} {} training and {} test images from {}", options.model,
-               count_parameters(*model), device.str(), get_num_threads(), data.train->size(), data.image.str(),
+               parameters, device.str(), get_num_threads(), data.train->size(), data.image.str(),
                data.test->size(), data_dir);
   if (run.enabled) {
     spdlog::info("distributed: {} processes over {}, {} examples per process and step", run.world_size, run.backend,
@@ -217,14 +218,23 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   // Rank 0 writes the checkpoints, in the background, from copies taken between steps.
   std::unique_ptr<checkpoint::CheckpointWriter> writer;
   if (run.is_main() && !options.save.empty() && !sharded_checkpoints) writer = make_checkpoint_writer(options);
-  // Every rank, when the run saves: a sharded optimizer's state gathered onto rank 0 (collective).
-  auto consolidated_state = [&]() -> std::optional<optim::OptimizerState> {
-    if (options.save.empty() || !sharding.optimizer || sharded_checkpoints) return std::nullopt;
-    return sharding.optimizer->consolidated_state_dict(0);
+  // Every rank, when the run saves a single file: a sharded optimizer's state (and under full
+  // sharding the parameters) gathered onto rank 0 (collective).
+  struct GatheredState {
+    optim::OptimizerState optimizer;
+    nn::StateDict model;
   };
-  auto checkpoint_now = [&](const checkpoint::Progress& at, std::optional<optim::OptimizerState> sharded_state) {
+  auto consolidated_state = [&]() -> std::optional<GatheredState> {
+    if (options.save.empty() || !sharding.optimizer || sharded_checkpoints) return std::nullopt;
+    return GatheredState{sharding.optimizer->consolidated_state_dict(0),
+                         sharding.optimizer->full_model_state_dict(*model, 0)};
+  };
+  auto checkpoint_now = [&](const checkpoint::Progress& at, std::optional<GatheredState> sharded_state) {
     checkpoint::Checkpoint ckpt = checkpoint::capture(*model, stepped, at, data_seed, scheduler.get());
-    if (sharded_state) ckpt.optimizer = std::move(*sharded_state);
+    if (sharded_state) {
+      ckpt.optimizer = std::move(sharded_state->optimizer);
+      ckpt.model = std::move(sharded_state->model);
+    }
     ckpt.metadata = run_metadata(options, run);
     if (scaler.is_enabled()) ckpt.metadata["grad_scaler"] = scaler.state_dict().dump();
     if (hooks) hooks->before_checkpoint(at);
@@ -287,7 +297,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
             const bool mid_epoch = p.batch < train_loader.size();
             const bool stop = mid_epoch && preemption.stop_after(p.step);
             if (mid_epoch && (stop || (options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0))) {
-              std::optional<optim::OptimizerState> sharded_state = consolidated_state();
+              std::optional<GatheredState> sharded_state = consolidated_state();
               if (writer) checkpoint_now(p, std::move(sharded_state));
               save_shards(p);
             }
@@ -310,7 +320,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     row.test = all_reduce_metrics(evaluate(*model, test_loader, device), run);
     row.seconds = seconds_since(epoch_start);
     preempted = preemption.stop_after(progress.step);  // after the epoch's checkpoint, below
-    std::optional<optim::OptimizerState> sharded_state = consolidated_state();
+    std::optional<GatheredState> sharded_state = consolidated_state();
     save_shards(progress);
     if (!run.is_main()) {
       if (preempted) break;

@@ -1,6 +1,8 @@
 #include "tools/train/sharding.h"
 
+#include "distributed/fsdp/fully_shard.h"
 #include "distributed/zero2/zero2_data_parallel.h"
+#include "models/registry.h"
 #include "tensor/error.h"
 #include "tools/train/optimization.h"
 #include "train/distributed_run.h"
@@ -8,7 +10,7 @@
 namespace brisk::train {
 
 const std::vector<std::string>& shard_modes() {
-  static const std::vector<std::string> modes{"none", "zero1", "zero2"};
+  static const std::vector<std::string> modes{"none", "zero1", "zero2", "full"};
   return modes;
 }
 
@@ -26,6 +28,14 @@ ShardedTraining shard_training(const TrainOptions& options, const std::shared_pt
     out.zero2 = optimizer.get();
     out.optimizer = sharded(std::move(optimizer));
     out.trained = zero2;
+  } else if (options.shard == "full") {
+    const auto shard_options = dist::FullyShardOptions().group(run.group);
+    for (const std::shared_ptr<nn::Module>& unit : models::shard_units(options.model, *model)) {
+      dist::fully_shard(*unit, shard_options);
+    }
+    dist::fully_shard(*model, shard_options);
+    out.optimizer = fully_sharded(*model, make_optimizer(options, model->parameters()));
+    out.trained = model;
   } else {
     BRISK_FAIL("shard_training: --shard {} does not shard the training state", options.shard);
   }

@@ -6,6 +6,8 @@
 //          sharded)
 //   zero2  dist::Zero2DataParallel and a dist::Zero2Optimizer (gradients and optimizer state
 //          sharded)
+//   full   dist::fully_shard on the model's units (models::shard_units) and on the model, the
+//          optimizer over the shards (parameters, gradients and optimizer state sharded)
 #include <memory>
 #include <string>
 #include <vector>

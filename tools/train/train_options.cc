@@ -140,7 +140,7 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--shard", o.shard,
                  "distributed: what each rank holds of the training state (docs/ddp.md): none (DDP: all of it), "
                  "zero1 (the optimizer state sharded: ZeroRedundancyOptimizer), zero2 (gradients and optimizer "
-                 "state sharded: Zero2DataParallel); one process trains unsharded")
+                 "state sharded: Zero2DataParallel), full (parameters too: fully_shard on the model's blocks); one process trains unsharded")
       ->check(CLI::IsMember(shard_modes()));
   app.add_option("--amp", o.amp,
                  "automatic mixed precision: forward and loss under autocast in bf16 or fp16 (matrix products and "

@@ -3,7 +3,8 @@
 // their checkpoints are the ordinary format: a zero2 run resumed from its first epoch's
 // checkpoint continues exactly, a --shard none run resumed from it ends where the zero2 run
 // does, and a zero1 run resumed from a --shard none checkpoint ends where that run does; a
-// zero2 run on the simulated device is the CPU's run bit for bit.
+// zero2 run on the simulated device is the CPU's run bit for bit. Full sharding (--shard full) on 2
+// and 3 ranks ends where --shard none does, resumes bit for bit, and --shard none resumes from it.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -95,4 +96,48 @@ TEST_CASE("train --shard zero1 and zero2 on 2 ranks end where --shard none does;
   INFO(zero1.out);
   REQUIRE(zero1.status == 0);
   require_close(saved("zero1-resumed", 16), saved("none", 16), 1e-5);
+}
+
+TEST_CASE("train --shard full on 2 and 3 ranks ends where --shard none does; its checkpoints resume",
+          "[distributed][train][fsdp]") {
+  const std::string dir = scratch_dir("train_shard_full");
+  // Gradient accumulation (set_requires_gradient_sync), clipping from the shards, and
+  // checkpoints within epochs (the parameters and the optimizer state gathered onto rank 0); a
+  // global batch that 2 and 3 ranks x 2 micro-batches split (6 steps an epoch).
+  const std::vector<std::string> args{"--epochs",         "2",   "--accumulate",       "2", "--batch-size", "48",
+                                      "--max-grad-norm",  "0.5", "--checkpoint-every", "3"};
+  auto saved = [&](const std::string& run, int step) {
+    return dir + "/" + run + "-" + fmt::format("{:08d}", step) + ".ckpt";
+  };
+  // 3 ranks make the shards uneven (the MLP's rows do not split in three equal parts).
+  for (int ranks : {2, 3}) {
+    for (const std::string shard : {"none", "full"}) {
+      const std::string run = fmt::format("{}-{}", shard, ranks);
+      RunResult r = launch_train(ranks, with(args, {"--shard", shard, "--metrics-csv", dir + "/" + run + ".csv",
+                                                    "--save", dir + "/" + run + "-{step}.ckpt"}));
+      INFO(r.out);
+      REQUIRE(r.status == 0);
+      if (shard == "full") CHECK_THAT(r.out, Contains("--shard full"));
+    }
+    for (int step : {3, 6, 12}) {
+      INFO(ranks << " ranks, step " << step);
+      require_close(saved(fmt::format("full-{}", ranks), step), saved(fmt::format("none-{}", ranks), step), 1e-5);
+    }
+  }
+
+  // A full run resumed from its first epoch's checkpoint continues exactly (the parameters and
+  // the optimizer state cut back into the shards).
+  RunResult resumed = launch_train(3, with(args, {"--shard", "full", "--metrics-csv", dir + "/resumed.csv", "--resume",
+                                                  saved("full-3", 6), "--save", dir + "/resumed-{step}.ckpt"}));
+  INFO(resumed.out);
+  REQUIRE(resumed.status == 0);
+  CHECK_THAT(resumed.out, Contains("resumed from " + saved("full-3", 6) + ": epoch 2, batch 0, step 6"));
+  require_close(saved("resumed", 12), saved("full-3", 12), 0.0);
+
+  // The files are the ordinary format: --shard none continues a full run.
+  RunResult unsharded = launch_train(3, with(args, {"--metrics-csv", dir + "/unsharded.csv", "--resume",
+                                                    saved("full-3", 6), "--save", dir + "/unsharded-{step}.ckpt"}));
+  INFO(unsharded.out);
+  REQUIRE(unsharded.status == 0);
+  require_close(saved("unsharded", 12), saved("full-3", 12), 1e-5);
 }
