@@ -23,6 +23,8 @@
 #include "distributed/all_reduce_metrics.h"
 #include "distributed/ddp/distributed_data_parallel.h"
 #include "distributed/distributed.h"
+#include "distributed/fsdp/clip_grad_norm.h"
+#include "distributed/fsdp/fully_shard.h"
 #include "distributed/init_distributed.h"
 #include "distributed/join.h"
 #include "distributed/nn/sync_batchnorm.h"

@@ -21,7 +21,9 @@ Tensor MLPImpl::forward(const Tensor& input) {
   Tensor x = F::flatten(input, 1);
   const size_t n = layers->size();
   for (size_t i = 0; i < n; ++i) {
-    x = layers->at<nn::LinearImpl>(i).forward(x);
+    // A module call (forward hooks, errors naming the layer), as a holder's fc(x).
+    nn::LinearImpl& layer = layers->at<nn::LinearImpl>(i);
+    x = nn::forward_naming_module(layer, [&] { return layer.forward(x); });
     if (i + 1 < n) x = F::relu(x);
   }
   return x;

@@ -1,5 +1,6 @@
 #include "nn/module.h"
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
 #include <typeinfo>
@@ -151,6 +152,36 @@ std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) { return
 void Module::apply(const std::function<void(Module&)>& fn) {
   for (const auto& [name, child] : children_) child->apply(fn);
   fn(*this);
+}
+
+size_t Module::register_forward_pre_hook(ForwardPreHook hook) {
+  forward_pre_hooks_.emplace_back(next_forward_hook_handle_, std::move(hook));
+  return next_forward_hook_handle_++;
+}
+
+size_t Module::register_forward_hook(ForwardHook hook) {
+  forward_hooks_.emplace_back(next_forward_hook_handle_, std::move(hook));
+  return next_forward_hook_handle_++;
+}
+
+bool Module::remove_forward_hook(size_t handle) {
+  auto erase = [handle](auto& hooks) {
+    const size_t before = hooks.size();
+    hooks.erase(std::remove_if(hooks.begin(), hooks.end(), [&](const auto& h) { return h.first == handle; }),
+                hooks.end());
+    return hooks.size() != before;
+  };
+  const bool pre = erase(forward_pre_hooks_);
+  const bool post = erase(forward_hooks_);
+  return pre || post;
+}
+
+void Module::run_forward_pre_hooks() const {
+  for (const auto& hook : forward_pre_hooks_) hook.second();
+}
+
+void Module::run_forward_hooks(const std::vector<Tensor>& outputs) const {
+  for (const auto& hook : forward_hooks_) hook.second(outputs);
 }
 
 void Module::train(bool on) {

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -106,6 +107,23 @@ class Module : public std::enable_shared_from_this<Module> {
   // brisk::Error naming the module.
   virtual Tensor forward(const Tensor& input);
 
+  // ---- Forward hooks (torch's register_forward_pre_hook and register_forward_hook) ----
+  // They run around each call of this module made through forward_naming_module (a holder's
+  // call `fc(x)`, Sequential's calls of its children): the pre-hooks before forward, the hooks
+  // after it with the Tensors of its output (forward_output_tensors). A direct call of
+  // forward() skips them, as PyTorch runs hooks from a module's __call__, not from its forward.
+  // Hooks run in registration order. dist::fully_shard gathers a unit's parameters this way.
+  using ForwardPreHook = std::function<void()>;
+  using ForwardHook = std::function<void(const std::vector<Tensor>& outputs)>;
+  // Each returns a handle for remove_forward_hook().
+  size_t register_forward_pre_hook(ForwardPreHook hook);
+  size_t register_forward_hook(ForwardHook hook);
+  // False when no forward hook of this module has the handle.
+  bool remove_forward_hook(size_t handle);
+  bool has_forward_hooks() const { return !forward_pre_hooks_.empty() || !forward_hooks_.empty(); }
+  void run_forward_pre_hooks() const;
+  void run_forward_hooks(const std::vector<Tensor>& outputs) const;
+
   // ---- Modes ----
 
   // Sets training mode here and in every descendant (Dropout and BatchNorm read it).
@@ -159,6 +177,9 @@ class Module : public std::enable_shared_from_this<Module> {
   OrderedDict<Tensor> parameters_;
   OrderedDict<Tensor> buffers_;
   OrderedDict<std::shared_ptr<Module>> children_;
+  std::vector<std::pair<size_t, ForwardPreHook>> forward_pre_hooks_;
+  std::vector<std::pair<size_t, ForwardHook>> forward_hooks_;
+  size_t next_forward_hook_handle_ = 0;
   std::string name_in_parent_;
   bool is_training_ = true;
 };
@@ -166,16 +187,44 @@ class Module : public std::enable_shared_from_this<Module> {
 // Throws `error` with a line naming `module` appended (forward_naming_module says which).
 [[noreturn]] void rethrow_in_module(const Module& module, const Error& error);
 
-// Calls `forward` (a call of the module's forward). A brisk::Error raised inside gets a line
-// naming the module appended, its name in its parent and its configuration ("\n  in fc2:
-// Linear(in_features=64, out_features=10, bias=true)"; the model itself has no name: "\n  in
-// Net"). Each enclosing module called the same way adds its own line, innermost first, so an
-// error deep inside a model says which layer it came from. ModuleHolder's call and the
-// containers' calls of their modules go through here.
+// The Tensors of a forward's output, as forward hooks see them: the Tensor, the vector's
+// Tensors, or a tuple's Tensor elements; none for any other type.
+inline std::vector<Tensor> forward_output_tensors(const Tensor& output) { return {output}; }
+inline std::vector<Tensor> forward_output_tensors(const std::vector<Tensor>& output) { return output; }
+template <typename... T>
+std::vector<Tensor> forward_output_tensors(const std::tuple<T...>& output) {
+  std::vector<Tensor> tensors;
+  std::apply(
+      [&](const auto&... element) {
+        auto add = [&](const auto& e) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(e)>, Tensor>) tensors.push_back(e);
+        };
+        (add(element), ...);
+      },
+      output);
+  return tensors;
+}
+template <typename T>
+std::vector<Tensor> forward_output_tensors(const T&) {
+  return {};
+}
+
+// Calls `forward` (a call of the module's forward) between the module's forward hooks. A
+// brisk::Error raised inside (hooks included) gets a line naming the module appended, its
+// name in its parent and its configuration ("\n  in fc2: Linear(in_features=64,
+// out_features=10, bias=true)"; the model itself has no name: "\n  in Net"). Each enclosing
+// module called the same way adds its own line, innermost first, so an error deep inside a
+// model says which layer it came from. ModuleHolder's call and the containers' calls of their
+// modules go through here.
 template <typename F>
-decltype(auto) forward_naming_module(const Module& module, F&& forward) {
+auto forward_naming_module(const Module& module, F&& forward) -> decltype(std::forward<F>(forward)()) {
+  using Output = decltype(std::forward<F>(forward)());
   try {
-    return std::forward<F>(forward)();
+    if (!module.has_forward_hooks()) return std::forward<F>(forward)();
+    module.run_forward_pre_hooks();
+    Output output = std::forward<F>(forward)();
+    module.run_forward_hooks(forward_output_tensors(output));
+    return std::forward<Output>(output);
   } catch (const Error& error) {
     rethrow_in_module(module, error);
   }

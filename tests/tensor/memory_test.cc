@@ -20,6 +20,23 @@ using Catch::Matchers::Contains;
 #endif
 #endif
 
+TEST_CASE("Storage::resize frees and refills the memory in place, keeping the storage and its version") {
+  const size_t bytes = CpuCachingAllocator::size_class(1000 * 1000 * 4);
+  Tensor t = native::zeros({1000, 1000}, kFloat32);
+  Tensor view = native::alias(t);  // shares the storage, as a tensor saved for backward
+  t.bump_version();
+  const size_t with = memory_allocated(kCPU);
+  t.storage()->resize(0);
+  CHECK(memory_allocated(kCPU) == with - bytes);
+  CHECK(view.storage()->nbytes() == 0);
+  t.storage()->resize(t.nbytes());
+  CHECK(memory_allocated(kCPU) == with);
+  CHECK(view.storage() == t.storage());
+  CHECK(view.version() == 1);
+  native::fill_(t, 2.0);
+  CHECK(view.to_vector<float>()[0] == 2.0f);
+}
+
 TEST_CASE("memory_stats(kCPU) follows the tensors' memory, and the peak resets to what is allocated now") {
   const size_t bytes = CpuCachingAllocator::size_class(1000 * 1000 * 4);
   reset_peak_memory_stats(kCPU);
