@@ -274,8 +274,8 @@ FSDPModule fully_shard(nn::Module& module, const FullyShardOptions& options) {
   collect_params(module, "", seen, names, params);
   nn::StateDict named;
   for (size_t i = 0; i < params.size(); ++i) named.insert(names[i], params[i]);
-  check_on_group_device(*group, named, "parameter");
-  verify_same_shapes(*group, named, "parameter");
+  check_on_group_device(*group, named, "parameter", "fully_shard");
+  verify_same_shapes(*group, named, "parameter", "fully_shard");
   broadcast_coalesced(*group, params, /*root=*/0);
 
   auto state = std::make_shared<FullyShardState>(names, params, group, options, module.weak_from_this());
