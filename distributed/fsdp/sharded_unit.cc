@@ -89,14 +89,22 @@ void ShardedUnit::start_unshard() {
   }
   gathered_ = native::empty({layout_.gathered_numel()}, options);
   std::vector<Tensor> outputs = layout_.rank_chunks(gathered_);
+  gather_issued_ = CollectiveSpan::Clock::now();
   gather_work_ = collective("all_gather", [&] { return group_->all_gather(outputs, gather_input_); });
+}
+
+void ShardedUnit::wait_recorded(const char* op, Work& work, CollectiveSpan::Clock::time_point issued) {
+  const auto start = CollectiveSpan::Clock::now();
+  collective(op, [&] { work.wait(); });
+  const auto end = CollectiveSpan::Clock::now();
+  collective_spans_.push_back({issued, work.completed_at().value_or(end), end - start});
 }
 
 void ShardedUnit::unshard() {
   if (unsharded_) return;
   if (!params_.empty()) {
     start_unshard();
-    collective("all_gather", [&] { gather_work_->wait(); });
+    wait_recorded("all_gather", *gather_work_, gather_issued_);
     full_buffer_.storage()->resize(full_buffer_.nbytes());
     layout_.unpack(gathered_, full_);
     gather_work_.reset();
@@ -116,7 +124,7 @@ void ShardedUnit::reshard() {
 
 void ShardedUnit::discard_prefetch() {
   if (!gather_work_) return;
-  collective("all_gather", [&] { gather_work_->wait(); });
+  wait_recorded("all_gather", *gather_work_, gather_issued_);
   gather_work_.reset();
   gather_input_ = Tensor();
   gathered_ = Tensor();
@@ -141,6 +149,7 @@ void ShardedUnit::start_reduce_grads() {
   reduce_input_ = native::empty({layout_.gathered_numel()}, options);
   layout_.pack(grads, reduce_input_);
   grad_shard_buffer_ = native::empty({layout_.shard_numel()}, options);
+  reduce_issued_ = CollectiveSpan::Clock::now();
   reduce_work_ = collective("reduce_scatter", [&] {
     return group_->reduce_scatter(grad_shard_buffer_, layout_.rank_chunks(reduce_input_), ReduceOp::AVG);
   });
@@ -174,7 +183,7 @@ void ShardedUnit::finish_grads() {
     }
     return;
   }
-  collective("reduce_scatter", [&] { reduce_work_->wait(); });
+  wait_recorded("reduce_scatter", *reduce_work_, reduce_issued_);
   reduce_work_.reset();
   reduce_input_ = Tensor();
   Tensor shard = grad_shard_buffer_;
