@@ -68,6 +68,9 @@ struct FullyShardRoot : std::enable_shared_from_this<FullyShardRoot> {
   // before its backward compute.
   std::vector<std::weak_ptr<FullyShardState>> forward_order;
   bool order_recorded = false;
+  // The unit whose reduce_scatter was issued last this backward: the next unit's reduction
+  // waits for it, so that at most two units' full gradients are held at once.
+  std::weak_ptr<FullyShardState> reducing;
 };
 
 namespace {
@@ -167,6 +170,8 @@ void FullyShardState::on_grad_accumulated(size_t param) {
 void FullyShardState::reduce() {
   if (requires_gradient_sync) {
     unit.start_reduce_grads();
+    if (auto previous = root->reducing.lock()) previous->unit.wait_reduce();
+    root->reducing = shared_from_this();
   } else {
     unit.accumulate_unsharded_grads();
   }
@@ -227,6 +232,7 @@ void FullyShardRoot::discard_prefetches() {
 
 void FullyShardRoot::finish_backward() {
   finish_queued = false;
+  reducing.reset();
   order_recorded = !forward_order.empty();
   std::vector<std::shared_ptr<FullyShardState>> states = live_units();
   // Units whose forward ran but whose gradients did not all arrive (unused parameters, an

@@ -138,7 +138,7 @@ void ShardedUnit::stash_grads() {
 }
 
 void ShardedUnit::start_reduce_grads() {
-  if (params_.empty() || reduce_work_) return;
+  if (params_.empty() || grad_shard_buffer_.defined()) return;
   const TensorOptions options = TensorOptions(reduce_dtype_).device(group_->device());
   accumulate_unsharded_grads();
   std::vector<Tensor> grads;
@@ -176,16 +176,21 @@ void ShardedUnit::accumulate_unsharded_grads() {
   }
 }
 
+void ShardedUnit::wait_reduce() {
+  if (!reduce_work_) return;
+  wait_recorded("reduce_scatter", *reduce_work_, reduce_issued_);
+  reduce_work_.reset();
+  reduce_input_ = Tensor();
+}
+
 void ShardedUnit::finish_grads() {
-  if (!reduce_work_) {
+  if (!grad_shard_buffer_.defined()) {
     for (size_t i = 0; i < params_.size(); ++i) {
       if (stashed_grads_[i].defined()) params_[i].set_grad(std::move(stashed_grads_[i]));
     }
     return;
   }
-  wait_recorded("reduce_scatter", *reduce_work_, reduce_issued_);
-  reduce_work_.reset();
-  reduce_input_ = Tensor();
+  wait_reduce();
   Tensor shard = grad_shard_buffer_;
   grad_shard_buffer_ = Tensor();
   if (shard.dtype() != shard_dtype_ || shard_device_ != group_->device()) {

@@ -88,6 +88,9 @@ class ShardedUnit {
   // Instead of reducing: adds the full gradients to ones kept (in the reduce dtype) until the
   // next start_reduce_grads(): gradient accumulation without communication.
   void accumulate_unsharded_grads();
+  // Waits for the reduce_scatter in flight, if any, and frees its input (the full gradients);
+  // its result waits for finish_grads().
+  void wait_reduce();
   // Waits for the reduce_scatter and sets each .grad to its gradient shard plus the stashed
   // one; without a reduce_scatter, puts the stashed gradients back.
   void finish_grads();
