@@ -131,6 +131,9 @@ void FullyShardState::pre_forward() {
 }
 
 void FullyShardState::post_forward(const std::vector<Tensor>& outputs) {
+  // A forward inside the unit's backward is activation checkpointing's recomputation: the
+  // backward still needs the gathered parameters.
+  if (backward_started) return;
   const bool grad = autograd::GradMode::is_enabled();
   if (!grad || (options.reshard_after_forward() && !is_root)) unit.reshard();
   if (!grad) return;

@@ -8,12 +8,14 @@
 // (|p| < 0.5: 2^-9 * 0.5 = 1e-3 each). Measured: 1e-3 between the runs, 5e-4 between the
 // bfloat16 and the float32 reference; 5e-3 allows five such roundings, while an unaveraged
 // (SUM) reduction or lost momentum moves the parameters by lr * |g| ~ 1e-2 and more.
-// float64 compute (param_dtype = the shards' float64) is exact: within 1e-12.
+// float64 compute (param_dtype = the shards' float64) is exact: within 1e-12. Autocast (float32
+// units, bf16 matmuls inside an autocast region on each rank) composes, within the same bound.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
+#include "autograd/autocast.h"
 #include "models/mlp.h"
 #include "nn/functional.h"
 #include "optim/sgd.h"
@@ -128,6 +130,56 @@ TEST_CASE("fully_shard MixedPrecisionPolicy: float64 compute and reduce on float
     results[rank] = train_fully_sharded(scenario, *models[rank], group, MixedPrecisionPolicy{kFloat64, kFloat64});
   });
   for (const TrainResult& r : results) CHECK(max_abs_difference(r.params, reference_run.params) < 1e-12);
+}
+
+TEST_CASE("fully_shard composes with autocast: float32 units under a bfloat16 autocast region", "[fsdp]") {
+  // One process: float32 parameters, forward under autocast (bf16 matmuls), as each rank does.
+  models::MLP single = make_mlp(kFloat32);
+  optim::SGD single_opt(single->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  for (int step = 0; step < kSteps; ++step) {
+    auto [x, y] = batch(step);
+    single_opt.zero_grad();
+    Tensor logits;
+    {
+      autocast region(kCPU, kBFloat16);
+      logits = single(x);
+    }
+    F::cross_entropy(logits.to(kFloat32), y).backward();
+    single_opt.step();
+  }
+  nn::StateDict expected;
+  for (const auto& item : single->named_parameters()) expected.insert(item.key(), item.value().to(kFloat64));
+
+  const int world = 2;
+  std::vector<models::MLP> models;
+  for (int rank = 0; rank < world; ++rank) models.push_back(make_mlp(kFloat32));
+  auto shared = std::make_shared<ThreadWorld>(world, std::chrono::seconds(20));
+  std::vector<nn::StateDict> results(world);
+  run_ranks(world, [&](int rank) {
+    auto group = std::make_shared<ThreadProcessGroup>(shared, rank);
+    models::MLP& model = models[rank];
+    std::vector<FSDPModule> units = shard_scenario_units(*model, FullyShardOptions().group(group));
+    optim::SGD opt(model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+    const int64_t per_rank = kBatch / world;
+    for (int step = 0; step < kSteps; ++step) {
+      auto [x, y] = batch(step);
+      opt.zero_grad();
+      Tensor logits;
+      {
+        autocast region(kCPU, kBFloat16);  // thread-local: each rank enters its own
+        logits = model(x.narrow(0, rank * per_rank, per_rank));
+        THREAD_CHECK(logits.dtype() == kBFloat16);
+      }
+      F::cross_entropy(logits.to(kFloat32), y.narrow(0, rank * per_rank, per_rank)).backward();
+      for (const Tensor& p : model->parameters()) THREAD_CHECK(p.grad().dtype() == kFloat32);
+      opt.step();
+    }
+    for (FSDPModule& u : units) u.unshard();
+    for (const auto& item : model->named_parameters()) results[rank].insert(item.key(), item.value().to(kFloat64));
+    for (FSDPModule& u : units) u.reshard();
+  });
+  // As with the policy above: the runs differ by bf16 roundings over different slices.
+  for (const nn::StateDict& result : results) CHECK(max_abs_difference(result, expected) < 5e-3);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "tests/distributed/ddp/thread_process_group.h"
 #include "nn/nn.h"
+#include "tensor/memory.h"
 #include "tensor/native/ops.h"
 #include "tests/distributed/fsdp/fsdp_training.h"
 
@@ -103,6 +104,26 @@ TEST_CASE("fully_shard: cpu_offload keeps shards and gradients on the CPU, compu
   scenario.optimizer = FsdpOptimizer::kAdam;
   const int world = GENERATE(2, 3);
   check_equivalence(scenario, world, /*sim=*/true);
+}
+
+TEST_CASE("fully_shard: freeing a unit's gathered parameters returns their bytes to the allocator", "[fsdp]") {
+  // One rank, so that no other thread allocates meanwhile: the CPU allocator's figure drops by
+  // the unit's gathered parameters when its forward ends (the unit's hook runs between these).
+  FsdpScenario scenario;
+  std::shared_ptr<nn::Module> model = make_fsdp_model(scenario, 1);
+  auto world = std::make_shared<ThreadWorld>(1);
+  auto group = std::make_shared<ThreadProcessGroup>(world, 0);
+  std::shared_ptr<nn::Module> layer = model->modules()[2];  // layers.0: Linear(10, 16)
+  REQUIRE(layer->parameters().size() == 2);
+  size_t before = 0, after = 0;
+  layer->register_forward_hook([&](const std::vector<Tensor>&) { before = memory_allocated(kCPU); });
+  std::vector<FSDPModule> units = shard_scenario_units(*model, FullyShardOptions().group(group));
+  layer->register_forward_hook([&](const std::vector<Tensor>&) { after = memory_allocated(kCPU); });
+  Tensor loss = nn::forward_naming_module(*model, [&] { return model->forward(native::ones({4, 10}, kFloat64)); });
+  const size_t gathered_bytes = (16 * 10 + 16) * sizeof(double);
+  CHECK(before - after >= gathered_bytes);
+  CHECK(before - after < 2 * gathered_bytes);  // the allocator's size class, not more
+  CHECK(units[0].unit().unsharded_bytes() == 0);
 }
 
 TEST_CASE("fully_shard: errors name the rank and the parameter", "[fsdp]") {
