@@ -1,5 +1,6 @@
 #include "distributed/fsdp/fully_shard.h"
 
+#include <algorithm>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -67,6 +68,9 @@ struct FullyShardRoot : std::enable_shared_from_this<FullyShardRoot> {
   // before its backward compute.
   std::vector<std::weak_ptr<FullyShardState>> forward_order;
   bool order_recorded = false;
+  // The unit whose reduce_scatter was issued last this backward: the next unit's reduction
+  // waits for it, so that at most two units' full gradients are held at once.
+  std::weak_ptr<FullyShardState> reducing;
 };
 
 namespace {
@@ -117,6 +121,9 @@ void FullyShardState::pre_forward() {
     root->order_recorded = true;
     root->discard_prefetches();
   }
+  if (is_root) {
+    for (const auto& state : root->live_units()) state->unit.clear_collective_spans();
+  }
   if (!root->order_recorded) root->forward_order.push_back(shared_from_this());
   if (autograd::GradMode::is_enabled()) forward_with_grad = true;
   unit.unshard();
@@ -166,6 +173,8 @@ void FullyShardState::on_grad_accumulated(size_t param) {
 void FullyShardState::reduce() {
   if (requires_gradient_sync) {
     unit.start_reduce_grads();
+    if (auto previous = root->reducing.lock()) previous->unit.wait_reduce();
+    root->reducing = shared_from_this();
   } else {
     unit.accumulate_unsharded_grads();
   }
@@ -226,6 +235,7 @@ void FullyShardRoot::discard_prefetches() {
 
 void FullyShardRoot::finish_backward() {
   finish_queued = false;
+  reducing.reset();
   order_recorded = !forward_order.empty();
   std::vector<std::shared_ptr<FullyShardState>> states = live_units();
   // Units whose forward ran but whose gradients did not all arrive (unused parameters, an
@@ -301,6 +311,37 @@ std::vector<FSDPModule> fsdp_modules(nn::Module& root) {
     if (auto state = state_of(*module)) units.emplace_back(state);
   }
   return units;
+}
+
+CommOverlap fsdp_comm_overlap(nn::Module& root) {
+  using Clock = CollectiveSpan::Clock;
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> spans;
+  Clock::duration waited{};
+  for (const FSDPModule& module : fsdp_modules(root)) {
+    for (const CollectiveSpan& span : module.unit().collective_spans()) {
+      spans.emplace_back(span.issued, std::max(span.issued, span.completed));
+      waited += span.waited;
+    }
+  }
+  CommOverlap overlap;
+  if (spans.empty()) return overlap;
+  std::sort(spans.begin(), spans.end());
+  Clock::duration communication{};
+  Clock::time_point begin = spans[0].first;
+  Clock::time_point end = spans[0].second;
+  for (const auto& [span_begin, span_end] : spans) {
+    if (span_begin > end) {
+      communication += end - begin;
+      begin = span_begin;
+    }
+    end = std::max(end, span_end);
+  }
+  communication += end - begin;
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  overlap.communication_ms = ms(communication);
+  overlap.exposed_ms = std::min(ms(waited), overlap.communication_ms);
+  overlap.hidden_ms = overlap.communication_ms - overlap.exposed_ms;
+  return overlap;
 }
 
 }  // namespace brisk::dist

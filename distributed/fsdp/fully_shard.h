@@ -26,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "distributed/ddp/comm_overlap.h"
 #include "distributed/fsdp/fully_shard_options.h"
 #include "distributed/fsdp/sharded_unit.h"
 #include "nn/module.h"
@@ -60,5 +61,11 @@ FSDPModule fully_shard(nn::Module& module, const FullyShardOptions& options = {}
 
 // The units of `root`'s tree, parents before children (named_modules' order).
 std::vector<FSDPModule> fsdp_modules(nn::Module& root);
+
+// How much of the last iteration's all_gather and reduce_scatter time (every unit of `root`'s
+// tree, forward and backward) was hidden behind computation: communication is the union of
+// the collectives' spans from issue to completion; exposed is the time the training thread
+// waited for them (capped at communication), hidden the rest.
+CommOverlap fsdp_comm_overlap(nn::Module& root);
 
 }  // namespace brisk::dist

@@ -89,14 +89,22 @@ void ShardedUnit::start_unshard() {
   }
   gathered_ = native::empty({layout_.gathered_numel()}, options);
   std::vector<Tensor> outputs = layout_.rank_chunks(gathered_);
+  gather_issued_ = CollectiveSpan::Clock::now();
   gather_work_ = collective("all_gather", [&] { return group_->all_gather(outputs, gather_input_); });
+}
+
+void ShardedUnit::wait_recorded(const char* op, Work& work, CollectiveSpan::Clock::time_point issued) {
+  const auto start = CollectiveSpan::Clock::now();
+  collective(op, [&] { work.wait(); });
+  const auto end = CollectiveSpan::Clock::now();
+  collective_spans_.push_back({issued, work.completed_at().value_or(end), end - start});
 }
 
 void ShardedUnit::unshard() {
   if (unsharded_) return;
   if (!params_.empty()) {
     start_unshard();
-    collective("all_gather", [&] { gather_work_->wait(); });
+    wait_recorded("all_gather", *gather_work_, gather_issued_);
     full_buffer_.storage()->resize(full_buffer_.nbytes());
     layout_.unpack(gathered_, full_);
     gather_work_.reset();
@@ -116,7 +124,7 @@ void ShardedUnit::reshard() {
 
 void ShardedUnit::discard_prefetch() {
   if (!gather_work_) return;
-  collective("all_gather", [&] { gather_work_->wait(); });
+  wait_recorded("all_gather", *gather_work_, gather_issued_);
   gather_work_.reset();
   gather_input_ = Tensor();
   gathered_ = Tensor();
@@ -130,7 +138,7 @@ void ShardedUnit::stash_grads() {
 }
 
 void ShardedUnit::start_reduce_grads() {
-  if (params_.empty() || reduce_work_) return;
+  if (params_.empty() || grad_shard_buffer_.defined()) return;
   const TensorOptions options = TensorOptions(reduce_dtype_).device(group_->device());
   accumulate_unsharded_grads();
   std::vector<Tensor> grads;
@@ -141,6 +149,7 @@ void ShardedUnit::start_reduce_grads() {
   reduce_input_ = native::empty({layout_.gathered_numel()}, options);
   layout_.pack(grads, reduce_input_);
   grad_shard_buffer_ = native::empty({layout_.shard_numel()}, options);
+  reduce_issued_ = CollectiveSpan::Clock::now();
   reduce_work_ = collective("reduce_scatter", [&] {
     return group_->reduce_scatter(grad_shard_buffer_, layout_.rank_chunks(reduce_input_), ReduceOp::AVG);
   });
@@ -167,16 +176,21 @@ void ShardedUnit::accumulate_unsharded_grads() {
   }
 }
 
+void ShardedUnit::wait_reduce() {
+  if (!reduce_work_) return;
+  wait_recorded("reduce_scatter", *reduce_work_, reduce_issued_);
+  reduce_work_.reset();
+  reduce_input_ = Tensor();
+}
+
 void ShardedUnit::finish_grads() {
-  if (!reduce_work_) {
+  if (!grad_shard_buffer_.defined()) {
     for (size_t i = 0; i < params_.size(); ++i) {
       if (stashed_grads_[i].defined()) params_[i].set_grad(std::move(stashed_grads_[i]));
     }
     return;
   }
-  collective("reduce_scatter", [&] { reduce_work_->wait(); });
-  reduce_work_.reset();
-  reduce_input_ = Tensor();
+  wait_reduce();
   Tensor shard = grad_shard_buffer_;
   grad_shard_buffer_ = Tensor();
   if (shard.dtype() != shard_dtype_ || shard_device_ != group_->device()) {

@@ -16,6 +16,7 @@
 // with start_reduce_grads() (zeros for a parameter without one, AVG over the ranks, in the
 // reduce dtype); finish_grads() waits and sets each parameter's .grad to its shard, added to
 // the shard gradient stash_grads() moved aside before backward (accumulation across steps).
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -27,6 +28,16 @@
 #include "tensor/tensor.h"
 
 namespace brisk::dist {
+
+// One all_gather or reduce_scatter of a unit, for the overlap metric (fsdp_comm_overlap):
+// issued, completed (Work::completed_at, or the end of the wait where the backend cannot tell),
+// and how long the issuing thread was blocked waiting for it (time no compute ran).
+struct CollectiveSpan {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point issued;
+  Clock::time_point completed;
+  Clock::duration waited{};
+};
 
 class ShardedUnit {
  public:
@@ -77,9 +88,17 @@ class ShardedUnit {
   // Instead of reducing: adds the full gradients to ones kept (in the reduce dtype) until the
   // next start_reduce_grads(): gradient accumulation without communication.
   void accumulate_unsharded_grads();
+  // Waits for the reduce_scatter in flight, if any, and frees its input (the full gradients);
+  // its result waits for finish_grads().
+  void wait_reduce();
   // Waits for the reduce_scatter and sets each .grad to its gradient shard plus the stashed
   // one; without a reduce_scatter, puts the stashed gradients back.
   void finish_grads();
+
+  // The collectives completed since clear_collective_spans() (fully_shard clears them as each
+  // iteration's root forward begins).
+  const std::vector<CollectiveSpan>& collective_spans() const { return collective_spans_; }
+  void clear_collective_spans() { collective_spans_.clear(); }
 
  private:
   // Runs `collective` (issuing or waiting for this unit's `op`); a failure, e.g. the group's
@@ -87,6 +106,8 @@ class ShardedUnit {
   // brisk::Error that names the unit and this rank before the group's own explanation.
   template <typename F>
   decltype(auto) collective(const char* op, F&& collective);
+  // Waits for `work` (issued at `issued`) through collective(op, ...) and records its span.
+  void wait_recorded(const char* op, Work& work, CollectiveSpan::Clock::time_point issued);
 
   std::string name_;
   std::vector<std::string> param_names_;
@@ -107,13 +128,16 @@ class ShardedUnit {
 
   // In flight: the all_gather (its input and output kept alive) and the reduce_scatter.
   std::shared_ptr<Work> gather_work_;
+  CollectiveSpan::Clock::time_point gather_issued_;
   Tensor gather_input_;
   Tensor gathered_;
   std::shared_ptr<Work> reduce_work_;
+  CollectiveSpan::Clock::time_point reduce_issued_;
   Tensor reduce_input_;
   Tensor grad_shard_buffer_;
   std::vector<Tensor> stashed_grads_;
   std::vector<Tensor> accumulated_grads_;  // full, from backwards without synchronization
+  std::vector<CollectiveSpan> collective_spans_;
 };
 
 }  // namespace brisk::dist

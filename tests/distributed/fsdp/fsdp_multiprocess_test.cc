@@ -1,7 +1,8 @@
 // dist::fully_shard across real processes over Gloo, started by the launcher, on 2 and 3 ranks
 // (3: uneven shards): the scenarios of fsdp_worker.cc (training equal to one process on the
 // global batch), and a parameter mismatch failing with an error that names the rank. The
-// workers run on the CPU and, in the _sim_test twin, each on its own simulated device.
+// workers run on the CPU and, in the _sim_test twin, each on its own simulated device; the
+// gpu-tagged twins on CUDA over Gloo and over NCCL (test_worker_device()).
 #include <catch2/catch.hpp>
 
 #include "tests/distributed/testing/launch_workers.h"
@@ -18,6 +19,7 @@ TEST_CASE("fully_shard across processes: training equals one process on the glob
 }
 
 TEST_CASE("fully_shard across processes: a rank with another parameter shape is named", "[fsdp]") {
+  if (!two_ranks_possible()) return;
   RunResult r = launch_workers(kWorker, 2, {"mismatch"});
   INFO(output_of(r));
   CHECK(r.status != 0);
@@ -26,6 +28,7 @@ TEST_CASE("fully_shard across processes: a rank with another parameter shape is 
 
 TEST_CASE("fully_shard across processes: a rank running a unit once more fails every rank, naming unit and rank",
           "[fsdp]") {
+  if (!two_ranks_possible()) return;
   RunResult r = launch_workers(kWorker, 2, {"desync"});
   INFO(output_of(r));
   CHECK(r.status != 0);

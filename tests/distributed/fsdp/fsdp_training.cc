@@ -7,6 +7,7 @@
 
 #include "models/cifar_resnet.h"
 #include "models/mlp.h"
+#include "models/resnet18.h"
 #include "nn/functional.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
@@ -56,6 +57,12 @@ nn::StateDict cpu_copies(const nn::StateDict& tensors) {
 std::vector<std::shared_ptr<nn::Module>> block_modules(nn::Module& model) {
   if (auto* mlp = model.as<models::MLPImpl>()) return mlp->layers->children();
   std::vector<std::shared_ptr<nn::Module>> blocks;
+  if (auto* resnet18 = model.as<models::ResNet18Impl>()) {
+    for (const auto& stage : {resnet18->layer1, resnet18->layer2, resnet18->layer3, resnet18->layer4}) {
+      for (const auto& block : stage->children()) blocks.push_back(block);
+    }
+    return blocks;
+  }
   auto& resnet = *model.as<models::CIFARResNetImpl>();
   for (const auto& stage : {resnet.layer1, resnet.layer2, resnet.layer3}) {
     for (const auto& block : stage->children()) blocks.push_back(block);
@@ -69,7 +76,9 @@ std::shared_ptr<nn::Module> first_unit_module(nn::Module& model) { return block_
 
 std::string describe(const FsdpScenario& scenario) {
   return fmt::format("{} {} steps={} reshard_after_forward={} cpu_offload={}",
-                     scenario.model == FsdpModel::kMLP ? "MLP" : "ResNet-20",
+                     scenario.model == FsdpModel::kMLP        ? "MLP"
+                     : scenario.model == FsdpModel::kResNet20 ? "ResNet-20"
+                                                              : "ResNet-18",
                      scenario.optimizer == FsdpOptimizer::kAdam ? "Adam" : "SGD(momentum)", scenario.steps,
                      scenario.reshard_after_forward, scenario.cpu_offload);
 }
@@ -79,8 +88,11 @@ std::shared_ptr<nn::Module> make_fsdp_model(const FsdpScenario& scenario, uint64
   std::shared_ptr<nn::Module> model;
   if (scenario.model == FsdpModel::kMLP) {
     model = models::MLP(models::MLPOptions(10, num_classes(scenario)).hidden({16, 12})).ptr();
-  } else {
+  } else if (scenario.model == FsdpModel::kResNet20) {
     model = models::resnet20(num_classes(scenario)).ptr();
+    model->eval();
+  } else {
+    model = models::ResNet18(models::ResNet18Options().num_classes(num_classes(scenario)).width(4)).ptr();
     model->eval();
   }
   model->to(device, kFloat64);

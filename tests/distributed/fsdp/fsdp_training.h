@@ -4,8 +4,9 @@
 // must equal one process training the plain model on the global batch (float64).
 //
 // Models: models::MLP (10 -> 16 -> 12 -> 5; one unit per Linear) and ResNet-20 on 8x8 images
-// (one unit per BasicBlock), the rest in the root unit. ResNet-20 runs with its BatchNorms in
-// eval mode: batch statistics over a rank's slice differ from the global batch's, which
+// (one unit per BasicBlock), the rest in the root unit, and ResNet-18 (the largest model in
+// models/, at width 4 on 8x8 images; one unit per BasicBlock of its four stages). The ResNets run
+// with their BatchNorms in eval mode: batch statistics over a rank's slice differ from the global batch's, which
 // SyncBatchNorm, not sharding, addresses; their weights and biases still train.
 #include <cstdint>
 #include <memory>
@@ -18,7 +19,7 @@
 
 namespace brisk::dist::testing {
 
-enum class FsdpModel { kMLP, kResNet20 };
+enum class FsdpModel { kMLP, kResNet20, kResNet18 };
 enum class FsdpOptimizer { kSGDMomentum, kAdam };
 
 struct FsdpScenario {

@@ -78,6 +78,15 @@ TEST_CASE("fully_shard: N ranks equal one process on the global batch, ResNet-20
   check_equivalence(scenario, world, sim);
 }
 
+TEST_CASE("fully_shard: N ranks equal one process on the global batch, ResNet-18 (the largest model)", "[fsdp]") {
+  FsdpScenario scenario;
+  scenario.model = FsdpModel::kResNet18;
+  scenario.optimizer = GENERATE(FsdpOptimizer::kSGDMomentum, FsdpOptimizer::kAdam);
+  const int world = GENERATE(2, 3);
+  const bool sim = GENERATE(false, true);
+  check_equivalence(scenario, world, sim);
+}
+
 TEST_CASE("fully_shard: reshard_after_forward=false keeps the gathered parameters until backward, same results",
           "[fsdp]") {
   FsdpScenario scenario;

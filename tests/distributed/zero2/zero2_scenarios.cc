@@ -12,6 +12,7 @@
 #include "distributed/zero2/zero2_data_parallel.h"
 #include "models/cifar_resnet.h"
 #include "models/mlp.h"
+#include "models/resnet18.h"
 #include "optim/adam.h"
 #include "optim/clip_grad.h"
 #include "optim/grad_scaler.h"
@@ -58,6 +59,13 @@ struct ModelKind {
 ModelKind model_kind(const std::string& name) {
   if (name == "shapes") return {[] { return Model(ShapesNet().ptr()); }, {2, 4, 4}, 2, true};
   if (name == "resnet20") return {[] { return Model(models::resnet20(4).ptr()); }, {3, 8, 8}, 4, false, true};
+  if (name == "resnet18") {
+    return {[] { return Model(models::ResNet18(models::ResNet18Options().num_classes(4).width(4)).ptr()); },
+            {3, 8, 8},
+            4,
+            false,
+            true};
+  }
   if (name == "resnet20_sync_bn") {
     return {[] { return Model(models::resnet20(4).ptr()); }, {3, 8, 8}, 4, false, false, true};
   }
@@ -359,8 +367,9 @@ std::string state_dict_round_trip(const std::shared_ptr<ProcessGroup>& group) {
 
 const std::vector<std::string>& zero2_scenario_names() {
   static const std::vector<std::string> names{"mlp_sgd",      "mlp_adam",      "mlp_adam_float32", "shapes_adam",
-                                              "resnet20_sgd", "resnet20_adam", "resnet20_sync_bn", "checkpointed",
-                                              "no_sync",      "clip",          "scaler",           "state_dict"};
+                                              "resnet20_sgd", "resnet20_adam", "resnet20_sync_bn", "resnet18_adam",
+                                              "checkpointed", "no_sync",       "clip",             "scaler",
+                                              "state_dict"};
   return names;
 }
 
@@ -372,6 +381,7 @@ std::string run_zero2_scenario(const std::string& name, const std::shared_ptr<Pr
   if (name == "resnet20_sgd") return run_recipe({"resnet20", "sgd", 3}, group, 400);
   if (name == "resnet20_adam") return run_recipe({"resnet20", "adam", 3}, group, 500);
   if (name == "resnet20_sync_bn") return run_recipe({"resnet20_sync_bn", "sgd", 3}, group, 550);
+  if (name == "resnet18_adam") return run_recipe({"resnet18", "adam", 3}, group, 555);
   if (name == "checkpointed") return run_recipe({"checkpointed", "adam"}, group, 560);
   if (name == "no_sync") return run_recipe({"shapes", "sgd", 3, 3}, group, 600);
   if (name == "clip") return run_recipe({"mlp", "sgd", 4, 1, 0.05}, group, 800);

@@ -21,6 +21,8 @@
 //   resnet20_sync_bn             ResNet-20 in training mode, the replica's BatchNorm layers
 //                                SyncBatchNorm over the group (its collectives interleave with
 //                                ZeRO-2's in backward); the running statistics match too
+//   resnet18_adam                ResNet-18, the largest model in models/ (width 4, 8x8 images,
+//                                BatchNorm in eval mode), Adam, 3 steps
 //   checkpointed                 the replica's blocks under activation checkpointing
 //                                (recomputed in backward), Adam
 //   no_sync                      3 micro-batches a step, the first two under no_sync
