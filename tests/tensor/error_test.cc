@@ -83,7 +83,9 @@ TEST_CASE("the launcher reports a worker ended by an uncaught brisk::Error as a 
   RunResult r = run_process({launcher_path(), "--nproc-per-node", "2", kProgram, "error"}, options);
   INFO(output_of(r));
   CHECK(r.status != 0);
-  CHECK(count(r.err, "brisk::Error: the user's check failed: value 3 is not negative") == 2);
+  // Both ranks fail the same check, but the launcher stops the other workers as soon as one
+  // exits with an error, so the second report may never be printed.
+  CHECK(count(r.err, "brisk::Error: the user's check failed: value 3 is not negative") >= 1);
   CHECK_THAT(r.err, Contains("exited with code 1"));
 }
 
