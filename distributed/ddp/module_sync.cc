@@ -107,4 +107,27 @@ void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const
   }
 }
 
+Replica replicate_from_rank0(nn::Module& module, ProcessGroup& group, const std::string& wrapper) {
+  nn::StateDict named = module.named_parameters();
+  const nn::StateDict buffers = module.named_buffers();
+  check_on_group_device(group, named, "parameter", wrapper);
+  check_on_group_device(group, buffers, "buffer", wrapper);
+  verify_same_shapes(group, named, "parameter", wrapper);
+  verify_same_shapes(group, buffers, "buffer", wrapper);
+
+  Replica replica;
+  replica.buffers = module.buffers();
+  std::vector<Tensor> state = module.parameters();
+  state.insert(state.end(), replica.buffers.begin(), replica.buffers.end());
+  if (group.size() > 1) broadcast_coalesced(group, state, 0);
+
+  for (const auto& [name, param] : named) {
+    if (!param.requires_grad()) continue;
+    replica.trained.push_back(param);
+    replica.trained_names.push_back(name);
+  }
+  BRISK_CHECK(!replica.trained.empty(), "{}: the module has no parameter that requires a gradient", wrapper);
+  return replica;
+}
+
 }  // namespace brisk::dist

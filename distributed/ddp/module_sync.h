@@ -29,4 +29,16 @@ void check_on_group_device(const ProcessGroup& group, const nn::StateDict& tenso
 void verify_same_shapes(ProcessGroup& group, const nn::StateDict& tensors, const std::string& what,
                         const std::string& wrapper);
 
+// A module made a replica of rank 0's: what a data-parallel wrapper keeps of it.
+struct Replica {
+  std::vector<Tensor> buffers;
+  std::vector<Tensor> trained;             // the parameters that require a gradient
+  std::vector<std::string> trained_names;  // their names, for messages
+};
+
+// What DistributedDataParallel and Zero2DataParallel run at construction (collective): both
+// checks above for the parameters and the buffers, then rank 0's values broadcast to every
+// rank. Throws, naming `wrapper`, when no parameter requires a gradient.
+Replica replicate_from_rank0(nn::Module& module, ProcessGroup& group, const std::string& wrapper);
+
 }  // namespace brisk::dist

@@ -29,26 +29,10 @@ Zero2DataParallelBase::Zero2DataParallelBase(std::shared_ptr<nn::Module> module,
               "Zero2DataParallel: bucket caps must be positive (bucket_cap_mb {}, first_bucket_cap_mb {})",
               options_.bucket_cap_mb(), options_.first_bucket_cap_mb());
   register_module("module", module);
-  nn::StateDict named = module->named_parameters();
-  check_on_group_device(*group_, named, "parameter", name());
-  check_on_group_device(*group_, module->named_buffers(), "buffer", name());
-  verify_same_shapes(*group_, named, "parameter", name());
-  verify_same_shapes(*group_, module->named_buffers(), "buffer", name());
-
-  std::vector<Tensor> state = module->parameters();
-  buffers_ = module->buffers();
-  state.insert(state.end(), buffers_.begin(), buffers_.end());
-  if (group_->size() > 1) broadcast_coalesced(*group_, state, 0);
-
-  std::vector<Tensor> trained;
-  std::vector<std::string> names;
-  for (const auto& [param_name, param] : named) {
-    if (!param.requires_grad()) continue;
-    trained.push_back(param);
-    names.push_back(param_name);
-  }
-  BRISK_CHECK(!trained.empty(), "Zero2DataParallel: the module has no parameter that requires a gradient");
-  shards_ = std::make_unique<ParameterShards>(std::move(trained), std::move(names), group_, options_);
+  Replica replica = replicate_from_rank0(*module, *group_, name());
+  buffers_ = replica.buffers;
+  shards_ = std::make_unique<ParameterShards>(std::move(replica.trained), std::move(replica.trained_names), group_,
+                                              options_);
   reducer_ = std::make_unique<GradientReduceScatter>(*shards_);
 }
 
