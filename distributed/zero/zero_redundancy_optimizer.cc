@@ -125,12 +125,17 @@ std::unique_ptr<JoinHook> ZeroRedundancyOptimizer::join_hook(const JoinOptions&)
   return std::make_unique<detail::ZeroJoinHook>(*this);
 }
 
+// The flat buffers of step's broadcasts: DDP's default bucket size, so that the copy of an
+// owner's shard they hold after backward stays small beside the parameters (broadcast_coalesced's
+// default of 256 MB would add up to a whole shard to the step's peak memory).
+constexpr int64_t kBroadcastBufferBytes = 25LL << 20;
+
 void ZeroRedundancyOptimizer::broadcast_parameters() {
   NoGradGuard no_grad;
   for (int r = 0; r < group_->size(); ++r) {
     std::vector<Tensor> shard;
     for (size_t index : partition_[r]) shard.push_back(params_[index]);
-    broadcast_coalesced(*group_, shard, r);
+    broadcast_coalesced(*group_, shard, r, kBroadcastBufferBytes);
   }
 }
 

@@ -104,9 +104,26 @@ void GradientReduceScatter::release_reduced_buckets() {
   }
 }
 
+// Launched buckets whose gradient buffers may be held at once.
+constexpr size_t kBucketsInFlight = 2;
+
+void GradientReduceScatter::limit_buckets_in_flight() {
+  release_reduced_buckets();
+  size_t held = 0;
+  for (size_t b = 0; b < next_bucket_; ++b) held += buckets_[b].gathered.defined() ? 1 : 0;
+  for (size_t b = 0; b < next_bucket_ && held >= kBucketsInFlight; ++b) {
+    Bucket& bucket = buckets_[b];
+    if (!bucket.gathered.defined()) continue;
+    bucket.reduction->wait();
+    bucket.gathered = Tensor();
+    --held;
+  }
+}
+
 void GradientReduceScatter::launch_ready_buckets() {
   const auto& layouts = shards_.buckets();
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
+    limit_buckets_in_flight();
     Bucket& bucket = buckets_[next_bucket_];
     const FlatShardLayout& layout = layouts[next_bucket_].layout;
     timeline_.bucket_launched[next_bucket_] = ReducerTimeline::Clock::now();

@@ -9,7 +9,9 @@
 // bucket is reduce-scattered (ReduceOp::AVG) asynchronously while backward goes on, buckets
 // strictly in bucket order so that every rank issues the same collectives; a bucket's buffer
 // is freed once its reduce-scatter has completed (seen when the next bucket's buffer is
-// allocated, or at the end of backward). At the end of backward (an autograd final callback)
+// allocated, or at the end of backward). At most two launched buckets keep their buffers
+// (DeepSpeed's double buffer): launching a third first waits for the oldest, so however far the
+// collectives fall behind backward, the gradients held stay within three buckets. At the end of backward (an autograd final callback)
 // it waits for every bucket, frees the buffers left and gives each shard
 // (ParameterShards::shard) its averaged rows as .grad, added to the shard's .grad when it
 // already has one. So no full-size gradient survives a synchronizing backward: each rank
@@ -60,6 +62,8 @@ class GradientReduceScatter {
   // Frees the gradient buffers of the buckets whose reduce-scatter has completed.
   void release_reduced_buckets();
   void launch_ready_buckets();
+  // Waits for the oldest launched buckets until fewer than kBucketsInFlight hold buffers.
+  void limit_buckets_in_flight();
   void finalize_backward();
   void reset_iteration();
 
