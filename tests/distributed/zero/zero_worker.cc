@@ -28,6 +28,7 @@
 #include "optim/adam.h"
 #include "optim/sgd.h"
 #include "tests/distributed/ddp/test_models.h"
+#include "tests/distributed/testing/optimizer_state_compare.h"
 #include "tests/distributed/testing/worker_group.h"
 
 namespace {
@@ -145,28 +146,6 @@ std::string equivalence(const std::shared_ptr<dist::ProcessGroup>& group, const 
   return failure;
 }
 
-std::string compare_states(const optim::OptimizerState& got, const optim::OptimizerState& want) {
-  if (got.param_groups != want.param_groups) {
-    return fmt::format("param_groups {} != {}; ", got.param_groups.dump(), want.param_groups.dump());
-  }
-  std::string failure;
-  for (const auto& [key, value] : want.tensors) {
-    auto it = got.tensors.find(key);
-    if (it == got.tensors.end()) {
-      failure += "missing " + key + "; ";
-      continue;
-    }
-    std::vector<double> a = it->second.to_vector<double>(), b = value.to_vector<double>();
-    bool close = a.size() == b.size();
-    for (size_t i = 0; close && i < a.size(); ++i) close = std::abs(a[i] - b[i]) < kTolerance;
-    if (!close) failure += "differs " + key + "; ";
-  }
-  if (got.tensors.size() != want.tensors.size()) {
-    failure += fmt::format("{} tensors, want {}; ", got.tensors.size(), want.tensors.size());
-  }
-  return failure;
-}
-
 std::string state_dict_round_trip(const std::shared_ptr<dist::ProcessGroup>& group, std::string& detail) {
   constexpr int kSaved = 3;
   Run run(group, adam(), 700);
@@ -191,7 +170,7 @@ std::string state_dict_round_trip(const std::shared_ptr<dist::ProcessGroup>& gro
   optim::Adam single_opt(single->parameters(), optim::AdamOptions(0.01));
   if (group->rank() == to) {
     optim::OptimizerState consolidated = run.zero->state_dict();
-    failure += compare_states(consolidated, run.plain->state_dict());
+    failure += brisk::dist::testing::compare_optimizer_states(consolidated, run.plain->state_dict(), kTolerance);
     detail = fmt::format("consolidated {} state tensors on rank {}", consolidated.tensors.size(), to);
     single_opt.load_state_dict(consolidated);
   } else {

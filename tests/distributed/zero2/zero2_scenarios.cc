@@ -18,6 +18,7 @@
 #include "optim/grad_scaler.h"
 #include "optim/sgd.h"
 #include "tests/distributed/ddp/test_models.h"
+#include "tests/distributed/testing/optimizer_state_compare.h"
 
 namespace brisk::dist::testing {
 namespace {
@@ -279,28 +280,6 @@ std::string run_recipe(const Recipe& recipe, const std::shared_ptr<ProcessGroup>
                      zero2_scaler ? &*zero2_scaler : nullptr);
 }
 
-std::string compare_states(const optim::OptimizerState& got, const optim::OptimizerState& want) {
-  if (got.param_groups != want.param_groups) {
-    return fmt::format("param_groups {} != {}; ", got.param_groups.dump(), want.param_groups.dump());
-  }
-  std::string failure;
-  for (const auto& [key, value] : want.tensors) {
-    auto it = got.tensors.find(key);
-    if (it == got.tensors.end()) {
-      failure += "missing " + key + "; ";
-      continue;
-    }
-    std::vector<double> a = it->second.to_vector<double>(), b = value.to_vector<double>();
-    bool close = a.size() == b.size() && it->second.sizes() == value.sizes();
-    for (size_t i = 0; close && i < a.size(); ++i) close = std::abs(a[i] - b[i]) < kTolerance;
-    if (!close) failure += "differs " + key + "; ";
-  }
-  if (got.tensors.size() != want.tensors.size()) {
-    failure += fmt::format("{} tensors, want {}; ", got.tensors.size(), want.tensors.size());
-  }
-  return failure;
-}
-
 std::string state_dict_round_trip(const std::shared_ptr<ProcessGroup>& group) {
   constexpr int kSaved = 3, kSteps = 5;
   const Recipe recipe{"shapes", "adam", kSteps};
@@ -328,7 +307,7 @@ std::string state_dict_round_trip(const std::shared_ptr<ProcessGroup>& group) {
   optim::Adam single_opt(single->parameters(), optim::AdamOptions(0.01));
   if (group->rank() == to) {
     optim::OptimizerState consolidated = trial.opt->state_dict();
-    failure += compare_states(consolidated, trial.plain->state_dict());
+    failure += compare_optimizer_states(consolidated, trial.plain->state_dict(), kTolerance);
     single_opt.load_state_dict(consolidated);
   } else {
     try {
