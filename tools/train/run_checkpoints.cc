@@ -8,12 +8,22 @@
 #include "checkpoint/compatibility.h"
 #include "checkpoint/save_pattern.h"
 #include "checkpoint/sharded/sharded_checkpoint.h"
+#include "distributed/fsdp/fsdp_checkpoint.h"
+#include "distributed/zero2/zero2_checkpoint.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tools/train/optimization.h"
 #include "tools/train/resolve_path.h"
 
 namespace brisk::train {
+namespace {
+
+// Metadata's "world_size": "1" in one process, "N (distributed)" in a process group.
+std::string world_size_entry(const dist::DistributedContext& run) {
+  return run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1";
+}
+
+}  // namespace
 
 checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::DistributedContext& run) {
   return {{"dataset", options.dataset},
@@ -30,7 +40,7 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::Distr
           {"sync_bn", options.sync_bn && run.enabled ? "on" : "off"},
           {"amp", options.amp},
           {"seed", std::to_string(options.seed)},
-          {"world_size", run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1"}};
+          {"world_size", world_size_entry(run)}};
 }
 
 std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
@@ -42,7 +52,7 @@ std::optional<std::string> checkpoint_to_resume(const TrainOptions& options) {
 }
 
 bool saves_sharded_checkpoints(const TrainOptions& options, const dist::DistributedContext& run) {
-  return options.checkpoint_format == "sharded" && options.shard == "zero2" && run.enabled;
+  return options.checkpoint_format == "sharded" && (options.shard == "zero2" || options.shard == "full") && run.enabled;
 }
 
 checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
@@ -51,9 +61,57 @@ checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions&
                                 : tensors ? checkpoint::load_sharded_checkpoint(path)
                                           : checkpoint::load_sharded_checkpoint_metadata(path);
   checkpoint::Metadata compared = run_metadata(options, run);
-  compared.erase("seed");  // the checkpoint's generator state replaces the seed
+  compared.erase("seed");        // the checkpoint's generator state replaces the seed
+  compared.erase("world_size");  // check_resume_world_size, once the training set is known
   checkpoint::check_metadata(ckpt, compared);
   return ckpt;
+}
+
+void check_resume_world_size(const checkpoint::Checkpoint& ckpt, const dist::DistributedContext& run,
+                             int64_t train_examples) {
+  const std::string here = world_size_entry(run);
+  auto saved = ckpt.metadata.find("world_size");
+  BRISK_CHECK(saved != ckpt.metadata.end(), "{}: saved without world_size, this run has {}", ckpt.path, here);
+  if (saved->second == here) return;
+  // "N (distributed)"; "1" alone is a run in one process.
+  const bool saved_distributed = saved->second.find("(distributed)") != std::string::npos;
+  BRISK_CHECK(saved_distributed && run.enabled,
+              "{}: saved with world_size {}, this run has {} (resuming exactly needs the same: one process "
+              "shuffles the data otherwise than a distributed run)",
+              ckpt.path, saved->second, here);
+  const int64_t saved_size = std::stoll(saved->second);
+  // DistributedSampler's rank r takes positions r, r + N, ... of the epoch's order, so a
+  // global batch holds the same positions on any N that pads nothing.
+  BRISK_CHECK(train_examples % saved_size == 0 && train_examples % run.world_size == 0,
+              "{}: saved with world_size {}, this run has {}: another world size resumes the same global batches "
+              "only when both split the {} training examples evenly (DistributedSampler pads them otherwise)",
+              ckpt.path, saved->second, here, train_examples);
+  spdlog::info("resuming a checkpoint of {} processes on {}: the same global batches, summed in another order",
+               saved_size, run.world_size);
+}
+
+void save_shards(const std::string& directory, nn::Module& model, const ShardedTraining& sharding,
+                 const checkpoint::Progress& at, uint64_t data_seed, const optim::LRScheduler* scheduler,
+                 const checkpoint::Metadata& metadata) {
+  if (sharding.zero2 != nullptr) {
+    dist::save_zero2_checkpoint(directory, model, *sharding.zero2, at, data_seed, scheduler, metadata);
+  } else {
+    BRISK_CHECK(sharding.optimizer && sharding.optimizer->shards_parameters(),
+                "save_shards: sharded checkpoints are --shard zero2's and full's");
+    dist::save_fsdp_checkpoint(directory, model, sharding.optimizer->local_optimizer(), at, data_seed, scheduler,
+                               metadata);
+  }
+}
+
+void load_shards(const std::string& directory, nn::Module& model, const ShardedTraining& sharding,
+                 optim::LRScheduler* scheduler) {
+  if (sharding.zero2 != nullptr) {
+    dist::load_zero2_checkpoint(directory, model, *sharding.zero2, scheduler);
+  } else {
+    BRISK_CHECK(sharding.optimizer && sharding.optimizer->shards_parameters(),
+                "load_shards: sharded checkpoints are --shard zero2's and full's");
+    dist::load_fsdp_checkpoint(directory, model, sharding.optimizer->local_optimizer(), scheduler);
+  }
 }
 
 std::unique_ptr<checkpoint::CheckpointWriter> make_checkpoint_writer(const TrainOptions& options) {

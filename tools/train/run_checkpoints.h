@@ -2,6 +2,7 @@
 // The training program's checkpoints beyond the training state (checkpoint/checkpoint.h): what
 // they record about the run, which one --resume names, the check that it comes from a run like
 // this one, rank 0's background writer, and --amp fp16's loss scale.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "nn/module.h"
 #include "optim/grad_scaler.h"
 #include "optim/schedulers/lr_scheduler.h"
+#include "tools/train/sharding.h"
 #include "tools/train/train_options.h"
 #include "train/sharded_optimizer.h"
 
@@ -30,15 +32,30 @@ checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::Distr
 std::optional<std::string> checkpoint_to_resume(const TrainOptions& options);
 
 // Whether this run saves sharded checkpoints (--checkpoint-format sharded, distributed
-// --shard zero2) and so resumes from one by loading only its own rows.
+// --shard zero2 or full) and so resumes from one by loading only its own rows.
 bool saves_sharded_checkpoints(const TrainOptions& options, const dist::DistributedContext& run);
 
 // The checkpoint at `path` (a file, or a sharded checkpoint's directory), after checking that
-// it comes from a run like this one. Every rank of a distributed run loads the same one; of a
-// sharded checkpoint, with `tensors` false, only the run's scalars (restore_zero2 loads the
-// rest).
+// it comes from a run like this one (but for its world size: check_resume_world_size). Every
+// rank of a distributed run loads the same one; of a sharded checkpoint, with `tensors` false,
+// only the run's scalars (load_shards loads the rest).
 checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions& options,
                                     const dist::DistributedContext& run, bool tensors = true);
+
+// That a distributed checkpoint resumes on this run's world size: its own, or any other when
+// both split the `train_examples` evenly (docs/training.md, "Resuming on another world size").
+// A run in one process (no process group) orders the data otherwise, and resumes only its own.
+void check_resume_world_size(const checkpoint::Checkpoint& ckpt, const dist::DistributedContext& run,
+                             int64_t train_examples);
+
+// --checkpoint-format sharded, collective: every rank writes its own shards of the training
+// state to `directory` (--shard zero2: dist::save_zero2_checkpoint; full:
+// dist::save_fsdp_checkpoint), and a resumed run loads its rows of them, on any world size.
+void save_shards(const std::string& directory, nn::Module& model, const ShardedTraining& sharding,
+                 const checkpoint::Progress& at, uint64_t data_seed, const optim::LRScheduler* scheduler,
+                 const checkpoint::Metadata& metadata);
+void load_shards(const std::string& directory, nn::Module& model, const ShardedTraining& sharding,
+                 optim::LRScheduler* scheduler);
 
 // Rank 0's writer of --save's checkpoints, after removing the temporary files that killed
 // writes of them left behind.

@@ -24,7 +24,6 @@
 #include "distributed/distributed.h"
 #include "distributed/init_distributed.h"
 #include "distributed/nn/sync_batchnorm.h"
-#include "distributed/zero2/zero2_checkpoint.h"
 #include "distributed/zero2/zero2_data_parallel.h"
 #include "models/registry.h"
 #include "nn/functional.h"
@@ -117,8 +116,8 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   // checkpoint, loads only its rows once the model is built (`resume_shards`).
   const bool sharded_checkpoints = saves_sharded_checkpoints(options, run);
   BRISK_CHECK(sharded_checkpoints || options.checkpoint_format != "sharded",
-              "--checkpoint-format sharded saves each rank's shards of a distributed --shard zero2 run; one process "
-              "trains unsharded (use --checkpoint-format single)");
+              "--checkpoint-format sharded saves each rank's shards of a distributed --shard zero2 or full run; one "
+              "process trains unsharded (use --checkpoint-format single)");
   std::optional<checkpoint::Checkpoint> resumed;
   bool resume_shards = false;
   if (std::optional<std::string> path = checkpoint_to_resume(options)) {
@@ -132,6 +131,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
       resolve_path(options.data_dir.empty() ? default_data_dir(options.dataset) : options.data_dir);
   TrainingData data = load_training_data(options.dataset, data_dir, options.train_limit, options.test_limit);
   check_batch_size(options, data.train->size());
+  if (resumed) check_resume_world_size(*resumed, run, data.train->size());
   const uint64_t data_seed = resumed ? resumed->data_seed : data::derive_seed(options.seed, kDataSeedStream);
   data::DataLoader train_loader = make_train_loader(options, data, data_seed, device, run);
   // Distributed, each rank evaluates its own part of the test set and the sums are added.
@@ -160,8 +160,8 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, stepped, steps);
   spdlog::info("{} ({} parameters) on {}, {} threads; {} {} training and {} test images from {}", options.model,
-               parameters, device.str(), get_num_threads(), data.train->size(), data.image.str(),
-               data.test->size(), data_dir);
+               parameters, device.str(), get_num_threads(), data.train->size(), data.image.str(), data.test->size(),
+               data_dir);
   if (run.enabled) {
     spdlog::info("distributed: {} processes over {}, {} examples per process and step", run.world_size, run.backend,
                  train_loader.options().batch_size() * options.accumulate);
@@ -169,7 +169,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
 
   checkpoint::Progress progress;
   if (resume_shards) {
-    dist::load_zero2_checkpoint(resumed->path, *model, *sharding.zero2, scheduler.get());
+    load_shards(resumed->path, *model, sharding, scheduler.get());
     default_generator().set_state(resumed->generator);
   } else if (resumed && sharding.optimizer) {
     restore_sharded(*resumed, options, *model, *sharding.optimizer, scheduler.get());
@@ -241,13 +241,13 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     writer->save(ckpt);
   };
   // --checkpoint-format sharded, on every rank (collective): each its own rows, synchronously.
-  auto save_shards = [&](const checkpoint::Progress& at) {
+  auto checkpoint_shards = [&](const checkpoint::Progress& at) {
     if (options.save.empty() || !sharded_checkpoints) return;
     checkpoint::Metadata metadata = run_metadata(options, run);
     if (scaler.is_enabled()) metadata["grad_scaler"] = scaler.state_dict().dump();
     if (hooks) hooks->before_checkpoint(at);
     const std::string directory = checkpoint::checkpoint_path(resolve_path(options.save), at);
-    dist::save_zero2_checkpoint(directory, *model, *sharding.zero2, at, data_seed, scheduler.get(), metadata);
+    save_shards(directory, *model, sharding, at, data_seed, scheduler.get(), metadata);
     spdlog::info("saved the sharded checkpoint {} (step {}, {} ranks)", directory, at.step, run.world_size);
   };
   std::optional<StepProfiler> step_profiler;
@@ -299,7 +299,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
             if (mid_epoch && (stop || (options.checkpoint_every > 0 && p.step % options.checkpoint_every == 0))) {
               std::optional<GatheredState> sharded_state = consolidated_state();
               if (writer) checkpoint_now(p, std::move(sharded_state));
-              save_shards(p);
+              checkpoint_shards(p);
             }
             if (stop) throw Preempted{};
           },
@@ -321,7 +321,7 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
     row.seconds = seconds_since(epoch_start);
     preempted = preemption.stop_after(progress.step);  // after the epoch's checkpoint, below
     std::optional<GatheredState> sharded_state = consolidated_state();
-    save_shards(progress);
+    checkpoint_shards(progress);
     if (!run.is_main()) {
       if (preempted) break;
       continue;

@@ -140,7 +140,8 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--shard", o.shard,
                  "distributed: what each rank holds of the training state (docs/ddp.md): none (DDP: all of it), "
                  "zero1 (the optimizer state sharded: ZeroRedundancyOptimizer), zero2 (gradients and optimizer "
-                 "state sharded: Zero2DataParallel), full (parameters too: fully_shard on the model's blocks); one process trains unsharded")
+                 "state sharded: Zero2DataParallel), full (parameters too: fully_shard on the model's blocks); one "
+                 "process trains unsharded")
       ->check(CLI::IsMember(shard_modes()));
   app.add_option("--amp", o.amp,
                  "automatic mixed precision: forward and loss under autocast in bf16 or fp16 (matrix products and "
@@ -172,13 +173,15 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "keep only the newest N checkpoints of --save, removing older ones (0: all); needs {step} or "
                  "{epoch} in --save")
       ->check(kNonNegativeInt);
-  app.add_option("--checkpoint-format", o.checkpoint_format,
-                 "single: each checkpoint one file, rank 0 writing the whole state; sharded (--shard zero2): each "
-                 "checkpoint a directory (--save names it) where every rank writes only its own shards, beside an "
-                 "index (docs/training.md, \"Sharded checkpoints\")")
+  app.add_option(
+         "--checkpoint-format", o.checkpoint_format,
+         "single: each checkpoint one file, rank 0 writing the whole state; sharded (--shard zero2 or full): each "
+         "checkpoint a directory (--save names it) where every rank writes only its own shards, beside an "
+         "index (docs/training.md, \"Sharded checkpoints\")")
       ->check(CLI::IsMember({"single", "sharded"}));
   app.add_option("--resume", o.resume,
-                 "checkpoint file (or sharded checkpoint directory) to continue training from; auto: the newest complete checkpoint of --save's "
+                 "checkpoint file (or sharded checkpoint directory) to continue training from; auto: the newest "
+                 "complete checkpoint of --save's "
                  "pattern if there is one, else start afresh (for jobs restarted by launch --max-restarts)");
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
       ->check(kPositiveInt);
@@ -231,8 +234,9 @@ void check_train_options(const TrainOptions& o) {
               "--resume auto resumes from the newest checkpoint of --save's pattern, but no --save is given");
   BRISK_CHECK((o.checkpoint_every == 0 && o.keep_checkpoints == 0) || !o.save.empty(),
               "--checkpoint-every and --keep-checkpoints need --save, the checkpoints' file name");
-  BRISK_CHECK(o.checkpoint_format != "sharded" || o.shard == "zero2",
-              "--checkpoint-format sharded saves each rank's shards of a --shard zero2 run; this run is --shard {}",
+  BRISK_CHECK(o.checkpoint_format != "sharded" || o.shard == "zero2" || o.shard == "full",
+              "--checkpoint-format sharded saves each rank's shards of a --shard zero2 or full run; this run is "
+              "--shard {}",
               o.shard);
   BRISK_CHECK(o.checkpoint_format != "sharded" || o.keep_checkpoints == 0,
               "--keep-checkpoints removes checkpoint files; with --checkpoint-format sharded each checkpoint is a "

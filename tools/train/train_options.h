@@ -27,7 +27,7 @@ struct TrainOptions {
   double max_grad_norm = 0.0;          // clip the gradients' total 2-norm to this; 0: no clipping
   int64_t accumulate = 1;              // micro-steps (forward and backward) per optimizer step
   bool sync_bn = false;                // distributed: BatchNorm statistics over all ranks (SyncBatchNorm)
-  std::string shard = "none";          // distributed: none, zero1 or zero2 (tools/train/sharding.h)
+  std::string shard = "none";          // distributed: none, zero1, zero2 or full (tools/train/sharding.h)
   std::string amp = "off";             // mixed precision: "bf16" or "fp16" (autocast; fp16 with a GradScaler)
   bool channels_last = false;          // the model's 4-D parameters channels_last: convolutions run NHWC
   bool cuda_graph = false;             // capture the training step once, replay it (train/graphed_step.h)
@@ -39,9 +39,9 @@ struct TrainOptions {
   int64_t checkpoint_every = 0;  // steps between checkpoints within epochs; 0: after each epoch only
   int64_t keep_checkpoints = 0;  // the newest N of --save's checkpoints kept; 0: all
   // "single": one file per checkpoint, written by rank 0; "sharded": one directory, each rank
-  // writing its shards (--shard zero2; checkpoint/sharded/)
+  // writing its shards (--shard zero2 or full; checkpoint/sharded/)
   std::string checkpoint_format = "single";
-  std::string resume;            // checkpoint to continue from, or kResumeAuto; empty: start afresh
+  std::string resume;  // checkpoint to continue from, or kResumeAuto; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
   std::string tensorboard;  // TensorBoard event files written to this directory (tensorboard_log.h); empty: none
@@ -72,7 +72,7 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 // without momentum or with AdamW, --warmup-epochs not below --epochs, a --batch-size that
 // --accumulate does not divide, a --profile-steps that is not A-B, --checkpoint-every or
 // --keep-checkpoints without a --save pattern that names their files apart (or with sharded
-// checkpoints), --checkpoint-format sharded without --shard zero2, --resume auto
+// checkpoints), --checkpoint-format sharded without --shard zero2 or full, --resume auto
 // without --save, --cuda-graph with a setting whose step a replay would get wrong (adamw, fp16,
 // --accumulate, a per-step schedule, --shard other than none).
 void check_train_options(const TrainOptions& options);

@@ -1,7 +1,8 @@
-// train --shard zero2 --checkpoint-format sharded under the launcher on 3 ranks (uneven shards):
-// every checkpoint is a directory where each rank wrote its own shards; a run resumed from one
-// in mid-epoch continues bit for bit, --resume auto finds the newest; a --shard none run
-// resumes from one too (reading it whole); the flag's misuses are refused by name.
+// train --shard zero2 and --shard full with --checkpoint-format sharded under the launcher on 3
+// ranks (uneven shards): every checkpoint is a directory where each rank wrote its own shards; a
+// run resumed from one in mid-epoch continues bit for bit, --resume auto finds the newest; a
+// --shard none run resumes from one too (reading it whole); the flag's misuses are refused by
+// name. Resuming on other world sizes: train_reshard_resume_test.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -43,11 +44,13 @@ void require_close(const checkpoint::Checkpoint& a, const checkpoint::Checkpoint
 
 }  // namespace
 
-TEST_CASE("train --shard zero2 --checkpoint-format sharded: each rank saves its shards; resumes bit for bit",
-          "[distributed][train][zero2][checkpoint]") {
-  const std::string dir = scratch_dir("train_sharded_checkpoint");
+TEST_CASE("train --shard zero2 and full, --checkpoint-format sharded: each rank saves its shards; resumes bit for bit",
+          "[distributed][train][zero2][fsdp][checkpoint]") {
+  const std::string shard = GENERATE(as<std::string>{}, "zero2", "full");
+  INFO("--shard " << shard);
+  const std::string dir = scratch_dir("train_sharded_checkpoint_" + shard);
   const std::vector<std::string> args{
-      "--epochs",           "2", "--batch-size", "48", "--shard", "zero2", "--checkpoint-format", "sharded",
+      "--epochs",           "2", "--batch-size", "48", "--shard", shard, "--checkpoint-format", "sharded",
       "--checkpoint-every", "3"};
   RunResult r = launch_train(3, with(args, {"--metrics-csv", dir + "/z.csv", "--save", dir + "/z-{step}"}));
   INFO(r.out);
@@ -91,8 +94,10 @@ TEST_CASE("train --checkpoint-format sharded: other shard modes and --keep-check
   options.save = "ckpt-{step}";
   options.shard = "zero1";
   CHECK_THROWS_WITH(train::check_train_options(options),
-                    Contains("--checkpoint-format sharded saves each rank's shards of a --shard zero2 run; this run "
-                             "is --shard zero1"));
+                    Contains("--checkpoint-format sharded saves each rank's shards of a --shard zero2 or full run; "
+                             "this run is --shard zero1"));
+  options.shard = "full";
+  CHECK_NOTHROW(train::check_train_options(options));
   options.shard = "zero2";
   CHECK_NOTHROW(train::check_train_options(options));
   options.keep_checkpoints = 2;
