@@ -23,6 +23,13 @@ std::string world_size_entry(const dist::DistributedContext& run) {
   return run.enabled ? std::to_string(run.world_size) + " (distributed)" : "1";
 }
 
+// Whether `ckpt` was saved by a distributed run, and this run is one: then its world size may
+// differ (check_resume_world_size); a run in one process shuffles with its own sampler.
+bool both_distributed(const checkpoint::Checkpoint& ckpt, const dist::DistributedContext& run) {
+  auto saved = ckpt.metadata.find("world_size");
+  return run.enabled && saved != ckpt.metadata.end() && saved->second.find("(distributed)") != std::string::npos;
+}
+
 }  // namespace
 
 checkpoint::Metadata run_metadata(const TrainOptions& options, const dist::DistributedContext& run) {
@@ -61,31 +68,26 @@ checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions&
                                 : tensors ? checkpoint::load_sharded_checkpoint(path)
                                           : checkpoint::load_sharded_checkpoint_metadata(path);
   checkpoint::Metadata compared = run_metadata(options, run);
-  compared.erase("seed");        // the checkpoint's generator state replaces the seed
-  compared.erase("world_size");  // check_resume_world_size, once the training set is known
+  compared.erase("seed");  // the checkpoint's generator state replaces the seed
+  // Another distributed world size may do: check_resume_world_size, once the data is known.
+  if (both_distributed(ckpt, run)) compared.erase("world_size");
   checkpoint::check_metadata(ckpt, compared);
   return ckpt;
 }
 
 void check_resume_world_size(const checkpoint::Checkpoint& ckpt, const dist::DistributedContext& run,
                              int64_t train_examples) {
+  if (!both_distributed(ckpt, run)) return;  // load_resumed compared the world sizes
   const std::string here = world_size_entry(run);
-  auto saved = ckpt.metadata.find("world_size");
-  BRISK_CHECK(saved != ckpt.metadata.end(), "{}: saved without world_size, this run has {}", ckpt.path, here);
-  if (saved->second == here) return;
-  // "N (distributed)"; "1" alone is a run in one process.
-  const bool saved_distributed = saved->second.find("(distributed)") != std::string::npos;
-  BRISK_CHECK(saved_distributed && run.enabled,
-              "{}: saved with world_size {}, this run has {} (resuming exactly needs the same: one process "
-              "shuffles the data otherwise than a distributed run)",
-              ckpt.path, saved->second, here);
-  const int64_t saved_size = std::stoll(saved->second);
+  const std::string saved = ckpt.metadata.at("world_size");
+  if (saved == here) return;
+  const int64_t saved_size = std::stoll(saved);  // "N (distributed)"
   // DistributedSampler's rank r takes positions r, r + N, ... of the epoch's order, so a
   // global batch holds the same positions on any N that pads nothing.
   BRISK_CHECK(train_examples % saved_size == 0 && train_examples % run.world_size == 0,
               "{}: saved with world_size {}, this run has {}: another world size resumes the same global batches "
               "only when both split the {} training examples evenly (DistributedSampler pads them otherwise)",
-              ckpt.path, saved->second, here, train_examples);
+              ckpt.path, saved, here, train_examples);
   spdlog::info("resuming a checkpoint of {} processes on {}: the same global batches, summed in another order",
                saved_size, run.world_size);
 }

@@ -1,7 +1,7 @@
-// Sharded checkpoints across processes over Gloo, started by the launcher: 4 processes save,
-// 1, 2 and 3 processes load, each its own rows; a missing rank file fails every process, the
-// one that needs it naming the file. On the CPU, and in the _sim_test twin each rank's tensors
-// on its own simulated device.
+// Sharded checkpoints across processes, started by the launcher over Gloo (or, in the _mpi
+// twins, by mpirun over MPI): 4 processes save, 1, 2 and 3 processes load, each its own rows; a
+// missing rank file fails every process, the one that needs it naming the file. On the CPU, and
+// in the _sim twins each rank's tensors on its own simulated device.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -18,7 +18,7 @@ using Catch::Matchers::Contains;
 const std::string kWorker = "tests/checkpoint/sharded/sharded_checkpoint_worker";
 
 TEST_CASE("sharded checkpoints across processes: 4 save, 1, 2 and 3 load their rows", "[checkpoint][sharded]") {
-  const std::string dir = scratch_dir("sharded_mp_" + test_worker_device()) + "/ckpt";
+  const std::string dir = scratch_dir("sharded_mp_" + test_worker_device() + "_" + test_worker_starter()) + "/ckpt";
   RunResult saved = launch_workers(kWorker, 4, {"save:" + dir});
   INFO(output_of(saved));
   REQUIRE(saved.status == 0);

@@ -1,8 +1,9 @@
-// dist::fully_shard across real processes over Gloo, started by the launcher, on 2 and 3 ranks
-// (3: uneven shards): the scenarios of fsdp_worker.cc (training equal to one process on the
-// global batch), and a parameter mismatch failing with an error that names the rank. The
-// workers run on the CPU and, in the _sim_test twin, each on its own simulated device; the
-// gpu-tagged twins on CUDA over Gloo and over NCCL (test_worker_device()).
+// dist::fully_shard across real processes over Gloo, started by the launcher (or, in the
+// _mpi_test twin, by mpirun over MPI), on 2 and 3 ranks (3: uneven shards): the scenarios of
+// fsdp_worker.cc (training equal to one process on the global batch), and a parameter mismatch
+// failing with an error that names the rank. The workers run on the CPU and, in the _sim_test
+// twin, each on its own simulated device; the gpu-tagged twins on CUDA over Gloo and over NCCL
+// (test_worker_device()).
 #include <catch2/catch.hpp>
 
 #include "tests/distributed/testing/launch_workers.h"

@@ -82,7 +82,7 @@ TEST_CASE("fully_shard: N ranks equal one process on the global batch, ResNet-18
   FsdpScenario scenario;
   scenario.model = FsdpModel::kResNet18;
   scenario.optimizer = GENERATE(FsdpOptimizer::kSGDMomentum, FsdpOptimizer::kAdam);
-  const int world = GENERATE(2, 3);
+  const int world = GENERATE(2, 3, 4);
   const bool sim = GENERATE(false, true);
   check_equivalence(scenario, world, sim);
 }
