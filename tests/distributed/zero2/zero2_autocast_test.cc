@@ -1,5 +1,5 @@
-// ZeRO-2 under autocast (bfloat16 on the CPU) on 2 and 3 thread ranks equals DDP under
-// autocast on the same data: the same float32 replicas run the same bf16 forward on the same
+// ZeRO-2 under autocast (bfloat16) on 2 and 3 thread ranks, on the CPU and with rank r on
+// sim:r, equals DDP under autocast on the same data: the same float32 replicas run the same bf16 forward on the same
 // rows, so each rank's float32 gradients are the same bits; DDP all-reduces and ZeRO-2
 // reduce-scatters them, both averaging in rank order (ThreadProcessGroup), and the optimizers
 // step the same elements. So the parameters after every step are bitwise DDP's (the equality
@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -55,68 +54,65 @@ using Parameters = std::vector<std::vector<float>>;  // after each step, every p
 
 Parameters values_of(const std::vector<Tensor>& params) {
   Parameters out;
-  for (const Tensor& p : params) out.push_back(p.contiguous().to_vector<float>());
+  for (const Tensor& p : params) out.push_back(p.to(kCPU).contiguous().to_vector<float>());
   return out;
 }
 
-// fn(rank, model, group) on `world` thread ranks, each with its MLP (made here: the default
-// generator is the process's); returns rank 0's parameters after every step.
-std::vector<Parameters> on_ranks(
-    int world, const std::function<std::vector<Parameters>(int, models::MLP&, std::shared_ptr<ProcessGroup>)>& fn) {
-  std::vector<models::MLP> models;
-  for (int rank = 0; rank < world; ++rank) models.push_back(make_mlp());
-  auto shared = std::make_shared<ThreadWorld>(world, std::chrono::seconds(60));
-  std::vector<std::vector<Parameters>> runs(world);
-  run_ranks(world,
-            [&](int rank) { runs[rank] = fn(rank, models[rank], std::make_shared<ThreadProcessGroup>(shared, rank)); });
-  for (int rank = 1; rank < world; ++rank) CHECK(runs[rank] == runs[0]);  // every replica the same
-  return runs[0];
+struct Run {
+  int world = 2;
+  bool adam = false;
+  bool sim = false;  // rank r's group, replica and rows on sim:r
+  bool amp = true;   // the forward under bf16 autocast
+};
+
+// One wrapper's training step on its rows: the forward under autocast when run.amp, the loss in
+// float32, backward and the optimizer's step.
+template <typename Wrapper, typename Optimizer>
+void train_step(const Run& run, Device device, Wrapper& wrapper, Optimizer& opt,
+                const std::pair<Tensor, Tensor>& rows) {
+  opt.zero_grad();
+  Tensor logits;
+  {
+    autocast region(device, kBFloat16, run.amp);  // thread-local: each rank enters its own
+    logits = wrapper->forward(rows.first.to(device));
+    THREAD_CHECK(logits.dtype() == (run.amp ? kBFloat16 : kFloat32));
+  }
+  F::cross_entropy(logits.to(kFloat32), rows.second.to(device)).backward();
+  opt.step();
 }
 
-std::vector<Parameters> train_ddp(int world, bool adam, bool amp) {
-  return on_ranks(world, [&](int rank, models::MLP& model, std::shared_ptr<ProcessGroup> group) {
-    auto ddp = DistributedDataParallel(model.ptr(), group);
-    std::unique_ptr<optim::Optimizer> opt = make_optimizer(adam, ddp->parameters());
-    std::vector<Parameters> steps;
-    for (int step = 0; step < kSteps; ++step) {
-      auto [x, y] = rank_batch(step, rank, world);
-      opt->zero_grad();
-      Tensor logits;
-      {
-        autocast region(kCPU, kBFloat16, amp);
-        logits = ddp->forward(x);
-        THREAD_CHECK(logits.dtype() == (amp ? kBFloat16 : kFloat32));
+// `run.world` thread ranks training under DDP (with a plain optimizer) or ZeRO-2 (with a
+// Zero2Optimizer); rank 0's parameters after every step, once every rank's are checked equal.
+std::vector<Parameters> train(const Run& run, bool zero2) {
+  std::vector<models::MLP> models;  // made here: the default generator is the process's
+  for (int rank = 0; rank < run.world; ++rank) {
+    models.push_back(make_mlp());
+    models.back()->to(run.sim ? sim_device(rank) : kCPU);
+  }
+  auto shared = std::make_shared<ThreadWorld>(run.world, std::chrono::seconds(60));
+  std::vector<std::vector<Parameters>> steps(run.world);
+  run_ranks(run.world, [&](int rank) {
+    const Device device = run.sim ? sim_device(rank) : kCPU;
+    auto group = std::make_shared<ThreadProcessGroup>(shared, rank, device);
+    models::MLP& model = models[rank];
+    if (zero2) {
+      auto wrapper = Zero2DataParallel(model.ptr(), group);
+      Zero2Optimizer opt(*wrapper, [&](std::vector<Tensor> shards) { return make_optimizer(run.adam, shards); });
+      for (int step = 0; step < kSteps; ++step) {
+        train_step(run, device, wrapper, opt, rank_batch(step, rank, run.world));
+        steps[rank].push_back(values_of(model->parameters()));
       }
-      F::cross_entropy(logits.to(kFloat32), y).backward();
-      opt->step();
-      steps.push_back(values_of(model->parameters()));
-    }
-    return steps;
-  });
-}
-
-std::vector<Parameters> train_zero2(int world, bool adam, bool amp) {
-  return on_ranks(world, [&](int rank, models::MLP& model, std::shared_ptr<ProcessGroup> group) {
-    auto zero2 = Zero2DataParallel(model.ptr(), group);
-    Zero2Optimizer opt(*zero2, [adam](std::vector<Tensor> shards) { return make_optimizer(adam, shards); });
-    std::vector<Parameters> steps;
-    for (int step = 0; step < kSteps; ++step) {
-      auto [x, y] = rank_batch(step, rank, world);
-      opt.zero_grad();
-      Tensor logits;
-      {
-        autocast region(kCPU, kBFloat16, amp);
-        logits = zero2->forward(x);
-        THREAD_CHECK(logits.dtype() == (amp ? kBFloat16 : kFloat32));
+    } else {
+      auto wrapper = DistributedDataParallel(model.ptr(), group);
+      std::unique_ptr<optim::Optimizer> opt = make_optimizer(run.adam, wrapper->parameters());
+      for (int step = 0; step < kSteps; ++step) {
+        train_step(run, device, wrapper, *opt, rank_batch(step, rank, run.world));
+        steps[rank].push_back(values_of(model->parameters()));
       }
-      F::cross_entropy(logits.to(kFloat32), y).backward();
-      for (const Tensor& shard : opt.params())
-        THREAD_CHECK(!shard.grad().defined() || shard.grad().dtype() == kFloat32);
-      opt.step();
-      steps.push_back(values_of(model->parameters()));
     }
-    return steps;
   });
+  for (int rank = 1; rank < run.world; ++rank) CHECK(steps[rank] == steps[0]);  // every replica the same
+  return steps[0];
 }
 
 double max_abs_difference(const std::vector<Parameters>& a, const std::vector<Parameters>& b) {
@@ -132,15 +128,18 @@ double max_abs_difference(const std::vector<Parameters>& a, const std::vector<Pa
 }
 
 TEST_CASE("ZeRO-2 under bf16 autocast equals DDP under bf16 autocast, bit for bit", "[zero2][amp]") {
-  const int world = GENERATE(2, 3);
-  const bool adam = GENERATE(false, true);
-  INFO(world << " ranks, " << (adam ? "Adam" : "SGD with momentum"));
-  const std::vector<Parameters> ddp = train_ddp(world, adam, /*amp=*/true);
-  const std::vector<Parameters> zero2 = train_zero2(world, adam, /*amp=*/true);
+  Run run;
+  run.world = GENERATE(2, 3);
+  run.adam = GENERATE(false, true);
+  run.sim = GENERATE(false, true);
+  INFO(run.world << (run.sim ? " sim" : " cpu") << " ranks, " << (run.adam ? "Adam" : "SGD with momentum"));
+  const std::vector<Parameters> ddp = train(run, /*zero2=*/false);
+  const std::vector<Parameters> zero2 = train(run, /*zero2=*/true);
   REQUIRE(zero2.size() == ddp.size());
   CHECK(max_abs_difference(zero2, ddp) == 0.0);
   // The comparison is of bf16 runs: float32 ones end elsewhere.
-  CHECK(max_abs_difference(train_zero2(world, adam, /*amp=*/false), zero2) > 1e-4);
+  run.amp = false;
+  CHECK(max_abs_difference(train(run, /*zero2=*/true), zero2) > 1e-4);
 }
 
 }  // namespace
