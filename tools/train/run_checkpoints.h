@@ -1,7 +1,8 @@
 #pragma once
 // The training program's checkpoints beyond the training state (checkpoint/checkpoint.h): what
 // they record about the run, which one --resume names, the check that it comes from a run like
-// this one, rank 0's background writer, and --amp fp16's loss scale.
+// this one (on this world size or another), rank 0's background writer, each rank's sharded
+// checkpoints, and --amp fp16's loss scale.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -43,7 +44,7 @@ checkpoint::Checkpoint load_resumed(const std::string& path, const TrainOptions&
                                     const dist::DistributedContext& run, bool tensors = true);
 
 // That a distributed checkpoint resumes on this run's world size: its own, or any other when
-// both split the `train_examples` evenly (docs/training.md, "Resuming on another world size").
+// both split the `train_examples` evenly (docs/training.md, "Distributed").
 // A run in one process (no process group) orders the data otherwise, and resumes only its own.
 void check_resume_world_size(const checkpoint::Checkpoint& ckpt, const dist::DistributedContext& run,
                              int64_t train_examples);

@@ -173,16 +173,15 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "keep only the newest N checkpoints of --save, removing older ones (0: all); needs {step} or "
                  "{epoch} in --save")
       ->check(kNonNegativeInt);
-  app.add_option(
-         "--checkpoint-format", o.checkpoint_format,
-         "single: each checkpoint one file, rank 0 writing the whole state; sharded (--shard zero2 or full): each "
-         "checkpoint a directory (--save names it) where every rank writes only its own shards, beside an "
-         "index (docs/training.md, \"Sharded checkpoints\")")
+  app.add_option("--checkpoint-format", o.checkpoint_format,
+                 "single: each checkpoint one file, rank 0 writing the whole state; sharded (--shard zero2 or "
+                 "full): each checkpoint a directory (--save names it) where every rank writes only its own shards, "
+                 "beside an index (docs/training.md, \"Sharded checkpoints\")")
       ->check(CLI::IsMember({"single", "sharded"}));
   app.add_option("--resume", o.resume,
                  "checkpoint file (or sharded checkpoint directory) to continue training from; auto: the newest "
-                 "complete checkpoint of --save's "
-                 "pattern if there is one, else start afresh (for jobs restarted by launch --max-restarts)");
+                 "complete checkpoint of --save's pattern if there is one, else start afresh (for jobs restarted by "
+                 "launch --max-restarts)");
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
       ->check(kPositiveInt);
   app.add_option("--metrics-csv", o.metrics_csv,
