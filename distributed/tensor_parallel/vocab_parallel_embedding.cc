@@ -30,12 +30,13 @@ Tensor VocabParallelEmbeddingImpl::forward(const Tensor& ids) {
                 options_text(), low, high, options.num_embeddings());
   }
   const RowRange range = vocab_range();
-  Shape out_shape = ids.sizes();
-  out_shape.push_back(options.embedding_dim());
   Tensor local;
   if (range.rows == 0) {
-    // No row here: this rank adds zeros to the sum (and its empty weight gets no gradient).
-    local = zeros(out_shape, TensorOptions(weight.dtype()).device(weight.device()));
+    // No row here: the lookup as the product of the ids' one-hot rows (empty) with the weight
+    // (empty): zeros that, as on the other ranks, depend on the weight (its gradient is empty).
+    Shape one_hot_shape = ids.sizes();
+    one_hot_shape.push_back(0);
+    local = matmul(zeros(one_hot_shape, TensorOptions(weight.dtype()).device(weight.device())), weight);
   } else {
     const Tensor outside = ids.lt(range.begin).logical_or(ids.ge(range.begin + range.rows));
     const Tensor local_ids = (ids - range.begin).masked_fill(outside, 0);

@@ -27,6 +27,18 @@ TEST_CASE("gradcheck batched matmul with broadcast batch dims", "[gradcheck][lin
   check_matmul({2, 3, 4}, {4});
 }
 
+// A tensor-parallel rank may hold no feature of a layer (distributed/tensor_parallel/).
+TEST_CASE("matmul's gradient with an empty inner or outer dim is empty or zero", "[linalg]") {
+  for (auto [a_shape, b_shape] : std::vector<std::pair<Shape, Shape>>{{{2, 3, 0}, {0, 4}}, {{2, 3, 4}, {4, 0}}}) {
+    INFO(fmt::format("matmul {} @ {}", a_shape, b_shape));
+    Tensor a = make(a_shape), b = make(b_shape);
+    matmul(a, b).sum().backward();
+    CHECK(a.grad().sizes() == a_shape);
+    CHECK(b.grad().sizes() == b_shape);
+    if (a.numel() > 0) CHECK(a.grad().abs().sum().item<double>() == 0);
+  }
+}
+
 TEST_CASE("matmul's gradient with only one operand requiring grad", "[linalg]") {
   Tensor a = make({3, 4});
   Tensor b = on_test_device(randn({2, 4, 5}, kFloat64));

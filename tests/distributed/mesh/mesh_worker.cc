@@ -50,4 +50,4 @@ int run(const std::string&, const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 }  // namespace brisk::dist::testing
 
-int main(int argc, char** argv) { return brisk::dist::testing::worker_main(argc, argv, "all|mesh", run); }
+int main(int argc, char** argv) { return brisk::dist::testing::worker_main(argc, argv, "all|mesh", brisk::dist::testing::run); }

@@ -4,6 +4,7 @@
 // gradient (gathered) equal in float64, and the errors. tp_training_test trains whole models.
 #include <catch2/catch.hpp>
 
+#include <mutex>
 #include <sstream>
 
 #include "distributed/tensor_parallel/column_parallel_linear.h"
@@ -56,6 +57,16 @@ TEST_CASE("Tensor-parallel layers report their local and global shapes, uneven s
   });
 }
 
+// make() after manual_seed(seed), one thread at a time: thread ranks share the default
+// generator, and each rank's unsplit layer must start alike.
+std::mutex seed_mutex;
+template <typename F>
+auto seeded(uint64_t seed, F make) {
+  std::lock_guard<std::mutex> lock(seed_mutex);
+  manual_seed(seed);
+  return make();
+}
+
 // Every parameter's gradient of a tensor-parallel layer, gathered whole.
 Tensor gathered_grad(const TensorParallelLayer& layer, const Tensor& param, const std::string& name) {
   for (const ParallelParameter& p : layer.parallel_parameters())
@@ -68,8 +79,7 @@ TEST_CASE("ColumnParallelLinear (gather_output) and RowParallelLinear (whole inp
   for (int world : {2, 3, 4}) {
     DYNAMIC_SECTION(world << " ranks") {
       run_tp(world, [&](int, const GroupPtr& group) {
-        manual_seed(3);
-        nn::Linear plain(5, 7);
+        nn::Linear plain = seeded(3, [] { return nn::Linear(5, 7); });
         plain->to(kFloat64);
         test::LeafMaker leaf(8);
         const Tensor x = leaf({2, 3, 5});
@@ -106,8 +116,7 @@ TEST_CASE("VocabParallelEmbedding equals nn::Embedding, with a rank that holds n
   for (auto [world, vocab] : std::vector<std::pair<int, int64_t>>{{2, 7}, {3, 10}, {4, 5}}) {
     DYNAMIC_SECTION(world << " ranks, " << vocab << " rows") {
       run_tp(world, [&](int rank, const GroupPtr& group) {
-        manual_seed(4);
-        nn::Embedding plain(vocab, 3);
+        nn::Embedding plain = seeded(4, [&] { return nn::Embedding(vocab, 3); });
         plain->to(kFloat64);
         Generator generator(2);
         const Tensor ids = randint(vocab, {4, 6}, kInt64, &generator);
@@ -121,8 +130,7 @@ TEST_CASE("VocabParallelEmbedding equals nn::Embedding, with a rank that holds n
         const Tensor y = embed(ids);
         THREAD_CHECK(max_abs_diff(y, y_plain) < 1e-14);
         (y * y).sum().backward();
-        Tensor grad = embed->weight.grad().defined() ? embed->weight.grad() : zeros(embed->weight.sizes(), kFloat64);
-        THREAD_CHECK(max_abs_diff(all_gather_along(grad, 0, *group, vocab), plain->weight.grad()) < 1e-13);
+        THREAD_CHECK(max_abs_diff(all_gather_along(embed->weight.grad(), 0, *group, vocab), plain->weight.grad()) < 1e-13);
         THREAD_CHECK_THROWS_WITH(embed(full({2}, vocab, kInt64)),
                                  Contains("ids range over [" + std::to_string(vocab) + ", "));
       });
@@ -132,8 +140,7 @@ TEST_CASE("VocabParallelEmbedding equals nn::Embedding, with a rank that holds n
 
 TEST_CASE("The unsplit state_dict goes in and comes back exactly; a wrong shape is named") {
   run_tp(3, [&](int, const GroupPtr& group) {
-    manual_seed(6);
-    nn::Sequential plain(nn::Linear(4, 7), nn::Linear(7, 5));
+    nn::Sequential plain = seeded(6, [] { return nn::Sequential(nn::Linear(4, 7), nn::Linear(7, 5)); });
     nn::Sequential split(ColumnParallelLinear(ColumnParallelLinearOptions(4, 7), group),
                          RowParallelLinear(RowParallelLinearOptions(7, 5), group));
     load_full_state_dict(*split, plain->state_dict());

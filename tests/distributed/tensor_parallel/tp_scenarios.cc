@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 #include "distributed/tensor_parallel/column_parallel_linear.h"
 #include "distributed/tensor_parallel/full_state_dict.h"
@@ -132,14 +133,20 @@ double run_tp_scenario(const std::string& name, const std::string& optimizer, co
   const bool sp = name.size() > 3 && name.substr(name.size() - 3) == "_sp";
   BRISK_CHECK(std::find(tp_scenario_names().begin(), tp_scenario_names().end(), name) != tp_scenario_names().end(),
               "tp scenario: unknown '{}'", name);
-  manual_seed(lm ? 31 : 17);
   std::shared_ptr<nn::Module> plain, split;
-  if (lm) {
-    plain = PlainLm().ptr();
-    split = TpLm(group, sp).ptr();
-  } else {
-    plain = PlainMlp().ptr();
-    split = TpMlp(group, sp).ptr();
+  {
+    // Thread ranks share the default generator: each seeds it and draws its models in turn, so
+    // that every rank's unsplit model starts alike.
+    static std::mutex init_mutex;
+    std::lock_guard<std::mutex> lock(init_mutex);
+    manual_seed(lm ? 31 : 17);
+    if (lm) {
+      plain = PlainLm().ptr();
+      split = TpLm(group, sp).ptr();
+    } else {
+      plain = PlainMlp().ptr();
+      split = TpMlp(group, sp).ptr();
+    }
   }
   plain->to(kFloat64);
   split->to(kFloat64);

@@ -5,6 +5,7 @@
 
 #include "autograd/gradcheck.h"
 #include "distributed/tensor_parallel/mappings.h"
+#include "distributed/tensor_parallel/uneven_split.h"
 #include "distributed/tensor_parallel/vocab_parallel_cross_entropy.h"
 #include "nn/functional.h"
 #include "tests/distributed/tensor_parallel/thread_group.h"
