@@ -36,11 +36,20 @@ void check_dims(const std::vector<DeviceMesh::Dim>& dims, int rank, int world_si
               dims_text(dims), rank, world_size);
 }
 
+// The mesh's groups take the default group's device unless the options name one (new_group
+// alone would put a Gloo group on the CPU).
+ProcessGroupOptions on_default_device(ProcessGroupOptions options) {
+  if (!options.device) options.device = default_group()->device();
+  return options;
+}
+
 }  // namespace
 
 DeviceMesh::DeviceMesh(std::vector<Dim> dims, ProcessGroupOptions options)
     : DeviceMesh(std::move(dims), get_rank(), get_world_size(),
-                 [&options](const std::vector<int>& ranks) { return new_group(ranks, options); }) {}
+                 [options = on_default_device(options)](const std::vector<int>& ranks) {
+                   return new_group(ranks, options);
+                 }) {}
 
 DeviceMesh::DeviceMesh(std::vector<Dim> dims, int rank, int world_size, const GroupFactory& factory)
     : dims_(std::move(dims)), rank_(rank), world_size_(world_size) {

@@ -11,7 +11,8 @@
 // sits at (dp 1, pp 0, tp 1) and its "tp" group is {4, 5}, its "pp" group {5, 7}, its "dp" group
 // {1, 5}. The constructor creates every dimension's groups once, in the order of the dimensions
 // and, within one, of their lowest rank, and every rank creates all of them (dist::new_group's
-// contract: ranks call it for groups they are not in too), on the default group's backend.
+// contract: ranks call it for groups they are not in too), on the default group's backend and
+// device (ProcessGroupOptions::device overrides it).
 #include <functional>
 #include <string>
 #include <utility>
@@ -29,7 +30,8 @@ class DeviceMesh {
   // among them. Called for every group of the mesh on every rank, in the same order.
   using GroupFactory = std::function<GroupPtr(const std::vector<int>& ranks)>;
 
-  // Over the default group's world, with dist::new_group(ranks, options) for each group.
+  // Over the default group's world, with dist::new_group(ranks, options) for each group;
+  // options.device unset: the default group's device.
   explicit DeviceMesh(std::vector<Dim> dims, ProcessGroupOptions options = {});
   // Over a world of `world_size` ranks in which this process is `rank`, with groups from
   // `factory` (tests build in-memory groups this way, without init_process_group).

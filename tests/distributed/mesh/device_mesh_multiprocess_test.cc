@@ -1,4 +1,5 @@
-// DeviceMesh across real processes over Gloo, started by the launcher: a 2x2 mesh on 4
+// DeviceMesh across real processes over Gloo, started by the launcher (on the CPU, on simulated
+// devices in the _sim_test twin, on CUDA in the gpu-tagged one): a 2x2 mesh on 4
 // processes, each dimension's groups made by dist::new_group on every rank (mesh_worker.cc).
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,6 @@
 // Tensor parallelism across real processes over Gloo, started by the launcher: every scenario
-// of tp_scenarios.h (tp_worker.cc) on 2 and 3 processes equals the unsplit model.
+// of tp_scenarios.h (tp_worker.cc) on 2 and 3 processes equals the unsplit model; on the CPU, on
+// simulated devices in the _sim_test twin, on CUDA in the gpu-tagged one.
 #include <catch2/catch.hpp>
 
 #include "tests/distributed/testing/launch_workers.h"

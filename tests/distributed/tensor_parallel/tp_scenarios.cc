@@ -88,7 +88,7 @@ BRISK_MODULE(TpLm);
 double max_diff(const Tensor& a, const Tensor& b) {
   BRISK_CHECK(a.sizes() == b.sizes(), "tp scenario: shapes {} and {} differ", a.describe(), b.describe());
   if (a.numel() == 0) return 0;
-  return (a.detach() - b.detach()).abs().max().item<double>();
+  return (a.detach().to(kCPU) - b.detach().to(kCPU)).abs().max().item<double>();
 }
 
 // Every parameter's gradient of the split model, gathered whole, by name.
@@ -100,7 +100,6 @@ nn::StateDict gathered_grads(nn::Module& model) {
     const nn::StateDict params = module->named_parameters(false);
     for (const ParallelParameter& p : layer->parallel_parameters()) {
       Tensor grad = params[p.name].grad();
-      if (!grad.defined()) grad = zeros(params[p.name].sizes(), kFloat64);
       if (p.split_dim >= 0) grad = all_gather_along(grad, p.split_dim, *layer->group(), p.global_shape[p.split_dim]);
       grads.insert(prefix + "." + p.name, grad);
     }
@@ -149,7 +148,8 @@ double run_tp_scenario(const std::string& name, const std::string& optimizer, co
     }
   }
   plain->to(kFloat64);
-  split->to(kFloat64);
+  const Device device = group->device();  // the split model runs where the group's tensors live
+  split->to(device, kFloat64);
   load_full_state_dict(*split, plain->state_dict());
   auto plain_opt = make_optimizer(optimizer, plain->parameters());
   auto split_opt = make_optimizer(optimizer, split->parameters());
@@ -164,17 +164,18 @@ double run_tp_scenario(const std::string& name, const std::string& optimizer, co
       const Tensor ids = randint(kVocab, {kRows, kBatch}, kInt64, &data);
       const Tensor targets = randint(kVocab, {kRows, kBatch}, kInt64, &data);
       plain_loss = F::cross_entropy(plain->forward(ids).reshape({-1, kVocab}), targets.reshape({-1}));
-      split_loss = vocab_parallel_cross_entropy(split->forward(ids), targets, group, kVocab);
+      split_loss = vocab_parallel_cross_entropy(split->forward(ids.to(device)), targets.to(device), group, kVocab);
     } else {
       const Tensor x = randn({kRows, kBatch, kIn}, kFloat64, &data);
       const Tensor target = randn({kRows, kBatch, kIn}, kFloat64, &data);
       plain_loss = F::mse_loss(plain->forward(x), target);
       if (sp) {
         // Each rank holds its rows; the loss is the sum of the ranks' parts of the mean.
-        const Tensor diff = split->forward(local_part(x, 0, *group)) - local_part(target, 0, *group);
+        const Tensor diff =
+            split->forward(local_part(x.to(device), 0, *group)) - local_part(target.to(device), 0, *group);
         split_loss = diff.pow(2).sum() / static_cast<double>(target.numel());
       } else {
-        split_loss = F::mse_loss(split->forward(x), target);
+        split_loss = F::mse_loss(split->forward(x.to(device)), target.to(device));
       }
     }
     plain_loss.backward();

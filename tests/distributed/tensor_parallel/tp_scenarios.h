@@ -1,6 +1,7 @@
 #pragma once
 // Tensor-parallel models trained on the ranks of a group against their unsplit twins trained in
-// the same process (float64, the same data on every rank), for tp_training_test (thread ranks)
+// the same process (float64, the same data on every rank; the split model on the group's device,
+// the twin on the CPU), for tp_training_test (thread ranks)
 // and tp_worker (processes):
 //
 //   "mlp"        ColumnParallelLinear -> tanh -> RowParallelLinear, mse loss
