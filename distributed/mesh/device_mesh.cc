@@ -46,10 +46,10 @@ ProcessGroupOptions on_default_device(ProcessGroupOptions options) {
 }  // namespace
 
 DeviceMesh::DeviceMesh(std::vector<Dim> dims, ProcessGroupOptions options)
-    : DeviceMesh(std::move(dims), get_rank(), get_world_size(),
-                 [options = on_default_device(options)](const std::vector<int>& ranks) {
-                   return new_group(ranks, options);
-                 }) {}
+    : DeviceMesh(
+          std::move(dims), get_rank(), get_world_size(),
+          [options = on_default_device(options)](const std::vector<int>& ranks) { return new_group(ranks, options); }) {
+}
 
 DeviceMesh::DeviceMesh(std::vector<Dim> dims, int rank, int world_size, const GroupFactory& factory)
     : dims_(std::move(dims)), rank_(rank), world_size_(world_size) {

@@ -60,9 +60,8 @@ void load_full_state_dict(nn::Module& model, const nn::StateDict& state) {
       continue;
     }
     const ParallelParameter& p = it->second.parameter;
-    BRISK_CHECK(tensor.sizes() == p.global_shape,
-                "tp::load_full_state_dict: '{}' is {}, the unsplit layer's is [{}]", key, tensor.describe(),
-                fmt::join(p.global_shape, ", "));
+    BRISK_CHECK(tensor.sizes() == p.global_shape, "tp::load_full_state_dict: '{}' is {}, the unsplit layer's is [{}]",
+                key, tensor.describe(), fmt::join(p.global_shape, ", "));
     local.insert(key, local_part(tensor, p.split_dim, *it->second.layer->group()));
   }
   model.load_state_dict(local, /*strict=*/true);

@@ -20,9 +20,9 @@ namespace brisk::dist::tp {
 
 // One parameter of a tensor-parallel layer and how it is split.
 struct ParallelParameter {
-  std::string name;     // as the layer registered it ("weight")
-  Shape global_shape;   // the unsplit layer's (nn::Linear's, nn::Embedding's)
-  int64_t split_dim;    // split over the group along this dim (uneven_split.h); -1: every rank holds all
+  std::string name;    // as the layer registered it ("weight")
+  Shape global_shape;  // the unsplit layer's (nn::Linear's, nn::Embedding's)
+  int64_t split_dim;   // split over the group along this dim (uneven_split.h); -1: every rank holds all
 };
 
 class TensorParallelLayer {

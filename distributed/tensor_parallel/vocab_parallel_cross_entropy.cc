@@ -25,8 +25,8 @@ struct VocabParallelCrossEntropy : autograd::Function<VocabParallelCrossEntropy>
     const int64_t rows = logits.size(0), vocab_r = logits.size(1);
     const TensorOptions options = TensorOptions(logits.dtype()).device(logits.device());
     // [rows]: each row's max over the whole vocabulary (a rank without columns offers -inf).
-    Tensor max = vocab_r > 0 ? logits.amax({1}).contiguous()
-                             : full({rows}, -std::numeric_limits<double>::infinity(), options);
+    Tensor max =
+        vocab_r > 0 ? logits.amax({1}).contiguous() : full({rows}, -std::numeric_limits<double>::infinity(), options);
     g.all_reduce(max, ReduceOp::MAX)->wait();
     const Tensor shifted = logits - max.unsqueeze(1);
     const Tensor exp = shifted.exp();
@@ -35,9 +35,9 @@ struct VocabParallelCrossEntropy : autograd::Function<VocabParallelCrossEntropy>
     // The target's shifted logit, from the one rank whose columns hold it.
     const Tensor inside = targets.ge(begin).logical_and(targets.lt(begin + vocab_r));
     const Tensor local_targets = (targets - begin).masked_fill(inside.logical_not(), 0);
-    Tensor picked = vocab_r > 0 ? shifted.gather(1, local_targets.unsqueeze(1)).squeeze(1).masked_fill(
-                                      inside.logical_not(), 0.0)
-                                : zeros({rows}, options);
+    Tensor picked =
+        vocab_r > 0 ? shifted.gather(1, local_targets.unsqueeze(1)).squeeze(1).masked_fill(inside.logical_not(), 0.0)
+                    : zeros({rows}, options);
     picked = picked.contiguous();
     g.all_reduce(picked, ReduceOp::SUM)->wait();
     ctx->save_for_backward({exp / sum_exp.unsqueeze(1), local_targets, inside});
@@ -77,8 +77,8 @@ Tensor vocab_parallel_cross_entropy(const Tensor& logits_shard, const Tensor& ta
   if (targets.device() == kCPU && targets.numel() > 0) {
     const int64_t low = targets.min().item<int64_t>(), high = targets.max().item<int64_t>();
     BRISK_CHECK(low >= 0 && high < vocab_size,
-                "vocab_parallel_cross_entropy: targets range over [{}, {}], outside the vocabulary [0, {})", low,
-                high, vocab_size);
+                "vocab_parallel_cross_entropy: targets range over [{}, {}], outside the vocabulary [0, {})", low, high,
+                vocab_size);
   }
   const int64_t rows = targets.numel();
   return VocabParallelCrossEntropy::apply(logits_shard.reshape({rows, vocab_r}), targets.reshape({rows}), group,

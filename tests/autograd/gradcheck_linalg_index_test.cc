@@ -102,13 +102,15 @@ TEST_CASE("gradcheck masked_select, the mask and the input broadcast", "[gradche
 
 TEST_CASE("gradcheck index with slices, None, an int and an index tensor", "[gradcheck][index]") {
   using namespace indexing;
-  REQUIRE(gradcheck([](const TensorList& in) { return in[0].index({Slice(1, None), None, -1}); },
-                    {make({3, 4}, Values::Normal, Layout::Transposed)}));
+  REQUIRE(gradcheck(
+      [](const TensorList& in) {
+        return in[0].index({Slice(1, None), None, -1});
+      },
+      {make({3, 4}, Values::Normal, Layout::Transposed)}));
   Tensor positions = on_test_device(tensor<int64_t>({2, 0, 2, -1}, {2, 2}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].index({"...", positions}); }, {make({2, 3})}));
   Tensor mask = on_test_device(tensor<bool>({true, false, true}, {3}));
-  REQUIRE(gradcheck([&](const TensorList& in) { return in[0].index({mask, Slice(None, None, 2)}); },
-                    {make({3, 4})}));
+  REQUIRE(gradcheck([&](const TensorList& in) { return in[0].index({mask, Slice(None, None, 2)}); }, {make({3, 4})}));
 }
 
 TEST_CASE("gradcheck index_put_ in the tensor and the values", "[gradcheck][index]") {
@@ -116,8 +118,11 @@ TEST_CASE("gradcheck index_put_ in the tensor and the values", "[gradcheck][inde
   Tensor positions = on_test_device(tensor<int64_t>({2, 0}, {2}));
   Tensor mask = on_test_device(tensor<bool>({true, false, false, true, true, false}, {2, 3}));
   // On a clone: index_put_ refuses a leaf that requires grad, as every in-place op.
-  REQUIRE(gradcheck([](const TensorList& in) { return in[0].clone().index_put_({Slice(), 1}, in[1]); },
-                    {make({3, 4}), make({3})}));
+  REQUIRE(gradcheck(
+      [](const TensorList& in) {
+        return in[0].clone().index_put_({Slice(), 1}, in[1]);
+      },
+      {make({3, 4}), make({3})}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].clone().index_put_({positions}, in[1]); },
                     {make({3, 4}), make({1, 4})}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].clone().index_put_({mask}, in[1]); },

@@ -133,8 +133,7 @@ TEST_CASE("DDP over mesh.group(\"dp\") of a 2x2 mesh trains as one process on th
     }
     double diff = 0;
     const nn::StateDict trained = model->state_dict(), expected = reference->state_dict();
-    for (const auto& [key, value] : trained)
-      diff = std::max(diff, (value - expected[key]).abs().max().item<double>());
+    for (const auto& [key, value] : trained) diff = std::max(diff, (value - expected[key]).abs().max().item<double>());
     max_diff[rank] = diff;
   });
   for (int rank = 0; rank < 4; ++rank) {

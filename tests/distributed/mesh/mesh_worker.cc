@@ -27,7 +27,8 @@ std::string check_mesh(const std::shared_ptr<ProcessGroup>& world) {
     if (mesh.ranks_along(dim) != expected) problems += dim + " members; ";
     const GroupPtr& group = mesh.group(dim);
     if (group->rank() != mesh.local_rank(dim) || group->size() != 2) problems += dim + " group rank; ";
-    Tensor value = native::full({1}, Scalar(static_cast<double>(rank)), TensorOptions(kFloat64).device(world->device()));
+    Tensor value =
+        native::full({1}, Scalar(static_cast<double>(rank)), TensorOptions(kFloat64).device(world->device()));
     group->all_reduce(value)->wait();
     if (value.item<double>() != expected[0] + expected[1]) problems += dim + " all_reduce; ";
     std::vector<Tensor> gathered{native::empty({1}, value.options()), native::empty({1}, value.options())};
@@ -50,4 +51,6 @@ int run(const std::string&, const std::shared_ptr<ProcessGroup>& group) {
 }  // namespace
 }  // namespace brisk::dist::testing
 
-int main(int argc, char** argv) { return brisk::dist::testing::worker_main(argc, argv, "all|mesh", brisk::dist::testing::run); }
+int main(int argc, char** argv) {
+  return brisk::dist::testing::worker_main(argc, argv, "all|mesh", brisk::dist::testing::run);
+}

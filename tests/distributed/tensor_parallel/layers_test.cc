@@ -130,7 +130,8 @@ TEST_CASE("VocabParallelEmbedding equals nn::Embedding, with a rank that holds n
         const Tensor y = embed(ids);
         THREAD_CHECK(max_abs_diff(y, y_plain) < 1e-14);
         (y * y).sum().backward();
-        THREAD_CHECK(max_abs_diff(all_gather_along(embed->weight.grad(), 0, *group, vocab), plain->weight.grad()) < 1e-13);
+        THREAD_CHECK(max_abs_diff(all_gather_along(embed->weight.grad(), 0, *group, vocab), plain->weight.grad()) <
+                     1e-13);
         THREAD_CHECK_THROWS_WITH(embed(full({2}, vocab, kInt64)),
                                  Contains("ids range over [" + std::to_string(vocab) + ", "));
       });
@@ -159,8 +160,7 @@ TEST_CASE("The unsplit state_dict goes in and comes back exactly; a wrong shape 
 TEST_CASE("Tensor-parallel layers name a wrong input and an impossible option") {
   run_tp(2, [&](int, const GroupPtr& group) {
     RowParallelLinear row(RowParallelLinearOptions(7, 5), group);
-    THREAD_CHECK_THROWS_WITH(row(zeros({2, 7})),
-                             Contains(" features of tensor-parallel rank "));
+    THREAD_CHECK_THROWS_WITH(row(zeros({2, 7})), Contains(" features of tensor-parallel rank "));
     THREAD_CHECK_THROWS_WITH(
         RowParallelLinear(RowParallelLinearOptions(7, 5).input_is_parallel(false).sequence_parallel(true), group),
         Contains("sequence_parallel needs input_is_parallel"));

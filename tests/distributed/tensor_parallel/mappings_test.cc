@@ -40,7 +40,9 @@ TEST_CASE("copy_to_region and reduce_from_region: the sum over ranks, gradchecke
         test::LeafMaker leaf(13);
         const Tensor x = leaf({3, 4});
         const Tensor w = rank_factor({3, 4}, rank);
-        auto fn = [&](const std::vector<Tensor>& in) { return reduce_from_region(copy_to_region(in[0], group) * w, group); };
+        auto fn = [&](const std::vector<Tensor>& in) {
+          return reduce_from_region(copy_to_region(in[0], group) * w, group);
+        };
         THREAD_CHECK(test::max_abs_diff(fn({x}), x * factor_sum({3, 4}, world)) < 1e-14);
         THREAD_CHECK(gradcheck(fn, {x}));
         auto cubic = [&](const std::vector<Tensor>& in) {

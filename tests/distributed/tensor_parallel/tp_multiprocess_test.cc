@@ -10,10 +10,9 @@ namespace {
 using namespace brisk::testing;
 
 TEST_CASE("Tensor-parallel training across processes equals the unsplit model", "[tensor_parallel]") {
-  check_all_scenarios("tests/distributed/tensor_parallel/tp_worker",
-                      {"mlp_sgd", "mlp_adamw", "mlp_sp_sgd", "mlp_sp_adamw", "lm_sgd", "lm_adamw", "lm_sp_sgd",
-                       "lm_sp_adamw"},
-                      {2, 3});
+  check_all_scenarios(
+      "tests/distributed/tensor_parallel/tp_worker",
+      {"mlp_sgd", "mlp_adamw", "mlp_sp_sgd", "mlp_sp_adamw", "lm_sgd", "lm_adamw", "lm_sp_sgd", "lm_sp_adamw"}, {2, 3});
 }
 
 }  // namespace

@@ -54,10 +54,10 @@ BRISK_MODULE(PlainLm);
 
 struct TpMlpImpl : nn::Module {
   TpMlpImpl(const GroupPtr& group, bool sp) {
-    fc1 = register_module("fc1", ColumnParallelLinear(ColumnParallelLinearOptions(kIn, kHidden).sequence_parallel(sp),
-                                                      group));
-    fc2 = register_module("fc2", RowParallelLinear(RowParallelLinearOptions(kHidden, kIn).sequence_parallel(sp),
-                                                   group));
+    fc1 = register_module("fc1",
+                          ColumnParallelLinear(ColumnParallelLinearOptions(kIn, kHidden).sequence_parallel(sp), group));
+    fc2 =
+        register_module("fc2", RowParallelLinear(RowParallelLinearOptions(kHidden, kIn).sequence_parallel(sp), group));
   }
   // x: [rows, batch, in] whole, or (sequence parallel) this rank's rows.
   Tensor forward(const Tensor& x) override { return fc2(fc1(x).tanh()); }
@@ -70,12 +70,12 @@ struct TpLmImpl : nn::Module {
   TpLmImpl(const GroupPtr& group, bool sp) {
     embed = register_module(
         "embed", VocabParallelEmbedding(VocabParallelEmbeddingOptions(kVocab, kIn).sequence_parallel(sp), group));
-    fc1 = register_module("fc1", ColumnParallelLinear(ColumnParallelLinearOptions(kIn, kHidden).sequence_parallel(sp),
-                                                      group));
-    fc2 = register_module("fc2", RowParallelLinear(RowParallelLinearOptions(kHidden, kIn).sequence_parallel(sp),
-                                                   group));
-    head = register_module("head", ColumnParallelLinear(ColumnParallelLinearOptions(kIn, kVocab).sequence_parallel(sp),
-                                                        group));
+    fc1 = register_module("fc1",
+                          ColumnParallelLinear(ColumnParallelLinearOptions(kIn, kHidden).sequence_parallel(sp), group));
+    fc2 =
+        register_module("fc2", RowParallelLinear(RowParallelLinearOptions(kHidden, kIn).sequence_parallel(sp), group));
+    head = register_module("head",
+                           ColumnParallelLinear(ColumnParallelLinearOptions(kIn, kVocab).sequence_parallel(sp), group));
   }
   // ids [rows, batch] whole -> this rank's logits [rows, batch, vocab_r] (every row).
   Tensor forward(const Tensor& ids) override { return head(fc2(fc1(embed(ids)).tanh())); }

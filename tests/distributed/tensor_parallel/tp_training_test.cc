@@ -18,7 +18,8 @@ TEST_CASE("Tensor-parallel MLP and language model train as the unsplit model on 
       for (int world : {2, 3, 4}) {
         DYNAMIC_SECTION(scenario << ", " << optimizer << ", " << world << " ranks") {
           std::vector<double> diff(world, -1);
-          run_tp(world, [&](int rank, const GroupPtr& group) { diff[rank] = run_tp_scenario(scenario, optimizer, group); });
+          run_tp(world,
+                 [&](int rank, const GroupPtr& group) { diff[rank] = run_tp_scenario(scenario, optimizer, group); });
           for (int rank = 0; rank < world; ++rank) {
             INFO("rank " << rank);
             CHECK(diff[rank] >= 0);
