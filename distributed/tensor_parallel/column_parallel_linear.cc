@@ -31,7 +31,7 @@ void ColumnParallelLinearImpl::reset_parameters() {
 }
 
 Tensor ColumnParallelLinearImpl::forward(const Tensor& input) {
-  BRISK_CHECK(input.dim() >= 1 && input.size(-1) == options.in_features(), "{}: input {} has not {} features",
+  BRISK_CHECK(input.dim() >= 1 && input.size(-1) == options.in_features(), "{}: input {} does not have {} features",
               options_text(), input.describe(), options.in_features());
   Tensor x = options.sequence_parallel() ? gather_from_sequence_region(input, group()) : copy_to_region(input, group());
   Tensor y = nn::functional::linear(x, weight, bias);

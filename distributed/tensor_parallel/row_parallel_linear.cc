@@ -35,7 +35,7 @@ void RowParallelLinearImpl::reset_parameters() {
 Tensor RowParallelLinearImpl::forward(const Tensor& input) {
   const int64_t expected = options.input_is_parallel() ? in_range().rows : options.in_features();
   BRISK_CHECK(input.dim() >= 1 && input.size(-1) == expected,
-              "{}: input {} has not the {} features of tensor-parallel rank {} of {}{}", options_text(),
+              "{}: input {} does not have the {} features of tensor-parallel rank {} of {}{}", options_text(),
               input.describe(), expected, tp_rank(), tp_size(),
               options.input_is_parallel() ? " (input_is_parallel: this rank's part of in_features)" : "");
   Tensor x = options.input_is_parallel() ? input : scatter_to_region(input, group(), -1);

@@ -52,6 +52,21 @@ TEST_CASE("DeviceMesh 2x2x2 on 8 thread ranks: coordinates, members and collecti
   });
 }
 
+TEST_CASE("DeviceMesh asks for every group on every rank, in one order (dist::new_group's contract)") {
+  const std::vector<std::vector<int>> expected{{0, 4}, {1, 5}, {2, 6}, {3, 7}, {0, 2}, {1, 3},
+                                               {4, 6}, {5, 7}, {0, 1}, {2, 3}, {4, 5}, {6, 7}};
+  for (int rank : {0, 5}) {
+    std::vector<std::vector<int>> asked;
+    ThreadMeshWorlds worlds;  // never collective here: each group is only made, not used
+    const DeviceMesh::GroupFactory make = worlds.factory(rank);
+    DeviceMesh mesh({{"dp", 2}, {"pp", 2}, {"tp", 2}}, rank, 8, [&](const std::vector<int>& ranks) {
+      asked.push_back(ranks);
+      return make(ranks);
+    });
+    CHECK(asked == expected);
+  }
+}
+
 TEST_CASE("DeviceMesh of uneven sizes (3x2) and of one dimension") {
   ThreadMeshWorlds worlds;
   run_ranks(6, [&](int rank) {
