@@ -60,7 +60,7 @@ std::vector<double> evaluate(const GradcheckFn& fn, const std::vector<Tensor>& i
 
 // Random float64 values of `shape` on `device`, the same on every run.
 Tensor random_like(const Shape& shape, Device device) {
-  static Generator gen(20250101);
+  static thread_local Generator gen(20250101);  // per thread: ranks of a thread-rank test draw alike
   NoGradGuard no_grad;
   return native::to(randn(shape, kFloat64, &gen), device, kFloat64);
 }

@@ -17,6 +17,12 @@ Tensor save_if(bool needed, const Tensor& t) { return needed ? t : Tensor(); }
 
 Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
 
+// [*, n] as [rows, n], rows the product of the batch dims (not reshape({-1, n}), which is
+// ambiguous when n is 0: a layer of no features, as a tensor-parallel rank may hold).
+Tensor fold_batch(const Tensor& t) {
+  return t.reshape({shape_numel(Shape(t.sizes().begin(), t.sizes().end() - 1)), t.size(-1)});
+}
+
 // The gradients of matmul(a, b) for every case of its shapes. A 1-D operand is treated as
 // a matrix (a row for `a`, a column for `b`) and the gradient of the output gets the
 // matching unit dim back; then the batched formula holds, and summing to the operand's
@@ -40,7 +46,7 @@ TensorList matmul_backward(const Tensor& grad, const Tensor& a, const Tensor& b,
     if (b2_shape.size() == 2 && a2.dim() > 2) {
       // Folding the batch dims into the rows gives one large product instead of a batched
       // one followed by a sum (the usual case: a linear layer applied to a batch of sequences).
-      grad_b = mm(a2.reshape({-1, a2.size(-1)}).t(), g.reshape({-1, g.size(-1)}));
+      grad_b = mm(fold_batch(a2).t(), fold_batch(g));
     } else {
       grad_b = autograd::sum_to(matmul(mT(a2), g), b2_shape);
     }

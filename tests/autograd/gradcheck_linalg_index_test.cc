@@ -27,6 +27,18 @@ TEST_CASE("gradcheck batched matmul with broadcast batch dims", "[gradcheck][lin
   check_matmul({2, 3, 4}, {4});
 }
 
+// A tensor-parallel rank may hold no feature of a layer (distributed/tensor_parallel/).
+TEST_CASE("matmul's gradient with an empty inner or outer dim is empty or zero", "[linalg]") {
+  for (auto [a_shape, b_shape] : std::vector<std::pair<Shape, Shape>>{{{2, 3, 0}, {0, 4}}, {{2, 3, 4}, {4, 0}}}) {
+    INFO(fmt::format("matmul {} @ {}", a_shape, b_shape));
+    Tensor a = make(a_shape), b = make(b_shape);
+    matmul(a, b).sum().backward();
+    CHECK(a.grad().sizes() == a_shape);
+    CHECK(b.grad().sizes() == b_shape);
+    if (a.numel() > 0) CHECK(a.grad().abs().sum().item<double>() == 0);
+  }
+}
+
 TEST_CASE("matmul's gradient with only one operand requiring grad", "[linalg]") {
   Tensor a = make({3, 4});
   Tensor b = on_test_device(randn({2, 4, 5}, kFloat64));
@@ -90,13 +102,15 @@ TEST_CASE("gradcheck masked_select, the mask and the input broadcast", "[gradche
 
 TEST_CASE("gradcheck index with slices, None, an int and an index tensor", "[gradcheck][index]") {
   using namespace indexing;
-  REQUIRE(gradcheck([](const TensorList& in) { return in[0].index({Slice(1, None), None, -1}); },
-                    {make({3, 4}, Values::Normal, Layout::Transposed)}));
+  REQUIRE(gradcheck(
+      [](const TensorList& in) {
+        return in[0].index({Slice(1, None), None, -1});
+      },
+      {make({3, 4}, Values::Normal, Layout::Transposed)}));
   Tensor positions = on_test_device(tensor<int64_t>({2, 0, 2, -1}, {2, 2}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].index({"...", positions}); }, {make({2, 3})}));
   Tensor mask = on_test_device(tensor<bool>({true, false, true}, {3}));
-  REQUIRE(gradcheck([&](const TensorList& in) { return in[0].index({mask, Slice(None, None, 2)}); },
-                    {make({3, 4})}));
+  REQUIRE(gradcheck([&](const TensorList& in) { return in[0].index({mask, Slice(None, None, 2)}); }, {make({3, 4})}));
 }
 
 TEST_CASE("gradcheck index_put_ in the tensor and the values", "[gradcheck][index]") {
@@ -104,8 +118,11 @@ TEST_CASE("gradcheck index_put_ in the tensor and the values", "[gradcheck][inde
   Tensor positions = on_test_device(tensor<int64_t>({2, 0}, {2}));
   Tensor mask = on_test_device(tensor<bool>({true, false, false, true, true, false}, {2, 3}));
   // On a clone: index_put_ refuses a leaf that requires grad, as every in-place op.
-  REQUIRE(gradcheck([](const TensorList& in) { return in[0].clone().index_put_({Slice(), 1}, in[1]); },
-                    {make({3, 4}), make({3})}));
+  REQUIRE(gradcheck(
+      [](const TensorList& in) {
+        return in[0].clone().index_put_({Slice(), 1}, in[1]);
+      },
+      {make({3, 4}), make({3})}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].clone().index_put_({positions}, in[1]); },
                     {make({3, 4}), make({1, 4})}));
   REQUIRE(gradcheck([&](const TensorList& in) { return in[0].clone().index_put_({mask}, in[1]); },
