@@ -9,7 +9,7 @@
 // out of query i's row when j > i (PyTorch's top-left aligned mask). The softmax matrix is
 // never materialized for the whole batch: each (batch, head) runs in blocks of queries, and
 // backward recomputes it from the rows' log-sum-exp saved by forward (the flash-attention
-// recipe; its math: docs/models.md, "Attention").
+// recipe; its math: docs/training.md, "Attention: one fused op").
 //
 // Its ops, declared in scaled_dot_product_attention.cc:
 //   nn::scaled_dot_product_attention(Tensor q, Tensor k, Tensor v, bool is_causal, float scale) -> (Tensor, Tensor)

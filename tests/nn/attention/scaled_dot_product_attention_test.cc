@@ -1,6 +1,8 @@
-// scaled_dot_product_attention: the fused op against the same math written with ops
-// (softmax(q kᵀ scale + mask) v), causal and not, over several query blocks; float64
-// gradchecks; its device path on the simulated device; the errors naming the shapes.
+// scaled_dot_product_attention: the fused op against PyTorch's
+// (tests/fixtures/gpt.safetensors, tools/fixtures/gen_gpt_fixtures.py) and against the same
+// math written with ops (softmax(q kᵀ scale + mask) v), causal and not, over several query
+// blocks; float64 gradchecks; its device path on the simulated device; the errors naming the
+// shapes.
 #include "nn/attention/scaled_dot_product_attention.h"
 
 #include <catch2/catch.hpp>
@@ -11,6 +13,7 @@
 #include "autograd/engine.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "checkpoint/safetensors.h"
 
 namespace brisk::nn::functional {
 namespace {
@@ -26,6 +29,22 @@ Tensor reference(const Tensor& q, const Tensor& k, const Tensor& v, bool is_caus
     scores = scores.masked_fill(above, -std::numeric_limits<double>::infinity());
   }
   return matmul(scores.softmax(-1), v);
+}
+
+TEST_CASE("scaled_dot_product_attention equals PyTorch's in float64: outputs and gradients") {
+  const checkpoint::Safetensors fixture = checkpoint::load_safetensors("tests/fixtures/gpt.safetensors");
+  for (const std::string name : {"causal", "full_cross", "causal_scaled"}) {
+    INFO("case " << name);
+    auto entry = [&](const std::string& key) { return fixture.tensors.at("sdpa." + name + "." + key); };
+    const std::vector<double> params = entry("params").to_vector<double>();  // is_causal, scale
+    Tensor q = entry("q").requires_grad_(), k = entry("k").requires_grad_(), v = entry("v").requires_grad_();
+    Tensor out = scaled_dot_product_attention(q, k, v, params[0] != 0, params[1]);
+    CHECK(allclose(out, entry("out"), 1e-12, 1e-12));
+    out.backward(entry("grad_out"));
+    CHECK(allclose(q.grad(), entry("grad_q"), 1e-11, 1e-12));
+    CHECK(allclose(k.grad(), entry("grad_k"), 1e-11, 1e-12));
+    CHECK(allclose(v.grad(), entry("grad_v"), 1e-11, 1e-12));
+  }
 }
 
 TEST_CASE("scaled_dot_product_attention equals softmax(q kT scale + mask) v, and so do its gradients") {
