@@ -1,6 +1,7 @@
 // train --model gpt: the tiny preset trained a few steps on a small text file learns it (the
 // held-out loss falls well below ln 256 nats, 8 bits, per byte), saves a checkpoint, and
-// --sample continues a prompt from it, the same text for the same seed.
+// --sample continues a prompt from it, the same text for the same seed; a run resumed from a
+// checkpoint ends as the uninterrupted one.
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
@@ -10,7 +11,9 @@
 #include <regex>
 #include <string>
 
+#include "checkpoint/checkpoint.h"
 #include "tests/scratch_files.h"
+#include "tests/tools/train/run_train.h"
 
 namespace brisk::testing {
 namespace {
@@ -64,6 +67,25 @@ TEST_CASE("train --model gpt learns a small text, reports bits per byte, saves, 
   Run refused = run_train_gpt("--sample 10", /*with_log=*/true);
   CHECK(refused.status != 0);
   CHECK_THAT(refused.out, Catch::Contains("--sample prints text sampled from a checkpoint: give it with --resume"));
+}
+
+TEST_CASE("train --model gpt resumed from its first epoch's checkpoint ends bit for bit as the run never stopped") {
+  const std::string dir = scratch_dir("train_gpt_resume");
+  std::string text;
+  for (int i = 0; text.size() < 5000; ++i) text += "lorem ipsum " + std::to_string(i) + " dolor\n";
+  write_bytes(dir + "/text.txt", std::vector<uint8_t>(text.begin(), text.end()));
+  const std::string common = "--gpt-size tiny --block-size 16 --data-file " + dir +
+                             "/text.txt --batch-size 4 --steps-per-epoch 3 --test-limit 4 --seed 9 --lr-schedule constant ";
+  REQUIRE(run_train_gpt(common + "--epochs 2 --save " + dir + "/straight.safetensors", true).status == 0);
+  REQUIRE(run_train_gpt(common + "--epochs 1 --save " + dir + "/first.safetensors", true).status == 0);
+  REQUIRE(run_train_gpt(common + "--epochs 2 --resume " + dir + "/first.safetensors --save " + dir +
+                            "/resumed.safetensors",
+                        true)
+              .status == 0);
+  checkpoint::Checkpoint straight = checkpoint::load_checkpoint(dir + "/straight.safetensors");
+  const checkpoint::Checkpoint resumed = checkpoint::load_checkpoint(dir + "/resumed.safetensors");
+  CHECK(resumed.progress.step == 6);
+  require_same_state(straight, resumed);
 }
 
 }  // namespace
