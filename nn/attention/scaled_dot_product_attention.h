@@ -17,7 +17,8 @@
 //   nn::scaled_dot_product_attention_backward(Tensor grad, Tensor q, Tensor k, Tensor v, Tensor out,
 //                                              Tensor logsumexp, bool is_causal, float scale) -> Tensor[]
 //     the gradients of q, k and v
-// with kernels for the CPU and the simulated device (attention_cpu.cc); float32 and float64.
+// with kernels for the CPU and the simulated device (attention_cpu.cc) and, in a CUDA build,
+// CUDA (attention_cuda.cu, not yet run on a GPU); float32 and float64.
 #include <optional>
 
 #include "autograd/function.h"
