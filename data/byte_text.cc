@@ -77,8 +77,7 @@ ByteText ByteText::from_path(const std::string& path, double held_out_fraction) 
   return ByteText(std::move(bytes), held_out_fraction);
 }
 
-TokenBatch random_windows(const std::vector<uint8_t>& bytes, int64_t batch, int64_t block_size,
-                          Generator& generator) {
+TokenBatch random_windows(const std::vector<uint8_t>& bytes, int64_t batch, int64_t block_size, Generator& generator) {
   const int64_t n = static_cast<int64_t>(bytes.size());
   BRISK_CHECK(n >= block_size + 1, "random_windows: {} bytes are fewer than one window of block_size + 1 = {}", n,
               block_size + 1);

@@ -47,8 +47,7 @@ class ByteText {
 
 // `batch` windows of block_size + 1 bytes starting at uniformly drawn offsets of `bytes`
 // (drawn from `generator`). Raises brisk::Error when `bytes` is shorter than one window.
-TokenBatch random_windows(const std::vector<uint8_t>& bytes, int64_t batch, int64_t block_size,
-                          Generator& generator);
+TokenBatch random_windows(const std::vector<uint8_t>& bytes, int64_t batch, int64_t block_size, Generator& generator);
 
 // How many whole non-overlapping windows of block_size + 1 bytes `bytes` holds (window i starts
 // at byte i * block_size: consecutive windows share one byte, so every byte but the first is

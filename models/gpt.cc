@@ -45,8 +45,8 @@ GPTImpl::GPTImpl(const GPTConfig& config_) : config(config_) {
 }
 
 Tensor GPTImpl::forward(const Tensor& tokens) {
-  BRISK_CHECK(tokens.dim() == 2 && tokens.dtype() == kInt64,
-              "GPT: expected int64 tokens [B, T], got {}", tokens.describe());
+  BRISK_CHECK(tokens.dim() == 2 && tokens.dtype() == kInt64, "GPT: expected int64 tokens [B, T], got {}",
+              tokens.describe());
   const int64_t T = tokens.size(1);
   BRISK_CHECK(T <= config.block_size(), "GPT: {} tokens are more than the model's block_size {}", T,
               config.block_size());

@@ -28,7 +28,7 @@ class CausalSelfAttentionImpl : public nn::Module {
   // x [B, T, C] -> [B, T, C].
   Tensor forward(const Tensor& x) override;
 
-  int64_t head_dim;     // n_embd / n_head
+  int64_t head_dim;                                         // n_embd / n_head
   nn::Linear query{nullptr}, key{nullptr}, value{nullptr};  // [C] -> [n_head * head_dim] each
   nn::Linear proj{nullptr};                                 // the heads' outputs back to [C]
 };

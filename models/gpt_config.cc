@@ -21,7 +21,8 @@ constexpr Preset kPresets[] = {
 
 GPTConfig GPTConfig::preset(const std::string& name) {
   for (const Preset& p : kPresets) {
-    if (name == p.name) return GPTConfig().n_layer(p.n_layer).n_head(p.n_head).n_embd(p.n_embd).block_size(p.block_size);
+    if (name == p.name)
+      return GPTConfig().n_layer(p.n_layer).n_head(p.n_head).n_embd(p.n_embd).block_size(p.block_size);
   }
   std::string names;
   for (const std::string& known : preset_names()) names += (names.empty() ? "" : ", ") + known;

@@ -38,8 +38,8 @@ struct Sizes {
 
 Sizes sizes_of(const Tensor& q, const Tensor& k, const Tensor& v) {
   const int64_t d = q.dim();
-  return {q.numel() == 0 ? 0 : q.numel() / (q.size(d - 2) * q.size(d - 1)), q.size(d - 2), k.size(d - 2),
-          q.size(d - 1), v.size(d - 1)};
+  return {q.numel() == 0 ? 0 : q.numel() / (q.size(d - 2) * q.size(d - 1)), q.size(d - 2), k.size(d - 2), q.size(d - 1),
+          v.size(d - 1)};
 }
 
 // The probabilities of query rows [r0, r0 + rows) into `p` ([rows, keys], the keys the block
@@ -47,8 +47,8 @@ Sizes sizes_of(const Tensor& q, const Tensor& k, const Tensor& v) {
 // writing each row's log-sum-exp to `lse_out` (forward), or exponentiated against the
 // log-sum-exp forward saved, `saved_lse` (backward). Row pointers index all L queries.
 template <typename T>
-void block_probabilities(Eigen::Ref<Matrix<T>> p, const ConstMap<T>& q, const ConstMap<T>& k, int64_t r0,
-                         int64_t keys, bool is_causal, T scale, T* lse_out, const T* saved_lse) {
+void block_probabilities(Eigen::Ref<Matrix<T>> p, const ConstMap<T>& q, const ConstMap<T>& k, int64_t r0, int64_t keys,
+                         bool is_causal, T scale, T* lse_out, const T* saved_lse) {
   const int64_t rows = p.rows();
   p.noalias() = q.middleRows(r0, rows) * k.topRows(keys).transpose();
   for (int64_t i = 0; i < rows; ++i) {

@@ -115,8 +115,8 @@ __global__ void grad_kv_kernel(Sizes n, const T* grad, const T* q, const T* k, c
 
 Sizes sizes_of(const Tensor& q, const Tensor& k, const Tensor& v) {
   const int64_t d = q.dim();
-  return {q.numel() == 0 ? 0 : q.numel() / (q.size(d - 2) * q.size(d - 1)), q.size(d - 2), k.size(d - 2),
-          q.size(d - 1), v.size(d - 1)};
+  return {q.numel() == 0 ? 0 : q.numel() / (q.size(d - 2) * q.size(d - 1)), q.size(d - 2), k.size(d - 2), q.size(d - 1),
+          v.size(d - 1)};
 }
 
 std::tuple<Tensor, Tensor> forward_cuda(const Tensor& query, const Tensor& key, const Tensor& value, bool is_causal,

@@ -50,8 +50,7 @@ TEST_CASE("GPT in float64: logits, loss, every gradient and one AdamW step equal
   }
 
   const std::vector<double> h = entry("gpt.adamw").to_vector<double>();  // lr, beta1, beta2, eps, weight_decay
-  optim::AdamW adamw(model->parameters(),
-                     optim::AdamWOptions(h[0]).betas({h[1], h[2]}).eps(h[3]).weight_decay(h[4]));
+  optim::AdamW adamw(model->parameters(), optim::AdamWOptions(h[0]).betas({h[1], h[2]}).eps(h[3]).weight_decay(h[4]));
   adamw.step();
   for (const auto& [name, parameter] : model->named_parameters()) {
     require_close(parameter.detach(), entry("gpt.step." + name), name + " after the AdamW step");

@@ -47,7 +47,8 @@ TEST_CASE("GPT: logits [B, T, 256]; a position's logits do not depend on later t
   Tensor again = model->forward(changed);
   CHECK(allclose(again.narrow(1, 0, 7), logits.narrow(1, 0, 7).detach(), 1e-6, 1e-6));
   CHECK_FALSE(allclose(again.narrow(1, 7, 1), logits.narrow(1, 7, 1).detach(), 1e-6, 1e-6));
-  CHECK_THROWS_WITH(model->forward(zeros({1, 65}, kInt64)), Contains("65 tokens are more than the model's block_size 64"));
+  CHECK_THROWS_WITH(model->forward(zeros({1, 65}, kInt64)),
+                    Contains("65 tokens are more than the model's block_size 64"));
   CHECK_THROWS_WITH(model->forward(zeros({1, 5})), Contains("expected int64 tokens [B, T]"));
   // The loss at initialization is about ln 256 (nearly uniform predictions).
   CHECK(gpt_loss(logits, randint(0, 256, {2, 10})).item<double>() == Approx(std::log(256.0)).epsilon(0.05));

@@ -27,9 +27,8 @@ int main(int argc, char** argv) {
       NoGradGuard no_grad;
       nn::functional::scaled_dot_product_attention(q, k, v, /*is_causal=*/true);
     });
-    const double both = bench::median_ms(1, runs, [&] {
-      nn::functional::scaled_dot_product_attention(q, k, v, /*is_causal=*/true).backward(grad);
-    });
+    const double both = bench::median_ms(
+        1, runs, [&] { nn::functional::scaled_dot_product_attention(q, k, v, /*is_causal=*/true).backward(grad); });
     std::printf("%s_fwd_ms %.3f\n%s_fwdbwd_ms %.3f\n", s.name, forward, s.name, both);
   }
   return 0;

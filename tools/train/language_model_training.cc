@@ -69,16 +69,17 @@ int sample_text(const TrainOptions& options, Device device) {
     return it->second;
   };
   BRISK_CHECK(entry("model") == options.model, "{} holds --model {}, not {}", path, entry("model"), options.model);
-  std::shared_ptr<models::GPTImpl> model = make_gpt(options, gpt_config(entry("gpt_size"), std::stoll(entry("block_size"))));
+  std::shared_ptr<models::GPTImpl> model =
+      make_gpt(options, gpt_config(entry("gpt_size"), std::stoll(entry("block_size"))));
   model->load_state_dict(ckpt.model);
   model->to(device);
   model->eval();
   std::vector<int64_t> prompt(options.prompt.begin(), options.prompt.end());
   for (int64_t& token : prompt) token = static_cast<uint8_t>(token);  // bytes, not signed chars
   Generator generator(options.seed);
-  const std::vector<int64_t> text = models::generate(
-      *model, prompt, options.sample, models::SamplingOptions().temperature(options.temperature).top_k(options.top_k),
-      generator);
+  const std::vector<int64_t> text =
+      models::generate(*model, prompt, options.sample,
+                       models::SamplingOptions().temperature(options.temperature).top_k(options.top_k), generator);
   std::string bytes(text.begin(), text.end());
   std::fwrite(bytes.data(), 1, bytes.size(), stdout);
   std::fputc('\n', stdout);
@@ -104,9 +105,10 @@ int run_language_model(const TrainOptions& options, const dist::DistributedConte
   std::shared_ptr<models::GPTImpl> model = make_gpt(options, config);
   model->to(device);
   std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(options, model->parameters());
-  const int64_t steps = options.steps_per_epoch > 0
-                            ? options.steps_per_epoch
-                            : std::max<int64_t>(1, static_cast<int64_t>(text.train().size()) / (options.batch_size * T));
+  const int64_t steps =
+      options.steps_per_epoch > 0
+          ? options.steps_per_epoch
+          : std::max<int64_t>(1, static_cast<int64_t>(text.train().size()) / (options.batch_size * T));
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, *optimizer, steps);
 
   checkpoint::Progress progress;

@@ -168,8 +168,8 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   const int64_t steps = steps_per_epoch(train_loader.size(), options.accumulate);
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, stepped, steps);
   spdlog::info("{} ({} parameters) on {}, {} threads; {} {} training and {} test images from {}", options.model,
-               parameters, device.str(), get_num_threads(), data.train->size(), data.image.str(),
-               data.test->size(), data_dir);
+               parameters, device.str(), get_num_threads(), data.train->size(), data.image.str(), data.test->size(),
+               data_dir);
   if (run.enabled) {
     spdlog::info("distributed: {} processes over {}, {} examples per process and step", run.world_size, run.backend,
                  train_loader.options().batch_size() * options.accumulate);

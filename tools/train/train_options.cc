@@ -141,7 +141,8 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--shard", o.shard,
                  "distributed: what each rank holds of the training state (docs/ddp.md): none (DDP: all of it), "
                  "zero1 (the optimizer state sharded: ZeroRedundancyOptimizer), zero2 (gradients and optimizer "
-                 "state sharded: Zero2DataParallel), full (parameters too: fully_shard on the model's blocks); one process trains unsharded")
+                 "state sharded: Zero2DataParallel), full (parameters too: fully_shard on the model's blocks); one "
+                 "process trains unsharded")
       ->check(CLI::IsMember(shard_modes()));
   app.add_option("--amp", o.amp,
                  "automatic mixed precision: forward and loss under autocast in bf16 or fp16 (matrix products and "
@@ -179,7 +180,8 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
                  "index (docs/training.md, \"Sharded checkpoints\")")
       ->check(CLI::IsMember({"single", "sharded"}));
   app.add_option("--resume", o.resume,
-                 "checkpoint file (or sharded checkpoint directory) to continue training from; auto: the newest complete checkpoint of --save's "
+                 "checkpoint file (or sharded checkpoint directory) to continue training from; auto: the newest "
+                 "complete checkpoint of --save's "
                  "pattern if there is one, else start afresh (for jobs restarted by launch --max-restarts)");
   app.add_option("--log-interval", o.log_interval, "batches between progress log lines (when stderr is no terminal)")
       ->check(kPositiveInt);
@@ -247,8 +249,10 @@ void check_batch_size(const TrainOptions& o, int64_t train_examples) {
 void check_train_options(const TrainOptions& o) {
   BRISK_CHECK(o.sample == 0 || !o.resume.empty(),
               "--sample prints text sampled from a checkpoint: give it with --resume CHECKPOINT");
-  BRISK_CHECK(o.sample == 0 || models::is_language_model(o.model), "--sample needs a language model (--model gpt), "
-              "not --model {}", o.model);
+  BRISK_CHECK(o.sample == 0 || models::is_language_model(o.model),
+              "--sample needs a language model (--model gpt), "
+              "not --model {}",
+              o.model);
   BRISK_CHECK(!o.nesterov || o.optimizer == "sgd", "--nesterov is SGD's; --optimizer {} has no such option",
               o.optimizer);
   BRISK_CHECK(!o.nesterov || o.momentum > 0, "--nesterov needs --momentum above 0, got {}", o.momentum);

@@ -41,7 +41,7 @@ struct TrainOptions {
   // "single": one file per checkpoint, written by rank 0; "sharded": one directory, each rank
   // writing its shards (--shard zero2; checkpoint/sharded/)
   std::string checkpoint_format = "single";
-  std::string resume;            // checkpoint to continue from, or kResumeAuto; empty: start afresh
+  std::string resume;  // checkpoint to continue from, or kResumeAuto; empty: start afresh
   int64_t log_interval = 100;
   std::string metrics_csv = "metrics.csv";
   std::string tensorboard;  // TensorBoard event files written to this directory (tensorboard_log.h); empty: none

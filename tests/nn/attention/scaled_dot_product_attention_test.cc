@@ -74,7 +74,9 @@ TEST_CASE("scaled_dot_product_attention passes float64 gradchecks, causal or not
   for (bool is_causal : {false, true}) {
     INFO("is_causal " << is_causal);
     CHECK(autograd::gradcheck(
-        [&](const std::vector<Tensor>& in) { return scaled_dot_product_attention(in[0], in[1], in[2], is_causal, 0.7); },
+        [&](const std::vector<Tensor>& in) {
+          return scaled_dot_product_attention(in[0], in[1], in[2], is_causal, 0.7);
+        },
         {q, k, v}));
   }
   // Strided views (a transpose, as the model's heads) are read as they are.

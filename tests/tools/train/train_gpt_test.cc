@@ -24,7 +24,8 @@ struct Run {
 };
 
 Run run_train_gpt(const std::string& args, bool with_log) {
-  const std::string command = "tools/train/train --model gpt --device cpu " + args + (with_log ? " 2>&1" : " 2>/dev/null");
+  const std::string command =
+      "tools/train/train --model gpt --device cpu " + args + (with_log ? " 2>&1" : " 2>/dev/null");
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   Run run;
@@ -40,18 +41,21 @@ Run run_train_gpt(const std::string& args, bool with_log) {
 TEST_CASE("train --model gpt learns a small text, reports bits per byte, saves, and samples from the checkpoint") {
   const std::string dir = scratch_dir("train_gpt");
   std::string text;
-  for (int i = 0; text.size() < 20000; ++i) text += "the quick brown fox jumps over the lazy dog " + std::to_string(i % 7) + "\n";
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "the quick brown fox jumps over the lazy dog " + std::to_string(i % 7) + "\n";
   write_bytes(dir + "/text.txt", std::vector<uint8_t>(text.begin(), text.end()));
 
   const std::string checkpoint = dir + "/gpt.safetensors";
   Run trained = run_train_gpt("--gpt-size tiny --block-size 32 --data-file " + dir +
                                   "/text.txt --batch-size 16 --steps-per-epoch 30 --epochs 2 --log-interval 10 "
-                                  "--test-limit 16 --lr 3e-3 --save " + checkpoint,
+                                  "--test-limit 16 --lr 3e-3 --save " +
+                                  checkpoint,
                               /*with_log=*/true);
   REQUIRE(trained.status == 0);
   CHECK_THAT(trained.out, Catch::Contains("gpt tiny (118528 parameters"));  // 32 positions: --block-size 32
   std::smatch last;
-  const std::regex epoch_line(R"(epoch 2/2: train loss [0-9.]+ \([0-9.]+ bits per byte\), held-out loss ([0-9.]+) \(([0-9.]+) bits per byte\))");
+  const std::regex epoch_line(
+      R"(epoch 2/2: train loss [0-9.]+ \([0-9.]+ bits per byte\), held-out loss ([0-9.]+) \(([0-9.]+) bits per byte\))");
   REQUIRE(std::regex_search(trained.out, last, epoch_line));
   const double held_out = std::stod(last[1]), bits = std::stod(last[2]);
   CHECK(bits == Approx(held_out / std::log(2.0)).epsilon(0.01));
@@ -74,13 +78,13 @@ TEST_CASE("train --model gpt resumed from its first epoch's checkpoint ends bit 
   std::string text;
   for (int i = 0; text.size() < 5000; ++i) text += "lorem ipsum " + std::to_string(i) + " dolor\n";
   write_bytes(dir + "/text.txt", std::vector<uint8_t>(text.begin(), text.end()));
-  const std::string common = "--gpt-size tiny --block-size 16 --data-file " + dir +
-                             "/text.txt --batch-size 4 --steps-per-epoch 3 --test-limit 4 --seed 9 --lr-schedule constant ";
+  const std::string common =
+      "--gpt-size tiny --block-size 16 --data-file " + dir +
+      "/text.txt --batch-size 4 --steps-per-epoch 3 --test-limit 4 --seed 9 --lr-schedule constant ";
   REQUIRE(run_train_gpt(common + "--epochs 2 --save " + dir + "/straight.safetensors", true).status == 0);
   REQUIRE(run_train_gpt(common + "--epochs 1 --save " + dir + "/first.safetensors", true).status == 0);
-  REQUIRE(run_train_gpt(common + "--epochs 2 --resume " + dir + "/first.safetensors --save " + dir +
-                            "/resumed.safetensors",
-                        true)
+  REQUIRE(run_train_gpt(
+              common + "--epochs 2 --resume " + dir + "/first.safetensors --save " + dir + "/resumed.safetensors", true)
               .status == 0);
   checkpoint::Checkpoint straight = checkpoint::load_checkpoint(dir + "/straight.safetensors");
   const checkpoint::Checkpoint resumed = checkpoint::load_checkpoint(dir + "/resumed.safetensors");
