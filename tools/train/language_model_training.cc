@@ -1,6 +1,7 @@
 #include "tools/train/language_model_training.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -59,6 +60,23 @@ double held_out_loss(models::GPTImpl& model, const std::vector<uint8_t>& bytes, 
 
 double bits_per_byte(double nats) { return nats / std::log(2.0); }
 
+// The image models' flags that this loop does not implement, refused rather than ignored.
+void check_language_model_flags(const TrainOptions& o) {
+  std::vector<std::string> given;
+  if (o.amp != "off") given.push_back("--amp");
+  if (o.cuda_graph) given.push_back("--cuda-graph");
+  if (o.channels_last) given.push_back("--channels-last");
+  if (o.sync_bn) given.push_back("--sync-bn");
+  if (o.shard != "none") given.push_back("--shard");
+  if (o.label_smoothing > 0) given.push_back("--label-smoothing");
+  if (o.train_limit > 0) given.push_back("--train-limit");
+  if (!o.tensorboard.empty()) given.push_back("--tensorboard");
+  if (!o.profile_steps.empty()) given.push_back("--profile-steps");
+  BRISK_CHECK(given.empty(),
+              "--model {} does not train with {} (docs/training.md, \"GPT: a language model over bytes\")", o.model,
+              fmt::join(given, ", "));
+}
+
 // --sample: the checkpoint's model continues --prompt; the text goes to stdout.
 int sample_text(const TrainOptions& options, Device device) {
   const std::string path = resolve_path(options.resume);
@@ -92,6 +110,7 @@ int run_language_model(const TrainOptions& options, const dist::DistributedConte
   BRISK_CHECK(!run.enabled,
               "--model gpt trains in one process; its data- and model-parallel layouts are not in the training "
               "program yet");
+  check_language_model_flags(options);
   const Device device = run.device;
   if (options.sample > 0) return sample_text(options, device);
 

@@ -71,6 +71,9 @@ TEST_CASE("train --model gpt learns a small text, reports bits per byte, saves, 
   Run refused = run_train_gpt("--sample 10", /*with_log=*/true);
   CHECK(refused.status != 0);
   CHECK_THAT(refused.out, Catch::Contains("--sample prints text sampled from a checkpoint: give it with --resume"));
+  Run image_flags = run_train_gpt("--amp bf16 --label-smoothing 0.1 --data-file " + dir + "/text.txt", true);
+  CHECK(image_flags.status != 0);
+  CHECK_THAT(image_flags.out, Catch::Contains("--model gpt does not train with --amp, --label-smoothing"));
 }
 
 TEST_CASE("train --model gpt resumed from its first epoch's checkpoint ends bit for bit as the run never stopped") {
