@@ -1,13 +1,14 @@
 """PyTorch definitions of the models in models/, with the same parameter and buffer names, so
 that state dicts and safetensors files move between the two as they are: LeNet-5, the MLP
 with the training program's MNIST widths 784-256-128-10, the CIFAR ResNets (ResNet-20/32/56),
-ResNet-18 (CIFAR variant) and the airbench-style net. Used by the fixture generators, the
+ResNet-18 (CIFAR variant), the airbench-style net and GPT. Used by the fixture generators, the
 benchmarks' PyTorch side and the checkpoint evaluator:
 
     sys.path.insert(0, <repository root>/models); from torch_twins import LeNet5, MLP, ...
 
 The headers in models/ describe each architecture and its sources.
 """
+import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -154,3 +155,68 @@ class AirbenchNet(nn.Module):
         x = F.gelu(self.stem(x))
         x = self.group3(self.group2(self.group1(x)))
         return self.linear(F.max_pool2d(x, 3).flatten(1)) * (1 / 9)
+
+
+class CausalSelfAttention(nn.Module):
+    """models/gpt_block.h: separate query, key, value and output projections."""
+
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.head_dim = n_embd // n_head
+        self.query = nn.Linear(n_embd, n_embd)
+        self.key = nn.Linear(n_embd, n_embd)
+        self.value = nn.Linear(n_embd, n_embd)
+        self.proj = nn.Linear(n_embd, n_embd)
+
+    def forward(self, x):
+        B, T, _ = x.shape
+
+        def heads(t):
+            return t.view(B, T, t.shape[2] // self.head_dim, self.head_dim).transpose(1, 2)
+
+        y = F.scaled_dot_product_attention(heads(self.query(x)), heads(self.key(x)), heads(self.value(x)),
+                                           is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(B, T, -1))
+
+
+class GPTMLP(nn.Module):
+    def __init__(self, n_embd):
+        super().__init__()
+        self.fc = nn.Linear(n_embd, 4 * n_embd)
+        self.proj = nn.Linear(4 * n_embd, n_embd)
+
+    def forward(self, x):
+        return self.proj(F.gelu(self.fc(x), approximate="tanh"))
+
+
+class GPTBlock(nn.Module):
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(n_embd)
+        self.attn = CausalSelfAttention(n_embd, n_head)
+        self.ln_2 = nn.LayerNorm(n_embd)
+        self.mlp = GPTMLP(n_embd)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT(nn.Module):
+    """models/gpt.h. The output head is wte's weight itself (F.linear on it), not a module of its
+    own, so that the state_dict has Brisk's entries, one per tensor. Initialization is the
+    modules' PyTorch defaults: the fixtures overwrite the weights (pattern_weights.py)."""
+
+    def __init__(self, vocab_size=256, block_size=64, n_layer=2, n_head=2, n_embd=64):
+        super().__init__()
+        self.wte = nn.Embedding(vocab_size, n_embd)
+        self.wpe = nn.Embedding(block_size, n_embd)
+        self.blocks = nn.ModuleList([GPTBlock(n_embd, n_head) for _ in range(n_layer)])
+        self.ln_f = nn.LayerNorm(n_embd)
+
+    def forward(self, tokens):
+        positions = torch.arange(tokens.shape[1], device=tokens.device)
+        x = self.wte(tokens) + self.wpe(positions)
+        for block in self.blocks:
+            x = block(x)
+        return F.linear(self.ln_f(x), self.wte.weight)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that Brisk's build, tests, default dataset and tools/format.sh need.
+# Installs the Debian packages that Brisk's build, tests, default datasets and tools/format.sh need.
 # Idempotent: when everything is installed it only runs dpkg-query and exits.
 # Otherwise it runs `apt-get update` once and installs just the missing packages
 # (as root, or through sudo when not root).
@@ -21,6 +21,7 @@ packages=(
   libprotobuf-dev        # @protobuf (TensorBoard's event files, tensorboard/)
   protobuf-compiler      # @protobuf//:protoc
   dataset-fashion-mnist  # /usr/share/datasets/fashion-mnist (@fashion_mnist)
+  fortunes               # /usr/share/games/fortunes: --model gpt's default text (BSD license; docs/training.md)
   clang-format           # clang-format 14, for tools/format.sh
   libomp-14-dev          # LLVM's OpenMP runtime and archer, on which --config=tsan runs the kernels
   cmake                  # examples/cmake_project against tools/install.sh's prefix (tools/test.sh)

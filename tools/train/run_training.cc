@@ -31,6 +31,7 @@
 #include "tensor/generator.h"
 #include "tensor/memory.h"
 #include "tensor/parallel.h"
+#include "tools/train/language_model_training.h"
 #include "tools/train/metrics_csv.h"
 #include "tools/train/metrics_svg.h"
 #include "tools/train/optimization.h"
@@ -97,9 +98,11 @@ struct Preempted {};
 int run_training(int argc, char** argv, RunHooks* hooks) try {
   TrainOptions options;
   CLI::App app{
-      "Trains a reference model on MNIST-format data (Fashion-MNIST by default) or CIFAR-10 (docs/training.md)."};
+      "Trains a reference model on MNIST-format data (Fashion-MNIST by default) or CIFAR-10, or GPT on byte-level "
+      "text (docs/training.md)."};
   add_train_flags(app, options);
   CLI11_PARSE(app, argc, argv);
+  apply_language_model_defaults(app, options);
   check_train_options(options);
   if (options.threads > 0) set_num_threads(options.threads);
   dist::ProcessGroupOptions group_options;
@@ -112,6 +115,11 @@ int run_training(int argc, char** argv, RunHooks* hooks) try {
   if (!run.is_main()) spdlog::set_level(spdlog::level::warn);  // rank 0 speaks for the job
   const Device device = run.device;
   manual_seed(options.seed);
+  if (models::is_language_model(options.model)) {
+    const int status = run_language_model(options, run);
+    dist::finish_distributed(run);
+    return status;
+  }
   // --checkpoint-format sharded: each rank saves its shards and, resuming from such a
   // checkpoint, loads only its rows once the model is built (`resume_shards`).
   const bool sharded_checkpoints = saves_sharded_checkpoints(options, run);

@@ -1,5 +1,6 @@
 // train: trains a reference model on MNIST-format data (LeNet-5 or an MLP; Fashion-MNIST by
-// default) or on CIFAR-10 (the MLP, and the CIFAR models of models/) with SGD (momentum,
+// default), on CIFAR-10 (the MLP, and the CIFAR models of models/), or GPT on the bytes of a
+// text (--model gpt: tools/train/language_model_training.h) with SGD (momentum,
 // Nesterov, weight decay) or AdamW, a per-step cosine, one-cycle or constant schedule with
 // optional warm-up, label smoothing, gradient clipping and accumulation; evaluates test
 // accuracy after every epoch, writes per-epoch metrics to a CSV file and an SVG chart of them

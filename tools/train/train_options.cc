@@ -7,6 +7,7 @@
 #include <string>
 
 #include "checkpoint/save_pattern.h"
+#include "data/byte_text.h"
 #include "models/registry.h"
 #include "tensor/device.h"
 #include "tensor/error.h"
@@ -212,6 +213,31 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
   app.add_option("--profile-steps", o.profile_steps,
                  "A-B: profile optimizer steps A to B (from 0) and write a Chrome trace per rank (docs/profiler.md)");
   app.add_option("--profile-trace", o.profile_trace, "trace file of --profile-steps; {rank} is replaced by the rank");
+  app.add_option("--data-file", o.data_file,
+                 std::string("--model gpt: the text to train on, any file (its bytes are the tokens) or a directory "
+                             "of them (default: ") +
+                     data::kDefaultTextPath + ", Debian's fortunes)");
+  app.add_option("--gpt-size", o.gpt_size, "--model gpt: the preset of its sizes (models/gpt_config.h)")
+      ->check(CLI::IsMember(models::GPTConfig::preset_names()));
+  app.add_option("--block-size", o.block_size, "--model gpt: the context in bytes (0: the preset's)")
+      ->check(kNonNegativeInt);
+  app.add_option("--steps-per-epoch", o.steps_per_epoch,
+                 "--model gpt: optimizer steps between evaluations (0: a pass over the training bytes' worth)")
+      ->check(kNonNegativeInt);
+  app.add_option("--sample", o.sample,
+                 "--model gpt: print this many bytes sampled from --resume's checkpoint after --prompt, and exit")
+      ->check(kNonNegativeInt);
+  app.add_option("--prompt", o.prompt, "--sample: the text to continue");
+  app.add_option("--temperature", o.temperature, "--sample: the logits' divisor (lower: more conservative)")
+      ->check(kPositiveNumber);
+  app.add_option("--top-k", o.top_k, "--sample: draw among the k likeliest bytes (0: among all)")
+      ->check(kNonNegativeInt);
+}
+
+void apply_language_model_defaults(const CLI::App& app, TrainOptions& o) {
+  if (!models::is_language_model(o.model)) return;
+  if (app.count("--optimizer") == 0) o.optimizer = "adamw";
+  if (app.count("--lr") == 0) o.lr = 1e-3;
 }
 
 void check_batch_size(const TrainOptions& o, int64_t train_examples) {
@@ -221,6 +247,12 @@ void check_batch_size(const TrainOptions& o, int64_t train_examples) {
 }
 
 void check_train_options(const TrainOptions& o) {
+  BRISK_CHECK(o.sample == 0 || !o.resume.empty(),
+              "--sample prints text sampled from a checkpoint: give it with --resume CHECKPOINT");
+  BRISK_CHECK(o.sample == 0 || models::is_language_model(o.model),
+              "--sample needs a language model (--model gpt), "
+              "not --model {}",
+              o.model);
   BRISK_CHECK(!o.nesterov || o.optimizer == "sgd", "--nesterov is SGD's; --optimizer {} has no such option",
               o.optimizer);
   BRISK_CHECK(!o.nesterov || o.momentum > 0, "--nesterov needs --momentum above 0, got {}", o.momentum);

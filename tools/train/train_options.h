@@ -61,6 +61,15 @@ struct TrainOptions {
   double stall_timeout = 60;
   std::string profile_steps;                            // "A-B": profile optimizer steps A to B (step_profiler.h)
   std::string profile_trace = "trace_rank{rank}.json";  // each rank's Chrome trace
+  // Language models (--model gpt; tools/train/language_model_training.h):
+  std::string data_file;          // the text: a file, or a directory of them; empty: data::kDefaultTextPath
+  std::string gpt_size = "mini";  // a preset of models::GPTConfig
+  int64_t block_size = 0;         // the context, in bytes; 0: the preset's
+  int64_t steps_per_epoch = 0;    // 0: as many as one pass over the training bytes takes
+  int64_t sample = 0;             // > 0: print this many bytes sampled from --resume's checkpoint, and no training
+  std::string prompt = "\n";      // the text --sample continues
+  double temperature = 1.0;       // --sample's
+  int64_t top_k = 0;              // --sample draws among the k likeliest bytes; 0: among all
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice
@@ -76,6 +85,10 @@ void add_train_flags(CLI::App& app, TrainOptions& options);
 // without --save, --cuda-graph with a setting whose step a replay would get wrong (adamw, fp16,
 // --accumulate, a per-step schedule, --shard other than none).
 void check_train_options(const TrainOptions& options);
+// --model gpt (a language model) without --optimizer or --lr trains with AdamW at lr 1e-3
+// (nanoGPT's character-level setting) instead of the image models' SGD at 0.05. After parsing
+// `app` (add_train_flags' flags).
+void apply_language_model_defaults(const CLI::App& app, TrainOptions& options);
 // Raises brisk::Error naming --batch-size when one optimizer step would take more examples
 // than the training set (after --train-limit) has.
 void check_batch_size(const TrainOptions& options, int64_t train_examples);

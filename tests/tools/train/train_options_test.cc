@@ -183,3 +183,32 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
   REQUIRE(fine.keep_checkpoints == 3);
   REQUIRE_NOTHROW(check_train_options(fine));
 }
+
+TEST_CASE("--model gpt: AdamW at lr 1e-3 unless --optimizer or --lr are given; --sample needs --resume") {
+  auto parsed = [](std::vector<std::string> args) {
+    TrainOptions o;
+    CLI::App app;
+    add_train_flags(app, o);
+    args.insert(args.begin(), "train");
+    std::vector<const char*> argv;
+    for (const std::string& arg : args) argv.push_back(arg.c_str());
+    app.parse(static_cast<int>(argv.size()), argv.data());
+    apply_language_model_defaults(app, o);
+    return o;
+  };
+  const TrainOptions gpt = parsed({"--model", "gpt", "--gpt-size", "tiny", "--block-size", "32"});
+  CHECK(gpt.optimizer == "adamw");
+  CHECK(gpt.lr == 1e-3);
+  CHECK(gpt.gpt_size == "tiny");
+  CHECK(gpt.block_size == 32);
+  const TrainOptions given = parsed({"--model", "gpt", "--optimizer", "sgd", "--lr", "0.1"});
+  CHECK(given.optimizer == "sgd");
+  CHECK(given.lr == 0.1);
+  CHECK(parsed({"--model", "mlp"}).optimizer == "sgd");  // image models keep theirs
+  CHECK_THROWS_WITH(check_train_options(parsed({"--model", "gpt", "--sample", "10"})),
+                    Contains("--sample prints text sampled from a checkpoint: give it with --resume"));
+  CHECK_THROWS_WITH(check_train_options(parsed({"--model", "mlp", "--sample", "10", "--resume", "c"})),
+                    Contains("--sample needs a language model (--model gpt), not --model mlp"));
+  TrainOptions bad;
+  CHECK_THAT(parse({"--gpt-size", "huge"}, bad), Contains("--gpt-size"));
+}
