@@ -6,10 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include "distributed/pipeline/pipeline_timeline.h"
-#include "optim/sgd.h"
 #include "profiler/profiler.h"
 #include "tests/distributed/ddp/thread_process_group.h"
 #include "tests/distributed/pipeline/layer_chain.h"
+#include "tests/distributed/pipeline/pipeline_training.h"
 
 namespace {
 
@@ -21,49 +21,13 @@ using brisk::dist::testing::ThreadProcessGroup;
 using brisk::dist::testing::ThreadWorld;
 using Catch::Matchers::Contains;
 
-constexpr double kTolerance = 1e-12;
-
-// Trains the chain for three steps, pipelined on `ranks` threads and as one process on every
-// rank, and checks that they agree after each step's backward and optimizer step. The batch
-// has 2m+1, 3m and m+1 rows in the three steps (uneven microbatches, changing shapes).
-void check_equivalence(ScheduleKind kind, int ranks, int microbatches, int chunks, ChainOptions options) {
-  INFO(schedule_name(kind) << " ranks=" << ranks << " microbatches=" << microbatches << " chunks=" << chunks
-                           << " skip=" << options.skip);
-  options.layers = std::max(options.layers, ranks * chunks + 1);
-  const std::vector<int64_t> rows{2 * microbatches + 1, 3 * microbatches, microbatches + 1};
+// The pipeline on `ranks` threads against one process (pipeline_training.h).
+void check_equivalence(ScheduleKind kind, int ranks, int microbatches, int chunks, ChainOptions chain) {
   auto world = std::make_shared<ThreadWorld>(ranks);
   run_ranks(ranks, [&](int rank) {
     auto group = std::make_shared<ThreadProcessGroup>(world, rank);
-    PipelineSchedule schedule = PipelineSchedule::make(kind, ranks, microbatches, chunks);
-    const StageLayout& layout = schedule.layout();
-    LayerChain model(options), reference(options);
-    PipelineStage stage(group, model.chunks(layout, rank), schedule, chain_loss);
-    optim::SGD opt(model.rank_parameters(layout, rank), optim::SGDOptions(0.1).momentum(0.9));
-    optim::SGD reference_opt(reference.parameters(), optim::SGDOptions(0.1).momentum(0.9));
-    for (size_t step = 0; step < rows.size(); ++step) {
-      auto [x, y] = chain_batch(options, rows[step], 100 + step);
-      opt.zero_grad();
-      Tensor loss = stage.step(stage.has_first_stage() ? std::vector<Tensor>{x} : std::vector<Tensor>{},
-                               stage.has_last_stage() ? std::vector<Tensor>{y} : std::vector<Tensor>{});
-      reference_opt.zero_grad();
-      Tensor reference_loss = chain_loss({reference.forward(x)}, {y});
-      reference_loss.backward();
-      if (stage.has_last_stage()) {
-        THREAD_REQUIRE(loss.defined());
-        THREAD_CHECK(std::abs(loss.item<double>() - reference_loss.item<double>()) <= kTolerance);
-      } else {
-        THREAD_CHECK(!loss.defined());
-      }
-      std::vector<Tensor> grads, reference_grads;
-      for (const Tensor& p : model.rank_parameters(layout, rank)) grads.push_back(p.grad());
-      for (int c = 0; c < chunks; ++c) {
-        const auto [from, to] = model.stage_layers(layout.stage_of(rank, c), layout.stages());
-        for (const Tensor& p : reference.parameters(from, to)) reference_grads.push_back(p.grad());
-      }
-      THREAD_CHECK(max_difference(grads, reference_grads) <= kTolerance);
-      opt.step();
-      reference_opt.step();
-    }
+    const std::string failure = train_and_compare(group, PipelineCase{kind, microbatches, chunks, chain});
+    if (!failure.empty()) brisk::testing::record_thread_failure(failure);
   });
 }
 

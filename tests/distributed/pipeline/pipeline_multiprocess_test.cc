@@ -1,0 +1,16 @@
+// Pipelines across real processes over Gloo, started by the launcher, on 2 and 3 ranks: the
+// scenarios of pipeline_worker.cc (GPipe, 1F1B, interleaved 1F1B and a skip connection, each
+// equal to one process on the global batch within 1e-12, with batch sizes changing per step).
+#include <catch2/catch.hpp>
+
+#include "tests/distributed/testing/launch_workers.h"
+
+namespace {
+
+using namespace brisk::testing;
+
+TEST_CASE("Pipelines across processes equal one process on the global batch", "[pipeline]") {
+  check_all_scenarios("tests/distributed/pipeline/pipeline_worker", {"gpipe", "1f1b", "interleaved", "skip"});
+}
+
+}  // namespace
