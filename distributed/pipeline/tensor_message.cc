@@ -1,5 +1,7 @@
 #include "distributed/pipeline/tensor_message.h"
 
+#include <algorithm>
+
 #include "autograd/ops.h"
 #include "tensor/error.h"
 
@@ -12,8 +14,9 @@ constexpr int64_t kLastDType = static_cast<int64_t>(DType::Float16);
 
 TensorOptions int64_on(const ProcessGroup& group) { return TensorOptions().dtype(kInt64).device(group.device()); }
 
+// [length, n, (dtype, ndim, sizes...) per tensor].
 std::vector<int64_t> header_of(const std::vector<Tensor>& tensors) {
-  std::vector<int64_t> header{static_cast<int64_t>(tensors.size())};
+  std::vector<int64_t> header{0, static_cast<int64_t>(tensors.size())};
   for (const Tensor& t : tensors) {
     if (!t.defined()) {
       header.insert(header.end(), {0, kUndefined});
@@ -23,7 +26,13 @@ std::vector<int64_t> header_of(const std::vector<Tensor>& tensors) {
     header.push_back(t.dim());
     header.insert(header.end(), t.sizes().begin(), t.sizes().end());
   }
+  header[0] = static_cast<int64_t>(header.size());
   return header;
+}
+
+Tensor int64_tensor(const ProcessGroup& group, std::vector<int64_t> values) {
+  const auto n = static_cast<int64_t>(values.size());
+  return tensor(values, {n}, int64_on(group));
 }
 
 }  // namespace
@@ -37,8 +46,12 @@ void PendingSend::wait() {
 PendingSend send_tensors(ProcessGroup& group, const std::vector<Tensor>& tensors, int dst, int tag) {
   PendingSend pending;
   std::vector<int64_t> header = header_of(tensors);
-  pending.buffers.push_back(tensor(std::vector<int64_t>{static_cast<int64_t>(header.size())}, {1}, int64_on(group)));
-  pending.buffers.push_back(tensor(header, {static_cast<int64_t>(header.size())}, int64_on(group)));
+  std::vector<int64_t> first(header.begin(), header.begin() + std::min<int64_t>(header.size(), kHeaderCapacity));
+  first.resize(kHeaderCapacity, 0);
+  pending.buffers.push_back(int64_tensor(group, first));
+  if (static_cast<int64_t>(header.size()) > kHeaderCapacity) {
+    pending.buffers.push_back(int64_tensor(group, std::vector<int64_t>(header.begin() + kHeaderCapacity, header.end())));
+  }
   for (const Tensor& t : tensors) {
     if (t.defined() && t.numel() > 0) pending.buffers.push_back(t.detach().contiguous());
   }
@@ -47,21 +60,24 @@ PendingSend send_tensors(ProcessGroup& group, const std::vector<Tensor>& tensors
 }
 
 std::vector<Tensor> recv_tensors(ProcessGroup& group, int src, int tag) {
-  Tensor length = empty({1}, int64_on(group));
-  group.recv(length, src, tag)->wait();
-  const int64_t n = length.to(kCPU).data_ptr<int64_t>()[0];
-  BRISK_CHECK(n >= 1, "recv_tensors from rank {} (tag {}): a header of {} values is malformed", src, tag, n);
-  Tensor header_tensor = empty({n}, int64_on(group));
-  group.recv(header_tensor, src, tag)->wait();
-  Tensor host = header_tensor.to(kCPU);
-  const int64_t* header = host.data_ptr<int64_t>();
+  Tensor first = empty({kHeaderCapacity}, int64_on(group));
+  group.recv(first, src, tag)->wait();
+  std::vector<int64_t> header = first.to(kCPU).to_vector<int64_t>();
+  const int64_t n = header[0];
+  BRISK_CHECK(n >= 2, "recv_tensors from rank {} (tag {}): a header of {} values is malformed", src, tag, n);
+  if (n > kHeaderCapacity) {
+    Tensor rest = empty({n - kHeaderCapacity}, int64_on(group));
+    group.recv(rest, src, tag)->wait();
+    std::vector<int64_t> more = rest.to(kCPU).to_vector<int64_t>();
+    header.insert(header.end(), more.begin(), more.end());
+  }
+  header.resize(n);
   auto malformed = [&](const std::string& what) {
-    BRISK_FAIL("recv_tensors from rank {} (tag {}): malformed header ({}): [{}]", src, tag, what,
-               fmt::join(header, header + n, ", "));
+    BRISK_FAIL("recv_tensors from rank {} (tag {}): malformed header ({}): [{}]", src, tag, what, fmt::join(header, ", "));
   };
   std::vector<Tensor> tensors;
-  int64_t pos = 1;
-  for (int64_t i = 0; i < header[0]; ++i) {
+  int64_t pos = 2;
+  for (int64_t i = 0; i < header[1]; ++i) {
     if (pos + 2 > n) malformed(fmt::format("tensor {} past its end", i));
     const int64_t dtype = header[pos], ndim = header[pos + 1];
     pos += 2;
@@ -70,14 +86,16 @@ std::vector<Tensor> recv_tensors(ProcessGroup& group, int src, int tag) {
       continue;
     }
     if (dtype < 0 || dtype > kLastDType || ndim < 0 || pos + ndim > n) malformed(fmt::format("tensor {}", i));
-    Shape sizes(header + pos, header + pos + ndim);
+    Shape sizes(header.begin() + pos, header.begin() + pos + ndim);
     pos += ndim;
     tensors.push_back(empty(sizes, TensorOptions().dtype(static_cast<DType>(dtype)).device(group.device())));
   }
   if (pos != n) malformed("trailing values");
+  std::vector<std::shared_ptr<Work>> works;
   for (Tensor& t : tensors) {
-    if (t.defined() && t.numel() > 0) group.recv(t, src, tag)->wait();
+    if (t.defined() && t.numel() > 0) works.push_back(group.recv(t, src, tag));
   }
+  for (auto& work : works) work->wait();
   return tensors;
 }
 

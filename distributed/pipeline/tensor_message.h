@@ -7,16 +7,21 @@
 //   std::vector<Tensor> got = recv_tensors(group, /*src=*/0, /*tag=*/0);   // on rank 1
 //   sent.wait();   // before the tensors change
 //
-// On the wire, all on one tag: the header's length (one int64), the header (the number of
-// tensors, then per tensor its dtype, ndim and sizes; ndim -1 for an undefined tensor, e.g. a
-// gradient that does not exist), then each tensor with elements. Messages from one rank to
-// another on one tag arrive in order, so consecutive messages never mix.
+// On the wire, all on one tag: the header, int64 values: its length, the number of tensors,
+// then per tensor its dtype, ndim and sizes (ndim -1 for an undefined tensor, e.g. a gradient
+// that does not exist), sent as kHeaderCapacity values (zero-padded), with whatever exceeds
+// them in a second send; then each tensor that has elements. The receiver posts the tensors'
+// receives together once it has read the header. Messages from one rank to another on one tag
+// arrive in order, so consecutive messages never mix.
 #include <memory>
 #include <vector>
 
 #include "distributed/process_group.h"
 
 namespace brisk::dist::pipeline {
+
+// Values of the header's first send: room for 8 tensors of 5 dims.
+constexpr int64_t kHeaderCapacity = 64;
 
 // The Works of a message's sends and what they read, which must stay alive until wait().
 struct PendingSend {
