@@ -41,12 +41,13 @@ std::vector<Action> with_messages(const StageLayout& layout, const Action& a) {
   const bool has_to = forward ? !layout.is_last(a.stage) : !layout.is_first(a.stage);
   std::vector<Action> actions;
   if (has_from && layout.rank_of(from) != rank) {
-    actions.push_back({forward ? ActionKind::RecvActivation : ActionKind::RecvGradient, mb, a.stage,
-                       layout.rank_of(from)});
+    actions.push_back(
+        {forward ? ActionKind::RecvActivation : ActionKind::RecvGradient, mb, a.stage, layout.rank_of(from)});
   }
   actions.push_back(a);
   if (has_to && layout.rank_of(to) != rank) {
-    actions.push_back({forward ? ActionKind::SendActivation : ActionKind::SendGradient, mb, a.stage, layout.rank_of(to)});
+    actions.push_back(
+        {forward ? ActionKind::SendActivation : ActionKind::SendGradient, mb, a.stage, layout.rank_of(to)});
   }
   return actions;
 }

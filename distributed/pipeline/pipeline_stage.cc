@@ -53,8 +53,8 @@ PipelineStage::PipelineStage(std::shared_ptr<ProcessGroup> group, std::vector<St
 
 Tensor PipelineStage::step(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets) {
   const int m = schedule_.microbatches();
-  BRISK_CHECK(!has_first_stage() || !inputs.empty(), "PipelineStage::step: rank {} holds the first stage but got no inputs",
-              group_->rank());
+  BRISK_CHECK(!has_first_stage() || !inputs.empty(),
+              "PipelineStage::step: rank {} holds the first stage but got no inputs", group_->rank());
   input_mbs_ = has_first_stage() ? split_microbatches(inputs, m) : std::vector<std::vector<Tensor>>{};
   target_mbs_ = has_last_stage() ? split_microbatches(targets, m) : std::vector<std::vector<Tensor>>{};
   loss_weights_.assign(m, 1.0 / m);
@@ -91,8 +91,10 @@ void PipelineStage::run(const Action& a) {
     case ActionKind::Backward: backward(a.microbatch, a.stage); break;
     case ActionKind::SendActivation: {
       const auto it = outputs_.find(key);
-      BRISK_CHECK(it != outputs_.end(), "PipelineStage: rank {} sends the outputs of microbatch {} on stage {} before "
-                  "computing them", rank, a.microbatch, a.stage);
+      BRISK_CHECK(it != outputs_.end(),
+                  "PipelineStage: rank {} sends the outputs of microbatch {} on stage {} before "
+                  "computing them",
+                  rank, a.microbatch, a.stage);
       sends_.push_back(send_tensors(*group_, it->second, a.peer, message_tag(a.kind)));
       break;
     }
@@ -123,7 +125,7 @@ void PipelineStage::forward(int mb, int stage) {
     losses_[mb] = weighted;
     return;
   }
-  if (!layout.is_last(stage) && layout.rank_of(stage + 1) == layout.rank_of(stage)) {
+  if (layout.rank_of(stage + 1) == layout.rank_of(stage)) {
     inputs_[{mb, stage + 1}] = as_stage_inputs(out);  // the next stage is this rank's too
   }
   outputs_[key] = std::move(out);

@@ -84,11 +84,11 @@ class PipelineStage {
   // One step's state.
   std::vector<std::vector<Tensor>> input_mbs_, target_mbs_;
   std::vector<double> loss_weights_;
-  std::map<Key, std::vector<Tensor>> inputs_;          // each stage's inputs (leaves), until its backward
-  std::map<Key, std::vector<Tensor>> outputs_;         // its outputs (with their graph), until its backward
-  std::map<Key, std::vector<Tensor>> output_grads_;    // received for its outputs
-  std::map<Key, std::vector<Tensor>> input_grads_;     // computed for its inputs, until sent
-  std::map<int, Tensor> losses_;                       // weighted, per microbatch, until backward
+  std::map<Key, std::vector<Tensor>> inputs_;        // each stage's inputs (leaves), until its backward
+  std::map<Key, std::vector<Tensor>> outputs_;       // its outputs (with their graph), until its backward
+  std::map<Key, std::vector<Tensor>> output_grads_;  // received for its outputs
+  std::map<Key, std::vector<Tensor>> input_grads_;   // computed for its inputs, until sent
+  std::map<int, Tensor> losses_;                     // weighted, per microbatch, until backward
   Tensor loss_sum_;
   std::vector<PendingSend> sends_;
 };

@@ -84,8 +84,8 @@ void check_programs(const PipelineSchedule& schedule, const std::vector<std::vec
     for (size_t i = 0; i < program.size(); ++i) {
       const Action& a = program[i];
       const Key key{a.kind, a.microbatch, a.stage};
-      BRISK_CHECK(required.count(key), "pipeline schedule '{}': {} is not an action of rank {}", name,
-                  at(rank, i, a), rank);
+      BRISK_CHECK(required.count(key), "pipeline schedule '{}': {} is not an action of rank {}", name, at(rank, i, a),
+                  rank);
       BRISK_CHECK(!seen.count(key), "pipeline schedule '{}': {} repeats rank {}'s action #{}", name, at(rank, i, a),
                   rank, seen[key]);
       if (a.is_send() || a.is_recv()) {
@@ -176,7 +176,8 @@ Simulation simulate(const PipelineSchedule& schedule, const std::vector<std::vec
       const Action& a = programs[w][pc[w]];
       waits += fmt::format("{}{} waits for rank {}", waits.empty() ? "" : "; ", at(w, pc[w], a), a.peer);
     }
-    if (finished(cur)) BRISK_FAIL("pipeline schedule '{}' hangs: {}, which has finished without sending it", name, waits);
+    if (finished(cur))
+      BRISK_FAIL("pipeline schedule '{}' hangs: {}, which has finished without sending it", name, waits);
     BRISK_FAIL("pipeline schedule '{}' deadlocks: {}", name, waits);
   }
   for (const auto& [channel, messages] : channels) {

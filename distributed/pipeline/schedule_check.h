@@ -32,12 +32,12 @@ struct CostModel {
 };
 
 struct ScheduleReport {
-  double step_time = 0;            // from the first action to the last rank's end
-  std::vector<double> busy;        // per rank: the time computing
-  std::vector<double> bubble;      // per rank: (step_time - busy) / busy
-  double bubble_fraction = 0;      // the largest bubble of a rank
+  double step_time = 0;               // from the first action to the last rank's end
+  std::vector<double> busy;           // per rank: the time computing
+  std::vector<double> bubble;         // per rank: (step_time - busy) / busy
+  double bubble_fraction = 0;         // the largest bubble of a rank
   std::vector<int> peak_activations;  // per rank: most microbatch-stages forwarded, not yet backwarded
-  int messages_per_step = 0;       // sends (each one header and its tensors on the wire)
+  int messages_per_step = 0;          // sends (each one header and its tensors on the wire)
 
   // "gpipe on 4 ranks x 1 chunks, 8 microbatches: bubble 0.375 (formula (p-1)/m = 0.375),
   // peak activations per rank [8, 8, 8, 8], 42 messages per step".

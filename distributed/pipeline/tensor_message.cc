@@ -50,7 +50,8 @@ PendingSend send_tensors(ProcessGroup& group, const std::vector<Tensor>& tensors
   first.resize(kHeaderCapacity, 0);
   pending.buffers.push_back(int64_tensor(group, first));
   if (static_cast<int64_t>(header.size()) > kHeaderCapacity) {
-    pending.buffers.push_back(int64_tensor(group, std::vector<int64_t>(header.begin() + kHeaderCapacity, header.end())));
+    pending.buffers.push_back(
+        int64_tensor(group, std::vector<int64_t>(header.begin() + kHeaderCapacity, header.end())));
   }
   for (const Tensor& t : tensors) {
     if (t.defined() && t.numel() > 0) pending.buffers.push_back(t.detach().contiguous());
@@ -73,7 +74,8 @@ std::vector<Tensor> recv_tensors(ProcessGroup& group, int src, int tag) {
   }
   header.resize(n);
   auto malformed = [&](const std::string& what) {
-    BRISK_FAIL("recv_tensors from rank {} (tag {}): malformed header ({}): [{}]", src, tag, what, fmt::join(header, ", "));
+    BRISK_FAIL("recv_tensors from rank {} (tag {}): malformed header ({}): [{}]", src, tag, what,
+               fmt::join(header, ", "));
   };
   std::vector<Tensor> tensors;
   int64_t pos = 2;

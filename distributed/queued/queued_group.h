@@ -5,10 +5,11 @@
 // order on that thread and waited for on two others, one for sends and one for receives, so a
 // send never holds up the operations queued after it and a receive completes once its message
 // has come, whatever sends of this rank still wait for their receiver (a pipeline stage that
-// reads a message's shape header before receiving its tensors depends on it). The watchdog (distributed/health/watchdog.h) beats, checks for desyncs and
-// stalls. The first failure breaks the group: the failing collective's error names the op, its
-// number, the time it took and why (then the flight recorder); every unfinished and later Work
-// fails at once with it, and wait() throws it as a brisk::Error.
+// reads a message's shape header before receiving its tensors depends on it). The watchdog
+// (distributed/health/watchdog.h) beats, checks for desyncs and stalls. The first failure
+// breaks the group: the failing collective's error names the op, its number, the time it took
+// and why (then the flight recorder); every unfinished and later Work fails at once with it,
+// and wait() throws it as a brisk::Error.
 #include <chrono>
 #include <cstdint>
 #include <functional>

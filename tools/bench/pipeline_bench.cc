@@ -87,10 +87,10 @@ Measured measure(const Config& config, double work_ms, int steps) {
     for (auto& t : threads) t.join();
   };
   on_ranks([&](int rank) {
-    std::shared_ptr<dist::Store> store =
-        rank == 0 ? std::static_pointer_cast<dist::Store>(master) : std::make_shared<dist::TCPStore>("127.0.0.1", options);
+    std::shared_ptr<dist::Store> store = rank == 0 ? std::static_pointer_cast<dist::Store>(master)
+                                                   : std::make_shared<dist::TCPStore>("127.0.0.1", options);
     groups[rank] = std::make_shared<dist::ProcessGroupGloo>(std::make_shared<dist::PrefixStore>("bench", store), rank,
-                                                             config.ranks, dist::ProcessGroupOptions{}, "127.0.0.1");
+                                                            config.ranks, dist::ProcessGroupOptions{}, "127.0.0.1");
     std::vector<StageFunction> chunks;
     for (int c = 0; c < config.chunks; ++c) {
       chunks.push_back(synthetic_chunk(weights[schedule.layout().stage_of(rank, c)], forward));

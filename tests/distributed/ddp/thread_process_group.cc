@@ -143,9 +143,10 @@ std::shared_ptr<ThreadWorld::Delivery> ThreadWorld::recv(int src, int dst, int t
 
 void ThreadWorld::deliver(Delivery& delivery, const Tensor& message, int src, int dst, int tag) {
   if (message.numel() != delivery.target.numel() || message.dtype() != delivery.target.dtype()) {
-    delivery.error = fmt::format("recv from rank {} (tag {}) on rank {}: expected {} elements of {} but rank {} sent {} of {}",
-                                 src, tag, dst, delivery.target.numel(), dtype_name(delivery.target.dtype()), src,
-                                 message.numel(), dtype_name(message.dtype()));
+    delivery.error =
+        fmt::format("recv from rank {} (tag {}) on rank {}: expected {} elements of {} but rank {} sent {} of {}", src,
+                    tag, dst, delivery.target.numel(), dtype_name(delivery.target.dtype()), src, message.numel(),
+                    dtype_name(message.dtype()));
   } else {
     try {
       copy_back(delivery.target, message.view(delivery.target.sizes()));
@@ -160,8 +161,8 @@ void ThreadWorld::deliver(Delivery& delivery, const Tensor& message, int src, in
 void ThreadWorld::wait(const std::shared_ptr<Delivery>& delivery, int src, int dst, int tag) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (!cv_.wait_for(lock, timeout_, [&] { return delivery->done; })) {
-    BRISK_FAIL("recv from rank {} (tag {}) on rank {} timed out after {} ms: rank {} sent nothing to match it", src, tag,
-               dst, timeout_.count(), src);
+    BRISK_FAIL("recv from rank {} (tag {}) on rank {} timed out after {} ms: rank {} sent nothing to match it", src,
+               tag, dst, timeout_.count(), src);
   }
   BRISK_CHECK(delivery->error.empty(), "{}", delivery->error);
 }

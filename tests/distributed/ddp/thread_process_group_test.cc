@@ -50,8 +50,9 @@ TEST_CASE("ThreadProcessGroup recv: a size mismatch and a silent sender are name
       THREAD_CHECK_THROWS_WITH(group.recv(two, 0)->wait(),
                                Contains("recv from rank 0 (tag 0) on rank 1: expected 2 elements of float32 but rank "
                                         "0 sent 3 of float32"));
-      THREAD_CHECK_THROWS_WITH(group.recv(two, 0, 3)->wait(),
-                               Contains("recv from rank 0 (tag 3) on rank 1 timed out after 200 ms: rank 0 sent nothing"));
+      THREAD_CHECK_THROWS_WITH(
+          group.recv(two, 0, 3)->wait(),
+          Contains("recv from rank 0 (tag 3) on rank 1 timed out after 200 ms: rank 0 sent nothing"));
     }
   });
 }

@@ -36,8 +36,8 @@ std::string train_and_compare(const std::shared_ptr<ProcessGroup>& group, const 
     if (stage.has_last_stage() != loss.defined()) {
       failure += fmt::format("step {}: loss defined={} on rank {}; ", step, loss.defined(), rank);
     } else if (loss.defined() && std::abs(loss.item<double>() - reference_loss.item<double>()) > kTolerance) {
-      failure += fmt::format("step {}: loss {:.17g} != {:.17g}; ", step, loss.item<double>(),
-                             reference_loss.item<double>());
+      failure +=
+          fmt::format("step {}: loss {:.17g} != {:.17g}; ", step, loss.item<double>(), reference_loss.item<double>());
     }
     std::vector<Tensor> grads, reference_grads;
     for (const Tensor& p : model.rank_parameters(layout, rank)) grads.push_back(p.grad());

@@ -180,8 +180,14 @@ TEST_CASE("Computation orders that deadlock fail while the global order is built
   StageLayout layout(2, 1);
   // Rank 1 starts with microbatch 1, rank 0 runs a backward before forwarding microbatch 1.
   std::vector<std::vector<Action>> orders{
-      {{ActionKind::Forward, 0, 0}, {ActionKind::Backward, 0, 0}, {ActionKind::Forward, 1, 0}, {ActionKind::Backward, 1, 0}},
-      {{ActionKind::Forward, 1, 1}, {ActionKind::Backward, 1, 1}, {ActionKind::Forward, 0, 1}, {ActionKind::Backward, 0, 1}},
+      {{ActionKind::Forward, 0, 0},
+       {ActionKind::Backward, 0, 0},
+       {ActionKind::Forward, 1, 0},
+       {ActionKind::Backward, 1, 0}},
+      {{ActionKind::Forward, 1, 1},
+       {ActionKind::Backward, 1, 1},
+       {ActionKind::Forward, 0, 1},
+       {ActionKind::Backward, 0, 1}},
   };
   CHECK_THROWS_WITH(PipelineSchedule::from_compute_orders("mine", layout, 2, orders),
                     Contains("pipeline schedule 'mine' deadlocks: no rank can compute; rank 0 at backward mb 0 stage 0 "

@@ -24,8 +24,8 @@ std::vector<Tensor> many_dims() {
 
 TEST_CASE("Tensor messages carry their shapes, dtypes and undefined tensors", "[pipeline]") {
   auto world = std::make_shared<ThreadWorld>(2);
-  const std::vector<Tensor> mixed{arange(6, kInt64).reshape({2, 3}), Tensor(), ones({0, 4}),
-                                  full({3}, 2.5, kFloat64), tensor({true, false})};
+  const std::vector<Tensor> mixed{arange(6, kInt64).reshape({2, 3}), Tensor(), ones({0, 4}), full({3}, 2.5, kFloat64),
+                                  tensor({true, false})};
   run_ranks(2, [&](int rank) {
     ThreadProcessGroup group(world, rank);
     if (rank == 0) {
