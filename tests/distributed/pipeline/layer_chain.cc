@@ -8,7 +8,7 @@ namespace brisk::dist::pipeline::testing {
 
 namespace F = nn::functional;
 
-LayerChain::LayerChain(const ChainOptions& options) : options_(options) {
+LayerChain::LayerChain(const ChainOptions& options, Device device) : options_(options) {
   Generator gen(options.seed);
   for (int i = 0; i < options.layers; ++i) {
     const int64_t out = i + 1 == options.layers ? options.classes : options.width;
@@ -16,6 +16,7 @@ LayerChain::LayerChain(const ChainOptions& options) : options_(options) {
     layer->to(kFloat64);
     NoGradGuard no_grad;
     for (Tensor p : layer->parameters()) p.uniform_(-0.6, 0.6, &gen);
+    layer->to(device);
     layers_.push_back(layer);
   }
 }
@@ -86,7 +87,7 @@ double max_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b
   double worst = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     BRISK_CHECK(a[i].defined() && b[i].defined(), "max_difference: tensor {} is undefined", i);
-    worst = std::max(worst, (a[i] - b[i]).abs().max().item<double>());
+    worst = std::max(worst, (a[i].to(kCPU) - b[i].to(kCPU)).abs().max().item<double>());
   }
   return worst;
 }

@@ -5,6 +5,7 @@
 // two tensors to the next and the input's gradient gathers from all of them.
 //
 //   LayerChain model(ChainOptions{6, 8, 4, /*seed=*/1});      // every rank: the same weights
+//   LayerChain on_device(options, Device("sim:0"));           // the same weights on a device
 //   auto chunks = model.chunks(StageLayout(3, 1), rank);       // the stages of `rank`
 //   Tensor logits = model.forward(x);                          // one process: the reference
 #include <cstdint>
@@ -26,7 +27,8 @@ struct ChainOptions {
 
 class LayerChain {
  public:
-  explicit LayerChain(const ChainOptions& options);
+  // The weights are drawn on the CPU from options.seed, then moved to `device`.
+  explicit LayerChain(const ChainOptions& options, Device device = kCPU);
 
   // Layers [from, to) of the chain on `h` (the skip input `x` added before each tanh when on).
   Tensor run(Tensor h, const Tensor& x, int from, int to) const;
@@ -53,7 +55,8 @@ std::pair<Tensor, Tensor> chain_batch(const ChainOptions& options, int64_t rows,
 // The cross-entropy loss of the last stage's first output.
 Tensor chain_loss(const std::vector<Tensor>& outputs, const std::vector<Tensor>& targets);
 
-// The largest |a - b| over two lists of tensors of equal shapes (their gradients, say).
+// The largest |a - b| over two lists of tensors of equal shapes (their gradients, say), on
+// any devices.
 double max_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b);
 
 }  // namespace brisk::dist::pipeline::testing

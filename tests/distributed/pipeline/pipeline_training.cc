@@ -19,7 +19,7 @@ std::string train_and_compare(const std::shared_ptr<ProcessGroup>& group, const 
   options.layers = std::max(options.layers, ranks * c.chunks + 1);
   PipelineSchedule schedule = PipelineSchedule::make(c.kind, ranks, m, c.chunks);
   const StageLayout& layout = schedule.layout();
-  LayerChain model(options), reference(options);
+  LayerChain model(options, group->device()), reference(options);
   PipelineStage stage(group, model.chunks(layout, rank), schedule, chain_loss);
   optim::SGD opt(model.rank_parameters(layout, rank), optim::SGDOptions(0.1).momentum(0.9));
   optim::SGD reference_opt(reference.parameters(), optim::SGDOptions(0.1).momentum(0.9));
@@ -28,8 +28,9 @@ std::string train_and_compare(const std::shared_ptr<ProcessGroup>& group, const 
   for (size_t step = 0; step < rows.size(); ++step) {
     auto [x, y] = chain_batch(options, rows[step], 100 + step);
     opt.zero_grad();
-    Tensor loss = stage.step(stage.has_first_stage() ? std::vector<Tensor>{x} : std::vector<Tensor>{},
-                             stage.has_last_stage() ? std::vector<Tensor>{y} : std::vector<Tensor>{});
+    Tensor loss =
+        stage.step(stage.has_first_stage() ? std::vector<Tensor>{x.to(group->device())} : std::vector<Tensor>{},
+                   stage.has_last_stage() ? std::vector<Tensor>{y.to(group->device())} : std::vector<Tensor>{});
     reference_opt.zero_grad();
     Tensor reference_loss = chain_loss({reference.forward(x)}, {y});
     reference_loss.backward();

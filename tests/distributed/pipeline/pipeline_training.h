@@ -1,7 +1,7 @@
 #pragma once
 // One rank's half of the pipeline equivalence tests, shared by the thread-rank test and the
-// multiprocess worker: trains the LayerChain pipelined over `group` and, on the same rank, as
-// one process on the whole batch, and compares them.
+// multiprocess worker: trains the LayerChain pipelined over `group` (on its device) and, on the
+// same rank, as one process on the whole batch (on the CPU), and compares them.
 //
 //   std::string failure = train_and_compare(group, {ScheduleKind::OneFOneB, /*microbatches=*/4});
 //   THREAD_CHECK(failure.empty());

@@ -1,6 +1,6 @@
 // One rank of a pipeline across processes over Gloo, started by the launcher:
 //
-//   launch --nproc-per-node 3 tests/distributed/pipeline/pipeline_worker all
+//   launch --nproc-per-node 3 tests/distributed/pipeline/pipeline_worker [--device cpu|sim|cuda] all
 //
 // Each scenario trains the LayerChain pipelined over the world's group and, on every rank, as
 // one process on the whole batch (pipeline_training.h), and prints "<scenario> ok" when they
@@ -9,7 +9,8 @@
 //   1f1b         1F1B, 4 microbatches
 //   interleaved  interleaved 1F1B, 2 chunks per rank, 2*world microbatches
 //   skip         1F1B with a skip connection: two tensors per message
-// Every scenario runs three steps whose batch sizes differ (shape headers).
+// Every scenario runs three steps whose batch sizes differ (shape headers). The pipeline runs on
+// the group's device (worker_group.h), the one-process reference on the CPU.
 #include <cstdio>
 
 #include "distributed/distributed.h"
