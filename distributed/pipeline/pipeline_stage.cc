@@ -86,6 +86,7 @@ void PipelineStage::run(const Action& a) {
                               {"stage", std::to_string(a.stage)}};
       });
   const Key key{a.microbatch, a.stage};
+  const int tag = message_tag(a.kind);
   switch (a.kind) {
     case ActionKind::Forward: forward(a.microbatch, a.stage); break;
     case ActionKind::Backward: backward(a.microbatch, a.stage); break;
@@ -95,17 +96,19 @@ void PipelineStage::run(const Action& a) {
                   "PipelineStage: rank {} sends the outputs of microbatch {} on stage {} before "
                   "computing them",
                   rank, a.microbatch, a.stage);
-      sends_.push_back(send_tensors(*group_, it->second, a.peer, message_tag(a.kind)));
+      sends_.push_back(send_tensors(*group_, it->second, a.peer, tag, sent_shapes_[{a.peer, tag}]));
       break;
     }
     case ActionKind::SendGradient:
       sends_.push_back(send_tensors(*group_, take(input_grads_, key, "input gradients", a.microbatch, a.stage), a.peer,
-                                    message_tag(a.kind)));
+                                    tag, sent_shapes_[{a.peer, tag}]));
       break;
     case ActionKind::RecvActivation:
-      inputs_[key] = as_stage_inputs(recv_tensors(*group_, a.peer, message_tag(a.kind)));
+      inputs_[key] = as_stage_inputs(recv_tensors(*group_, a.peer, tag, received_shapes_[{a.peer, tag}]));
       break;
-    case ActionKind::RecvGradient: output_grads_[key] = recv_tensors(*group_, a.peer, message_tag(a.kind)); break;
+    case ActionKind::RecvGradient:
+      output_grads_[key] = recv_tensors(*group_, a.peer, tag, received_shapes_[{a.peer, tag}]);
+      break;
   }
 }
 

@@ -29,7 +29,8 @@
 // weight is 1/m.
 // Gradients accumulate in the parameters' .grad over the microbatches (zero them between
 // steps, as without a pipeline). step() returns the loss of the batch on the last stage's rank
-// and an undefined tensor on the others.
+// and an undefined tensor on the others. A step that throws (a peer failed, a chunk raised)
+// leaves the stage unusable: its peers' message streams are no longer in step with it.
 //
 // Tensors received from another stage become leaves that require grad (floating dtypes), so
 // their gradients can be sent back; an output with no gradient (integer, or unused by the
@@ -91,6 +92,8 @@ class PipelineStage {
   std::map<int, Tensor> losses_;                     // weighted, per microbatch, until backward
   Tensor loss_sum_;
   std::vector<PendingSend> sends_;
+  // The shapes of each stream's last message, kept across steps: (peer, tag) -> shapes.
+  std::map<std::pair<int, int>, MessageShapes> sent_shapes_, received_shapes_;
 };
 
 }  // namespace brisk::dist::pipeline

@@ -1,6 +1,6 @@
 // Pipeline messages between thread ranks: any number of tensors of any dtypes and shapes,
 // undefined and empty ones included, a header longer than its first send, and shapes that
-// change from one message to the next.
+// repeat or change from one message to the next (each end remembering the last ones).
 #include <catch2/catch.hpp>
 
 #include "autograd/ops.h"
@@ -26,33 +26,63 @@ TEST_CASE("Tensor messages carry their shapes, dtypes and undefined tensors", "[
   auto world = std::make_shared<ThreadWorld>(2);
   const std::vector<Tensor> mixed{arange(6, kInt64).reshape({2, 3}), Tensor(), ones({0, 4}), full({3}, 2.5, kFloat64),
                                   tensor({true, false})};
+  const std::vector<Tensor> wide{full({7, 2}, 3.0, kFloat64)};
   run_ranks(2, [&](int rank) {
     ThreadProcessGroup group(world, rank);
+    MessageShapes shapes;
     if (rank == 0) {
       std::vector<PendingSend> sent;
-      sent.push_back(send_tensors(group, mixed, 1, 0));
-      sent.push_back(send_tensors(group, many_dims(), 1, 0));
-      sent.push_back(send_tensors(group, {ones({7, 2})}, 1, 0));  // a new shape on the same stream
+      // New shapes, the same again, a long header, the first shapes, the same again.
+      for (const auto& message : {mixed, mixed, many_dims(), wide, wide}) {
+        sent.push_back(send_tensors(group, message, 1, 0, shapes));
+      }
       for (auto& s : sent) s.wait();
       return;
     }
-    std::vector<Tensor> got = recv_tensors(group, 0, 0);
-    THREAD_REQUIRE(got.size() == mixed.size());
-    THREAD_CHECK(got[0].dtype() == kInt64);
-    THREAD_CHECK(got[0].to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2, 3, 4, 5});
-    THREAD_CHECK(got[0].sizes() == Shape{2, 3});
-    THREAD_CHECK(!got[1].defined());
-    THREAD_CHECK(got[2].sizes() == Shape{0, 4});
-    THREAD_CHECK(got[3].to_vector<double>() == std::vector<double>{2.5, 2.5, 2.5});
-    THREAD_CHECK(got[4].dtype() == kBool);
-    std::vector<Tensor> many = recv_tensors(group, 0, 0);
+    for (int i = 0; i < 2; ++i) {
+      std::vector<Tensor> got = recv_tensors(group, 0, 0, shapes);
+      THREAD_REQUIRE(got.size() == mixed.size());
+      THREAD_CHECK(got[0].dtype() == kInt64);
+      THREAD_CHECK(got[0].to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2, 3, 4, 5});
+      THREAD_CHECK(got[0].sizes() == Shape{2, 3});
+      THREAD_CHECK(!got[1].defined());
+      THREAD_CHECK(got[2].sizes() == Shape{0, 4});
+      THREAD_CHECK(got[3].to_vector<double>() == std::vector<double>{2.5, 2.5, 2.5});
+      THREAD_CHECK(got[4].dtype() == kBool);
+    }
+    std::vector<Tensor> many = recv_tensors(group, 0, 0, shapes);
     THREAD_REQUIRE(many.size() == 12);
     for (int64_t i = 0; i < 12; ++i) {
       THREAD_CHECK(many[i].sizes() == Shape{1, 2, 1, 1, i + 1});
       THREAD_CHECK(many[i].sum().item<double>() == 2.0 * (i + 1) * i);
     }
-    std::vector<Tensor> reshaped = recv_tensors(group, 0, 0);
-    THREAD_CHECK((reshaped.size() == 1 && reshaped[0].sizes() == Shape{7, 2}));
+    for (int i = 0; i < 2; ++i) {
+      std::vector<Tensor> got = recv_tensors(group, 0, 0, shapes);
+      THREAD_REQUIRE(got.size() == 1);
+      THREAD_CHECK(got[0].sizes() == Shape{7, 2});
+      THREAD_CHECK(got[0].sum().item<double>() == 42.0);
+    }
+  });
+}
+
+TEST_CASE("Both ends remember the stream's last header; a repeat arrives in the receives posted for it", "[pipeline]") {
+  auto world = std::make_shared<ThreadWorld>(2);
+  run_ranks(2, [&](int rank) {
+    ThreadProcessGroup group(world, rank);
+    MessageShapes shapes;
+    if (rank == 0) {
+      // Both messages sent before the receiver starts: it posts everything it needs at once.
+      std::vector<PendingSend> sent;
+      sent.push_back(send_tensors(group, {ones({2, 2})}, 1, 0, shapes));
+      sent.push_back(send_tensors(group, {full({2, 2}, 2.0)}, 1, 0, shapes));
+      for (auto& s : sent) s.wait();
+      group.barrier()->wait();
+      return;
+    }
+    group.barrier()->wait();
+    THREAD_CHECK(recv_tensors(group, 0, 0, shapes)[0].sum().item<float>() == 4.0f);
+    THREAD_CHECK(shapes.header == std::vector<int64_t>{6, 1, static_cast<int64_t>(kFloat32), 2, 2, 2});
+    THREAD_CHECK(recv_tensors(group, 0, 0, shapes)[0].sum().item<float>() == 8.0f);
   });
 }
 
