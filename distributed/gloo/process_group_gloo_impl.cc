@@ -47,10 +47,10 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
   queue = std::make_unique<QueuedGroup>("gloo", name, where, std::move(store_), rank, size, options, beat_timeout);
 }
 
-std::shared_ptr<Work> ProcessGroupGloo::Impl::p2p(bool is_send, Tensor tensor, std::shared_ptr<TransportBuffers> staging,
-                                                  int peer, int tag) {
+std::shared_ptr<Work> ProcessGroupGloo::Impl::p2p(bool is_send, Tensor tensor,
+                                                  std::shared_ptr<TransportBuffers> staging, int peer, int tag) {
   std::string op = fmt::format("{} rank {} (tag {})", is_send ? "send to" : "recv from", peer, tag);
-  return queue->p2p(op, std::move(staging), [this, is_send, tensor, peer, tag]() -> std::function<void()> {
+  return queue->p2p(is_send, op, std::move(staging), [this, is_send, tensor, peer, tag]() -> std::function<void()> {
     std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
         context->createUnboundBuffer(tensor.raw_data(), tensor.nbytes());
     uint64_t slot = kP2PSlotPrefix | static_cast<uint32_t>(tag);

@@ -2,11 +2,14 @@
 // QueuedGroup: the half of a process group that its transport does not decide, shared by the
 // groups over blocking host transports (ProcessGroupGloo, ProcessGroupMPI). Collectives run one
 // at a time, in call order, on one worker thread; point-to-point operations are posted in
-// order on that thread and waited for on a second one, so a send never holds up the operations
-// queued after it. The watchdog (distributed/health/watchdog.h) beats, checks for desyncs and
-// stalls. The first failure breaks the group: the failing collective's error names the op, its
-// number, the time it took and why (then the flight recorder); every unfinished and later Work
-// fails at once with it, and wait() throws it as a brisk::Error.
+// order on that thread and waited for on two others, one for sends and one for receives, so a
+// send never holds up the operations queued after it and a receive completes once its message
+// has come, whatever sends of this rank still wait for their receiver (a pipeline stage that
+// reads a message's shape header before receiving its tensors depends on it). The watchdog
+// (distributed/health/watchdog.h) beats, checks for desyncs and stalls. The first failure
+// breaks the group: the failing collective's error names the op, its number, the time it took
+// and why (then the flight recorder); every unfinished and later Work fails at once with it,
+// and wait() throws it as a brisk::Error.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -46,9 +49,9 @@ class QueuedGroup {
   std::shared_ptr<Work> collective(CollectiveSignature sig, std::shared_ptr<TransportBuffers> buffers,
                                    std::function<void(uint32_t tag)> body);
   // Point-to-point `op` ("send to rank 1 (tag 0)"): `post` runs on the worker in call order and
-  // returns the wait for its completion, which runs on the second thread; then `buffers` puts a
-  // received tensor in place.
-  std::shared_ptr<Work> p2p(const std::string& op, std::shared_ptr<TransportBuffers> buffers,
+  // returns the wait for its completion, which runs on the sends' or the receives' waiter; then
+  // `buffers` puts a received tensor in place.
+  std::shared_ptr<Work> p2p(bool is_send, const std::string& op, std::shared_ptr<TransportBuffers> buffers,
                             std::function<std::function<void()>()> post);
 
  private:
@@ -81,7 +84,8 @@ class QueuedGroup {
   // Destroyed after the queues (declared before them), before the state its handler uses.
   std::unique_ptr<Watchdog> watchdog_;
   // Destroyed first (declared last): they run what is queued.
-  std::unique_ptr<WorkQueue> p2p_waiter_;
+  std::unique_ptr<WorkQueue> send_waiter_;
+  std::unique_ptr<WorkQueue> recv_waiter_;
   std::unique_ptr<WorkQueue> worker_;
 };
 

@@ -24,6 +24,24 @@ class ThreadWork final : public Work {
   std::string op_;
 };
 
+// A send (complete at once) or a receive (complete when its message has come).
+class PointToPointWork final : public Work {
+ public:
+  PointToPointWork(std::shared_ptr<ThreadWorld> world, std::shared_ptr<ThreadWorld::Delivery> delivery, int src,
+                   int dst, int tag)
+      : world_(std::move(world)), delivery_(std::move(delivery)), src_(src), dst_(dst), tag_(tag) {}
+  bool is_completed() override { return !delivery_ || world_->completed(delivery_); }
+  bool is_success() override { return is_completed() && (!delivery_ || delivery_->error.empty()); }
+  void wait() override {
+    if (delivery_) world_->wait(delivery_, src_, dst_, tag_);
+  }
+
+ private:
+  std::shared_ptr<ThreadWorld> world_;
+  std::shared_ptr<ThreadWorld::Delivery> delivery_;  // null for a send
+  int src_, dst_, tag_;
+};
+
 // The backends' argument checks; every dtype, as the reductions run on the host with native ops.
 constexpr DTypeSet kAllDtypes{kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBool, kBFloat16, kFloat16};
 constexpr OperationChecks kChecks("ThreadProcessGroup", kAllDtypes, kAllDtypes);
@@ -96,6 +114,64 @@ bool ThreadWorld::completed(const std::shared_ptr<Slot>& slot) {
   return slot->done;
 }
 
+void ThreadWorld::send(int src, int dst, int tag, const Tensor& tensor) {
+  Tensor message = native::clone(on_host(tensor));
+  std::lock_guard<std::mutex> lock(mutex_);
+  Channel& channel = channels_[{src, dst, tag}];
+  if (channel.waiting.empty()) {
+    channel.messages.push_back(std::move(message));
+    return;
+  }
+  std::shared_ptr<Delivery> delivery = std::move(channel.waiting.front());
+  channel.waiting.pop_front();
+  deliver(*delivery, message, src, dst, tag);
+}
+
+std::shared_ptr<ThreadWorld::Delivery> ThreadWorld::recv(int src, int dst, int tag, Tensor target) {
+  auto delivery = std::make_shared<Delivery>();
+  delivery->target = std::move(target);
+  std::lock_guard<std::mutex> lock(mutex_);
+  Channel& channel = channels_[{src, dst, tag}];
+  if (channel.messages.empty()) {
+    channel.waiting.push_back(delivery);
+  } else {
+    deliver(*delivery, channel.messages.front(), src, dst, tag);
+    channel.messages.pop_front();
+  }
+  return delivery;
+}
+
+void ThreadWorld::deliver(Delivery& delivery, const Tensor& message, int src, int dst, int tag) {
+  if (message.numel() != delivery.target.numel() || message.dtype() != delivery.target.dtype()) {
+    delivery.error =
+        fmt::format("recv from rank {} (tag {}) on rank {}: expected {} elements of {} but rank {} sent {} of {}", src,
+                    tag, dst, delivery.target.numel(), dtype_name(delivery.target.dtype()), src, message.numel(),
+                    dtype_name(message.dtype()));
+  } else {
+    try {
+      copy_back(delivery.target, message.view(delivery.target.sizes()));
+    } catch (const std::exception& e) {
+      delivery.error = e.what();
+    }
+  }
+  delivery.done = true;
+  cv_.notify_all();
+}
+
+void ThreadWorld::wait(const std::shared_ptr<Delivery>& delivery, int src, int dst, int tag) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!cv_.wait_for(lock, timeout_, [&] { return delivery->done; })) {
+    BRISK_FAIL("recv from rank {} (tag {}) on rank {} timed out after {} ms: rank {} sent nothing to match it", src,
+               tag, dst, timeout_.count(), src);
+  }
+  BRISK_CHECK(delivery->error.empty(), "{}", delivery->error);
+}
+
+bool ThreadWorld::completed(const std::shared_ptr<Delivery>& delivery) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return delivery->done;
+}
+
 std::shared_ptr<Work> ThreadProcessGroup::start(ThreadWorld::Call call,
                                                 const std::function<void(std::vector<ThreadWorld::Call>&)>& compute) {
   std::string op = call.op;
@@ -165,6 +241,18 @@ std::shared_ptr<Work> ThreadProcessGroup::reduce_scatter(Tensor& output, const s
 
 std::shared_ptr<Work> ThreadProcessGroup::barrier() {
   return start({"barrier", 0, {}}, [](std::vector<ThreadWorld::Call>&) {});
+}
+
+std::shared_ptr<Work> ThreadProcessGroup::send(const Tensor& tensor, int dst, int tag) {
+  kChecks.send(*this, tensor, dst);
+  world_->send(rank(), dst, tag, tensor);
+  return std::make_shared<PointToPointWork>(world_, nullptr, rank(), dst, tag);
+}
+
+std::shared_ptr<Work> ThreadProcessGroup::recv(Tensor& tensor, int src, int tag) {
+  kChecks.recv(*this, tensor, src);
+  auto delivery = world_->recv(src, rank(), tag, tensor);
+  return std::make_shared<PointToPointWork>(world_, std::move(delivery), src, rank(), tag);
 }
 
 void run_ranks(int world, const std::function<void(int rank)>& fn) { brisk::testing::run_threads(world, "rank", fn); }

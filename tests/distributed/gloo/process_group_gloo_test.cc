@@ -333,14 +333,15 @@ size_t thread_count() {
 
 }  // namespace
 
-TEST_CASE("ProcessGroupGloo: a group runs its worker, its p2p waiter, Gloo's transport loop and one watchdog thread") {
+TEST_CASE("ProcessGroupGloo: a group runs its worker, its send and receive waiters, Gloo's transport loop and one "
+          "watchdog thread") {
   auto store = std::make_shared<FileStore>(testing::scratch_dir("gloo_threads") + "/store", 5s);
   ProcessGroupOptions options;
   options.heartbeat_timeout = 30s;
   const size_t before = thread_count();
   {
     ProcessGroupGloo group(store, 0, 1, options);
-    CHECK(thread_count() == before + 4);
+    CHECK(thread_count() == before + 5);
   }
   CHECK(thread_count() == before);
 }
