@@ -1,0 +1,137 @@
+#include "tests/models/parallel/parallel_gpt_training.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "autograd/ops.h"
+#include "distributed/pipeline/pipeline_stage.h"
+#include "distributed/zero/zero_redundancy_optimizer.h"
+#include "models/gpt.h"
+#include "models/parallel/parallel_gpt.h"
+#include "optim/adam.h"
+#include "tensor/generator.h"
+
+namespace brisk::models::testing {
+
+namespace {
+
+using dist::pipeline::PipelineSchedule;
+using dist::pipeline::PipelineStage;
+
+constexpr double kTolerance = 1e-12;
+constexpr int64_t kBatch = 8, kTokens = 8;
+constexpr int kSteps = 3;
+
+// AdamW with its default weight decay (1e-2), at a rate that moves the tiny model visibly.
+optim::AdamWOptions adamw_options() { return optim::AdamWOptions(1e-2); }
+
+// Step `step`'s global batch: int64 inputs and targets [kBatch, kTokens], a sequence shifted
+// by one, from a formula (no generator: every rank and thread makes the same).
+std::pair<Tensor, Tensor> batch(int step, int64_t vocab) {
+  Tensor sequence = empty({kBatch, kTokens + 1}, TensorOptions(kInt64));
+  int64_t* data = sequence.data_ptr<int64_t>();
+  for (int64_t b = 0; b < kBatch; ++b) {
+    for (int64_t t = 0; t <= kTokens; ++t) {
+      data[b * (kTokens + 1) + t] = (b * 131 + t * 71 + step * 29 + (b * t) % 7 * 17) % vocab;
+    }
+  }
+  return {sequence.narrow(1, 0, kTokens).contiguous(), sequence.narrow(1, 1, kTokens).contiguous()};
+}
+
+double max_difference(const Tensor& a, const Tensor& b) { return (a - b).abs().max().item<double>(); }
+
+}  // namespace
+
+std::string LayoutCase::name() const {
+  return fmt::format("(dp {}, tp {}, pp {}) {} x{}{}", dp, tp, pp, dist::pipeline::schedule_name(kind), chunks,
+                     zero1 ? " zero1" : "");
+}
+
+std::vector<dist::DeviceMesh::Dim> layout_dims(const LayoutCase& c) {
+  return {{"pp", c.pp}, {"dp", c.dp}, {"tp", c.tp}};
+}
+
+GPTConfig test_config() { return GPTConfig().vocab_size(256).block_size(8).n_layer(4).n_head(12).n_embd(24); }
+
+nn::StateDict initial_state(const GPTConfig& config) {
+  manual_seed(0);
+  GPT model(config);
+  model->to(kFloat64);
+  nn::StateDict state;
+  for (const auto& item : model->state_dict()) state.insert(item.key(), item.value().clone());
+  return state;
+}
+
+std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase& c, const nn::StateDict& initial) {
+  const GPTConfig config = test_config();
+  GPT reference(config);
+  reference->to(kFloat64);
+  reference->load_state_dict(initial);
+  optim::AdamW reference_opt(reference->parameters(), adamw_options());
+
+  ParallelGPT model(config, groups, c.chunks);
+  model->to(kFloat64);
+  model->load_full_state_dict(initial);
+  std::unique_ptr<optim::Optimizer> plain_opt;
+  std::unique_ptr<dist::ZeroRedundancyOptimizer> zero_opt;
+  if (c.zero1) {
+    zero_opt = std::make_unique<dist::ZeroRedundancyOptimizer>(
+        model->parameters(),
+        [](std::vector<Tensor> shard) { return std::make_unique<optim::AdamW>(shard, adamw_options()); }, groups.dp);
+  } else {
+    plain_opt = std::make_unique<optim::AdamW>(model->parameters(), adamw_options());
+  }
+  const int microbatches = std::max(2, c.pp);
+  PipelineStage stage(groups.pp, model->stage_functions(),
+                      PipelineSchedule::make(c.kind, c.pp, microbatches, c.chunks), model->loss_function());
+
+  std::string failure;
+  const int64_t rows = kBatch / c.dp, first_row = groups.dp->rank() * rows;
+  for (int step = 0; step < kSteps; ++step) {
+    auto [inputs, targets] = batch(step, config.vocab_size());
+    model->zero_grad();
+    Tensor loss = stage.step(
+        model->has_first_stage() ? std::vector<Tensor>{inputs.narrow(0, first_row, rows)} : std::vector<Tensor>{},
+        model->has_last_stage() ? std::vector<Tensor>{targets.narrow(0, first_row, rows)} : std::vector<Tensor>{});
+    model->reduce_gradients();
+    if (c.zero1) {
+      zero_opt->step();
+    } else {
+      plain_opt->step();
+    }
+
+    reference_opt.zero_grad();
+    Tensor reference_loss = gpt_loss(reference->forward(inputs), targets);
+    reference_loss.backward();
+    reference_opt.step();
+
+    if (model->has_last_stage()) {
+      Tensor global = loss.detach().clone();
+      groups.dp->all_reduce(global)->wait();
+      const double value = global.item<double>() / c.dp, expected = reference_loss.item<double>();
+      if (!(std::abs(value - expected) <= kTolerance)) {
+        failure += fmt::format("step {}: loss {:.17g} != {:.17g}; ", step, value, expected);
+      }
+    }
+  }
+  const nn::StateDict full = model->full_state_dict();
+  const nn::StateDict expected = reference->state_dict();
+  for (const auto& item : full) {
+    const Tensor* want = expected.find(item.key());
+    if (want == nullptr) {
+      failure += fmt::format("'{}' is not a GPT key; ", item.key());
+    } else if (item.value().sizes() != want->sizes()) {
+      failure += fmt::format("'{}' gathered to {}, not {}; ", item.key(), item.value().describe(), want->describe());
+    } else if (const double diff = max_difference(item.value(), *want); !(diff <= kTolerance)) {
+      failure += fmt::format("'{}' differs by {:.3g} after the steps; ", item.key(), diff);
+    }
+  }
+  if (failure.empty()) return failure;
+  return fmt::format("{}, global rank of (pp {}, dp {}, tp {}): {}", c.name(), groups.pp->rank(), groups.dp->rank(),
+                     groups.tp->rank(), failure);
+}
+
+}  // namespace brisk::models::testing

@@ -1,0 +1,47 @@
+#pragma once
+// One rank's half of the ParallelGPT equivalence tests, shared by the thread-rank test and the
+// multiprocess worker: trains this rank's part of the GPT on a (dp, tp, pp) layout with AdamW
+// and, on the same rank, the unsplit GPT in one process on the global batch, both in float64
+// from the same initial state, and compares them.
+//
+//   dist::DeviceMesh mesh(layout_dims(c), rank, world, factory);
+//   std::string failure = train_and_compare(gpt_parallel_groups(mesh, factory), c, initial);
+#include <string>
+#include <vector>
+
+#include "distributed/mesh/device_mesh.h"
+#include "distributed/pipeline/schedules.h"
+#include "models/gpt_config.h"
+#include "models/parallel/gpt_parallel_groups.h"
+#include "nn/module.h"
+
+namespace brisk::models::testing {
+
+struct LayoutCase {
+  int dp = 1, tp = 1, pp = 1;
+  dist::pipeline::ScheduleKind kind = dist::pipeline::ScheduleKind::OneFOneB;
+  int chunks = 1;      // stages per pipeline rank (interleaved: 2)
+  bool zero1 = false;  // ZeRO-1 over dp instead of a plain AdamW on every rank
+  int world() const { return dp * tp * pp; }
+  // "(dp 2, tp 2, pp 2) 1f1b x1"
+  std::string name() const;
+};
+
+// The mesh of a layout: {"pp", "dp", "tp"}, tp fastest (Megatron-LM's order).
+std::vector<dist::DeviceMesh::Dim> layout_dims(const LayoutCase& c);
+
+// The tests' GPT: bytes (vocab 256: split 86, 86, 84 over 3), n_embd 24 with 12 heads (tp 1-4
+// split them evenly), 4 layers (one per stage of an interleaved 2 x 2 pipeline), block 8.
+GPTConfig test_config();
+// The unsplit GPT's initial state in float64, from seed 0 (the default generator: call it on
+// one thread).
+nn::StateDict initial_state(const GPTConfig& config);
+
+// Three AdamW steps on a global batch of 8 sequences of 8 tokens (this rank's dp share of
+// them, in max(2, pp) microbatches). After each, the global loss (the mean over dp of the
+// last stage's) must equal the one-process loss, and after the steps every parameter this rank
+// holds, gathered whole over tp, the one-process parameter, within 1e-12. Returns "" or what
+// differed.
+std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase& c, const nn::StateDict& initial);
+
+}  // namespace brisk::models::testing
