@@ -10,6 +10,7 @@
 #include "distributed/pipeline/pipeline_stage.h"
 #include "distributed/zero/zero_redundancy_optimizer.h"
 #include "models/gpt.h"
+#include "models/parallel/gather_gpt_state.h"
 #include "models/parallel/parallel_gpt.h"
 #include "optim/adam.h"
 #include "tensor/generator.h"
@@ -128,6 +129,19 @@ std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase&
     } else if (const double diff = max_difference(item.value(), *want); !(diff <= kTolerance)) {
       failure += fmt::format("'{}' differs by {:.3g} after the steps; ", item.key(), diff);
     }
+  }
+  // Gathered onto one rank: every key of the GPT, each the one-process value.
+  const nn::StateDict gathered = gather_full_state_dict(*model);
+  if (is_gathering_rank(*model)) {
+    if (gathered.keys() != expected.keys()) failure += "the gathered keys are not the GPT's, in its order; ";
+    for (const auto& item : gathered) {
+      const Tensor* want = expected.find(item.key());
+      if (want != nullptr && !(max_difference(item.value(), *want) <= kTolerance)) {
+        failure += fmt::format("gathered '{}' differs; ", item.key());
+      }
+    }
+  } else if (!gathered.is_empty()) {
+    failure += "a rank other than (dp 0, tp 0, pp 0) got the gathered state; ";
   }
   if (failure.empty()) return failure;
   return fmt::format("{}, global rank of (pp {}, dp {}, tp {}): {}", c.name(), groups.pp->rank(), groups.dp->rank(),
