@@ -1,0 +1,156 @@
+#include "tools/train/parallel_language_model_training.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.h"
+#include "data/byte_text.h"
+#include "distributed/mesh/device_mesh.h"
+#include "distributed/pipeline/pipeline_stage.h"
+#include "distributed/zero/zero_redundancy_optimizer.h"
+#include "models/parallel/gather_gpt_state.h"
+#include "models/parallel/parallel_gpt.h"
+#include "tensor/error.h"
+#include "tensor/generator.h"
+#include "tools/train/language_model_eval.h"
+#include "tools/train/optimization.h"
+#include "tools/train/resolve_path.h"
+
+namespace brisk::train {
+namespace {
+
+using dist::pipeline::PipelineSchedule;
+using dist::pipeline::PipelineStage;
+
+// The layout's settings that cannot train, each refused naming its flags.
+void check_layout(const TrainOptions& o, const dist::DistributedContext& run, int microbatches) {
+  BRISK_CHECK(o.dp * o.tp * o.pp == run.world_size,
+              "--dp {} x --tp {} x --pp {} is {} ranks, but the job has {} processes (world size {})", o.dp, o.tp,
+              o.pp, o.dp * o.tp * o.pp, run.world_size, run.world_size);
+  BRISK_CHECK(o.batch_size % o.dp == 0, "--batch-size {} does not split evenly over --dp {}", o.batch_size, o.dp);
+  BRISK_CHECK(o.batch_size / o.dp >= microbatches,
+              "each data-parallel rank's {} sequences (--batch-size {} / --dp {}) are fewer than --microbatches {}",
+              o.batch_size / o.dp, o.batch_size, o.dp, microbatches);
+  BRISK_CHECK(o.pp_schedule != "interleaved" || o.pp > 1, "--pp-schedule interleaved needs --pp 2 or more");
+  std::vector<std::string> given;
+  if (o.accumulate > 1) given.push_back("--accumulate (use --microbatches)");
+  if (o.max_grad_norm > 0) given.push_back("--max-grad-norm");
+  if (!o.save.empty()) given.push_back("--save");
+  if (!o.resume.empty()) given.push_back("--resume");
+  BRISK_CHECK(given.empty(), "--model gpt on --dp {} --tp {} --pp {} does not train with {} yet", o.dp, o.tp, o.pp,
+              fmt::join(given, ", "));
+}
+
+// This step's loss on every rank: the last stage's, averaged over dp (its tp ranks agree).
+double global_loss(const Tensor& stage_loss, const models::ParallelGPTImpl& model) {
+  const bool speaks = model.has_last_stage() && model.groups.tp->rank() == 0;
+  Tensor value = full({1}, Scalar(speaks ? stage_loss.item<double>() : 0.0), TensorOptions(kFloat64));
+  dist::default_group()->all_reduce(value)->wait();
+  return value.item<double>() / static_cast<double>(model.groups.dp->size());
+}
+
+}  // namespace
+
+int run_parallel_language_model(const TrainOptions& options, const dist::DistributedContext& run) {
+  const int microbatches = options.microbatches > 0 ? options.microbatches : options.pp;
+  check_layout(options, run, microbatches);
+  BRISK_CHECK(run.device.is_cpu(), "--model gpt on a layout trains on the CPU for now; got --device {}",
+              run.device.str());
+  const std::string text_path = resolve_path(options.data_file.empty() ? data::kDefaultTextPath : options.data_file);
+  const data::ByteText text = data::ByteText::from_path(text_path);
+  const models::GPTConfig config = gpt_config(options.gpt_size, options.block_size);
+  const int64_t T = config.block_size();
+  BRISK_CHECK(static_cast<int64_t>(text.train().size()) > T,
+              "{}: the training part ({} bytes) is shorter than one window of block_size + 1 = {} bytes", text_path,
+              text.train().size(), T + 1);
+
+  dist::DeviceMesh mesh({{"pp", options.pp}, {"dp", options.dp}, {"tp", options.tp}});
+  const models::GPTParallelGroups groups = models::gpt_parallel_groups(mesh);
+  // The whole model as one process draws it; the parallel one's own draws are put back, so
+  // that the batches drawn next are one process's too.
+  std::shared_ptr<models::GPTImpl> whole = make_gpt(options, config);
+  const Generator::State after_model = default_generator().get_state();
+  const int chunks = options.pp_schedule == "interleaved" ? 2 : 1;
+  models::ParallelGPT model(config, groups, chunks);
+  default_generator().set_state(after_model);
+  model->load_full_state_dict(whole->state_dict());
+  if (!models::is_gathering_rank(*model)) whole.reset();  // rank 0 keeps it to evaluate
+
+  std::unique_ptr<optim::Optimizer> plain;
+  std::unique_ptr<dist::ZeroRedundancyOptimizer> zero;
+  if (options.shard == "zero1") {
+    zero = std::make_unique<dist::ZeroRedundancyOptimizer>(
+        model->parameters(), [&](std::vector<Tensor> shard) { return make_optimizer(options, shard); }, groups.dp);
+  } else {
+    plain = make_optimizer(options, model->parameters());
+  }
+  optim::Optimizer& local = zero ? zero->local_optimizer() : *plain;
+  const int64_t steps =
+      options.steps_per_epoch > 0
+          ? options.steps_per_epoch
+          : std::max<int64_t>(1, static_cast<int64_t>(text.train().size()) / (options.batch_size * T));
+  std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, local, steps);
+  PipelineStage stage(groups.pp, model->stage_functions(),
+                      PipelineSchedule::make(dist::pipeline::parse_schedule(options.pp_schedule), options.pp,
+                                             microbatches, chunks),
+                      model->loss_function());
+
+  spdlog::info("gpt {} ({} parameters: {} layers, {} heads, {} wide, {} bytes of context) on {} CPU processes: "
+               "--dp {} --tp {} --pp {}, {} over {} microbatches{}; {} training and {} held-out bytes of {}",
+               options.gpt_size, config.parameter_count(), config.n_layer(), config.n_head(), config.n_embd(), T,
+               run.world_size, options.dp, options.tp, options.pp, options.pp_schedule, microbatches,
+               zero ? ", ZeRO-1 over dp" : "", text.train().size(), text.held_out().size(), text_path);
+  spdlog::info("{} {}, batch {} x {} bytes, {} steps an epoch, {} epochs", local.name(),
+               local.param_groups()[0].options().to_json().dump(), options.batch_size, T, steps, options.epochs);
+
+  const int64_t rows = options.batch_size / options.dp, first_row = groups.dp->rank() * rows;
+  model->train();
+  for (int64_t epoch = 0; epoch < options.epochs; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    double loss_sum = 0;
+    for (int64_t step = 0; step < steps; ++step) {
+      data::TokenBatch batch = data::random_windows(text.train(), options.batch_size, T, default_generator());
+      model->zero_grad();
+      Tensor loss = stage.step(
+          model->has_first_stage() ? std::vector<Tensor>{batch.inputs.narrow(0, first_row, rows)}
+                                   : std::vector<Tensor>{},
+          model->has_last_stage() ? std::vector<Tensor>{batch.targets.narrow(0, first_row, rows)}
+                                  : std::vector<Tensor>{});
+      model->reduce_gradients();
+      if (zero) {
+        zero->step();
+      } else {
+        plain->step();
+      }
+      if (scheduler) scheduler->step();
+      const double step_loss = global_loss(loss, *model);
+      loss_sum += step_loss;
+      if ((step + 1) % options.log_interval == 0) {
+        spdlog::info("epoch {}/{} step {}/{}: train loss {:.4f} ({:.3f} bits per byte)", epoch + 1, options.epochs,
+                     step + 1, steps, step_loss, bits_per_byte(step_loss));
+      }
+    }
+    const nn::StateDict gathered = models::gather_full_state_dict(*model);
+    if (whole) {
+      whole->load_state_dict(gathered);
+      const double held_out = held_out_loss(*whole, text.held_out(), options.test_limit, run.device);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double train_loss = loss_sum / static_cast<double>(steps);
+      spdlog::info("epoch {}/{}: train loss {:.4f} ({:.3f} bits per byte), held-out loss {:.4f} ({:.3f} bits per "
+                   "byte), {:.0f} bytes/s, {:.1f} s",
+                   epoch + 1, options.epochs, train_loss, bits_per_byte(train_loss), held_out,
+                   bits_per_byte(held_out),
+                   static_cast<double>(steps * options.batch_size * T) / std::max(seconds, 1e-9), seconds);
+    }
+  }
+  return 0;
+}
+
+}  // namespace brisk::train

@@ -1,0 +1,26 @@
+#pragma once
+// The training program's GPT on a (dp, tp, pp) layout (--model gpt under the launcher): the
+// ranks form the mesh {pp, dp, tp} (tp fastest), each trains its part of the model
+// (models/parallel/parallel_gpt.h) with the pipeline schedule --pp-schedule over --microbatches,
+// averages the gradients over dp after each step, and steps AdamW (or, with --shard zero1, a
+// ZeroRedundancyOptimizer over dp).
+//
+//   tools/launch --nproc-per-node 8 tools/train/train --model gpt --dp 2 --tp 2 --pp 2 --pp-schedule 1f1b
+//
+// The run follows the one-process one step for step: every rank builds the whole GPT from
+// --seed and takes its parts of it, and every rank draws each step's global batch of
+// --batch-size windows from the same generator as one process, keeping its dp share; so a
+// layout trains the model one process trains, up to float32 rounding. After each epoch the
+// model is gathered onto rank 0, which evaluates the held-out bits per byte with the one-process
+// code while the other ranks wait (a long evaluation needs a --stall-timeout above its length).
+// The world size must be --dp x --tp x --pp. Not here yet: --accumulate, --max-grad-norm,
+// checkpoints (--save, --resume); each is refused by name.
+#include "distributed/init_distributed.h"
+#include "tools/train/train_options.h"
+
+namespace brisk::train {
+
+// Returns the exit status; raises brisk::Error for what stops the run.
+int run_parallel_language_model(const TrainOptions& options, const dist::DistributedContext& run);
+
+}  // namespace brisk::train
