@@ -1,0 +1,101 @@
+// train --model gpt --dp --tp --pp under the launcher: (2, 2, 2) on 8 processes with each
+// pipeline schedule, and (2, 1, 2) with --shard zero1 on 4, log the losses of the one-process
+// run (each rank draws one process's batches), up to float32 rounding: every step's train loss
+// and the held-out bits per byte within 2e-4. A world size that is not dp x tp x pp is refused,
+// naming the three and the world size.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/scratch_files.h"
+#include "tests/tools/launch/run_launcher.h"
+
+namespace brisk::testing {
+namespace {
+
+constexpr double kTolerance = 2e-4;  // float32: the layouts sum in other orders
+
+std::vector<std::string> gpt_command(const std::string& text, const std::vector<std::string>& more) {
+  std::vector<std::string> command{"tools/train/train", "--model", "gpt", "--device", "cpu", "--gpt-size", "tiny",
+                                   "--block-size", "32", "--data-file", text, "--batch-size", "8",
+                                   "--steps-per-epoch", "4", "--epochs", "2", "--log-interval", "1",
+                                   "--test-limit", "8", "--lr", "3e-3", "--threads", "1"};
+  command.insert(command.end(), more.begin(), more.end());
+  return command;
+}
+
+RunResult launch_gpt(int nproc, const std::string& text, const std::vector<std::string>& more) {
+  std::vector<std::string> argv{"--nproc-per-node", std::to_string(nproc)};
+  for (const std::string& arg : gpt_command(text, more)) argv.push_back(arg);
+  RunOptions options;
+  options.timeout = std::chrono::seconds(300);
+  RunResult r = run_launcher(argv, options);
+  r.out += r.err;
+  return r;
+}
+
+// The losses the log reports, in order: each step's train loss and each epoch's held-out loss.
+std::vector<double> logged_losses(const std::string& log) {
+  std::vector<double> losses;
+  const std::regex loss(R"((train|held-out) loss ([0-9.]+))");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), loss); it != std::sregex_iterator(); ++it) {
+    losses.push_back(std::stod((*it)[2]));
+  }
+  return losses;
+}
+
+TEST_CASE("train --model gpt on (dp, tp, pp) layouts logs the one-process run's losses") {
+  const std::string dir = scratch_dir("train_gpt_parallel");
+  std::string text;
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "the quick brown fox jumps over the lazy dog " + std::to_string(i % 7) + "\n";
+  const std::string text_path = dir + "/text.txt";
+  write_bytes(text_path, std::vector<uint8_t>(text.begin(), text.end()));
+
+  RunOptions options;
+  options.timeout = std::chrono::seconds(120);
+  RunResult one = run_process(gpt_command(text_path, {}), options);
+  one.out += one.err;
+  INFO(one.out);
+  REQUIRE(one.status == 0);
+  const std::vector<double> expected = logged_losses(one.out);
+  REQUIRE(expected.size() == 2 * (4 + 1 + 1));  // per epoch: 4 steps, the epoch's train and held-out losses
+
+  struct Layout {
+    int nproc;
+    std::vector<std::string> flags;
+  };
+  const std::vector<Layout> layouts{
+      {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "gpipe"}},
+      {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "1f1b", "--microbatches", "4"}},
+      {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "interleaved"}},
+      {4, {"--dp", "2", "--tp", "1", "--pp", "2", "--shard", "zero1"}},
+  };
+  for (const Layout& layout : layouts) {
+    RunResult r = launch_gpt(layout.nproc, text_path, layout.flags);
+    INFO(output_of(r));
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("on " + std::to_string(layout.nproc) + " CPU processes"));
+    const std::vector<double> losses = logged_losses(r.out);
+    REQUIRE(losses.size() == expected.size());
+    for (size_t i = 0; i < losses.size(); ++i) {
+      INFO("loss " << i << ": " << losses[i] << " vs one process's " << expected[i]);
+      CHECK(std::abs(losses[i] - expected[i]) <= kTolerance);
+    }
+  }
+}
+
+TEST_CASE("train --model gpt refuses a world size that is not dp x tp x pp") {
+  const std::string dir = scratch_dir("train_gpt_parallel_refused");
+  write_bytes(dir + "/text.txt", std::vector<uint8_t>(4000, 'a'));
+  RunResult r = launch_gpt(2, dir + "/text.txt", {"--dp", "2", "--tp", "2"});
+  INFO(output_of(r));
+  CHECK(r.status != 0);
+  CHECK_THAT(r.out, Catch::Contains("--dp 2 x --tp 2 x --pp 1 is 4 ranks, but the job has 2 processes (world size 2)"));
+}
+
+}  // namespace
+}  // namespace brisk::testing
