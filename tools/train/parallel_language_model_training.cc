@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "tools/train/language_model_eval.h"
 #include "tools/train/optimization.h"
 #include "tools/train/resolve_path.h"
+#include "tools/train/run_checkpoints.h"
 
 namespace brisk::train {
 namespace {
@@ -42,8 +44,7 @@ void check_layout(const TrainOptions& o, const dist::DistributedContext& run, in
   std::vector<std::string> given;
   if (o.accumulate > 1) given.push_back("--accumulate (use --microbatches)");
   if (o.max_grad_norm > 0) given.push_back("--max-grad-norm");
-  if (!o.save.empty()) given.push_back("--save");
-  if (!o.resume.empty()) given.push_back("--resume");
+  if (o.checkpoint_format != "single") given.push_back("--checkpoint-format " + o.checkpoint_format);
   BRISK_CHECK(given.empty(), "--model gpt on --dp {} --tp {} --pp {} does not train with {} yet", o.dp, o.tp, o.pp,
               fmt::join(given, ", "));
 }
@@ -81,7 +82,8 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
   models::ParallelGPT model(config, groups, chunks);
   default_generator().set_state(after_model);
   model->load_full_state_dict(whole->state_dict());
-  if (!models::is_gathering_rank(*model)) whole.reset();  // rank 0 keeps it to evaluate
+  const std::vector<std::string> full_keys = whole->named_parameters().keys();
+  if (!models::is_gathering_rank(*model)) whole.reset();  // rank 0 keeps it to evaluate and save
 
   std::unique_ptr<optim::Optimizer> plain;
   std::unique_ptr<dist::ZeroRedundancyOptimizer> zero;
@@ -102,20 +104,69 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
                                              microbatches, chunks),
                       model->loss_function());
 
+  // Checkpoints are one process's (models/parallel/gather_gpt_state.h): its metadata, the whole model and the
+  // optimizer state of its parameters; any layout, or one process, resumes them.
+  const dist::DistributedContext one_process;
+  checkpoint::Progress progress;
+  if (std::optional<std::string> path = checkpoint_to_resume(options)) {
+    checkpoint::Checkpoint resumed = load_resumed(*path, options, one_process);
+    BRISK_CHECK(resumed.optimizer_name == local.name(), "{} holds the state of {}, this run steps {}", *path,
+                resumed.optimizer_name, local.name());
+    model->load_full_state_dict(resumed.model);
+    const optim::OptimizerState mine = models::split_optimizer_state(*model, resumed.optimizer, full_keys);
+    if (zero) {
+      zero->load_state_dict(mine);
+    } else {
+      plain->load_state_dict(mine);
+    }
+    if (scheduler) scheduler->load_state_dict(resumed.scheduler);
+    default_generator().set_state(resumed.generator);
+    progress = resumed.progress;
+    spdlog::info("resumed from {}: epoch {}, step {}", *path, progress.epoch + 1, progress.batch);
+  }
   spdlog::info("gpt {} ({} parameters: {} layers, {} heads, {} wide, {} bytes of context) on {} CPU processes: "
                "--dp {} --tp {} --pp {}, {} over {} microbatches{}; {} training and {} held-out bytes of {}",
                options.gpt_size, config.parameter_count(), config.n_layer(), config.n_head(), config.n_embd(), T,
                run.world_size, options.dp, options.tp, options.pp, options.pp_schedule, microbatches,
                zero ? ", ZeRO-1 over dp" : "", text.train().size(), text.held_out().size(), text_path);
-  spdlog::info("{} {}, batch {} x {} bytes, {} steps an epoch, {} epochs", local.name(),
-               local.param_groups()[0].options().to_json().dump(), options.batch_size, T, steps, options.epochs);
+  spdlog::info("{} {}, batch {} x {} bytes, {} steps an epoch, epochs {} to {}", local.name(),
+               local.param_groups()[0].options().to_json().dump(), options.batch_size, T, steps, progress.epoch + 1,
+               options.epochs);
+
+  std::unique_ptr<checkpoint::CheckpointWriter> writer;
+  if (!options.save.empty() && whole) writer = make_checkpoint_writer(options);
+  // Collective: the whole model and optimizer state onto rank 0, which writes them.
+  auto save = [&](const checkpoint::Progress& at) {
+    nn::StateDict model_state = models::gather_full_state_dict(*model);
+    optim::OptimizerState local_state;
+    if (zero) {
+      zero->consolidate_state_dict(/*to=*/0);
+      if (groups.dp->rank() == 0) local_state = zero->state_dict();
+    } else {
+      local_state = plain->state_dict();
+    }
+    optim::OptimizerState optimizer_state = models::gather_full_optimizer_state(*model, local_state, full_keys);
+    if (!writer) return;
+    checkpoint::Checkpoint ckpt;
+    ckpt.model = std::move(model_state);
+    ckpt.optimizer_name = local.name();
+    ckpt.optimizer = std::move(optimizer_state);
+    if (scheduler) ckpt.scheduler = scheduler->state_dict();
+    ckpt.progress = at;
+    ckpt.generator = default_generator().get_state();
+    ckpt.metadata = run_metadata(options, one_process);
+    ckpt.metadata["gpt_size"] = options.gpt_size;
+    ckpt.metadata["block_size"] = std::to_string(T);
+    writer->save(ckpt);
+  };
 
   const int64_t rows = options.batch_size / options.dp, first_row = groups.dp->rank() * rows;
   model->train();
-  for (int64_t epoch = 0; epoch < options.epochs; ++epoch) {
+  while (progress.epoch < options.epochs) {
     const auto start = std::chrono::steady_clock::now();
     double loss_sum = 0;
-    for (int64_t step = 0; step < steps; ++step) {
+    int64_t loss_count = 0;
+    for (; progress.batch < steps; ++progress.batch) {
       data::TokenBatch batch = data::random_windows(text.train(), options.batch_size, T, default_generator());
       model->zero_grad();
       Tensor loss = stage.step(
@@ -130,11 +181,17 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
         plain->step();
       }
       if (scheduler) scheduler->step();
+      ++progress.step;
       const double step_loss = global_loss(loss, *model);
       loss_sum += step_loss;
-      if ((step + 1) % options.log_interval == 0) {
-        spdlog::info("epoch {}/{} step {}/{}: train loss {:.4f} ({:.3f} bits per byte)", epoch + 1, options.epochs,
-                     step + 1, steps, step_loss, bits_per_byte(step_loss));
+      ++loss_count;
+      if ((progress.batch + 1) % options.log_interval == 0) {
+        spdlog::info("epoch {}/{} step {}/{}: train loss {:.4f} ({:.3f} bits per byte)", progress.epoch + 1,
+                     options.epochs, progress.batch + 1, steps, step_loss, bits_per_byte(step_loss));
+      }
+      if (!options.save.empty() && options.checkpoint_every > 0 && progress.step % options.checkpoint_every == 0 &&
+          progress.batch + 1 < steps) {
+        save({progress.epoch, progress.batch + 1, progress.step});
       }
     }
     const nn::StateDict gathered = models::gather_full_state_dict(*model);
@@ -142,14 +199,18 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
       whole->load_state_dict(gathered);
       const double held_out = held_out_loss(*whole, text.held_out(), options.test_limit, run.device);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double train_loss = loss_sum / static_cast<double>(steps);
+      const double train_loss = loss_count > 0 ? loss_sum / static_cast<double>(loss_count) : NAN;
       spdlog::info("epoch {}/{}: train loss {:.4f} ({:.3f} bits per byte), held-out loss {:.4f} ({:.3f} bits per "
                    "byte), {:.0f} bytes/s, {:.1f} s",
-                   epoch + 1, options.epochs, train_loss, bits_per_byte(train_loss), held_out,
+                   progress.epoch + 1, options.epochs, train_loss, bits_per_byte(train_loss), held_out,
                    bits_per_byte(held_out),
-                   static_cast<double>(steps * options.batch_size * T) / std::max(seconds, 1e-9), seconds);
+                   static_cast<double>(loss_count * options.batch_size * T) / std::max(seconds, 1e-9), seconds);
     }
+    ++progress.epoch;
+    progress.batch = 0;
+    if (!options.save.empty()) save(progress);
   }
+  if (writer) writer->wait();
   return 0;
 }
 

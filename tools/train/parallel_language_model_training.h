@@ -13,8 +13,11 @@
 // layout trains the model one process trains, up to float32 rounding. After each epoch the
 // model is gathered onto rank 0, which evaluates the held-out bits per byte with the one-process
 // code while the other ranks wait (a long evaluation needs a --stall-timeout above its length).
+// Checkpoints (--save, --resume) are one process's: the whole model and optimizer state
+// gathered onto rank 0 (models/parallel/gather_gpt_state.h) and written there, split again on
+// load, so any layout, or one process, resumes any other's (docs/parallelism.md).
 // The world size must be --dp x --tp x --pp. Not here yet: --accumulate, --max-grad-norm,
-// checkpoints (--save, --resume); each is refused by name.
+// --checkpoint-format sharded; each is refused by name.
 #include "distributed/init_distributed.h"
 #include "tools/train/train_options.h"
 
