@@ -186,7 +186,7 @@ optim::OptimizerState split_optimizer_state(ParallelGPTImpl& model, const optim:
     Tensor part = tensor;
     const auto split = splits.find(key);
     if (split != splits.end() && tensor.sizes() == split->second.parameter.global_shape) {
-      part = tp::local_part(tensor, split->second.parameter.split_dim, *split->second.group).clone();
+      part = tp::local_part(tensor, split->second.parameter.split_dim, *split->second.group);  // loads copy it
     }
     out.tensors[fmt::format("state.{}.{}", mine->second, state)] = part;
   }

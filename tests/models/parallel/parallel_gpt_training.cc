@@ -66,53 +66,103 @@ nn::StateDict initial_state(const GPTConfig& config) {
   return state;
 }
 
-std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase& c, const nn::StateDict& initial) {
-  const GPTConfig config = test_config();
-  GPT reference(config);
-  reference->to(kFloat64);
-  reference->load_state_dict(initial);
-  optim::AdamW reference_opt(reference->parameters(), adamw_options());
-
-  ParallelGPT model(config, groups, c.chunks);
+LayoutTraining::LayoutTraining(const GPTParallelGroups& groups, const LayoutCase& c, const nn::StateDict& initial)
+    : model(test_config(), groups, c.chunks), layout_(c), groups_(groups) {
   model->to(kFloat64);
   model->load_full_state_dict(initial);
-  std::unique_ptr<optim::Optimizer> plain_opt;
-  std::unique_ptr<dist::ZeroRedundancyOptimizer> zero_opt;
   if (c.zero1) {
-    zero_opt = std::make_unique<dist::ZeroRedundancyOptimizer>(
+    zero_ = std::make_unique<dist::ZeroRedundancyOptimizer>(
         model->parameters(),
         [](std::vector<Tensor> shard) { return std::make_unique<optim::AdamW>(shard, adamw_options()); }, groups.dp);
   } else {
-    plain_opt = std::make_unique<optim::AdamW>(model->parameters(), adamw_options());
+    plain_ = std::make_unique<optim::AdamW>(model->parameters(), adamw_options());
   }
-  const int microbatches = std::max(2, c.pp);
-  PipelineStage stage(groups.pp, model->stage_functions(),
-                      PipelineSchedule::make(c.kind, c.pp, microbatches, c.chunks), model->loss_function());
+  stage_ = std::make_unique<PipelineStage>(
+      groups.pp, model->stage_functions(),
+      PipelineSchedule::make(c.kind, c.pp, std::max(2, c.pp), c.chunks), model->loss_function());
+}
 
+LayoutTraining::~LayoutTraining() = default;
+
+Tensor LayoutTraining::step(int step) {
+  auto [inputs, targets] = batch(step, model->config.vocab_size());
+  const int64_t rows = kBatch / layout_.dp, first_row = groups_.dp->rank() * rows;
+  model->zero_grad();
+  Tensor loss = stage_->step(
+      model->has_first_stage() ? std::vector<Tensor>{inputs.narrow(0, first_row, rows)} : std::vector<Tensor>{},
+      model->has_last_stage() ? std::vector<Tensor>{targets.narrow(0, first_row, rows)} : std::vector<Tensor>{});
+  model->reduce_gradients();
+  if (zero_) {
+    zero_->step();
+  } else {
+    plain_->step();
+  }
+  if (!model->has_last_stage()) return Tensor();
+  Tensor global = loss.detach().clone();
+  groups_.dp->all_reduce(global)->wait();
+  return global / static_cast<double>(layout_.dp);
+}
+
+FullGPTState LayoutTraining::gather() {
+  FullGPTState state;
+  state.model = gather_full_state_dict(*model);
+  optim::OptimizerState local;
+  if (zero_) {
+    zero_->consolidate_state_dict(0);
+    if (groups_.dp->rank() == 0) local = zero_->state_dict();
+  } else {
+    local = plain_->state_dict();
+  }
+  state.optimizer = gather_full_optimizer_state(*model, local, full_parameter_keys());
+  return state;
+}
+
+void LayoutTraining::load(const FullGPTState& state) {
+  model->load_full_state_dict(state.model);
+  const optim::OptimizerState mine = split_optimizer_state(*model, state.optimizer, full_parameter_keys());
+  if (zero_) {
+    zero_->load_state_dict(mine);
+  } else {
+    plain_->load_state_dict(mine);
+  }
+}
+
+const std::vector<std::string>& full_parameter_keys() {
+  static const std::vector<std::string> keys = GPT(test_config())->named_parameters().keys();
+  return keys;
+}
+
+OneProcessTraining::OneProcessTraining(const nn::StateDict& initial)
+    : model(test_config()) {
+  model->to(kFloat64);
+  model->load_state_dict(initial);
+  optimizer_ = std::make_unique<optim::AdamW>(model->parameters(), adamw_options());
+}
+
+OneProcessTraining::~OneProcessTraining() = default;
+
+Tensor OneProcessTraining::step(int step) {
+  auto [inputs, targets] = batch(step, model->config.vocab_size());
+  optimizer_->zero_grad();
+  Tensor loss = gpt_loss(model->forward(inputs), targets);
+  loss.backward();
+  optimizer_->step();
+  return loss.detach();
+}
+
+optim::OptimizerState OneProcessTraining::optimizer_state() const { return optimizer_->state_dict(); }
+
+std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase& c, const nn::StateDict& initial) {
+  OneProcessTraining reference_run(initial);
+  LayoutTraining run(groups, c, initial);
+  ParallelGPT& model = run.model;
+  GPT& reference = reference_run.model;
   std::string failure;
-  const int64_t rows = kBatch / c.dp, first_row = groups.dp->rank() * rows;
   for (int step = 0; step < kSteps; ++step) {
-    auto [inputs, targets] = batch(step, config.vocab_size());
-    model->zero_grad();
-    Tensor loss = stage.step(
-        model->has_first_stage() ? std::vector<Tensor>{inputs.narrow(0, first_row, rows)} : std::vector<Tensor>{},
-        model->has_last_stage() ? std::vector<Tensor>{targets.narrow(0, first_row, rows)} : std::vector<Tensor>{});
-    model->reduce_gradients();
-    if (c.zero1) {
-      zero_opt->step();
-    } else {
-      plain_opt->step();
-    }
-
-    reference_opt.zero_grad();
-    Tensor reference_loss = gpt_loss(reference->forward(inputs), targets);
-    reference_loss.backward();
-    reference_opt.step();
-
+    const Tensor loss = run.step(step);
+    const Tensor reference_loss = reference_run.step(step);
     if (model->has_last_stage()) {
-      Tensor global = loss.detach().clone();
-      groups.dp->all_reduce(global)->wait();
-      const double value = global.item<double>() / c.dp, expected = reference_loss.item<double>();
+      const double value = loss.item<double>(), expected = reference_loss.item<double>();
       if (!(std::abs(value - expected) <= kTolerance)) {
         failure += fmt::format("step {}: loss {:.17g} != {:.17g}; ", step, value, expected);
       }

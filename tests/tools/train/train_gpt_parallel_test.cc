@@ -1,8 +1,10 @@
 // train --model gpt --dp --tp --pp under the launcher: (2, 2, 2) on 8 processes with each
 // pipeline schedule, and (2, 1, 2) with --shard zero1 on 4, log the losses of the one-process
 // run (each rank draws one process's batches), up to float32 rounding: every step's train loss
-// and the held-out bits per byte within 2e-4. A world size that is not dp x tp x pp is refused,
-// naming the three and the world size.
+// and the held-out bits per byte within 2e-4. A checkpoint that (2, 2, 2) saves after its first
+// epoch resumes on (1, 1, 1), (1, 2, 1) and (2, 1, 2) and each ends where the uninterrupted run
+// ends (every model and optimizer tensor within 1e-5: float32, summed in other orders). A world
+// size that is not dp x tp x pp is refused, naming the three and the world size.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -10,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checkpoint.h"
+#include "tensor/tensor.h"
 #include "tests/scratch_files.h"
 #include "tests/tools/launch/run_launcher.h"
 
@@ -84,6 +88,53 @@ TEST_CASE("train --model gpt on (dp, tp, pp) layouts logs the one-process run's 
     for (size_t i = 0; i < losses.size(); ++i) {
       INFO("loss " << i << ": " << losses[i] << " vs one process's " << expected[i]);
       CHECK(std::abs(losses[i] - expected[i]) <= kTolerance);
+    }
+  }
+}
+
+double max_abs_difference(const Tensor& a, const Tensor& b) {
+  return (a.to(kFloat64) - b.to(kFloat64)).abs().max().item<double>();
+}
+
+TEST_CASE("A checkpoint of (2, 2, 2) resumes on other layouts and ends where the uninterrupted run ends") {
+  const std::string dir = scratch_dir("train_gpt_parallel_checkpoints");
+  std::string text;
+  for (int i = 0; text.size() < 20000; ++i) text += "pack my box with five dozen liquor jugs " + std::to_string(i % 5) + "\n";
+  const std::string text_path = dir + "/text.txt";
+  write_bytes(text_path, std::vector<uint8_t>(text.begin(), text.end()));
+  RunResult saved = launch_gpt(8, text_path, {"--dp", "2", "--tp", "2", "--pp", "2", "--save", dir + "/full_{epoch}.safetensors"});
+  INFO(output_of(saved));
+  REQUIRE(saved.status == 0);
+  const checkpoint::Checkpoint expected = checkpoint::load_checkpoint(dir + "/full_2.safetensors");
+
+  struct Resume {
+    std::string name;
+    int nproc;
+    std::vector<std::string> flags;
+  };
+  for (const Resume& resume : std::vector<Resume>{{"1x1x1", 1, {}},
+                                                  {"1x2x1", 2, {"--tp", "2"}},
+                                                  {"2x1x2", 4, {"--dp", "2", "--pp", "2", "--shard", "zero1"}}}) {
+    std::vector<std::string> flags = resume.flags;
+    for (const std::string& more : {std::string("--resume"), dir + "/full_1.safetensors", std::string("--save"),
+                                    dir + "/" + resume.name + "_{epoch}.safetensors"})
+      flags.push_back(more);
+    RunResult r = launch_gpt(resume.nproc, text_path, flags);
+    INFO(resume.name << "\n" << output_of(r));
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains("resumed from"));
+    const checkpoint::Checkpoint ended = checkpoint::load_checkpoint(dir + "/" + resume.name + "_2.safetensors");
+    CHECK(ended.progress.step == expected.progress.step);
+    REQUIRE(ended.model.keys() == expected.model.keys());
+    for (const auto& [key, tensor] : expected.model) {
+      INFO(key);
+      CHECK(max_abs_difference(ended.model[key], tensor) <= 1e-5);
+    }
+    REQUIRE(ended.optimizer.tensors.size() == expected.optimizer.tensors.size());
+    for (const auto& [key, tensor] : expected.optimizer.tensors) {
+      INFO(key);
+      REQUIRE(ended.optimizer.tensors.count(key) == 1);
+      CHECK(max_abs_difference(ended.optimizer.tensors.at(key), tensor) <= 1e-5);
     }
   }
 }
