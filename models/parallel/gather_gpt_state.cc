@@ -144,8 +144,7 @@ optim::OptimizerState gather_full_optimizer_state(ParallelGPTImpl& model, const 
   nn::StateDict stage;
   for (const auto& [name, tensor] : local.tensors) {
     const auto [index, state] = optim::parse_state_key(name, what);
-    BRISK_CHECK(index < static_cast<int64_t>(keys.size()), "{}: state of parameter {} of {}", what, index,
-                keys.size());
+    BRISK_CHECK(index < static_cast<int64_t>(keys.size()), "{}: state of parameter {} of {}", what, index, keys.size());
     const std::string& key = keys[index];
     Tensor whole = tensor;
     const auto split = splits.find(key);

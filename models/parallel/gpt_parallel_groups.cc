@@ -9,8 +9,7 @@
 namespace brisk::models {
 
 GPTParallelGroups gpt_parallel_groups(const dist::DeviceMesh& mesh, dist::ProcessGroupOptions options) {
-  return gpt_parallel_groups(
-      mesh, [&](const std::vector<int>& ranks) { return dist::new_group(ranks, options); });
+  return gpt_parallel_groups(mesh, [&](const std::vector<int>& ranks) { return dist::new_group(ranks, options); });
 }
 
 GPTParallelGroups gpt_parallel_groups(const dist::DeviceMesh& mesh, const dist::DeviceMesh::GroupFactory& factory) {

@@ -30,8 +30,8 @@ ParallelGPTImpl::ParallelGPTImpl(const GPTConfig& config_, GPTParallelGroups gro
               groups.pp->rank(), layout.ranks(), groups.embedding ? "has" : "lacks");
   const int64_t C = config.n_embd();
   if (has_first_stage() || has_last_stage()) {
-    wte = register_module("wte",
-                          tp::VocabParallelEmbedding(tp::VocabParallelEmbeddingOptions(config.vocab_size(), C), groups.tp));
+    wte = register_module(
+        "wte", tp::VocabParallelEmbedding(tp::VocabParallelEmbeddingOptions(config.vocab_size(), C), groups.tp));
   }
   if (has_first_stage()) wpe = register_module("wpe", nn::Embedding(config.block_size(), C));
   blocks = register_module("blocks", std::make_shared<nn::Module>());
@@ -48,8 +48,7 @@ std::vector<Tensor> ParallelGPTImpl::run_stage(int stage, const std::vector<Tens
   BRISK_CHECK(inputs.size() == 1, "ParallelGPT stage {}: expected one input, got {}", stage, inputs.size());
   Tensor x = inputs[0];
   if (layout.is_first(stage)) {
-    BRISK_CHECK(x.dim() == 2 && x.dtype() == kInt64, "ParallelGPT: expected int64 tokens [B, T], got {}",
-                x.describe());
+    BRISK_CHECK(x.dim() == 2 && x.dtype() == kInt64, "ParallelGPT: expected int64 tokens [B, T], got {}", x.describe());
     const int64_t T = x.size(1);
     BRISK_CHECK(T <= config.block_size(), "ParallelGPT: {} tokens are more than the model's block_size {}", T,
                 config.block_size());

@@ -34,8 +34,8 @@ using dist::pipeline::PipelineStage;
 // The layout's settings that cannot train, each refused naming its flags.
 void check_layout(const TrainOptions& o, const dist::DistributedContext& run, int microbatches) {
   BRISK_CHECK(o.dp * o.tp * o.pp == run.world_size,
-              "--dp {} x --tp {} x --pp {} is {} ranks, but the job has {} processes (world size {})", o.dp, o.tp,
-              o.pp, o.dp * o.tp * o.pp, run.world_size, run.world_size);
+              "--dp {} x --tp {} x --pp {} is {} ranks, but the job has {} processes (world size {})", o.dp, o.tp, o.pp,
+              o.dp * o.tp * o.pp, run.world_size, run.world_size);
   BRISK_CHECK(o.batch_size % o.dp == 0, "--batch-size {} does not split evenly over --dp {}", o.batch_size, o.dp);
   BRISK_CHECK(o.batch_size / o.dp >= microbatches,
               "each data-parallel rank's {} sequences (--batch-size {} / --dp {}) are fewer than --microbatches {}",
@@ -99,10 +99,10 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
           ? options.steps_per_epoch
           : std::max<int64_t>(1, static_cast<int64_t>(text.train().size()) / (options.batch_size * T));
   std::unique_ptr<optim::LRScheduler> scheduler = make_scheduler(options, local, steps);
-  PipelineStage stage(groups.pp, model->stage_functions(),
-                      PipelineSchedule::make(dist::pipeline::parse_schedule(options.pp_schedule), options.pp,
-                                             microbatches, chunks),
-                      model->loss_function());
+  PipelineStage stage(
+      groups.pp, model->stage_functions(),
+      PipelineSchedule::make(dist::pipeline::parse_schedule(options.pp_schedule), options.pp, microbatches, chunks),
+      model->loss_function());
 
   // Checkpoints are one process's (models/parallel/gather_gpt_state.h): its metadata, the whole model and the
   // optimizer state of its parameters; any layout, or one process, resumes them.
@@ -169,11 +169,10 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
     for (; progress.batch < steps; ++progress.batch) {
       data::TokenBatch batch = data::random_windows(text.train(), options.batch_size, T, default_generator());
       model->zero_grad();
-      Tensor loss = stage.step(
-          model->has_first_stage() ? std::vector<Tensor>{batch.inputs.narrow(0, first_row, rows)}
-                                   : std::vector<Tensor>{},
-          model->has_last_stage() ? std::vector<Tensor>{batch.targets.narrow(0, first_row, rows)}
-                                  : std::vector<Tensor>{});
+      Tensor loss = stage.step(model->has_first_stage() ? std::vector<Tensor>{batch.inputs.narrow(0, first_row, rows)}
+                                                        : std::vector<Tensor>{},
+                               model->has_last_stage() ? std::vector<Tensor>{batch.targets.narrow(0, first_row, rows)}
+                                                       : std::vector<Tensor>{});
       model->reduce_gradients();
       if (zero) {
         zero->step();

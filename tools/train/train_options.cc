@@ -235,8 +235,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(kNonNegativeInt);
   app.add_option("--dp", o.dp, "--model gpt: data-parallel replicas (the job's world size is --dp x --tp x --pp)")
       ->check(kPositiveInt32);
-  app.add_option("--tp", o.tp, "--model gpt: tensor-parallel ranks per stage (they split the heads, the MLP and "
-                               "the vocabulary)")
+  app.add_option("--tp", o.tp,
+                 "--model gpt: tensor-parallel ranks per stage (they split the heads, the MLP and "
+                 "the vocabulary)")
       ->check(kPositiveInt32);
   app.add_option("--pp", o.pp, "--model gpt: pipeline stages' ranks (they split the blocks)")->check(kPositiveInt32);
   app.add_option("--pp-schedule", o.pp_schedule,

@@ -67,8 +67,8 @@ TEST_CASE("A (2, 2, 2) training state resumes on other layouts and ends where on
     check_equal(saved, reference.model, reference.optimizer_state());
   }
   reference.step(2);
-  for (const LayoutCase& c : {LayoutCase{1, 1, 1}, LayoutCase{1, 2, 1},
-                              LayoutCase{2, 1, 2, ScheduleKind::GPipe, 1, /*zero1=*/true}}) {
+  for (const LayoutCase& c :
+       {LayoutCase{1, 1, 1}, LayoutCase{1, 2, 1}, LayoutCase{2, 1, 2, ScheduleKind::GPipe, 1, /*zero1=*/true}}) {
     INFO("resumed on " << c.name());
     check_equal(run_layout(c, initial, &saved, 2, 3), reference.model, reference.optimizer_state());
   }

@@ -77,9 +77,9 @@ LayoutTraining::LayoutTraining(const GPTParallelGroups& groups, const LayoutCase
   } else {
     plain_ = std::make_unique<optim::AdamW>(model->parameters(), adamw_options());
   }
-  stage_ = std::make_unique<PipelineStage>(
-      groups.pp, model->stage_functions(),
-      PipelineSchedule::make(c.kind, c.pp, std::max(2, c.pp), c.chunks), model->loss_function());
+  stage_ = std::make_unique<PipelineStage>(groups.pp, model->stage_functions(),
+                                           PipelineSchedule::make(c.kind, c.pp, std::max(2, c.pp), c.chunks),
+                                           model->loss_function());
 }
 
 LayoutTraining::~LayoutTraining() = default;
@@ -132,8 +132,7 @@ const std::vector<std::string>& full_parameter_keys() {
   return keys;
 }
 
-OneProcessTraining::OneProcessTraining(const nn::StateDict& initial)
-    : model(test_config()) {
+OneProcessTraining::OneProcessTraining(const nn::StateDict& initial) : model(test_config()) {
   model->to(kFloat64);
   model->load_state_dict(initial);
   optimizer_ = std::make_unique<optim::AdamW>(model->parameters(), adamw_options());

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "distributed/mesh/device_mesh.h"
-#include "distributed/pipeline/schedules.h"
 #include "distributed/pipeline/pipeline_stage.h"
+#include "distributed/pipeline/schedules.h"
 #include "distributed/zero/zero_redundancy_optimizer.h"
 #include "models/gpt.h"
 #include "models/gpt_config.h"

@@ -23,10 +23,31 @@ namespace {
 constexpr double kTolerance = 2e-4;  // float32: the layouts sum in other orders
 
 std::vector<std::string> gpt_command(const std::string& text, const std::vector<std::string>& more) {
-  std::vector<std::string> command{"tools/train/train", "--model", "gpt", "--device", "cpu", "--gpt-size", "tiny",
-                                   "--block-size", "32", "--data-file", text, "--batch-size", "8",
-                                   "--steps-per-epoch", "4", "--epochs", "2", "--log-interval", "1",
-                                   "--test-limit", "8", "--lr", "3e-3", "--threads", "1"};
+  std::vector<std::string> command{"tools/train/train",
+                                   "--model",
+                                   "gpt",
+                                   "--device",
+                                   "cpu",
+                                   "--gpt-size",
+                                   "tiny",
+                                   "--block-size",
+                                   "32",
+                                   "--data-file",
+                                   text,
+                                   "--batch-size",
+                                   "8",
+                                   "--steps-per-epoch",
+                                   "4",
+                                   "--epochs",
+                                   "2",
+                                   "--log-interval",
+                                   "1",
+                                   "--test-limit",
+                                   "8",
+                                   "--lr",
+                                   "3e-3",
+                                   "--threads",
+                                   "1"};
   command.insert(command.end(), more.begin(), more.end());
   return command;
 }
@@ -99,10 +120,12 @@ double max_abs_difference(const Tensor& a, const Tensor& b) {
 TEST_CASE("A checkpoint of (2, 2, 2) resumes on other layouts and ends where the uninterrupted run ends") {
   const std::string dir = scratch_dir("train_gpt_parallel_checkpoints");
   std::string text;
-  for (int i = 0; text.size() < 20000; ++i) text += "pack my box with five dozen liquor jugs " + std::to_string(i % 5) + "\n";
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "pack my box with five dozen liquor jugs " + std::to_string(i % 5) + "\n";
   const std::string text_path = dir + "/text.txt";
   write_bytes(text_path, std::vector<uint8_t>(text.begin(), text.end()));
-  RunResult saved = launch_gpt(8, text_path, {"--dp", "2", "--tp", "2", "--pp", "2", "--save", dir + "/full_{epoch}.safetensors"});
+  RunResult saved =
+      launch_gpt(8, text_path, {"--dp", "2", "--tp", "2", "--pp", "2", "--save", dir + "/full_{epoch}.safetensors"});
   INFO(output_of(saved));
   REQUIRE(saved.status == 0);
   const checkpoint::Checkpoint expected = checkpoint::load_checkpoint(dir + "/full_2.safetensors");
