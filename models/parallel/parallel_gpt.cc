@@ -1,11 +1,14 @@
 #include "models/parallel/parallel_gpt.h"
 
+#include <cmath>
+#include <set>
 #include <string>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "distributed/tensor_parallel/full_state_dict.h"
 #include "distributed/tensor_parallel/mappings.h"
+#include "distributed/tensor_parallel/parallel_layer.h"
 #include "distributed/tensor_parallel/vocab_parallel_cross_entropy.h"
 #include "nn/functional.h"
 #include "tensor/error.h"
@@ -99,6 +102,37 @@ void ParallelGPTImpl::reduce_gradients() {
     groups.dp->all_reduce(grad)->wait();
     grad.div_(static_cast<double>(groups.dp->size()));
   }
+}
+
+double ParallelGPTImpl::clip_grad_norm_(double max_norm) {
+  NoGradGuard no_grad;
+  std::set<const TensorImpl*> split;  // the parameters split over tp
+  for (const auto& item : named_modules(/*include_self=*/false)) {
+    const auto* layer = dynamic_cast<const tp::TensorParallelLayer*>(item.value().get());
+    if (layer == nullptr) continue;
+    for (const tp::ParallelParameter& p : layer->parallel_parameters()) {
+      if (p.split_dim >= 0) split.insert(item.value()->named_parameters(/*recurse=*/false)[p.name].impl());
+    }
+  }
+  Tensor squares = zeros({}, TensorOptions(kFloat64));
+  for (const auto& item : named_parameters()) {
+    const Tensor& grad = item.value().grad();
+    if (!grad.defined()) continue;
+    const bool counted_on_tp_rank_0 = split.count(item.value().impl()) == 0 && groups.tp->rank() != 0;
+    const bool tied_copy = item.key() == "wte.weight" && !has_first_stage();  // counted on the first stage
+    if (counted_on_tp_rank_0 || tied_copy) continue;
+    squares = squares + grad.to(kFloat64).pow(2).sum();
+  }
+  groups.tp->all_reduce(squares)->wait();
+  groups.pp->all_reduce(squares)->wait();
+  const double total = std::sqrt(squares.item<double>());
+  const double coefficient = max_norm / (total + 1e-6);  // clip_grad_norm_'s
+  if (coefficient < 1) {
+    for (const Tensor& p : parameters()) {
+      if (p.grad().defined()) p.mutable_grad().mul_(coefficient);
+    }
+  }
+  return total;
 }
 
 void ParallelGPTImpl::load_full_state_dict(const nn::StateDict& full) {

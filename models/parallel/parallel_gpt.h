@@ -66,6 +66,12 @@ class ParallelGPTImpl : public nn::Module {
   // over the embedding group, then every gradient averaged over dp. Collective over those
   // groups (every rank calls it, after the same step).
   void reduce_gradients();
+  // After reduce_gradients: clip_grad_norm_ (optim/clip_grad.h, the 2-norm) of the whole
+  // model's gradients: each split parameter's part counted on its rank, a replicated one on tp
+  // rank 0 only, the tied embedding once (on the first stage); the sum of squares all-reduced
+  // over tp and pp. Returns the total norm before clipping (the same on every rank).
+  // Collective over the tp and pp groups.
+  double clip_grad_norm_(double max_norm);
 
   // Takes this rank's parts of the unsplit GPT's state (its keys; others are ignored). Local.
   void load_full_state_dict(const nn::StateDict& full);

@@ -1,8 +1,8 @@
 // The GPT on every (dp, tp, pp) layout of 2, 4 and 8 thread ranks (tp 3: the vocabulary split
 // unevenly) equals the unsplit GPT trained in one process on the global batch (float64, within
 // 1e-12): the loss after each of three AdamW steps and every parameter after them, gathered
-// whole, for GPipe and 1F1B, interleaved 1F1B where pp is 2 (two stages per rank), and ZeRO-1
-// on the dp dimension (parallel_gpt_training.h). parallel_gpt_multiprocess_test runs layouts
+// whole, for GPipe and 1F1B, interleaved 1F1B where pp is 2 (two stages per rank), ZeRO-1
+// on the dp dimension, and gradient clipping by the whole model's norm (parallel_gpt_training.h). parallel_gpt_multiprocess_test runs layouts
 // across processes.
 #include <catch2/catch.hpp>
 
@@ -49,6 +49,14 @@ TEST_CASE("ZeRO-1 on the dp dimension trains the GPT as one process") {
   const nn::StateDict initial = initial_state(test_config());
   check_layout(LayoutCase{2, 1, 1, ScheduleKind::OneFOneB, 1, /*zero1=*/true}, initial);
   check_layout(LayoutCase{2, 2, 2, ScheduleKind::OneFOneB, 1, /*zero1=*/true}, initial);
+}
+
+TEST_CASE("Gradient clipping over the layout clips as one process does") {
+  const nn::StateDict initial = initial_state(test_config());
+  // 0.1 is below the tiny model's gradient norms: every step clips.
+  for (const auto& [dp, tp, pp] : std::vector<std::array<int, 3>>{{2, 1, 1}, {2, 2, 2}, {1, 3, 2}}) {
+    check_layout(LayoutCase{dp, tp, pp, ScheduleKind::OneFOneB, 1, false, /*max_grad_norm=*/0.1}, initial);
+  }
 }
 
 TEST_CASE("Every parameter of the GPT lives on some rank, the tied embedding on the first and last stages") {

@@ -13,6 +13,7 @@
 #include "models/parallel/gather_gpt_state.h"
 #include "models/parallel/parallel_gpt.h"
 #include "optim/adam.h"
+#include "optim/clip_grad.h"
 #include "tensor/generator.h"
 
 namespace brisk::models::testing {
@@ -47,8 +48,8 @@ double max_difference(const Tensor& a, const Tensor& b) { return (a - b).abs().m
 }  // namespace
 
 std::string LayoutCase::name() const {
-  return fmt::format("(dp {}, tp {}, pp {}) {} x{}{}", dp, tp, pp, dist::pipeline::schedule_name(kind), chunks,
-                     zero1 ? " zero1" : "");
+  return fmt::format("(dp {}, tp {}, pp {}) {} x{}{}{}", dp, tp, pp, dist::pipeline::schedule_name(kind), chunks,
+                     zero1 ? " zero1" : "", max_grad_norm > 0 ? fmt::format(" clip {}", max_grad_norm) : "");
 }
 
 std::vector<dist::DeviceMesh::Dim> layout_dims(const LayoutCase& c) {
@@ -92,6 +93,7 @@ Tensor LayoutTraining::step(int step) {
       model->has_first_stage() ? std::vector<Tensor>{inputs.narrow(0, first_row, rows)} : std::vector<Tensor>{},
       model->has_last_stage() ? std::vector<Tensor>{targets.narrow(0, first_row, rows)} : std::vector<Tensor>{});
   model->reduce_gradients();
+  if (layout_.max_grad_norm > 0) model->clip_grad_norm_(layout_.max_grad_norm);
   if (zero_) {
     zero_->step();
   } else {
@@ -132,7 +134,8 @@ const std::vector<std::string>& full_parameter_keys() {
   return keys;
 }
 
-OneProcessTraining::OneProcessTraining(const nn::StateDict& initial) : model(test_config()) {
+OneProcessTraining::OneProcessTraining(const nn::StateDict& initial, double max_grad_norm)
+    : model(test_config()), max_grad_norm_(max_grad_norm) {
   model->to(kFloat64);
   model->load_state_dict(initial);
   optimizer_ = std::make_unique<optim::AdamW>(model->parameters(), adamw_options());
@@ -145,6 +148,7 @@ Tensor OneProcessTraining::step(int step) {
   optimizer_->zero_grad();
   Tensor loss = gpt_loss(model->forward(inputs), targets);
   loss.backward();
+  if (max_grad_norm_ > 0) optim::clip_grad_norm_(model->parameters(), max_grad_norm_);
   optimizer_->step();
   return loss.detach();
 }
@@ -152,7 +156,7 @@ Tensor OneProcessTraining::step(int step) {
 optim::OptimizerState OneProcessTraining::optimizer_state() const { return optimizer_->state_dict(); }
 
 std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase& c, const nn::StateDict& initial) {
-  OneProcessTraining reference_run(initial);
+  OneProcessTraining reference_run(initial, c.max_grad_norm);
   LayoutTraining run(groups, c, initial);
   ParallelGPT& model = run.model;
   GPT& reference = reference_run.model;

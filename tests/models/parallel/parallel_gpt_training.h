@@ -28,6 +28,7 @@ struct LayoutCase {
   dist::pipeline::ScheduleKind kind = dist::pipeline::ScheduleKind::OneFOneB;
   int chunks = 1;      // stages per pipeline rank (interleaved: 2)
   bool zero1 = false;  // ZeRO-1 over dp instead of a plain AdamW on every rank
+  double max_grad_norm = 0;  // > 0: the gradients clipped to this total norm before each step
   int world() const { return dp * tp * pp; }
   // "(dp 2, tp 2, pp 2) 1f1b x1"
   std::string name() const;
@@ -78,7 +79,7 @@ class LayoutTraining {
 // The unsplit test GPT and its AdamW in one process, on the whole global batches.
 class OneProcessTraining {
  public:
-  explicit OneProcessTraining(const nn::StateDict& initial);
+  explicit OneProcessTraining(const nn::StateDict& initial, double max_grad_norm = 0);
   ~OneProcessTraining();
   Tensor step(int step);  // the loss
   optim::OptimizerState optimizer_state() const;
@@ -87,6 +88,7 @@ class OneProcessTraining {
 
  private:
   std::unique_ptr<optim::Optimizer> optimizer_;
+  double max_grad_norm_;
 };
 
 // Three AdamW steps on a global batch of 8 sequences of 8 tokens (this rank's dp share of
