@@ -43,7 +43,6 @@ void check_layout(const TrainOptions& o, const dist::DistributedContext& run, in
   BRISK_CHECK(o.pp_schedule != "interleaved" || o.pp > 1, "--pp-schedule interleaved needs --pp 2 or more");
   std::vector<std::string> given;
   if (o.accumulate > 1) given.push_back("--accumulate (use --microbatches)");
-  if (o.max_grad_norm > 0) given.push_back("--max-grad-norm");
   if (o.checkpoint_format != "single") given.push_back("--checkpoint-format " + o.checkpoint_format);
   BRISK_CHECK(given.empty(), "--model gpt on --dp {} --tp {} --pp {} does not train with {} yet", o.dp, o.tp, o.pp,
               fmt::join(given, ", "));
@@ -174,6 +173,7 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
                                model->has_last_stage() ? std::vector<Tensor>{batch.targets.narrow(0, first_row, rows)}
                                                        : std::vector<Tensor>{});
       model->reduce_gradients();
+      if (options.max_grad_norm > 0) model->clip_grad_norm_(options.max_grad_norm);
       if (zero) {
         zero->step();
       } else {

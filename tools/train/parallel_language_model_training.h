@@ -16,8 +16,9 @@
 // Checkpoints (--save, --resume) are one process's: the whole model and optimizer state
 // gathered onto rank 0 (models/parallel/gather_gpt_state.h) and written there, split again on
 // load, so any layout, or one process, resumes any other's (docs/parallelism.md).
-// The world size must be --dp x --tp x --pp. Not here yet: --accumulate, --max-grad-norm,
-// --checkpoint-format sharded; each is refused by name.
+// --max-grad-norm clips by the whole model's norm (ParallelGPT::clip_grad_norm_). The world
+// size must be --dp x --tp x --pp. Not here yet: --accumulate, --checkpoint-format sharded;
+// each is refused by name.
 #include "distributed/init_distributed.h"
 #include "tools/train/train_options.h"
 

@@ -1,5 +1,6 @@
 // train --model gpt --dp --tp --pp under the launcher: (2, 2, 2) on 8 processes with each
-// pipeline schedule, and (2, 1, 2) with --shard zero1 on 4, log the losses of the one-process
+// pipeline schedule, (2, 1, 2) with --shard zero1 and (1, 2, 2) with --max-grad-norm on 4, log
+// the losses of the one-process
 // run (each rank draws one process's batches), up to float32 rounding: every step's train loss
 // and the held-out bits per byte within 2e-4. A checkpoint that (2, 2, 2) saves after its first
 // epoch resumes on (1, 1, 1), (1, 2, 1) and (2, 1, 2) and each ends where the uninterrupted run
@@ -80,26 +81,36 @@ TEST_CASE("train --model gpt on (dp, tp, pp) layouts logs the one-process run's 
   const std::string text_path = dir + "/text.txt";
   write_bytes(text_path, std::vector<uint8_t>(text.begin(), text.end()));
 
-  RunOptions options;
-  options.timeout = std::chrono::seconds(120);
-  RunResult one = run_process(gpt_command(text_path, {}), options);
-  one.out += one.err;
-  INFO(one.out);
-  REQUIRE(one.status == 0);
-  const std::vector<double> expected = logged_losses(one.out);
-  REQUIRE(expected.size() == 2 * (4 + 1 + 1));  // per epoch: 4 steps, the epoch's train and held-out losses
+  // The one-process run's losses, with `flags`.
+  auto one_process_losses = [&](const std::vector<std::string>& flags) {
+    RunOptions options;
+    options.timeout = std::chrono::seconds(120);
+    RunResult one = run_process(gpt_command(text_path, flags), options);
+    one.out += one.err;
+    INFO(one.out);
+    REQUIRE(one.status == 0);
+    const std::vector<double> losses = logged_losses(one.out);
+    REQUIRE(losses.size() == 2 * (4 + 1 + 1));  // per epoch: 4 steps, the epoch's train and held-out losses
+    return losses;
+  };
+  const std::vector<double> plain = one_process_losses({});
+  const std::vector<std::string> clip{"--max-grad-norm", "0.2"};
+  const std::vector<double> clipped = one_process_losses(clip);
 
   struct Layout {
     int nproc;
     std::vector<std::string> flags;
+    bool clip = false;
   };
   const std::vector<Layout> layouts{
       {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "gpipe"}},
       {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "1f1b", "--microbatches", "4"}},
       {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "interleaved"}},
       {4, {"--dp", "2", "--tp", "1", "--pp", "2", "--shard", "zero1"}},
+      {4, {"--dp", "1", "--tp", "2", "--pp", "2", "--max-grad-norm", "0.2"}, true},
   };
   for (const Layout& layout : layouts) {
+    const std::vector<double>& expected = layout.clip ? clipped : plain;
     RunResult r = launch_gpt(layout.nproc, text_path, layout.flags);
     INFO(output_of(r));
     REQUIRE(r.status == 0);
