@@ -173,13 +173,18 @@ TEST_CASE("A checkpoint of (2, 2, 2) resumes on other layouts and ends where the
   }
 }
 
-TEST_CASE("train --model gpt refuses a world size that is not dp x tp x pp") {
+TEST_CASE("train --model gpt refuses a world size that is not dp x tp x pp, and a layout in one process") {
   const std::string dir = scratch_dir("train_gpt_parallel_refused");
   write_bytes(dir + "/text.txt", std::vector<uint8_t>(4000, 'a'));
   RunResult r = launch_gpt(2, dir + "/text.txt", {"--dp", "2", "--tp", "2"});
   INFO(output_of(r));
   CHECK(r.status != 0);
   CHECK_THAT(r.out, Catch::Contains("--dp 2 x --tp 2 x --pp 1 is 4 ranks, but the job has 2 processes (world size 2)"));
+  RunResult one = run_process(gpt_command(dir + "/text.txt", {"--pp", "2"}));
+  one.out += one.err;
+  INFO(one.out);
+  CHECK(one.status != 0);
+  CHECK_THAT(one.out, Catch::Contains("--dp 1 --tp 1 --pp 2 lay out 2 processes; this run is one process"));
 }
 
 }  // namespace
