@@ -97,10 +97,18 @@ void ParallelGPTImpl::reduce_gradients() {
   }
   if (groups.embedding) groups.embedding->all_reduce(wte->weight.mutable_grad())->wait();
   if (groups.dp->size() == 1) return;
+  // One all-reduce of every gradient flattened into one buffer (the step's only dp traffic;
+  // a model too large for one more copy of its gradients would bucket them as DDP does).
+  std::vector<Tensor> flat;
+  for (const Tensor& p : params) flat.push_back(p.grad().reshape({-1}));
+  Tensor buffer = cat(flat);
+  groups.dp->all_reduce(buffer)->wait();
+  buffer.div_(static_cast<double>(groups.dp->size()));
+  int64_t offset = 0;
   for (Tensor& p : params) {
     Tensor& grad = p.mutable_grad();
-    groups.dp->all_reduce(grad)->wait();
-    grad.div_(static_cast<double>(groups.dp->size()));
+    grad.copy_(buffer.narrow(0, offset, grad.numel()).view(grad.sizes()));
+    offset += grad.numel();
   }
 }
 

@@ -2,8 +2,8 @@
 // unevenly) equals the unsplit GPT trained in one process on the global batch (float64, within
 // 1e-12): the loss after each of three AdamW steps and every parameter after them, gathered
 // whole, for GPipe and 1F1B, interleaved 1F1B where pp is 2 (two stages per rank), ZeRO-1
-// on the dp dimension, and gradient clipping by the whole model's norm (parallel_gpt_training.h). parallel_gpt_multiprocess_test runs layouts
-// across processes.
+// on the dp dimension, and gradient clipping by the whole model's norm (parallel_gpt_training.h).
+// parallel_gpt_multiprocess_test runs layouts across processes.
 #include <catch2/catch.hpp>
 
 #include <array>

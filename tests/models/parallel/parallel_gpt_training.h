@@ -26,8 +26,8 @@ namespace brisk::models::testing {
 struct LayoutCase {
   int dp = 1, tp = 1, pp = 1;
   dist::pipeline::ScheduleKind kind = dist::pipeline::ScheduleKind::OneFOneB;
-  int chunks = 1;      // stages per pipeline rank (interleaved: 2)
-  bool zero1 = false;  // ZeRO-1 over dp instead of a plain AdamW on every rank
+  int chunks = 1;            // stages per pipeline rank (interleaved: 2)
+  bool zero1 = false;        // ZeRO-1 over dp instead of a plain AdamW on every rank
   double max_grad_norm = 0;  // > 0: the gradients clipped to this total norm before each step
   int world() const { return dp * tp * pp; }
   // "(dp 2, tp 2, pp 2) 1f1b x1"
