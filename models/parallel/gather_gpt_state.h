@@ -3,11 +3,11 @@
 // and the optimizer's split back: what makes a checkpoint of any layout a one-process
 // checkpoint, which loads into any other layout. For the model: each stage's parts
 // all-gathered whole over tp (tp::full_state_dict), then the pipeline stages' dicts sent to the
-// first stage's rank of dp 0, tp 0 (global rank 0 when the mesh is {pp, dp, tp} or any order
-// with those coordinates at 0 first), which merges them in the unsplit GPT's key order.
+// first stage's rank of dp 0, tp 0 (the mesh's coordinate (0, 0, 0): global rank 0 on a mesh
+// of these three dimensions), which merges them in the unsplit GPT's key order.
 //
 //   nn::StateDict full = models::gather_full_state_dict(*model);   // collective: every rank
-//   if (!full.empty()) gpt->load_state_dict(full);                 // on the gathering rank only
+//   if (is_gathering_rank(*model)) gpt->load_state_dict(full);     // empty on the others
 //
 // What a checkpoint or a one-process evaluation of a parallel run starts from; the reverse is
 // ParallelGPT::load_full_state_dict, on every rank.
