@@ -10,10 +10,6 @@
 
 namespace brisk::train {
 
-namespace {
-constexpr int64_t kEvalBatch = 32;  // held-out windows per forward
-}  // namespace
-
 models::GPTConfig gpt_config(const std::string& size, int64_t block_size) {
   models::GPTConfig config = models::GPTConfig::preset(size);
   if (block_size > 0) config.block_size(block_size);

@@ -17,13 +17,16 @@
 
 namespace brisk::train {
 
+// Held-out windows per forward.
+constexpr int64_t kEvalBatch = 32;
+
 // The preset `size`, with its block_size replaced when block_size > 0.
 models::GPTConfig gpt_config(const std::string& size, int64_t block_size);
 // --model's language model (models/registry.h), drawn from brisk::default_generator().
 std::shared_ptr<models::GPTImpl> make_gpt(const TrainOptions& options, const models::GPTConfig& config);
 
 // The mean loss (nats per byte) of `model` over the first `limit` (0: all) consecutive windows
-// of `bytes`, 32 windows a forward.
+// of `bytes`, kEvalBatch windows a forward.
 double held_out_loss(models::GPTImpl& model, const std::vector<uint8_t>& bytes, int64_t limit, Device device);
 
 double bits_per_byte(double nats);

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "distributed/zero/zero_redundancy_optimizer.h"
 #include "models/parallel/gather_gpt_state.h"
 #include "models/parallel/parallel_gpt.h"
+#include "models/parallel/parallel_gpt_eval.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
 #include "tools/train/language_model_eval.h"
@@ -56,6 +58,28 @@ double global_loss(const Tensor& stage_loss, const models::ParallelGPTImpl& mode
   return value.item<double>() / static_cast<double>(model.groups.dp->size());
 }
 
+// held_out_loss on the layout: dp rank d evaluates batches d, d + dp, ... of kEvalBatch
+// consecutive windows through its pipeline (parallel_gpt_eval.h); the sums meet over dp.
+double layout_held_out_loss(models::ParallelGPTImpl& model, const std::vector<uint8_t>& bytes, int64_t limit) {
+  const int64_t T = model.config.block_size();
+  int64_t windows = data::window_count(bytes, T);
+  if (limit > 0) windows = std::min(windows, limit);
+  BRISK_CHECK(windows > 0, "the held-out text ({} bytes) is shorter than one window of block_size + 1 = {} bytes",
+              bytes.size(), T + 1);
+  const int dp = model.groups.dp->size(), dp_rank = model.groups.dp->rank();
+  model.eval();
+  double total = 0;
+  for (int64_t first = 0, index = 0; first < windows; first += kEvalBatch, ++index) {
+    if (index % dp != dp_rank) continue;
+    data::TokenBatch batch = data::consecutive_windows(bytes, T, first, std::min(kEvalBatch, windows - first));
+    total += models::parallel_gpt_loss(model, batch.inputs, batch.targets) * static_cast<double>(batch.inputs.size(0));
+  }
+  model.train();
+  Tensor sum = full({1}, Scalar(total), TensorOptions(kFloat64));
+  model.groups.dp->all_reduce(sum)->wait();
+  return sum.item<double>() / static_cast<double>(windows);
+}
+
 }  // namespace
 
 int run_parallel_language_model(const TrainOptions& options, const dist::DistributedContext& run) {
@@ -82,7 +106,7 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
   default_generator().set_state(after_model);
   model->load_full_state_dict(whole->state_dict());
   const std::vector<std::string> full_keys = whole->named_parameters().keys();
-  if (!models::is_gathering_rank(*model)) whole.reset();  // rank 0 keeps it to evaluate and save
+  whole.reset();
 
   std::unique_ptr<optim::Optimizer> plain;
   std::unique_ptr<dist::ZeroRedundancyOptimizer> zero;
@@ -133,7 +157,7 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
                options.epochs);
 
   std::unique_ptr<checkpoint::CheckpointWriter> writer;
-  if (!options.save.empty() && whole) writer = make_checkpoint_writer(options);
+  if (!options.save.empty() && models::is_gathering_rank(*model)) writer = make_checkpoint_writer(options);
   // Collective: the whole model and optimizer state onto rank 0, which writes them.
   auto save = [&](const checkpoint::Progress& at) {
     nn::StateDict model_state = models::gather_full_state_dict(*model);
@@ -193,18 +217,14 @@ int run_parallel_language_model(const TrainOptions& options, const dist::Distrib
         save({progress.epoch, progress.batch + 1, progress.step});
       }
     }
-    const nn::StateDict gathered = models::gather_full_state_dict(*model);
-    if (whole) {
-      whole->load_state_dict(gathered);
-      const double held_out = held_out_loss(*whole, text.held_out(), options.test_limit, run.device);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double train_loss = loss_count > 0 ? loss_sum / static_cast<double>(loss_count) : NAN;
-      spdlog::info("epoch {}/{}: train loss {:.4f} ({:.3f} bits per byte), held-out loss {:.4f} ({:.3f} bits per "
-                   "byte), {:.0f} bytes/s, {:.1f} s",
-                   progress.epoch + 1, options.epochs, train_loss, bits_per_byte(train_loss), held_out,
-                   bits_per_byte(held_out),
-                   static_cast<double>(loss_count * options.batch_size * T) / std::max(seconds, 1e-9), seconds);
-    }
+    const double held_out = layout_held_out_loss(*model, text.held_out(), options.test_limit);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double train_loss = loss_count > 0 ? loss_sum / static_cast<double>(loss_count) : NAN;
+    spdlog::info("epoch {}/{}: train loss {:.4f} ({:.3f} bits per byte), held-out loss {:.4f} ({:.3f} bits per "
+                 "byte), {:.0f} bytes/s, {:.1f} s",
+                 progress.epoch + 1, options.epochs, train_loss, bits_per_byte(train_loss), held_out,
+                 bits_per_byte(held_out),
+                 static_cast<double>(loss_count * options.batch_size * T) / std::max(seconds, 1e-9), seconds);
     ++progress.epoch;
     progress.batch = 0;
     if (!options.save.empty()) save(progress);

@@ -10,9 +10,9 @@
 // The run follows the one-process one step for step: every rank builds the whole GPT from
 // --seed and takes its parts of it, and every rank draws each step's global batch of
 // --batch-size windows from the same generator as one process, keeping its dp share; so a
-// layout trains the model one process trains, up to float32 rounding. After each epoch the
-// model is gathered onto rank 0, which evaluates the held-out bits per byte with the one-process
-// code while the other ranks wait (a long evaluation needs a --stall-timeout above its length).
+// layout trains the model one process trains, up to float32 rounding. After each epoch every
+// rank evaluates the held-out bits per byte on the layout: each dp rank a share of one
+// process's evaluation batches, through its stages without a backward (parallel_gpt_eval.h).
 // Checkpoints (--save, --resume) are one process's: the whole model and optimizer state
 // gathered onto rank 0 (models/parallel/gather_gpt_state.h) and written there, split again on
 // load, so any layout, or one process, resumes any other's (docs/parallelism.md).

@@ -6,12 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "distributed/pipeline/pipeline_stage.h"
 #include "distributed/zero/zero_redundancy_optimizer.h"
 #include "models/gpt.h"
 #include "models/parallel/gather_gpt_state.h"
 #include "models/parallel/parallel_gpt.h"
+#include "models/parallel/parallel_gpt_eval.h"
 #include "optim/adam.h"
 #include "optim/clip_grad.h"
 #include "tensor/generator.h"
@@ -169,6 +171,15 @@ std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase&
       if (!(std::abs(value - expected) <= kTolerance)) {
         failure += fmt::format("step {}: loss {:.17g} != {:.17g}; ", step, value, expected);
       }
+    }
+  }
+  {  // Evaluation without training: the next batch's loss.
+    auto [inputs, targets] = batch(kSteps, model->config.vocab_size());
+    const double value = parallel_gpt_loss(*model, inputs, targets);
+    NoGradGuard no_grad;
+    const double expected = gpt_loss(reference->forward(inputs), targets).item<double>();
+    if (!(std::abs(value - expected) <= kTolerance)) {
+      failure += fmt::format("held-out loss {:.17g} != {:.17g}; ", value, expected);
     }
   }
   const nn::StateDict full = model->full_state_dict();

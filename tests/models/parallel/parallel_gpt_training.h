@@ -93,9 +93,10 @@ class OneProcessTraining {
 
 // Three AdamW steps on a global batch of 8 sequences of 8 tokens (this rank's dp share of
 // them, in max(2, pp) microbatches). After each, the global loss (the mean over dp of the
-// last stage's) must equal the one-process loss, and after the steps every parameter this rank
-// holds, gathered whole over tp, the one-process parameter, within 1e-12. Returns "" or what
-// differed.
+// last stage's) must equal the one-process loss; after the steps, the loss of a fourth batch
+// evaluated without training (parallel_gpt_eval.h) the one-process loss, and every parameter
+// this rank holds, gathered whole over tp (and onto rank 0), the one-process parameter, all
+// within 1e-12. Returns "" or what differed.
 std::string train_and_compare(const GPTParallelGroups& groups, const LayoutCase& c, const nn::StateDict& initial);
 
 }  // namespace brisk::models::testing
