@@ -94,8 +94,14 @@ size_t DeviceMesh::index_of(const std::string& dim) const {
 }
 
 int DeviceMesh::rank_at(const std::vector<int>& coordinate) const {
+  BRISK_CHECK(coordinate.size() == dims_.size(), "{}: a coordinate of {} entries for {} dimensions", describe(),
+              coordinate.size(), dims_.size());
   int rank = 0;
-  for (size_t d = 0; d < dims_.size(); ++d) rank = rank * dims_[d].second + coordinate[d];
+  for (size_t d = 0; d < dims_.size(); ++d) {
+    BRISK_CHECK(coordinate[d] >= 0 && coordinate[d] < dims_[d].second, "{}: coordinate {} of dimension '{}' (size {})",
+                describe(), coordinate[d], dims_[d].first, dims_[d].second);
+    rank = rank * dims_[d].second + coordinate[d];
+  }
   return rank;
 }
 

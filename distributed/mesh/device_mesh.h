@@ -52,6 +52,8 @@ class DeviceMesh {
   const std::vector<int>& coordinate() const { return coordinate_; }
   // The global ranks of group(dim), ascending (their local ranks in order).
   std::vector<int> ranks_along(const std::string& dim) const;
+  // The global rank at `coordinate` (one entry per dimension, in order).
+  int rank_at(const std::vector<int>& coordinate) const;
 
   // "DeviceMesh(dp=2, pp=2, tp=2), rank 5 at (1, 0, 1)".
   std::string describe() const;
@@ -59,8 +61,6 @@ class DeviceMesh {
  private:
   // Throws naming `dim` and the known dimensions when it is not one of them.
   size_t index_of(const std::string& dim) const;
-  // The global rank at `coordinate`.
-  int rank_at(const std::vector<int>& coordinate) const;
 
   std::vector<Dim> dims_;
   int rank_;

@@ -19,55 +19,24 @@
 #include "optim/clip_grad.h"
 #include "tensor/error.h"
 #include "tensor/generator.h"
+#include "tools/train/language_model_eval.h"
 #include "tools/train/optimization.h"
+#include "tools/train/parallel_language_model_training.h"
 #include "tools/train/resolve_path.h"
 #include "tools/train/run_checkpoints.h"
 
 namespace brisk::train {
 namespace {
 
-constexpr int64_t kEvalBatch = 32;  // held-out windows per forward
-
-models::GPTConfig gpt_config(const std::string& size, int64_t block_size) {
-  models::GPTConfig config = models::GPTConfig::preset(size);
-  if (block_size > 0) config.block_size(block_size);
-  return config;
-}
-
-std::shared_ptr<models::GPTImpl> make_gpt(const TrainOptions& options, const models::GPTConfig& config) {
-  return std::dynamic_pointer_cast<models::GPTImpl>(models::make_language_model(options.model, config));
-}
-
-// The mean loss (nats per byte) of `model` over the first `limit` (0: all) consecutive windows
-// of `bytes`.
-double held_out_loss(models::GPTImpl& model, const std::vector<uint8_t>& bytes, int64_t limit, Device device) {
-  const int64_t T = model.config.block_size();
-  int64_t windows = data::window_count(bytes, T);
-  if (limit > 0) windows = std::min(windows, limit);
-  BRISK_CHECK(windows > 0, "the held-out text ({} bytes) is shorter than one window of block_size + 1 = {} bytes",
-              bytes.size(), T + 1);
-  NoGradGuard no_grad;
-  model.eval();
-  double total = 0;
-  for (int64_t first = 0; first < windows; first += kEvalBatch) {
-    data::TokenBatch batch = data::consecutive_windows(bytes, T, first, std::min(kEvalBatch, windows - first));
-    Tensor loss = models::gpt_loss(model.forward(batch.inputs.to(device)), batch.targets.to(device));
-    total += loss.item<double>() * static_cast<double>(batch.inputs.size(0));
-  }
-  model.train();
-  return total / static_cast<double>(windows);
-}
-
-double bits_per_byte(double nats) { return nats / std::log(2.0); }
-
-// The image models' flags that this loop does not implement, refused rather than ignored.
-void check_language_model_flags(const TrainOptions& o) {
+// The image models' flags that these loops do not implement, refused rather than ignored
+// (`layout`: a distributed run, which shards the optimizer with --shard zero1 on dp).
+void check_language_model_flags(const TrainOptions& o, bool layout) {
   std::vector<std::string> given;
   if (o.amp != "off") given.push_back("--amp");
   if (o.cuda_graph) given.push_back("--cuda-graph");
   if (o.channels_last) given.push_back("--channels-last");
   if (o.sync_bn) given.push_back("--sync-bn");
-  if (o.shard != "none") given.push_back("--shard");
+  if (o.shard != "none" && !(layout && o.shard == "zero1")) given.push_back("--shard");
   if (o.label_smoothing > 0) given.push_back("--label-smoothing");
   if (o.train_limit > 0) given.push_back("--train-limit");
   if (!o.tensorboard.empty()) given.push_back("--tensorboard");
@@ -107,10 +76,13 @@ int sample_text(const TrainOptions& options, Device device) {
 }  // namespace
 
 int run_language_model(const TrainOptions& options, const dist::DistributedContext& run) {
-  BRISK_CHECK(!run.enabled,
-              "--model gpt trains in one process; its data- and model-parallel layouts are not in the training "
-              "program yet");
-  check_language_model_flags(options);
+  check_language_model_flags(options, run.enabled);
+  if (run.enabled && options.sample == 0) return run_parallel_language_model(options, run);
+  BRISK_CHECK(options.dp * options.tp * options.pp == 1,
+              "--dp {} --tp {} --pp {} lay out {} processes; this run is one process (start it with tools/launch "
+              "--nproc-per-node {})",
+              options.dp, options.tp, options.pp, options.dp * options.tp * options.pp,
+              options.dp * options.tp * options.pp);
   const Device device = run.device;
   if (options.sample > 0) return sample_text(options, device);
 

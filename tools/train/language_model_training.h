@@ -10,8 +10,9 @@
 // An epoch is --steps-per-epoch optimizer steps of --batch-size random windows of
 // block_size + 1 bytes of the training part (the text but its last 5%), drawn from
 // brisk::default_generator() so that a resumed run draws the same windows; evaluation reads
-// the held-out 5% in consecutive windows (the first --test-limit of them; 0: all). One
-// process: distributed flags are refused (its parallel layouts come with the device mesh).
+// the held-out 5% in consecutive windows (the first --test-limit of them; 0: all). Under the
+// launcher (several processes) it trains on --dp x --tp x --pp instead
+// (parallel_language_model_training.h); one process refuses those flags.
 #include "distributed/init_distributed.h"
 #include "tools/train/train_options.h"
 

@@ -63,6 +63,7 @@ CLI::Validator number_above(double bound, bool inclusive, const char* what) {
 const CLI::Validator kPositiveInt = integer_at_least<int64_t>(1, "a positive integer");
 const CLI::Validator kNonNegativeInt = integer_at_least<int64_t>(0, "a non-negative integer");
 const CLI::Validator kNonNegativeInt32 = integer_at_least<int>(0, "a non-negative integer");
+const CLI::Validator kPositiveInt32 = integer_at_least<int>(1, "a positive integer");
 const CLI::Validator kPositiveNumber = number_above(0, false, "a positive number");
 const CLI::Validator kNonNegativeNumber = number_above(0, true, "a non-negative number");
 
@@ -232,6 +233,19 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(kPositiveNumber);
   app.add_option("--top-k", o.top_k, "--sample: draw among the k likeliest bytes (0: among all)")
       ->check(kNonNegativeInt);
+  app.add_option("--dp", o.dp, "--model gpt: data-parallel replicas (the job's world size is --dp x --tp x --pp)")
+      ->check(kPositiveInt32);
+  app.add_option("--tp", o.tp,
+                 "--model gpt: tensor-parallel ranks per stage (they split the heads, the MLP and "
+                 "the vocabulary)")
+      ->check(kPositiveInt32);
+  app.add_option("--pp", o.pp, "--model gpt: pipeline stages' ranks (they split the blocks)")->check(kPositiveInt32);
+  app.add_option("--pp-schedule", o.pp_schedule,
+                 "--model gpt: the pipeline schedule: gpipe, 1f1b, or interleaved (two stages per --pp rank)")
+      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+  app.add_option("--microbatches", o.microbatches,
+                 "--model gpt: microbatches of each data-parallel rank's batch per pipeline step (0: --pp)")
+      ->check(kNonNegativeInt32);
 }
 
 void apply_language_model_defaults(const CLI::App& app, TrainOptions& o) {
@@ -252,6 +266,10 @@ void check_train_options(const TrainOptions& o) {
   BRISK_CHECK(o.sample == 0 || models::is_language_model(o.model),
               "--sample needs a language model (--model gpt), "
               "not --model {}",
+              o.model);
+  BRISK_CHECK((o.dp == 1 && o.tp == 1 && o.pp == 1 && o.microbatches == 0) || models::is_language_model(o.model),
+              "--dp, --tp, --pp and --microbatches lay out --model gpt; --model {} trains data-parallel over every "
+              "process",
               o.model);
   BRISK_CHECK(!o.nesterov || o.optimizer == "sgd", "--nesterov is SGD's; --optimizer {} has no such option",
               o.optimizer);

@@ -70,6 +70,10 @@ struct TrainOptions {
   std::string prompt = "\n";      // the text --sample continues
   double temperature = 1.0;       // --sample's
   int64_t top_k = 0;              // --sample draws among the k likeliest bytes; 0: among all
+  // --model gpt on a (dp, tp, pp) layout of dp * tp * pp processes (parallel_language_model_training.h)
+  int dp = 1, tp = 1, pp = 1;
+  std::string pp_schedule = "1f1b";  // gpipe, 1f1b or interleaved (two stages per pipeline rank)
+  int microbatches = 0;              // per pipeline step; 0: --pp
 };
 
 // Registers every flag of TrainOptions on `app`, writing into `options`. A flag given twice

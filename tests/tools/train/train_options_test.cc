@@ -108,6 +108,8 @@ TEST_CASE("train flags: values out of range are refused by name") {
   CHECK_THAT(parse({"--label-smoothing", "1.5"}, o), Contains("--label-smoothing"));
   CHECK_THAT(parse({"--heartbeat-timeout", "-2"}, o), Contains("--heartbeat-timeout"));
   CHECK_THAT(parse({"--shard", "zero4"}, o), Contains("--shard") && Contains("zero4"));
+  CHECK_THAT(parse({"--tp", "0"}, o), Contains("--tp"));
+  CHECK_THAT(parse({"--pp-schedule", "zigzag"}, o), Contains("--pp-schedule") && Contains("zigzag"));
   REQUIRE(o.shard == "none");
   REQUIRE(parse({"--shard", "zero2"}, o) == "");
   CHECK(o.shard == "zero2");
@@ -173,6 +175,15 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
                             "rate every step");
   refuses({"--cuda-graph", "--lr-schedule", "constant", "--shard", "zero2"},
           "--cuda-graph captures a DDP step; --shard zero2 steps a sharded optimizer");
+  refuses({"--pp", "2"}, "--dp, --tp, --pp and --microbatches lay out --model gpt; --model lenet trains");
+  TrainOptions layout;
+  REQUIRE(parse({"--model", "gpt", "--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "interleaved",
+                 "--microbatches", "4"},
+                layout) == "");
+  CHECK(layout.dp * layout.tp * layout.pp == 8);
+  CHECK(layout.pp_schedule == "interleaved");
+  CHECK(layout.microbatches == 4);
+  REQUIRE_NOTHROW(check_train_options(layout));
   TrainOptions graphed;
   REQUIRE(parse({"--cuda-graph", "--lr-schedule", "constant", "--amp", "bf16"}, graphed) == "");
   REQUIRE(graphed.cuda_graph);
