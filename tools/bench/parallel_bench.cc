@@ -19,8 +19,10 @@
 //           microbatches, PipelineStage with the schedule; the first stage holds the
 //           embeddings, the last the final LayerNorm and an output head of its own (untied: the
 //           token embedding sits on another rank). The bubble is measured on the profiler's
-//           events of every measured step, gathered from all ranks (measure_bubble,
-//           pipeline_timeline.h; the median step's), beside the formula.
+//           events of --profiled-steps further steps (the timed ones run without the
+//           profiler), gathered from all ranks into one timeline (measure_bubble,
+//           pipeline_timeline.h: (step - busy) / busy of the busiest-idle rank; the median
+//           step's), beside the formula. Idle includes waiting on messages.
 // Memory: the peak resident set size of each process (getrusage's ru_maxrss, which includes
 // the program and its libraries: rss_base is the peak before the model was made) and the peak
 // bytes held by tensors (max_memory_allocated(kCPU)), each the largest over ranks.
@@ -28,8 +30,6 @@
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -64,7 +64,7 @@ struct Config {
   std::string layout = "single";
   std::string schedule = "1f1b";
   int64_t batch = 8, seq = 64;
-  int microbatches = 4, warmup = 1, steps = 4, threads = 1;
+  int microbatches = 4, warmup = 1, steps = 4, profiled_steps = 3, threads = 1;
 };
 
 int64_t peak_rss_kb() {
@@ -239,23 +239,23 @@ void run(const Config& config, const GroupPtr& world) {
     step = [stage, in, out, models] { stage->step(in, out); };
   }
 
-  std::vector<double> step_ms, bubbles;
-  world->barrier()->wait();
-  for (int s = 0; s < config.warmup + config.steps; ++s) {
-    const bool measured = s >= config.warmup;
-    profiler::Profiler prof;
-    if (measured && stage) prof.start();
-    const auto start = std::chrono::steady_clock::now();
+  auto train_step = [&] {
     opt->zero_grad(true);
     step();
     opt->step();
-    const double ms = bench::ms_since(start);
-    if (!measured) continue;
-    step_ms.push_back(ms);
-    if (stage) {
-      prof.stop();
-      bubbles.push_back(gathered_bubble(*world, prof.events()));
-    }
+  };
+  std::vector<double> step_ms, bubbles;
+  world->barrier()->wait();
+  for (int s = 0; s < config.warmup; ++s) train_step();
+  for (int s = 0; s < config.steps; ++s) step_ms.push_back(bench::median_ms(0, 1, train_step));
+  // The bubble on steps of their own: the profiler records every op, which the timed steps
+  // should not pay for.
+  for (int s = 0; stage && s < config.profiled_steps; ++s) {
+    profiler::Profiler prof;
+    prof.start();
+    train_step();
+    prof.stop();
+    bubbles.push_back(gathered_bubble(*world, prof.events()));
   }
   const int64_t median_us = static_cast<int64_t>(bench::median(step_ms) * 1000);
   const std::vector<int64_t> most = all_reduce_values(
@@ -288,6 +288,7 @@ int main(int argc, char** argv) {
   app.add_option("--microbatches", config.microbatches, "pp: microbatches per step");
   app.add_option("--warmup", config.warmup, "steps before measuring");
   app.add_option("--steps", config.steps, "measured steps");
+  app.add_option("--profiled-steps", config.profiled_steps, "pp: profiled steps after the timed ones (the bubble)");
   app.add_option("--threads", config.threads, "intra-op threads per process");
   CLI11_PARSE(app, argc, argv);
   try {
