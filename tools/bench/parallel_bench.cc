@@ -133,7 +133,7 @@ struct StageModelImpl : nn::Module {
 BRISK_MODULE(StageModel);
 
 pp::ScheduleKind schedule_kind(const std::string& name) {
-  return name == "gpipe" ? pp::ScheduleKind::GPipe
+  return name == "gpipe"  ? pp::ScheduleKind::GPipe
          : name == "1f1b" ? pp::ScheduleKind::OneFOneB
                           : pp::ScheduleKind::Interleaved1F1B;
 }
@@ -174,8 +174,10 @@ void run(const Config& config, const GroupPtr& world) {
               config.model, gpt.block_size());
   manual_seed(1234);  // the same weights on every rank
   Generator data_gen(99);
-  const Tensor tokens = native::randint(0, gpt.vocab_size(), {config.batch, config.seq}, TensorOptions(kInt64), &data_gen);
-  const Tensor targets = native::randint(0, gpt.vocab_size(), {config.batch, config.seq}, TensorOptions(kInt64), &data_gen);
+  const Tensor tokens =
+      native::randint(0, gpt.vocab_size(), {config.batch, config.seq}, TensorOptions(kInt64), &data_gen);
+  const Tensor targets =
+      native::randint(0, gpt.vocab_size(), {config.batch, config.seq}, TensorOptions(kInt64), &data_gen);
 
   std::function<void()> step;
   std::shared_ptr<optim::Optimizer> opt;
@@ -211,7 +213,8 @@ void run(const Config& config, const GroupPtr& world) {
     };
   } else {
     const int v = config.schedule == "interleaved" ? 2 : 1;
-    pp::PipelineSchedule schedule = pp::PipelineSchedule::make(schedule_kind(config.schedule), n, config.microbatches, v);
+    pp::PipelineSchedule schedule =
+        pp::PipelineSchedule::make(schedule_kind(config.schedule), n, config.microbatches, v);
     const int stages = n * v;
     std::vector<pp::StageFunction> chunks;
     std::vector<Tensor> params;
@@ -229,10 +232,9 @@ void run(const Config& config, const GroupPtr& world) {
       chunks.push_back([model](const std::vector<Tensor>& in) mutable { return std::vector<Tensor>{model(in[0])}; });
     }
     opt = std::make_shared<optim::AdamW>(params, optim::AdamWOptions(1e-4));
-    stage = std::make_shared<pp::PipelineStage>(world, chunks, schedule,
-                                                [](const std::vector<Tensor>& out, const std::vector<Tensor>& y) {
-                                                  return models::gpt_loss(out[0], y[0]);
-                                                });
+    stage = std::make_shared<pp::PipelineStage>(
+        world, chunks, schedule,
+        [](const std::vector<Tensor>& out, const std::vector<Tensor>& y) { return models::gpt_loss(out[0], y[0]); });
     bubble_formula = pp::formula_bubble(schedule);
     const std::vector<Tensor> in = stage->has_first_stage() ? std::vector<Tensor>{tokens} : std::vector<Tensor>{};
     const std::vector<Tensor> out = stage->has_last_stage() ? std::vector<Tensor>{targets} : std::vector<Tensor>{};
@@ -258,20 +260,21 @@ void run(const Config& config, const GroupPtr& world) {
     bubbles.push_back(gathered_bubble(*world, prof.events()));
   }
   const int64_t median_us = static_cast<int64_t>(bench::median(step_ms) * 1000);
-  const std::vector<int64_t> most = all_reduce_values(
-      *world, {median_us, peak_rss_kb(), rss_base, static_cast<int64_t>(max_memory_allocated(kCPU))}, dist::ReduceOp::MAX);
+  const std::vector<int64_t> most =
+      all_reduce_values(*world, {median_us, peak_rss_kb(), rss_base, static_cast<int64_t>(max_memory_allocated(kCPU))},
+                        dist::ReduceOp::MAX);
   if (rank != 0) return;
   const double step_s = static_cast<double>(most[0]) / 1e6;
   std::string layout = config.layout == "pp" ? "pp_" + config.schedule : config.layout;
-  std::printf(
-      "parallel_bench side=brisk model=%s layout=%s ranks=%d batch=%lld seq=%lld microbatches=%d threads=%d "
-      "parameters=%lld step_ms=%.2f tokens_per_s=%.1f rss_mb=%.1f rss_base_mb=%.1f alloc_mb=%.1f "
-      "bubble_formula=%s bubble_measured=%s\n",
-      config.model.c_str(), layout.c_str(), n, static_cast<long long>(config.batch), static_cast<long long>(config.seq),
-      config.microbatches, config.threads, static_cast<long long>(gpt.parameter_count()), step_s * 1e3,
-      static_cast<double>(config.batch * config.seq) / step_s, most[1] / 1024.0, most[2] / 1024.0, most[3] / 1e6,
-      bubble_formula < 0 ? "-" : std::to_string(bubble_formula).c_str(),
-      bubbles.empty() ? "-" : std::to_string(bench::median(bubbles)).c_str());
+  std::printf("parallel_bench side=brisk model=%s layout=%s ranks=%d batch=%lld seq=%lld microbatches=%d threads=%d "
+              "parameters=%lld step_ms=%.2f tokens_per_s=%.1f rss_mb=%.1f rss_base_mb=%.1f alloc_mb=%.1f "
+              "bubble_formula=%s bubble_measured=%s\n",
+              config.model.c_str(), layout.c_str(), n, static_cast<long long>(config.batch),
+              static_cast<long long>(config.seq), config.microbatches, config.threads,
+              static_cast<long long>(gpt.parameter_count()), step_s * 1e3,
+              static_cast<double>(config.batch * config.seq) / step_s, most[1] / 1024.0, most[2] / 1024.0,
+              most[3] / 1e6, bubble_formula < 0 ? "-" : std::to_string(bubble_formula).c_str(),
+              bubbles.empty() ? "-" : std::to_string(bench::median(bubbles)).c_str());
 }
 
 }  // namespace
