@@ -9,6 +9,7 @@
 #   tools/bench/run_parallel_bench.sh
 #   MODELS="mini small" ROUNDS=2 BATCH=8 SEQ=64 MICROBATCHES=4 STEPS=4 tools/bench/run_parallel_bench.sh
 #   BRISK_BIN=<a bazel-bin> tools/bench/run_parallel_bench.sh   # prebuilt -c opt launch and parallel_bench
+#   TABLE_FROM=<a saved output> tools/bench/run_parallel_bench.sh  # the table of an earlier run, nothing run
 #
 # Threads: THREADS intra-op threads per process on both sides, 1 by default: on this shared,
 # loaded 2-core machine a second OpenMP thread made Brisk's one-process tiny step 40x slower
@@ -28,7 +29,7 @@ steps="${STEPS:-4}"
 threads="${THREADS:-1}"
 python="${PYTHON:-/work/torch-venv/bin/python}"
 bin="${BRISK_BIN:-}"
-if [ -z "$bin" ]; then
+if [ -z "$bin" ] && [ -z "${TABLE_FROM:-}" ]; then
   bazel build -c opt --jobs=2 //tools/bench:parallel_bench //tools/launch >&2
   bin="$(bazel info -c opt bazel-bin 2>/dev/null)"
 fi
@@ -48,8 +49,15 @@ rows=(
   "dp2 x pp2 1F1B|4|pending|--layout dp_pp --schedule 1f1b"
 )
 
+if [ -n "${TABLE_FROM:-}" ]; then
+  log="$TABLE_FROM"
+else
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+errors="$(mktemp)"
+trap 'rm -f "$log" "$errors"' EXIT
+failed() {  # side model: a row for a run that printed none, with the last line of its errors
+  echo "parallel_bench side=$1 model=$2 failed reason=$(tail -n 1 "$errors" | tr ' ' '_')"
+}
 common() {  # model
   echo "--model $1 --batch $batch --seq $seq --microbatches $microbatches --warmup $warmup --steps $steps" \
     "--threads $threads"
@@ -65,18 +73,19 @@ for round in $(seq "$rounds"); do
       else
         # shellcheck disable=SC2046,SC2086
         out="$("$bin/tools/launch/launch" --nproc-per-node "$ranks" "$bin/tools/bench/parallel_bench" \
-          $(common "$model") $brisk 2>&1 | grep '^\[rank 0\] parallel_bench' | sed 's/^\[rank 0\] //')" ||
-          out="parallel_bench side=brisk model=$model failed"
+          $(common "$model") $brisk 2>"$errors" | grep '^\[rank 0\] parallel_bench' | sed 's/^\[rank 0\] //')" ||
+          out="$(failed brisk "$model")"
         echo "$tag$out" | tee -a "$log"
       fi
       # shellcheck disable=SC2046,SC2086
       out="$("$python" tools/bench/parallel_bench_torch.py --ranks "$ranks" $(common "$model") $torch \
-        2>/dev/null | grep '^parallel_bench')" || out="parallel_bench side=torch model=$model failed"
+        2>"$errors" | grep '^parallel_bench')" || out="$(failed torch "$model")"
       echo "$tag$out" | tee -a "$log"
     done
   done
 done
 echo "== end, load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$log"
+fi
 
 echo
 echo "GPT training on the CPU over Gloo: global batch $batch x $seq tokens, float32 AdamW, $warmup + $steps steps,"
@@ -99,21 +108,22 @@ awk '
       else if (kv[1] == "alloc_mb" && kv[2] != "-" && kv[2] + 0 > alloc[model, row, side] + 0) alloc[model, row, side] = kv[2]
       else if (kv[1] == "bubble_formula") formula[model, row] = kv[2]
       else if (kv[1] == "bubble_measured" && kv[2] != "-") bubble[model, row] = bubble[model, row] " " kv[2]
-      else if (kv[1] == "reason") note[model, row, side] = "n/a: " kv[2]
+      else if (kv[1] == "reason" && $0 !~ / failed /) note[model, row, side] = "n/a: " kv[2]
       else if (kv[1] == "n/a") note[model, row, side] = "n/a"
     }
     if ($0 ~ / pending$/) note[model, row, side] = "pending: composed GPT (branch i28-compose)"
-    if ($0 ~ / failed$/) note[model, row, side] = "failed"
+    if ($0 ~ / failed( |$)/) { fails[model, row, side]++; why[model, row, side] = $NF }
     if (!((model, row) in seen)) { seen[model, row] = 1; order[++n] = model SUBSEP row }
     batch_tokens = '"$batch"' * '"$seq"'
   }
   function median(list,   k, v, i, j, x) {
     k = split(list, v, " ")
     for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] + 0 < v[i] + 0) { x = v[i]; v[i] = v[j]; v[j] = x }
-    return k ? v[int((k + 1) / 2)] : ""
+    return k ? v[int(k / 2) + 1] : ""  # the upper middle of an even count, as timing.h
   }
   function cell(model, row, side) {
     if ((model, row, side) in note) return note[model, row, side]
+    if (!((model, row, side) in ms)) return "failed in every round: " why[model, row, side]
     return sprintf("%.0f", batch_tokens / (median(ms[model, row, side]) / 1e3))
   }
   END {
@@ -140,6 +150,8 @@ awk '
         printf "  %-6s %-20s %5s  %9s %9s %6s  %15s %15s %8s  %8s %8s\n", model, label, ranks[model, row], b, t, ratio, br,
           tr, al, fm, ms_b
       }
+      if ((model, row, "brisk") in fails) printf "  %6s %-20s        Brisk failed in %d round(s): %s\n", "", "", fails[model, row, "brisk"], why[model, row, "brisk"]
+      if ((model, row, "torch") in fails) printf "  %6s %-20s        PyTorch failed in %d round(s): %s\n", "", "", fails[model, row, "torch"], why[model, row, "torch"]
     }
     for (m in params) printf "  %s: %.2fM parameters\n", m, params[m] / 1e6
   }
