@@ -44,12 +44,6 @@ double detection_seconds(const RunResult& r, const std::string& verb, int faulty
   return seconds;
 }
 
-std::string final_line(const RunResult& r) {
-  std::vector<std::string> lines = lines_starting_with(r.out, "[rank 0] final: ");
-  REQUIRE(lines.size() == 1);
-  return lines[0];
-}
-
 std::string checkpoint_step(const std::string& dir) {
   std::ifstream in(dir + "/checkpoint");
   std::string step;
