@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <spdlog/spdlog.h>
+
 #include "autograd/grad_mode.h"
 #include "data/byte_text.h"
 #include "models/registry.h"
@@ -39,5 +41,13 @@ double held_out_loss(models::GPTImpl& model, const std::vector<uint8_t>& bytes, 
 }
 
 double bits_per_byte(double nats) { return nats / std::log(2.0); }
+
+void log_epoch(int64_t epoch, int64_t epochs, double train_loss, double held_out, int64_t steps, int64_t bytes_per_step,
+               double seconds) {
+  spdlog::info("epoch {}/{}: train loss {:.4f} ({:.3f} bits per byte), held-out loss {:.4f} ({:.3f} bits per "
+               "byte), {:.0f} bytes/s, {:.1f} s",
+               epoch + 1, epochs, train_loss, bits_per_byte(train_loss), held_out, bits_per_byte(held_out),
+               static_cast<double>(steps * bytes_per_step) / std::max(seconds, 1e-9), seconds);
+}
 
 }  // namespace brisk::train

@@ -31,4 +31,10 @@ double held_out_loss(models::GPTImpl& model, const std::vector<uint8_t>& bytes, 
 
 double bits_per_byte(double nats);
 
+// One epoch's log line, the same for one process and a layout: the mean training loss over
+// `steps` batches of `bytes_per_step` bytes, the held-out loss (both in nats and bits per byte)
+// and the throughput over `seconds`.
+void log_epoch(int64_t epoch, int64_t epochs, double train_loss, double held_out, int64_t steps, int64_t bytes_per_step,
+               double seconds);
+
 }  // namespace brisk::train

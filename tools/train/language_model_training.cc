@@ -160,11 +160,7 @@ int run_language_model(const TrainOptions& options, const dist::DistributedConte
     const double held_out = held_out_loss(*model, text.held_out(), options.test_limit, device);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double train_loss = loss_count > 0 ? loss_sum / static_cast<double>(loss_count) : NAN;
-    spdlog::info("epoch {}/{}: train loss {:.4f} ({:.3f} bits per byte), held-out loss {:.4f} ({:.3f} bits per "
-                 "byte), {:.0f} bytes/s, {:.1f} s",
-                 progress.epoch + 1, options.epochs, train_loss, bits_per_byte(train_loss), held_out,
-                 bits_per_byte(held_out),
-                 static_cast<double>(loss_count * options.batch_size * T) / std::max(seconds, 1e-9), seconds);
+    log_epoch(progress.epoch, options.epochs, train_loss, held_out, loss_count, options.batch_size * T, seconds);
     ++progress.epoch;
     progress.batch = 0;
     if (writer) save(progress);
