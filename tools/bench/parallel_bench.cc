@@ -3,6 +3,7 @@
 // same rows on PyTorch and run_parallel_bench.sh prints both side by side:
 //
 //   launch --nproc-per-node 2 parallel_bench --model mini --layout pp --schedule 1f1b
+//   launch --nproc-per-node 8 parallel_bench --model mini --layout mesh --dp 2 --tp 2 --pp 2 --schedule 1f1b
 //
 // Every layout trains on the same global batch (--batch sequences of --seq bytes, random
 // tokens, float32, AdamW lr 1e-4) for --warmup + --steps steps; the row is the largest over
@@ -13,25 +14,36 @@
 //           hidden states [batch, seq, n_embd], mse loss against a random target: query, key,
 //           value and mlp.fc are ColumnParallelLinear, attn.proj and mlp.proj RowParallelLinear,
 //           the LayerNorms replicated. At one rank it is the same blocks unsplit (the baseline
-//           of the tp row). The whole tensor-parallel GPT is the composed model's (issue 28
-//           section 5), not this file's.
+//           of the tp row). The whole tensor-parallel GPT is the mesh layout's.
 //   pp      GPT blocks cut over ranks * v stages (v = 2 for interleaved, else 1), --microbatches
 //           microbatches, PipelineStage with the schedule; the first stage holds the
 //           embeddings, the last the final LayerNorm and an output head of its own (untied: the
-//           token embedding sits on another rank). The bubble is measured on the profiler's
-//           events of --profiled-steps further steps (the timed ones run without the
-//           profiler), gathered from all ranks into one timeline (measure_bubble,
-//           pipeline_timeline.h: (step - busy) / busy of the busiest-idle rank; the median
-//           step's), beside the formula. Idle includes waiting on messages.
+//           token embedding sits on another rank).
+//   mesh    the composed GPT, models::ParallelGPT, on --dp x --tp x --pp ranks, as the training
+//           program trains it (parallel_gpt_layout.h): tensor-parallel blocks, a vocabulary-
+//           parallel tied embedding and head, the pipeline's --schedule over --microbatches
+//           when --pp > 1 (the whole share in one pass at --pp 1), the gradients averaged over
+//           dp after the step. It loads the single layout's weights: its loss_first equals
+//           single's up to float32 rounding.
+// The bubble (pp, and mesh with --pp > 1) is measured on the profiler's events of
+// --profiled-steps further steps (the timed ones run without the profiler), gathered from the
+// ranks of each pipeline into one timeline (measure_bubble, pipeline_timeline.h: (step - busy)
+// / busy of the busiest-idle rank; the median step's), beside the formula; with several
+// pipelines (dp or tp > 1) the worst pipeline's. Idle includes waiting on messages.
 // Memory: the peak resident set size of each process (getrusage's ru_maxrss, which includes
 // the program and its libraries: rss_base is the peak before the model was made) and the peak
 // bytes held by tensors (max_memory_allocated(kCPU)), each the largest over ranks.
+// Loss: loss_first and loss_last are the global batch's loss in the first step (a warm-up one
+// when --warmup > 0) and in the last timed one (the mean over the ranks holding one), to check
+// that layouts train the same model.
 // Output: one line of key=value fields per run, "parallel_bench side=brisk ...".
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +62,7 @@
 #include "tensor/memory.h"
 #include "tensor/native/ops.h"
 #include "tensor/parallel.h"
+#include "tools/bench/parallel_gpt_layout.h"
 #include "tools/bench/timing.h"
 
 using namespace brisk;
@@ -65,6 +78,7 @@ struct Config {
   std::string schedule = "1f1b";
   int64_t batch = 8, seq = 64;
   int microbatches = 4, warmup = 1, steps = 4, profiled_steps = 3, threads = 1;
+  bench::MeshOptions mesh;  // --dp, --tp, --pp; its schedule and microbatches are the above
 };
 
 int64_t peak_rss_kb() {
@@ -132,12 +146,6 @@ struct StageModelImpl : nn::Module {
 };
 BRISK_MODULE(StageModel);
 
-pp::ScheduleKind schedule_kind(const std::string& name) {
-  return name == "gpipe"  ? pp::ScheduleKind::GPipe
-         : name == "1f1b" ? pp::ScheduleKind::OneFOneB
-                          : pp::ScheduleKind::Interleaved1F1B;
-}
-
 // The bubble of one profiled step over every rank's pipeline events: each rank sends its
 // events' (start, end, computation) to all, and measure_bubble reads them as one timeline.
 double gathered_bubble(ProcessGroup& group, const std::vector<profiler::Event>& events) {
@@ -166,115 +174,161 @@ double gathered_bubble(ProcessGroup& group, const std::vector<profiler::Event>& 
   return pp::measure_bubble(timeline).bubble_fraction;
 }
 
+// single and dp: the whole GPT, dp under DDP with each rank's rows of the batch.
+bench::LayoutRun data_parallel_layout(const models::GPTConfig& gpt, const Tensor& tokens, const Tensor& targets,
+                                      const GroupPtr& world, bool ddp) {
+  models::GPT model(gpt);
+  const int rank = ddp ? world->rank() : 0, n = ddp ? world->size() : 1;
+  const int64_t rows = tokens.size(0) / n;
+  BRISK_CHECK(rows * n == tokens.size(0), "--batch {} does not split over {} ranks", tokens.size(0), n);
+  Tensor x = tokens.narrow(0, rank * rows, rows).contiguous(), y = targets.narrow(0, rank * rows, rows).contiguous();
+  bench::LayoutRun run;
+  run.name = ddp ? "dp" : "single";
+  if (!ddp) {
+    run.optimizer = std::make_shared<optim::AdamW>(model->parameters(), optim::AdamWOptions(1e-4));
+    run.step = [model, x, y]() mutable {
+      Tensor loss = models::gpt_loss(model(x), y);
+      loss.backward();
+      return loss;
+    };
+  } else {
+    auto module = DistributedDataParallel(model, world);
+    run.optimizer = std::make_shared<optim::AdamW>(module->parameters(), optim::AdamWOptions(1e-4));
+    run.step = [module, x, y]() mutable {
+      Tensor loss = models::gpt_loss(module->forward(x), y);
+      loss.backward();
+      return loss;
+    };
+  }
+  return run;
+}
+
+// tp: the blocks alone, split over the world (see the header).
+bench::LayoutRun tp_blocks_layout(const models::GPTConfig& gpt, const Config& config, Generator& data_gen,
+                                  const GroupPtr& world) {
+  auto blocks = std::make_shared<std::vector<TPBlock>>();
+  std::vector<Tensor> params;
+  for (int64_t i = 0; i < gpt.n_layer(); ++i) {
+    blocks->push_back(TPBlock(gpt, world));
+    for (const Tensor& p : blocks->back()->parameters()) params.push_back(p);
+  }
+  Tensor x = randn({config.batch, config.seq, gpt.n_embd()}, {}, &data_gen);
+  Tensor y = randn({config.batch, config.seq, gpt.n_embd()}, {}, &data_gen);
+  bench::LayoutRun run;
+  run.name = "tp";
+  run.optimizer = std::make_shared<optim::AdamW>(params, optim::AdamWOptions(1e-4));
+  run.step = [blocks, x, y] {
+    Tensor h = x;
+    for (auto& block : *blocks) h = block(h);
+    Tensor loss = F::mse_loss(h, y);
+    loss.backward();
+    return loss;
+  };
+  return run;
+}
+
+// pp: this rank's StageModels under PipelineStage over the world (see the header).
+bench::LayoutRun pipeline_layout(const models::GPTConfig& gpt, const Config& config, const Tensor& tokens,
+                                 const Tensor& targets, const GroupPtr& world) {
+  const int v = config.schedule == "interleaved" ? 2 : 1, n = world->size();
+  const pp::PipelineSchedule schedule =
+      pp::PipelineSchedule::make(pp::parse_schedule(config.schedule), n, config.microbatches, v);
+  const int stages = n * v;
+  // Blocks split as evenly as possible, the first stages taking one more.
+  auto first_block = [&](int stage) {
+    const int64_t base = gpt.n_layer() / stages, extra = gpt.n_layer() % stages;
+    return stage * base + std::min<int64_t>(stage, extra);
+  };
+  std::vector<pp::StageFunction> chunks;
+  std::vector<Tensor> params;
+  auto models = std::make_shared<std::vector<StageModel>>();
+  for (int c = 0; c < v; ++c) {
+    const int s = schedule.layout().stage_of(world->rank(), c);
+    models->push_back(StageModel(gpt, first_block(s), first_block(s + 1), s == 0, s == stages - 1));
+    for (const Tensor& p : models->back()->parameters()) params.push_back(p);
+    StageModel model = models->back();
+    chunks.push_back([model](const std::vector<Tensor>& in) mutable { return std::vector<Tensor>{model(in[0])}; });
+  }
+  auto stage = std::make_shared<pp::PipelineStage>(
+      world, chunks, schedule,
+      [](const std::vector<Tensor>& out, const std::vector<Tensor>& y) { return models::gpt_loss(out[0], y[0]); });
+  const std::vector<Tensor> in = stage->has_first_stage() ? std::vector<Tensor>{tokens} : std::vector<Tensor>{};
+  const std::vector<Tensor> out = stage->has_last_stage() ? std::vector<Tensor>{targets} : std::vector<Tensor>{};
+  bench::LayoutRun run;
+  run.name = "pp_" + config.schedule;
+  run.optimizer = std::make_shared<optim::AdamW>(params, optim::AdamWOptions(1e-4));
+  run.step = [stage, in, out, models] { return stage->step(in, out); };
+  run.microbatches = config.microbatches;
+  run.pipeline = world;
+  run.bubble_formula = pp::formula_bubble(schedule);
+  return run;
+}
+
+// The mean over the ranks that computed one of their loss of the step (each dp rank of its
+// rows; tp ranks agree): the loss of the global batch, on every rank.
+double batch_loss(ProcessGroup& world, std::optional<double> loss) {
+  const std::vector<double> mine = loss ? std::vector<double>{*loss, 1} : std::vector<double>{0, 0};
+  Tensor sum_count = native::from_vector<double>(mine, {2}, TensorOptions(kFloat64));
+  world.all_reduce(sum_count)->wait();
+  return sum_count[0].item<double>() / sum_count[1].item<double>();
+}
+
 void run(const Config& config, const GroupPtr& world) {
   const int64_t rss_base = peak_rss_kb();
-  const int rank = world->rank(), n = world->size();
   models::GPTConfig gpt = models::GPTConfig::preset(config.model);
-  BRISK_CHECK(config.seq <= gpt.block_size(), "parallel_bench: --seq {} exceeds {}'s block_size {}", config.seq,
-              config.model, gpt.block_size());
+  BRISK_CHECK(config.seq <= gpt.block_size(), "--seq {} exceeds {}'s block_size {}", config.seq, config.model,
+              gpt.block_size());
   manual_seed(1234);  // the same weights on every rank
   Generator data_gen(99);
   const Tensor tokens =
       native::randint(0, gpt.vocab_size(), {config.batch, config.seq}, TensorOptions(kInt64), &data_gen);
   const Tensor targets =
       native::randint(0, gpt.vocab_size(), {config.batch, config.seq}, TensorOptions(kInt64), &data_gen);
+  bench::LayoutRun layout = config.layout == "single" || config.layout == "dp"
+                                ? data_parallel_layout(gpt, tokens, targets, world, config.layout == "dp")
+                            : config.layout == "tp" ? tp_blocks_layout(gpt, config, data_gen, world)
+                            : config.layout == "pp" ? pipeline_layout(gpt, config, tokens, targets, world)
+                                                    : bench::parallel_gpt_layout(gpt, tokens, targets, config.mesh);
 
-  std::function<void()> step;
-  std::shared_ptr<optim::Optimizer> opt;
-  std::shared_ptr<pp::PipelineStage> stage;
-  double bubble_formula = -1;
-  if (config.layout == "single" || config.layout == "dp") {
-    models::GPT model(gpt);
-    const int64_t rows = config.batch / n;
-    BRISK_CHECK(rows * n == config.batch, "parallel_bench: --batch {} does not split over {} ranks", config.batch, n);
-    Tensor x = tokens.narrow(0, rank * rows, rows).contiguous(), y = targets.narrow(0, rank * rows, rows).contiguous();
-    if (config.layout == "single") {
-      opt = std::make_shared<optim::AdamW>(model->parameters(), optim::AdamWOptions(1e-4));
-      step = [model, x, y]() mutable { models::gpt_loss(model(x), y).backward(); };
-    } else {
-      auto ddp = DistributedDataParallel(model, world);
-      opt = std::make_shared<optim::AdamW>(ddp->parameters(), optim::AdamWOptions(1e-4));
-      step = [ddp, x, y]() mutable { models::gpt_loss(ddp->forward(x), y).backward(); };
-    }
-  } else if (config.layout == "tp") {
-    auto blocks = std::make_shared<std::vector<TPBlock>>();
-    std::vector<Tensor> params;
-    for (int64_t i = 0; i < gpt.n_layer(); ++i) {
-      blocks->push_back(TPBlock(gpt, world));
-      for (const Tensor& p : blocks->back()->parameters()) params.push_back(p);
-    }
-    opt = std::make_shared<optim::AdamW>(params, optim::AdamWOptions(1e-4));
-    Tensor x = randn({config.batch, config.seq, gpt.n_embd()}, {}, &data_gen);
-    Tensor y = randn({config.batch, config.seq, gpt.n_embd()}, {}, &data_gen);
-    step = [blocks, x, y] {
-      Tensor h = x;
-      for (auto& block : *blocks) h = block(h);
-      F::mse_loss(h, y).backward();
-    };
-  } else {
-    const int v = config.schedule == "interleaved" ? 2 : 1;
-    pp::PipelineSchedule schedule =
-        pp::PipelineSchedule::make(schedule_kind(config.schedule), n, config.microbatches, v);
-    const int stages = n * v;
-    std::vector<pp::StageFunction> chunks;
-    std::vector<Tensor> params;
-    auto models = std::make_shared<std::vector<StageModel>>();
-    for (int c = 0; c < v; ++c) {
-      const int s = schedule.layout().stage_of(rank, c);
-      // Blocks split as evenly as possible, the first stages taking one more.
-      auto first_block = [&](int stage) {
-        const int64_t base = gpt.n_layer() / stages, extra = gpt.n_layer() % stages;
-        return stage * base + std::min<int64_t>(stage, extra);
-      };
-      models->push_back(StageModel(gpt, first_block(s), first_block(s + 1), s == 0, s == stages - 1));
-      for (const Tensor& p : models->back()->parameters()) params.push_back(p);
-      StageModel model = models->back();
-      chunks.push_back([model](const std::vector<Tensor>& in) mutable { return std::vector<Tensor>{model(in[0])}; });
-    }
-    opt = std::make_shared<optim::AdamW>(params, optim::AdamWOptions(1e-4));
-    stage = std::make_shared<pp::PipelineStage>(
-        world, chunks, schedule,
-        [](const std::vector<Tensor>& out, const std::vector<Tensor>& y) { return models::gpt_loss(out[0], y[0]); });
-    bubble_formula = pp::formula_bubble(schedule);
-    const std::vector<Tensor> in = stage->has_first_stage() ? std::vector<Tensor>{tokens} : std::vector<Tensor>{};
-    const std::vector<Tensor> out = stage->has_last_stage() ? std::vector<Tensor>{targets} : std::vector<Tensor>{};
-    step = [stage, in, out, models] { stage->step(in, out); };
-  }
-
+  std::optional<double> first_loss, last_loss;  // this rank's, where it computes one
+  int steps_taken = 0;
   auto train_step = [&] {
-    opt->zero_grad(true);
-    step();
-    opt->step();
+    layout.optimizer->zero_grad(true);
+    const Tensor loss = layout.step();
+    layout.optimizer->step();
+    last_loss = loss.defined() ? std::optional<double>(loss.item<double>()) : std::nullopt;
+    if (steps_taken++ == 0) first_loss = last_loss;
   };
   std::vector<double> step_ms, bubbles;
   world->barrier()->wait();
   for (int s = 0; s < config.warmup; ++s) train_step();
   for (int s = 0; s < config.steps; ++s) step_ms.push_back(bench::median_ms(0, 1, train_step));
+  const double loss_first = batch_loss(*world, first_loss), loss_last = batch_loss(*world, last_loss);
   // The bubble on steps of their own: the profiler records every op, which the timed steps
-  // should not pay for.
-  for (int s = 0; stage && s < config.profiled_steps; ++s) {
+  // should not pay for. Each pipeline measures its own; the row takes the worst pipeline's.
+  for (int s = 0; layout.pipeline && s < config.profiled_steps; ++s) {
     profiler::Profiler prof;
     prof.start();
     train_step();
     prof.stop();
-    bubbles.push_back(gathered_bubble(*world, prof.events()));
+    bubbles.push_back(gathered_bubble(*layout.pipeline, prof.events()));
   }
   const int64_t median_us = static_cast<int64_t>(bench::median(step_ms) * 1000);
-  const std::vector<int64_t> most =
-      all_reduce_values(*world, {median_us, peak_rss_kb(), rss_base, static_cast<int64_t>(max_memory_allocated(kCPU))},
-                        dist::ReduceOp::MAX);
-  if (rank != 0) return;
+  const int64_t bubble_ppm = bubbles.empty() ? -1 : static_cast<int64_t>(bench::median(bubbles) * 1e6);
+  const std::vector<int64_t> most = all_reduce_values(
+      *world, {median_us, peak_rss_kb(), rss_base, static_cast<int64_t>(max_memory_allocated(kCPU)), bubble_ppm},
+      dist::ReduceOp::MAX);
+  if (world->rank() != 0) return;
   const double step_s = static_cast<double>(most[0]) / 1e6;
-  std::string layout = config.layout == "pp" ? "pp_" + config.schedule : config.layout;
   std::printf("parallel_bench side=brisk model=%s layout=%s ranks=%d batch=%lld seq=%lld microbatches=%d threads=%d "
               "parameters=%lld step_ms=%.2f tokens_per_s=%.1f rss_mb=%.1f rss_base_mb=%.1f alloc_mb=%.1f "
-              "bubble_formula=%s bubble_measured=%s\n",
-              config.model.c_str(), layout.c_str(), n, static_cast<long long>(config.batch),
-              static_cast<long long>(config.seq), config.microbatches, config.threads,
+              "bubble_formula=%s bubble_measured=%s loss_first=%.7f loss_last=%.7f\n",
+              config.model.c_str(), layout.name.c_str(), world->size(), static_cast<long long>(config.batch),
+              static_cast<long long>(config.seq), layout.microbatches, config.threads,
               static_cast<long long>(gpt.parameter_count()), step_s * 1e3,
               static_cast<double>(config.batch * config.seq) / step_s, most[1] / 1024.0, most[2] / 1024.0,
-              most[3] / 1e6, bubble_formula < 0 ? "-" : std::to_string(bubble_formula).c_str(),
-              bubbles.empty() ? "-" : std::to_string(bench::median(bubbles)).c_str());
+              most[3] / 1e6, layout.bubble_formula < 0 ? "-" : std::to_string(layout.bubble_formula).c_str(),
+              most[4] < 0 ? "-" : std::to_string(static_cast<double>(most[4]) / 1e6).c_str(), loss_first, loss_last);
 }
 
 }  // namespace
@@ -283,24 +337,31 @@ int main(int argc, char** argv) {
   Config config;
   CLI::App app{"GPT training throughput and peak memory per rank under a parallel layout (run through the launcher)"};
   app.add_option("--model", config.model, "a GPT preset (models/gpt_config.h)");
-  app.add_option("--layout", config.layout, "single, dp, tp or pp")->check(CLI::IsMember({"single", "dp", "tp", "pp"}));
-  app.add_option("--schedule", config.schedule, "pp: gpipe, 1f1b or interleaved (2 chunks per rank)")
+  app.add_option("--layout", config.layout, "single, dp, tp, pp or mesh")
+      ->check(CLI::IsMember({"single", "dp", "tp", "pp", "mesh"}));
+  app.add_option("--schedule", config.schedule, "pp, mesh: gpipe, 1f1b or interleaved (2 chunks per rank)")
       ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+  app.add_option("--dp", config.mesh.dp, "mesh: data-parallel ranks");
+  app.add_option("--tp", config.mesh.tp, "mesh: tensor-parallel ranks");
+  app.add_option("--pp", config.mesh.pp, "mesh: pipeline ranks (--dp x --tp x --pp: the world size)");
   app.add_option("--batch", config.batch, "sequences per step, the global batch");
   app.add_option("--seq", config.seq, "tokens per sequence");
-  app.add_option("--microbatches", config.microbatches, "pp: microbatches per step");
+  app.add_option("--microbatches", config.microbatches, "pp, mesh with --pp > 1: microbatches per step");
   app.add_option("--warmup", config.warmup, "steps before measuring");
   app.add_option("--steps", config.steps, "measured steps");
-  app.add_option("--profiled-steps", config.profiled_steps, "pp: profiled steps after the timed ones (the bubble)");
+  app.add_option("--profiled-steps", config.profiled_steps,
+                 "pp, mesh: profiled steps after the timed ones (the bubble)");
   app.add_option("--threads", config.threads, "intra-op threads per process");
   CLI11_PARSE(app, argc, argv);
   try {
+    config.mesh.schedule = config.schedule;
+    config.mesh.microbatches = config.microbatches;
     set_num_threads(config.threads);
     init_process_group("gloo");
     run(config, default_group());
     destroy_process_group();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "parallel_bench: %s\n", e.what());
+    std::fprintf(stderr, "%s\n", e.what());
     return 1;
   }
   return 0;
