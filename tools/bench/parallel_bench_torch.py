@@ -21,8 +21,14 @@ over ranks of each rank's median step time, as tokens per second of the global b
              this side does not measure it.
   dp_tp      a 2-D mesh (dp, tp): the tp layout's model replicated over the dp dimension by
              torch.distributed._composable.replicate (DDP itself takes no DTensor parameters).
-  dp_pp      a 2-D mesh (dp, pp): the pp layout with each stage under DDP over the dp dimension
+  dp_pp      2 pipeline ranks, the rest dp (the mesh (pp, dp, tp) with tp 1, parallel_bench.cc's
+             order): the pp layout with each stage under DDP over the dp dimension
              (PipelineStage runs DDP's backward without sync except on the last microbatch).
+  dp_tp_pp   the mesh (pp 2, dp, tp 2), 1F1B or --schedule: the pp layout with each stage's
+             blocks split by the tp plan and the stage replicated over dp by
+             torch.distributed._composable.replicate_with_fsdp (FSDP2's replicate: PipelineStage
+             holds its gradient sync back until the last microbatch; the DDP-based replicate
+             of dp_tp took no part in it and left the first stage's replicas unsynchronized).
 Memory: the peak resident set size of each process (resource.getrusage's ru_maxrss; rss_base is
 the peak before the model was made, after torch's import and the process group), the largest
 over ranks. PyTorch keeps no allocator statistics for CPU tensors, so alloc_mb is "-".
@@ -145,11 +151,12 @@ def build(args, rank, world):
             from torch.distributed._composable import replicate
             replicate(model, device_mesh=mesh["dp"])
         return (lambda: gpt_loss(model(x), y).backward()), model.parameters(), None
-    # pp, dp_pp
+    # pp, dp_pp, dp_tp_pp
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
-    p = world if layout == "pp" else world // 2
-    mesh = init_device_mesh("cpu", (world // p, p), mesh_dim_names=("dp", "pp"))
+    p = world if layout == "pp" else 2
+    tp = 2 if layout == "dp_tp_pp" else 1
+    mesh = init_device_mesh("cpu", (p, world // (p * tp), tp), mesh_dim_names=("pp", "dp", "tp"))
     pp_rank, pp_group = mesh["pp"].get_local_rank(), mesh["pp"].get_group()
     v = 2 if args.schedule == "interleaved" else 1
     stages_total = p * v
@@ -163,6 +170,12 @@ def build(args, rank, world):
         s = pp_rank + c * p
         module = StageModel(n_head, n_embd, block_size, first_block(s), first_block(s + 1), s == 0,
                             s == stages_total - 1)
+        if layout == "dp_tp_pp":
+            from torch.distributed._composable.replicate_with_fsdp import replicate
+            from torch.distributed.tensor.parallel import parallelize_module
+            for block in module.blocks:
+                parallelize_module(block, mesh["tp"], tp_plan())
+            module = replicate(module, mesh=mesh["dp"])
         params += list(module.parameters())
         if layout == "dp_pp":
             module = nn.parallel.DistributedDataParallel(module, process_group=mesh["dp"].get_group())
@@ -172,7 +185,7 @@ def build(args, rank, world):
     else:
         kind = ScheduleGPipe if args.schedule == "gpipe" else Schedule1F1B
         schedule = kind(stages[0], n_microbatches=args.microbatches, loss_fn=gpt_loss)
-    dp_rank, dp = mesh["dp"].get_local_rank(), world // p
+    dp_rank, dp = mesh["dp"].get_local_rank(), mesh["dp"].size()
     rows = args.batch // dp
     x, y = tokens[dp_rank * rows:(dp_rank + 1) * rows], targets[dp_rank * rows:(dp_rank + 1) * rows]
     first, last = pp_rank == 0, pp_rank == p - 1
@@ -225,7 +238,7 @@ def free_port():
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", choices=sorted(PRESETS), default="mini")
-    parser.add_argument("--layout", choices=("single", "dp", "tp", "tp_blocks", "pp", "dp_tp", "dp_pp"),
+    parser.add_argument("--layout", choices=("single", "dp", "tp", "tp_blocks", "pp", "dp_tp", "dp_pp", "dp_tp_pp"),
                         default="single")
     parser.add_argument("--schedule", choices=("gpipe", "1f1b", "interleaved"), default="1f1b")
     parser.add_argument("--ranks", type=int, default=1)
@@ -244,7 +257,7 @@ def main():
     mp.spawn(worker, args=(args.ranks, free_port(), args, results), nprocs=args.ranks, join=True)
     measured, detail = results.get()
     layout = f"pp_{args.schedule}" if args.layout == "pp" else (
-        f"dp_pp_{args.schedule}" if args.layout == "dp_pp" else args.layout)
+        f"{args.layout}_{args.schedule}" if args.layout in ("dp_pp", "dp_tp_pp") else args.layout)
     head = (f"parallel_bench side=torch model={args.model} layout={layout} ranks={args.ranks} batch={args.batch} "
             f"seq={args.seq} microbatches={args.microbatches} threads={args.threads} "
             f"parameters={parameter_count(n_layer, n_embd, block_size)}")
