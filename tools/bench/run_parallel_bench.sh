@@ -109,8 +109,6 @@ awk '
       else if (kv[1] == "reason" && $0 !~ / failed /) note[model, row, side] = "n/a: " kv[2]
       else if (kv[1] == "n/a") note[model, row, side] = "n/a"
     }
-    # Saved runs from before the mesh layout marked the composed GPT rows "pending".
-    if ($0 ~ / pending$/) note[model, row, side] = "pending: composed GPT (branch i28-compose)"
     if ($0 ~ / failed( |$)/) { fails[model, row, side]++; why[model, row, side] = $NF }
     if (!((model, row) in seen)) { seen[model, row] = 1; order[++n] = model SUBSEP row }
     batch_tokens = '"$batch"' * '"$seq"'
