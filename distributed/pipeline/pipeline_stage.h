@@ -36,9 +36,10 @@
 // the first ones when the step starts and each next one as soon as the one before it on the
 // stream has been received, so a message lands in posted buffers whenever its sender sends it
 // (tensor_message.h); none is posted past the step's last action, none is left posted after
-// it. Over NCCL, whose point-to-point operations run in call order on one stream, a receive
-// posted early would hold up the sends issued after it: there each receive is posted when its
-// action comes up.
+// it. This needs a group that completes each receive when its message comes, whatever other
+// receives wait (Gloo and MPI wait for each stream on its own thread: queued_group.h). Over
+// NCCL, whose point-to-point operations run in call order on one stream, a receive posted early
+// would hold up the sends issued after it: there each receive is posted when its action comes up.
 // Tensors received from another stage become leaves that require grad (floating dtypes), so
 // their gradients can be sent back; an output with no gradient (integer, or unused by the
 // loss) sends an undefined one. Each action is a profiler event (Category::User) named
