@@ -50,17 +50,18 @@ ProcessGroupGloo::Impl::Impl(std::shared_ptr<Store> store_, int rank_, int size_
 std::shared_ptr<Work> ProcessGroupGloo::Impl::p2p(bool is_send, Tensor tensor,
                                                   std::shared_ptr<TransportBuffers> staging, int peer, int tag) {
   std::string op = fmt::format("{} rank {} (tag {})", is_send ? "send to" : "recv from", peer, tag);
-  return queue->p2p(is_send, op, std::move(staging), [this, is_send, tensor, peer, tag]() -> std::function<void()> {
-    std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
-        context->createUnboundBuffer(tensor.raw_data(), tensor.nbytes());
-    uint64_t slot = kP2PSlotPrefix | static_cast<uint32_t>(tag);
-    if (is_send) buffer->send(peer, slot);
-    else buffer->recv(peer, slot);
-    return [this, buffer, tensor, is_send] {
-      if (is_send) buffer->waitSend(options.timeout);
-      else buffer->waitRecv(options.timeout);
-    };
-  });
+  return queue->p2p(is_send, peer, tag, op, std::move(staging),
+                    [this, is_send, tensor, peer, tag]() -> std::function<void()> {
+                      std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
+                          context->createUnboundBuffer(tensor.raw_data(), tensor.nbytes());
+                      uint64_t slot = kP2PSlotPrefix | static_cast<uint32_t>(tag);
+                      if (is_send) buffer->send(peer, slot);
+                      else buffer->recv(peer, slot);
+                      return [this, buffer, tensor, is_send] {
+                        if (is_send) buffer->waitSend(options.timeout);
+                        else buffer->waitRecv(options.timeout);
+                      };
+                    });
 }
 
 }  // namespace brisk::dist

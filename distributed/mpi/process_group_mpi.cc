@@ -407,7 +407,7 @@ std::shared_ptr<Work> ProcessGroupMPI::send(const Tensor& tensor, int dst, int t
   auto buffers = impl_->buffers();
   Tensor t = buffers->input(tensor);
   std::string op = fmt::format("send to rank {} (tag {})", dst, tag);
-  return impl_->queue->p2p(true, op, buffers, [this, t, dst, tag, op]() -> std::function<void()> {
+  return impl_->queue->p2p(true, dst, tag, op, buffers, [this, t, dst, tag, op]() -> std::function<void()> {
     auto request = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
     const int n = count_of(static_cast<int64_t>(t.nbytes()), "send");
     mpi::call([&] { mpi::check(MPI_Isend(at(t), n, MPI_BYTE, dst, tag, impl_->comm, request.get()), "MPI_Isend"); });
@@ -420,7 +420,7 @@ std::shared_ptr<Work> ProcessGroupMPI::recv(Tensor& tensor, int src, int tag) {
   auto buffers = impl_->buffers();
   Tensor t = buffers->output(tensor, false);
   std::string op = fmt::format("recv from rank {} (tag {})", src, tag);
-  return impl_->queue->p2p(false, op, buffers, [this, t, src, tag, op]() -> std::function<void()> {
+  return impl_->queue->p2p(false, src, tag, op, buffers, [this, t, src, tag, op]() -> std::function<void()> {
     auto request = std::make_shared<MPI_Request>(MPI_REQUEST_NULL);
     const int n = count_of(static_cast<int64_t>(t.nbytes()), "recv");
     mpi::call([&] { mpi::check(MPI_Irecv(at(t), n, MPI_BYTE, src, tag, impl_->comm, request.get()), "MPI_Irecv"); });

@@ -49,6 +49,20 @@ PipelineStage::PipelineStage(std::shared_ptr<ProcessGroup> group, std::vector<St
               chunks_.size(), schedule_.name(), layout.chunks());
   report_ = check_schedule(schedule_);
   program_ = schedule_.program(group_->rank());
+  next_receive_.assign(program_.size(), -1);
+  if (group_->backend_name() == "nccl") return;  // receives in call order (pipeline_stage.h)
+  std::map<Stream, size_t> last;                 // the latest receive of each stream so far
+  for (size_t i = 0; i < program_.size(); ++i) {
+    const Action& a = program_[i];
+    if (!a.is_recv()) continue;
+    auto [it, first] = last.try_emplace(Stream{a.peer, message_tag(a.kind)}, i);
+    if (first) {
+      first_receives_.push_back(i);
+    } else {
+      next_receive_[it->second] = static_cast<int>(i);
+      it->second = i;
+    }
+  }
 }
 
 Tensor PipelineStage::step(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets) {
@@ -63,20 +77,24 @@ Tensor PipelineStage::step(const std::vector<Tensor>& inputs, const std::vector<
     for (int i = 0; i < m; ++i) loss_weights_[i] = static_cast<double>(rows[i]) / targets[0].size(0);
   }
   loss_sum_ = Tensor();
+  BRISK_CHECK(posted_.empty(), "PipelineStage::step: rank {} holds receives of a step that failed", group_->rank());
+  for (size_t index : first_receives_) post(index);
   {
     EnableGradGuard grad_on;
-    for (const Action& action : program_) run(action);
+    for (size_t index = 0; index < program_.size(); ++index) run(index);
   }
   for (PendingSend& send : sends_) send.wait();
   sends_.clear();
   input_mbs_.clear();
   target_mbs_.clear();
+  BRISK_CHECK(posted_.empty(), "PipelineStage::step: rank {} ended the step with receives posted", group_->rank());
   BRISK_CHECK(inputs_.empty() && outputs_.empty() && output_grads_.empty() && input_grads_.empty() && losses_.empty(),
               "PipelineStage::step: rank {} ended the step with microbatches not backwarded", group_->rank());
   return loss_sum_;
 }
 
-void PipelineStage::run(const Action& a) {
+void PipelineStage::run(size_t index) {
+  const Action& a = program_[index];
   const int rank = group_->rank();
   profiler::RecordScope scope(
       profiler::Category::User, [&] { return "pipeline " + describe(a); },
@@ -103,13 +121,29 @@ void PipelineStage::run(const Action& a) {
       sends_.push_back(send_tensors(*group_, take(input_grads_, key, "input gradients", a.microbatch, a.stage), a.peer,
                                     tag, sent_shapes_[{a.peer, tag}]));
       break;
-    case ActionKind::RecvActivation:
-      inputs_[key] = as_stage_inputs(recv_tensors(*group_, a.peer, tag, received_shapes_[{a.peer, tag}]));
-      break;
-    case ActionKind::RecvGradient:
-      output_grads_[key] = recv_tensors(*group_, a.peer, tag, received_shapes_[{a.peer, tag}]);
-      break;
+    case ActionKind::RecvActivation: inputs_[key] = as_stage_inputs(receive(index)); break;
+    case ActionKind::RecvGradient: output_grads_[key] = receive(index); break;
   }
+}
+
+void PipelineStage::post(size_t index) {
+  const Action& a = program_[index];
+  const Stream stream{a.peer, message_tag(a.kind)};
+  posted_.emplace(stream, post_recv_tensors(*group_, a.peer, stream.second, received_shapes_[stream]));
+}
+
+std::vector<Tensor> PipelineStage::receive(size_t index) {
+  const Action& a = program_[index];
+  auto it = posted_.find(Stream{a.peer, message_tag(a.kind)});
+  if (it == posted_.end()) {
+    post(index);
+    it = posted_.find(Stream{a.peer, message_tag(a.kind)});
+  }
+  PendingRecv pending = std::move(it->second);
+  posted_.erase(it);
+  std::vector<Tensor> received = pending.wait();
+  if (next_receive_[index] >= 0) post(static_cast<size_t>(next_receive_[index]));
+  return received;
 }
 
 void PipelineStage::forward(int mb, int stage) {

@@ -32,6 +32,14 @@
 // and an undefined tensor on the others. A step that throws (a peer failed, a chunk raised)
 // leaves the stage unusable: its peers' message streams are no longer in step with it.
 //
+// Receives are posted ahead: each stream (peer, tag) keeps its next receive of the step posted,
+// the first ones when the step starts and each next one as soon as the one before it on the
+// stream has been received, so a message lands in posted buffers whenever its sender sends it
+// (tensor_message.h); none is posted past the step's last action, none is left posted after
+// it. This needs a group that completes each receive when its message comes, whatever other
+// receives wait (Gloo and MPI wait for each stream on its own thread: queued_group.h). Over
+// NCCL, whose point-to-point operations run in call order on one stream, a receive posted early
+// would hold up the sends issued after it: there each receive is posted when its action comes up.
 // Tensors received from another stage become leaves that require grad (floating dtypes), so
 // their gradients can be sent back; an output with no gradient (integer, or unused by the
 // loss) sends an undefined one. Each action is a profiler event (Category::User) named
@@ -69,9 +77,14 @@ class PipelineStage {
   bool has_last_stage() const { return group_->rank() == schedule_.layout().rank_of(schedule_.layout().stages() - 1); }
 
  private:
-  using Key = std::pair<int, int>;  // (microbatch, stage)
+  using Key = std::pair<int, int>;     // (microbatch, stage)
+  using Stream = std::pair<int, int>;  // (peer, tag) of a receive
 
-  void run(const Action& action);
+  void run(size_t index);
+  // The receive of program_[index]: waits for its posted receive (posted now if none is) and
+  // posts the next one of its stream.
+  std::vector<Tensor> receive(size_t index);
+  void post(size_t index);
   void forward(int mb, int stage);
   void backward(int mb, int stage);
 
@@ -79,6 +92,10 @@ class PipelineStage {
   std::vector<StageFunction> chunks_;
   PipelineSchedule schedule_;
   std::vector<Action> program_;
+  // Receives posted ahead: the first receive of each stream in the program, and for each
+  // receive the next one on its stream (-1: none, or not posted ahead).
+  std::vector<size_t> first_receives_;
+  std::vector<int> next_receive_;
   LossFunction loss_;
   ScheduleReport report_;
 
@@ -92,6 +109,7 @@ class PipelineStage {
   std::map<int, Tensor> losses_;                     // weighted, per microbatch, until backward
   Tensor loss_sum_;
   std::vector<PendingSend> sends_;
+  std::map<Stream, PendingRecv> posted_;  // at most one per stream
   // The shapes of each stream's last message, kept across steps: (peer, tag) -> shapes.
   std::map<std::pair<int, int>, MessageShapes> sent_shapes_, received_shapes_;
 };

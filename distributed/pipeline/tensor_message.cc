@@ -115,38 +115,49 @@ PendingSend send_tensors(ProcessGroup& group, const std::vector<Tensor>& tensors
   return pending;
 }
 
-std::vector<Tensor> recv_tensors(ProcessGroup& group, int src, int tag, MessageShapes& shapes) {
-  Tensor first = empty({kHeaderCapacity}, int64_on(group));
-  auto header_work = group.recv(first, src, tag);
-  std::vector<Tensor> expected;  // shaped like the stream's last message, received at once
-  std::vector<std::shared_ptr<Work>> expected_works;
+PendingRecv post_recv_tensors(ProcessGroup& group, int src, int tag, MessageShapes& shapes) {
+  PendingRecv pending(group, src, tag, shapes);
+  pending.header_ = empty({kHeaderCapacity}, int64_on(group));
+  pending.header_work_ = group.recv(pending.header_, src, tag);
   if (!shapes.header.empty()) {
-    expected = tensors_of(group, shapes.header, src, tag);
-    expected_works = post_recvs(group, expected, src, tag);
+    pending.expected_ = tensors_of(group, shapes.header, src, tag);
+    pending.expected_works_ = post_recvs(group, pending.expected_, src, tag);
   }
+  return pending;
+}
+
+std::vector<Tensor> PendingRecv::wait() {
+  BRISK_CHECK(header_work_, "recv_tensors from rank {} (tag {}): this receive was waited already", src_, tag_);
+  ProcessGroup& group = *group_;
+  std::shared_ptr<Work> header_work = std::move(header_work_);
   header_work->wait();
-  std::vector<int64_t> wire = first.to(kCPU).to_vector<int64_t>();
-  wait_all(expected_works);
+  std::vector<int64_t> wire = header_.to(kCPU).to_vector<int64_t>();
+  wait_all(expected_works_);
   if (wire[0] == kSameShapes) {
-    BRISK_CHECK(!shapes.header.empty(),
+    BRISK_CHECK(!shapes_->header.empty(),
                 "recv_tensors from rank {} (tag {}): the first message of the stream claims "
                 "the last one's shapes",
-                src, tag);
-    return expected;
+                src_, tag_);
+    return std::move(expected_);
   }
   const int64_t length = wire[1];
-  BRISK_CHECK(length >= 2, "recv_tensors from rank {} (tag {}): a header of {} values is malformed", src, tag, length);
+  BRISK_CHECK(length >= 2, "recv_tensors from rank {} (tag {}): a header of {} values is malformed", src_, tag_,
+              length);
   if (length + 1 > kHeaderCapacity) {
     Tensor rest = empty({length + 1 - kHeaderCapacity}, int64_on(group));
-    group.recv(rest, src, tag)->wait();
+    group.recv(rest, src_, tag_)->wait();
     std::vector<int64_t> more = rest.to(kCPU).to_vector<int64_t>();
     wire.insert(wire.end(), more.begin(), more.end());
   }
   std::vector<int64_t> header(wire.begin() + 1, wire.begin() + 1 + length);
-  std::vector<Tensor> tensors = tensors_of(group, header, src, tag);
-  wait_all(post_recvs(group, tensors, src, tag));
-  shapes.header = std::move(header);
+  std::vector<Tensor> tensors = tensors_of(group, header, src_, tag_);
+  wait_all(post_recvs(group, tensors, src_, tag_));
+  shapes_->header = std::move(header);
   return tensors;
+}
+
+std::vector<Tensor> recv_tensors(ProcessGroup& group, int src, int tag, MessageShapes& shapes) {
+  return post_recv_tensors(group, src, tag, shapes).wait();
 }
 
 }  // namespace brisk::dist::pipeline

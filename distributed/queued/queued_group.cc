@@ -20,7 +20,6 @@ QueuedGroup::QueuedGroup(const char* backend, std::string name, std::string wher
   watchdog_ = std::make_unique<Watchdog>(*store_, rank, size, options, beat_timeout, options.check_desync, where_,
                                          [this](const std::string& m) { break_group(m); });
   send_waiter_ = std::make_unique<WorkQueue>();
-  recv_waiter_ = std::make_unique<WorkQueue>();
   worker_ = std::make_unique<WorkQueue>();
 }
 
@@ -120,7 +119,8 @@ void QueuedGroup::fail(const CollectiveSignature& sig, Clock::time_point start, 
   BRISK_FAIL("{}", message);
 }
 
-std::shared_ptr<Work> QueuedGroup::p2p(bool is_send, const std::string& op, std::shared_ptr<TransportBuffers> buffers,
+std::shared_ptr<Work> QueuedGroup::p2p(bool is_send, int peer, int tag, const std::string& op,
+                                       std::shared_ptr<TransportBuffers> buffers,
                                        std::function<std::function<void()>()> post) {
   if (auto refused = refused_if_broken(op)) return refused;
   auto work = new_work();
@@ -128,7 +128,7 @@ std::shared_ptr<Work> QueuedGroup::p2p(bool is_send, const std::string& op, std:
   auto fail_work = [work, what](const std::exception& e) {
     work->finish(std::make_exception_ptr(Error(fmt::format("{} failed: {}", what, e.what()))));
   };
-  auto posting = [this, is_send, work, buffers, post = std::move(post), fail_work] {
+  auto posting = [this, is_send, peer, tag, work, buffers, post = std::move(post), fail_work] {
     try {
       std::string earlier = broken_reason();
       BRISK_CHECK(earlier.empty(), "an earlier collective on this group failed: {}", earlier);
@@ -142,7 +142,9 @@ std::shared_ptr<Work> QueuedGroup::p2p(bool is_send, const std::string& op, std:
           fail_work(e);
         }
       };
-      (is_send ? send_waiter_ : recv_waiter_)->push({std::make_shared<QueuedWork>(), complete});
+      std::unique_ptr<WorkQueue>& waiter = is_send ? send_waiter_ : recv_waiters_[{peer, tag}];
+      if (!waiter) waiter = std::make_unique<WorkQueue>();
+      waiter->push({std::make_shared<QueuedWork>(), complete});
     } catch (const std::exception& e) {
       fail_work(e);
     }

@@ -2,10 +2,13 @@
 // QueuedGroup: the half of a process group that its transport does not decide, shared by the
 // groups over blocking host transports (ProcessGroupGloo, ProcessGroupMPI). Collectives run one
 // at a time, in call order, on one worker thread; point-to-point operations are posted in
-// order on that thread and waited for on two others, one for sends and one for receives, so a
-// send never holds up the operations queued after it and a receive completes once its message
-// has come, whatever sends of this rank still wait for their receiver (a pipeline stage that
-// reads a message's shape header before receiving its tensors depends on it). The watchdog
+// order on that thread and waited for on others: one for sends, and one per stream of receives
+// (the peer and tag they receive from), so a send never holds up the operations queued after it
+// and a receive completes once its message has come, whatever sends of this rank still wait for
+// their receiver and whatever receives of other streams were posted before it. A pipeline stage
+// depends on both: it reads a message's shape header before receiving its tensors, and keeps
+// the next receive of each of its streams posted ahead (distributed/pipeline/pipeline_stage.h),
+// which one waiter for all receives would complete in posting order, not arrival order. The watchdog
 // (distributed/health/watchdog.h) beats, checks for desyncs and stalls. The first failure
 // breaks the group: the failing collective's error names the op, its number, the time it took
 // and why (then the flight recorder); every unfinished and later Work fails at once with it,
@@ -13,9 +16,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distributed/health/collective_signature.h"
@@ -48,11 +53,12 @@ class QueuedGroup {
   // Work fails at once with the first failure.
   std::shared_ptr<Work> collective(CollectiveSignature sig, std::shared_ptr<TransportBuffers> buffers,
                                    std::function<void(uint32_t tag)> body);
-  // Point-to-point `op` ("send to rank 1 (tag 0)"): `post` runs on the worker in call order and
-  // returns the wait for its completion, which runs on the sends' or the receives' waiter; then
-  // `buffers` puts a received tensor in place.
-  std::shared_ptr<Work> p2p(bool is_send, const std::string& op, std::shared_ptr<TransportBuffers> buffers,
-                            std::function<std::function<void()>()> post);
+  // Point-to-point `op` ("send to rank 1 (tag 0)") with `peer` on `tag`: `post` runs on the
+  // worker in call order and returns the wait for its completion, which runs on the sends'
+  // waiter or on the waiter of the receives from (peer, tag); then `buffers` puts a received
+  // tensor in place.
+  std::shared_ptr<Work> p2p(bool is_send, int peer, int tag, const std::string& op,
+                            std::shared_ptr<TransportBuffers> buffers, std::function<std::function<void()>()> post);
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -85,7 +91,9 @@ class QueuedGroup {
   std::unique_ptr<Watchdog> watchdog_;
   // Destroyed first (declared last): they run what is queued.
   std::unique_ptr<WorkQueue> send_waiter_;
-  std::unique_ptr<WorkQueue> recv_waiter_;
+  // (peer, tag) -> the waiter of its receives, made at the stream's first receive; used on the
+  // worker's thread only (and destroyed after it).
+  std::map<std::pair<int, int>, std::unique_ptr<WorkQueue>> recv_waiters_;
   std::unique_ptr<WorkQueue> worker_;
 };
 

@@ -130,6 +130,36 @@ TEST_CASE("ProcessGroupGloo: async work overlaps and completes in order; send/re
   });
 }
 
+TEST_CASE("ProcessGroupGloo: a receive completes when its message comes, whatever receives of other streams wait") {
+  // Rank 0 posts a receive on tag 0, then one on tag 1; rank 1 sends on tag 0 only after rank
+  // 0 has answered the tag 1 message. One waiter for all receives would wait for tag 0 first
+  // and never complete tag 1's (a timeout); each (peer, tag) has its own.
+  ProcessGroupOptions options;
+  options.timeout = 10s;
+  run_gloo_ranks(
+      2,
+      [](ProcessGroupGloo& g) {
+        if (g.rank() == 0) {
+          Tensor late = make<int64_t>({0}), early = make<int64_t>({0});
+          auto late_recv = g.recv(late, 1, 0);
+          auto early_recv = g.recv(early, 1, 1);
+          early_recv->wait();
+          THREAD_CHECK(early.to_vector<int64_t>() == std::vector<int64_t>{11});
+          THREAD_CHECK_FALSE(late_recv->is_completed());
+          g.send(make<int64_t>({12}), 1, 2)->wait();
+          late_recv->wait();
+          THREAD_CHECK(late.to_vector<int64_t>() == std::vector<int64_t>{13});
+          return;
+        }
+        g.send(make<int64_t>({11}), 0, 1)->wait();
+        Tensor answer = make<int64_t>({0});
+        g.recv(answer, 0, 2)->wait();
+        THREAD_CHECK(answer.to_vector<int64_t>() == std::vector<int64_t>{12});
+        g.send(make<int64_t>({13}), 0, 0)->wait();
+      },
+      options);
+}
+
 // Rank 1 all-reduces 5 elements, the others 4. With the check on, the desync monitor finds it
 // from the published signatures, and every rank's wait() fails promptly; with it off, the
 // mismatched calls never exchange data (their Gloo tags differ, so no buffer-size abort), time
@@ -333,15 +363,15 @@ size_t thread_count() {
 
 }  // namespace
 
-TEST_CASE("ProcessGroupGloo: a group runs its worker, its send and receive waiters, Gloo's transport loop and one "
-          "watchdog thread") {
+// (Each stream of receives adds its waiter at its first receive.)
+TEST_CASE("ProcessGroupGloo: a group runs its worker, its send waiter, Gloo's transport loop and one watchdog thread") {
   auto store = std::make_shared<FileStore>(testing::scratch_dir("gloo_threads") + "/store", 5s);
   ProcessGroupOptions options;
   options.heartbeat_timeout = 30s;
   const size_t before = thread_count();
   {
     ProcessGroupGloo group(store, 0, 1, options);
-    CHECK(thread_count() == before + 5);
+    CHECK(thread_count() == before + 4);
   }
   CHECK(thread_count() == before);
 }

@@ -2,10 +2,14 @@
 // 1e-12): the loss and every parameter's gradient, for GPipe, 1F1B and interleaved 1F1B on 2-4
 // ranks, 1-8 microbatches with uneven splits and a batch size that changes every step, then
 // SGD steps; a skip connection passing two tensors between stages; every action a profiler
-// event, once, in the order run.
+// event, once, in the order run; each stream's next receive posted ahead, within the step.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include "distributed/pipeline/pipeline_stage.h"
 #include "distributed/pipeline/pipeline_timeline.h"
+#include "distributed/pipeline/tensor_message.h"
 #include "profiler/profiler.h"
 #include "tests/distributed/ddp/thread_process_group.h"
 #include "tests/distributed/pipeline/layer_chain.h"
@@ -85,6 +89,75 @@ TEST_CASE("Every action is a profiler event of its rank, once, in the order run"
   MeasuredBubble measured = measure_bubble(prof.events());
   CHECK(measured.busy_ns.size() == ranks);
   for (const auto& [rank, busy] : measured.busy_ns) CHECK((busy > 0 && busy <= measured.step_ns));
+}
+
+// A thread rank's group that logs, in call order, the first send and the first receive of each
+// message (its header: kHeaderCapacity int64 values), "send tag 0 to 2", "post tag 0 from 0",
+// and keeps every receive's Work.
+class RecordingGroup final : public dist::ProcessGroup {
+ public:
+  RecordingGroup(std::shared_ptr<ThreadWorld> world, int rank)
+      : ProcessGroup(rank, world->size(), kCPU), inner_(std::move(world), rank) {}
+  std::string backend_name() const override { return inner_.backend_name(); }
+  std::shared_ptr<dist::Work> send(const Tensor& tensor, int dst, int tag) override {
+    if (is_header(tensor)) log.push_back(fmt::format("send tag {} to {}", tag, dst));
+    return inner_.send(tensor, dst, tag);
+  }
+  std::shared_ptr<dist::Work> recv(Tensor& tensor, int src, int tag) override {
+    if (is_header(tensor)) log.push_back(fmt::format("post tag {} from {}", tag, src));
+    receives.push_back(inner_.recv(tensor, src, tag));
+    return receives.back();
+  }
+
+  std::vector<std::string> log;
+  std::vector<std::shared_ptr<dist::Work>> receives;
+
+ private:
+  static bool is_header(const Tensor& t) { return t.dtype() == kInt64 && t.numel() == kHeaderCapacity; }
+  ThreadProcessGroup inner_;
+};
+
+// How many entries equal to `entry` come before the k-th (from 0) one equal to `before`.
+int count_before(const std::vector<std::string>& log, const std::string& entry, const std::string& before, int k) {
+  int seen = 0, count = 0;
+  for (const std::string& e : log) {
+    if (e == before && seen++ == k) return count;
+    if (e == entry) ++count;
+  }
+  FAIL("fewer than " << k + 1 << " '" << before << "'");
+  return -1;
+}
+
+TEST_CASE("Each stream's next receive is posted ahead, within the step, as shapes change every step", "[pipeline]") {
+  // 1F1B on 3 ranks: rank 1 receives activations from rank 0 (tag 0) and gradients from rank 2
+  // (tag 1); without posting ahead, the receive of microbatch j + 1's activations would come
+  // after the send of microbatch j's (recv, forward, send, recv, ...). Three steps of 2m+1, 3m
+  // and m+1 rows: the first message of every step has new shapes.
+  const int ranks = 3, m = 4, steps = 3;
+  auto world = std::make_shared<ThreadWorld>(ranks);
+  std::vector<std::shared_ptr<RecordingGroup>> groups(ranks);
+  run_ranks(ranks, [&](int rank) {
+    groups[rank] = std::make_shared<RecordingGroup>(world, rank);
+    const std::string failure = train_and_compare(groups[rank], PipelineCase{ScheduleKind::OneFOneB, m, 1, {}});
+    if (!failure.empty()) brisk::testing::record_thread_failure(failure);
+  });
+  const std::vector<std::string>& log = groups[1]->log;
+  for (int k = 0; k < steps * m; ++k) {
+    const int step = k / m, j = k % m;
+    INFO("rank 1's send of step " << step << " microbatch " << j << ": " << fmt::format("{}", fmt::join(log, ", ")));
+    // Microbatch j + 1's activations posted before microbatch j's are sent on...
+    CHECK(count_before(log, "post tag 0 from 0", "send tag 0 to 2", k) == step * m + std::min(j + 2, m));
+    // ... and never the next step's.
+    CHECK(count_before(log, "post tag 0 from 0", "send tag 1 to 0", k) <= (step + 1) * m);
+    CHECK(count_before(log, "post tag 1 from 2", "send tag 1 to 0", k) <= (step + 1) * m);
+  }
+  // The first gradient's receive posted when the step starts, before the first send.
+  CHECK(count_before(log, "post tag 1 from 2", "send tag 0 to 2", 0) == 1);
+  for (const auto& group : groups) {
+    CHECK(std::count(group->log.begin(), group->log.end(), "post tag 0 from " + std::to_string(group->rank() - 1)) ==
+          (group->rank() > 0 ? steps * m : 0));
+    for (const auto& work : group->receives) CHECK(work->is_completed());  // nothing left posted
+  }
 }
 
 TEST_CASE("PipelineStage names a group, chunk count or batch that does not fit", "[pipeline]") {

@@ -1,6 +1,7 @@
 // Pipeline messages between thread ranks: any number of tensors of any dtypes and shapes,
 // undefined and empty ones included, a header longer than its first send, and shapes that
-// repeat or change from one message to the next (each end remembering the last ones).
+// repeat or change from one message to the next (each end remembering the last ones), received
+// whole or through receives posted before the message was sent.
 #include <catch2/catch.hpp>
 
 #include "autograd/ops.h"
@@ -83,6 +84,47 @@ TEST_CASE("Both ends remember the stream's last header; a repeat arrives in the 
     THREAD_CHECK(recv_tensors(group, 0, 0, shapes)[0].sum().item<float>() == 4.0f);
     THREAD_CHECK(shapes.header == std::vector<int64_t>{6, 1, static_cast<int64_t>(kFloat32), 2, 2, 2});
     THREAD_CHECK(recv_tensors(group, 0, 0, shapes)[0].sum().item<float>() == 8.0f);
+  });
+}
+
+TEST_CASE("A receive posted before its message was sent gets it, whether its shapes repeat or change", "[pipeline]") {
+  auto world = std::make_shared<ThreadWorld>(2);
+  run_ranks(2, [&](int rank) {
+    ThreadProcessGroup group(world, rank);
+    MessageShapes shapes;
+    if (rank == 0) {
+      // Each message sent once the receiver has posted its receive (the barriers).
+      const std::vector<std::vector<Tensor>> messages{
+          {ones({2, 3})}, {full({2, 3}, 2.0)}, {full({4, 1}, 3.0, kFloat64), arange(3, kInt64)}, {full({2, 3}, 4.0)}};
+      for (const auto& message : messages) {
+        group.barrier()->wait();
+        send_tensors(group, message, 1, 0, shapes).wait();
+      }
+      return;
+    }
+    auto next = [&] {
+      PendingRecv pending = post_recv_tensors(group, 0, 0, shapes);
+      group.barrier()->wait();
+      return pending.wait();
+    };
+    std::vector<Tensor> first = next();  // the stream's first message
+    THREAD_REQUIRE(first.size() == 1);
+    THREAD_CHECK(first[0].sizes() == Shape{2, 3});
+    THREAD_CHECK(first[0].sum().item<float>() == 6.0f);
+    std::vector<Tensor> same = next();  // into the receives posted for [2, 3]
+    THREAD_REQUIRE(same.size() == 1);
+    THREAD_CHECK(same[0].sum().item<float>() == 12.0f);
+    std::vector<Tensor> changed = next();  // the posted [2, 3] filled with zeros, then the new shapes
+    THREAD_REQUIRE(changed.size() == 2);
+    THREAD_CHECK(changed[0].sizes() == Shape{4, 1});
+    THREAD_CHECK(changed[0].sum().item<double>() == 12.0);
+    THREAD_CHECK(changed[1].to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2});
+    PendingRecv back = post_recv_tensors(group, 0, 0, shapes);
+    group.barrier()->wait();
+    std::vector<Tensor> got = back.wait();
+    THREAD_REQUIRE(got.size() == 1);
+    THREAD_CHECK(got[0].sum().item<float>() == 24.0f);
+    THREAD_CHECK_THROWS_WITH(back.wait(), Catch::Contains("recv_tensors from rank 0 (tag 0): this receive was waited"));
   });
 }
 
