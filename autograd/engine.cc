@@ -61,8 +61,7 @@ thread_local const std::vector<bool>* applying_wanted = nullptr;
 
 class ApplyingGuard {
  public:
-  ApplyingGuard(const Node& node, const std::vector<bool>& wanted)
-      : node_(applying_node), wanted_(applying_wanted) {
+  ApplyingGuard(const Node& node, const std::vector<bool>& wanted) : node_(applying_node), wanted_(applying_wanted) {
     applying_node = &node;
     applying_wanted = &wanted;
   }

@@ -2,11 +2,37 @@
 
 #include <algorithm>
 
-#include "autograd/autocast.h"
-#include "autograd/grad_mode.h"
 #include "autograd/accumulate_grad.h"
+#include "tensor/native/ops.h"
 
 namespace brisk::autograd {
+
+namespace {
+
+// A held node in the weight pass: it runs in the held node's place in the engine's order (its
+// sequence number), among the nodes the weight gradients flow through, and applies the held node
+// for its skipped edges only. So the gradients meeting at a tensor are summed in the order
+// backward() sums them. The engine reaches it with `trigger`, a scalar it ignores.
+class HeldNode final : public Node {
+ public:
+  HeldNode(SkippedGradients held, const Tensor& trigger) : Node(held.node->sequence_nr()), held_(std::move(held)) {
+    std::vector<Edge> edges;
+    for (size_t i = 0; i < held_.edges.size(); ++i) edges.push_back(held_.edges[i] ? held_.node->next_edge(i) : Edge());
+    set_next_edges(std::move(edges));
+    add_input_metadata(trigger);
+  }
+  std::string name() const override { return held_.node->name() + " (weights)"; }
+  TensorList apply(TensorList&&) override {
+    TensorList grads = Engine::apply_node(*held_.node, std::move(held_.grads), held_.edges);
+    held_.node->release_saved();
+    return grads;
+  }
+
+ private:
+  SkippedGradients held_;
+};
+
+}  // namespace
 
 InputGradients backward_input(const TensorList& outputs, const TensorList& grad_outputs, const TensorList& inputs) {
   GraphRoots roots = make_roots("backward_input", outputs, grad_outputs);
@@ -28,19 +54,10 @@ InputGradients backward_input(const TensorList& outputs, const TensorList& grad_
 void backward_weight(DeferredWeightGradients&& deferred) {
   GraphRoots roots = std::move(deferred.roots_);
   std::vector<SkippedGradients> held = std::move(deferred.held_);
-  {
-    // As Engine::execute runs a node without create_graph.
-    NoGradGuard no_grad;
-    AutocastOff no_autocast;
-    for (SkippedGradients& h : held) {
-      TensorList grads = Engine::apply_node(*h.node, std::move(h.grads), h.edges);
-      h.node->release_saved();
-      for (size_t i = 0; i < grads.size(); ++i) {
-        if (!h.edges[i] || !grads[i].defined()) continue;
-        roots.edges.push_back(h.node->next_edge(i));
-        roots.grads.push_back(std::move(grads[i]));
-      }
-    }
+  const Tensor trigger = native::zeros({}, TensorOptions(kFloat32));
+  for (SkippedGradients& h : held) {
+    roots.edges.push_back(Edge{std::make_shared<HeldNode>(std::move(h), trigger), 0});
+    roots.grads.push_back(trigger);
   }
   if (!roots.edges.empty()) Engine::execute(roots.edges, roots.grads, /*keep_graph=*/false, /*create_graph=*/false);
 }

@@ -12,12 +12,11 @@
 // and each of them computes only the gradients along those paths (Engine::wants_gradient): a
 // linear layer's node computes dL/dx, not dL/dW. A node that ran with other valid edges (to
 // the weights, or to what computes them) is held in the result with the gradients it received,
-// and keeps its saved tensors. backward_weight applies each held node for those edges only,
-// then runs the rest of the graph from the gradients they give in one backward pass, which
-// accumulates into the leaves' .grad and runs their hooks as backward() does, and frees the
-// held nodes' saved tensors. The two passes give the gradients backward() gives (the tests
-// compare them bitwise; a tensor receiving three or more gradients may sum them in another
-// order).
+// and keeps its saved tensors. backward_weight runs one backward pass over the held nodes, each
+// applied for those edges only and in its place in the engine's order, and the nodes they lead
+// to; it accumulates into the leaves' .grad and runs their hooks as backward() does, and frees
+// the held nodes' saved tensors. The two passes give the gradients backward() gives, bitwise
+// (the tests compare them so).
 //
 // With no input requiring grad (a first pipeline stage reading token ids), backward_input
 // computes nothing and backward_weight runs the whole backward. The graph is not kept for a

@@ -100,8 +100,9 @@ class PipelineStage {
   std::map<Key, std::vector<Tensor>> outputs_;       // its outputs (with their graph), until its backward
   std::map<Key, std::vector<Tensor>> output_grads_;  // received for its outputs
   std::map<Key, std::vector<Tensor>> input_grads_;   // computed for its inputs, until sent
-  std::map<Key, autograd::DeferredWeightGradients> deferred_weights_;  // from BackwardInput to BackwardWeight
   std::map<int, Tensor> losses_;                     // weighted, per microbatch, until backward
+  // The weight gradients each BackwardInput left for its BackwardWeight.
+  std::map<Key, autograd::DeferredWeightGradients> deferred_weights_;
   Tensor loss_sum_;
   std::vector<PendingSend> sends_;
   // The shapes of each stream's last message, kept across steps: (peer, tag) -> shapes.

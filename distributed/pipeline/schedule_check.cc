@@ -225,11 +225,11 @@ Simulation simulate(const PipelineSchedule& schedule, const std::vector<std::vec
 
 ScheduleReport check_schedule(const PipelineSchedule& schedule, const CostModel& costs) {
   const StageLayout& layout = schedule.layout();
-  BRISK_CHECK(costs.forward > 0 && costs.backward > 0 && costs.weight_backward >= 0 &&
-                  costs.weight_backward <= costs.backward,
-              "check_schedule: costs must be positive and the weight backward a part of the backward, got forward {}, "
-              "backward {}, weight backward {}",
-              costs.forward, costs.backward, costs.weight_backward);
+  BRISK_CHECK(
+      costs.forward > 0 && costs.backward > 0 && costs.weight_backward >= 0 && costs.weight_backward <= costs.backward,
+      "check_schedule: costs must be positive and the weight backward a part of the backward, got forward {}, "
+      "backward {}, weight backward {}",
+      costs.forward, costs.backward, costs.weight_backward);
   std::vector<std::vector<Action>> programs;
   for (int rank = 0; rank < layout.ranks(); ++rank) programs.push_back(schedule.program(rank));
   check_programs(schedule, programs);

@@ -36,7 +36,8 @@ std::string schedule_name(ScheduleKind kind);
 ScheduleKind parse_schedule(const std::string& name);
 
 // For each rank of `layout`, its computations (Forward, Backward or BackwardInput and
-// BackwardWeight; peer -1) in the order it runs them. An error when the schedule does not support the layout or microbatch count.
+// BackwardWeight; peer -1) in the order it runs them. An error when the schedule does not
+// support the layout or microbatch count.
 std::vector<std::vector<Action>> compute_orders(ScheduleKind kind, const StageLayout& layout, int microbatches);
 
 }  // namespace brisk::dist::pipeline

@@ -24,11 +24,10 @@ namespace F = nn::functional;
 
 using Forward = std::function<Tensor(const Tensor&)>;
 
-// Equal within `tolerance` (0: bitwise).
-bool same_values(const Tensor& a, const Tensor& b, double tolerance = 0.0) {
+bool bitwise_equal(const Tensor& a, const Tensor& b) {
   if (!a.defined() || !b.defined()) return a.defined() == b.defined();
   return a.sizes() == b.sizes() && a.dtype() == b.dtype() &&
-         (a.to(kFloat64) - b.to(kFloat64)).abs().max().item<double>() <= tolerance;
+         (a.to(kFloat64) - b.to(kFloat64)).abs().max().item<double>() == 0.0;
 }
 
 // The "bmm" kernel calls (every matmul, mm and linear runs on it) while `fn` runs.
@@ -47,10 +46,8 @@ struct Split {
 };
 
 // Runs `forward` on `x` twice, once with backward() and once split, and checks that the input
-// gradient and every parameter's .grad agree (bitwise unless a `tolerance` is given). Returns the
-// matmul counts of the passes.
-Split check_split_equals_backward(const std::vector<Tensor>& params, const Forward& forward, const Tensor& x,
-                                  double tolerance = 0.0) {
+// gradient and every parameter's .grad agree bitwise. Returns the matmul counts of the passes.
+Split check_split_equals_backward(const std::vector<Tensor>& params, const Forward& forward, const Tensor& x) {
   const Tensor input = x.is_floating_point() ? x.detach().requires_grad_() : x;
   for (const Tensor& p : params) p.set_grad(Tensor());
   Tensor out = forward(input);
@@ -67,13 +64,13 @@ Split check_split_equals_backward(const std::vector<Tensor>& params, const Forwa
   InputGradients in;
   split.input_matmuls = count_matmuls([&] { in = backward_input({out}, {grad_out}, {split_input}); });
   REQUIRE(in.grads.size() == 1);
-  CHECK(same_values(in.grads[0], expected_input_grad));
+  CHECK(bitwise_equal(in.grads[0], expected_input_grad));
   CHECK(!split_input.grad().defined());  // captured, not accumulated
   for (const Tensor& p : params) CHECK(!p.grad().defined());
   split.weight_matmuls = count_matmuls([&] { backward_weight(std::move(in.weights)); });
   for (size_t i = 0; i < params.size(); ++i) {
     INFO("parameter " << i << " " << params[i].describe());
-    CHECK(same_values(params[i].grad(), expected[i], tolerance));
+    CHECK(bitwise_equal(params[i].grad(), expected[i]));
   }
   CHECK(split.input_matmuls + split.weight_matmuls == plain_matmuls);
   return split;
@@ -90,7 +87,8 @@ TEST_CASE("split backward equals backward on an MLP, float64 and float32", "[spl
     INFO(dtype_name(dtype));
     nn::Sequential net = mlp(dtype);
     Tensor x = randn({5, 6}, dtype, &generator());
-    Split split = check_split_equals_backward(net->parameters(), [&](const Tensor& in) { return net->forward(in); }, x);
+    Split split = check_split_equals_backward(
+        net->parameters(), [&](const Tensor& in) { return net->forward(in); }, x);
     // Three layers: three input-gradient matmuls first, three weight-gradient matmuls later.
     CHECK(split.input_matmuls == 3);
     CHECK(split.weight_matmuls == 3);
@@ -103,8 +101,8 @@ TEST_CASE("split backward equals backward on a GPT block", "[split_backward]") {
     models::GPTBlock block(models::GPTConfig::preset("tiny"));
     block->to(dtype);
     Tensor x = randn({2, 5, block->ln_1->options.normalized_shape()[0]}, dtype, &generator());
-    Split split =
-        check_split_equals_backward(block->parameters(), [&](const Tensor& in) { return block->forward(in); }, x);
+    Split split = check_split_equals_backward(
+        block->parameters(), [&](const Tensor& in) { return block->forward(in); }, x);
     CHECK(split.input_matmuls > 0);
     CHECK(split.weight_matmuls >= 6);  // query, key, value, proj, fc, proj: one weight matmul each
   }
@@ -118,29 +116,31 @@ TEST_CASE("split backward equals backward on a convolution", "[split_backward]")
   std::vector<Tensor> params = conv->parameters();
   for (const Tensor& p : fc->parameters()) params.push_back(p);
   Tensor x = randn({2, 2, 4, 4}, kFloat64, &generator());
-  check_split_equals_backward(params, [&](const Tensor& in) { return fc(F::relu(conv(in)).flatten(1)); }, x);
+  check_split_equals_backward(
+      params, [&](const Tensor& in) { return fc(F::relu(conv(in)).flatten(1)); }, x);
 }
 
 TEST_CASE("split backward equals backward with weights used twice and three times", "[split_backward]") {
   Tensor w = make({4, 4});
-  Split twice = check_split_equals_backward({w}, [&](const Tensor& in) { return tanh(in.matmul(w)).matmul(w); },
-                                            randn({3, 4}, kFloat64, &generator()));
+  Split twice = check_split_equals_backward(
+      {w}, [&](const Tensor& in) { return tanh(in.matmul(w)).matmul(w); }, randn({3, 4}, kFloat64, &generator()));
   CHECK(twice.input_matmuls == 2);
   CHECK(twice.weight_matmuls == 2);
-  // Three times, once through a transposed view (the weight path has a node of its own): the
-  // weight pass sums the three gradients of w in another order than backward() (the transpose's
-  // runs after the roots are handed over), so they agree to rounding only.
+  // Three times, once through a transposed view: the weight path has a node of its own (the
+  // transpose's), which must run between the held matmuls for w's three gradients to be summed
+  // in backward()'s order.
   check_split_equals_backward(
       {w}, [&](const Tensor& in) { return tanh(tanh(in.matmul(w)).matmul(w.t())).matmul(w); },
-      randn({3, 4}, kFloat64, &generator()), 1e-14);
+      randn({3, 4}, kFloat64, &generator()));
 }
 
 TEST_CASE("split backward equals backward with a broadcast bias", "[split_backward]") {
   Tensor w = make({4, 3});
   Tensor b = make({3});
   Tensor scale = make({1, 3});
-  check_split_equals_backward({w, b, scale}, [&](const Tensor& in) { return (in.matmul(w) + b) * scale; },
-                              randn({2, 5, 4}, kFloat64, &generator()));
+  check_split_equals_backward(
+      {w, b, scale}, [&](const Tensor& in) { return (in.matmul(w) + b) * scale; },
+      randn({2, 5, 4}, kFloat64, &generator()));
 }
 
 TEST_CASE("a first stage on token ids: the weight pass is the whole backward", "[split_backward]") {
@@ -168,12 +168,23 @@ TEST_CASE("a first stage on token ids: the weight pass is the whole backward", "
   std::vector<Tensor> params = gpt->parameters();
   for (size_t i = 0; i < params.size(); ++i) {
     INFO("parameter " << i);
-    CHECK(same_values(params[i].grad(), expected[i]));
+    CHECK(bitwise_equal(params[i].grad(), expected[i]));
   }
 }
 
-TEST_CASE("the held nodes keep the weight pass's saved tensors until it runs, then free them",
-          "[split_backward]") {
+TEST_CASE("an input the outputs do not depend on gets no gradient; the weights get theirs", "[split_backward]") {
+  Tensor w = make({3});
+  Tensor unrelated = make({2});
+  Tensor y = (w * w).sum();
+  InputGradients in = backward_input({y}, {}, {unrelated});
+  CHECK(!in.grads[0].defined());
+  CHECK(!w.grad().defined());
+  backward_weight(std::move(in.weights));
+  CHECK(bitwise_equal(w.grad(), w.detach() * 2.0));
+  CHECK(!unrelated.grad().defined());
+}
+
+TEST_CASE("the held nodes keep the weight pass's saved tensors until it runs, then free them", "[split_backward]") {
   nn::Linear first(4, 5), second(5, 2);
   first->to(kFloat64);
   second->to(kFloat64);
