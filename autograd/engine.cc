@@ -1,5 +1,6 @@
 #include "autograd/engine.h"
 
+#include <algorithm>
 #include <limits>
 #include <queue>
 #include <unordered_map>
@@ -44,11 +45,35 @@ struct GraphTask {
   TensorList captured;
   std::vector<std::function<void()>> callbacks;
 
+  // For split_backward: where the nodes that skipped edges go.
+  std::vector<SkippedGradients>* skipped = nullptr;
+
   bool runs(Node* node) const { return !capturing || executes.count(node) != 0; }
   bool visits(Node* node) const { return !capturing || active.count(node) != 0; }
+  bool wants(const Edge& edge) const { return edge.valid() && visits(edge.node.get()); }
 };
 
 thread_local GraphTask* current_task = nullptr;
+
+// The node being applied on this thread and the gradients wanted of it (Engine::wants_gradient).
+thread_local const Node* applying_node = nullptr;
+thread_local const std::vector<bool>* applying_wanted = nullptr;
+
+class ApplyingGuard {
+ public:
+  ApplyingGuard(const Node& node, const std::vector<bool>& wanted) : node_(applying_node), wanted_(applying_wanted) {
+    applying_node = &node;
+    applying_wanted = &wanted;
+  }
+  ~ApplyingGuard() {
+    applying_node = node_;
+    applying_wanted = wanted_;
+  }
+
+ private:
+  const Node* node_;
+  const std::vector<bool>* wanted_;
+};
 
 class CurrentTaskGuard {
  public:
@@ -125,13 +150,23 @@ void run_node(GraphTask& task, const std::shared_ptr<Node>& node,
   }
   if (!task.runs(node.get())) return;
 
-  profiler::RecordScope scope(profiler::Category::Autograd, [&] { return node->name(); });
-  TensorList outputs = AnomalyMode::is_enabled() ? apply_with_anomaly_checks(*node, std::move(inputs))
-                                                 : validate_grads(*node, node->apply(std::move(inputs)));
-  if (!task.keep_graph) node->release_saved();
+  std::vector<bool> wanted(node->num_outputs());
+  std::vector<bool> skips(node->num_outputs());
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    wanted[i] = task.wants(node->next_edge(i));
+    skips[i] = node->next_edge(i).valid() && !wanted[i];
+  }
+  const bool holds = task.skipped != nullptr && std::find(skips.begin(), skips.end(), true) != skips.end();
+  TensorList held_grads = holds ? inputs : TensorList();
+  TensorList outputs = Engine::apply_node(*node, std::move(inputs), wanted);
+  if (holds) {
+    task.skipped->push_back({node, std::move(held_grads), std::move(skips)});
+  } else if (!task.keep_graph) {
+    node->release_saved();
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Edge& edge = node->next_edge(i);
-    if (!edge.valid() || !task.visits(edge.node.get())) continue;
+    if (!wanted[i]) continue;
     TensorList& target = task.buffers[edge.node.get()];
     if (target.empty()) target.resize(edge.node->num_inputs());
     accumulate(target[edge.input_nr], std::move(outputs[i]), task.create_graph);
@@ -142,18 +177,26 @@ void run_node(GraphTask& task, const std::shared_ptr<Node>& node,
 }  // namespace
 
 TensorList Engine::execute(const std::vector<Edge>& roots, const TensorList& root_grads, bool keep_graph,
-                           bool create_graph, const std::vector<Edge>& capture) {
+                           bool create_graph, const std::vector<Edge>& capture,
+                           std::vector<SkippedGradients>* skipped) {
   GraphTask task;
   task.keep_graph = keep_graph;
   task.create_graph = create_graph;
   auto root = std::make_shared<GraphRoot>(roots, root_grads);
   if (!capture.empty()) {
     task.capturing = true;
+    task.skipped = skipped;
     task.captured.resize(capture.size());
     for (size_t i = 0; i < capture.size(); ++i) {
       if (capture[i].valid()) task.captures[capture[i].node.get()].emplace_back(capture[i].input_nr, i);
     }
     mark_needed(root.get(), task);
+    if (skipped != nullptr && !task.runs(root.get())) {
+      std::vector<bool> every_valid;
+      for (const Edge& edge : roots) every_valid.push_back(edge.valid());
+      skipped->push_back({root, {}, std::move(every_valid)});
+      return std::move(task.captured);
+    }
   }
   count_dependencies(root.get(), task);
 
@@ -176,6 +219,18 @@ TensorList Engine::execute(const std::vector<Edge>& roots, const TensorList& roo
     callback();
   }
   return std::move(task.captured);
+}
+
+TensorList Engine::apply_node(Node& node, TensorList grads, const std::vector<bool>& wanted) {
+  profiler::RecordScope scope(profiler::Category::Autograd, [&] { return node.name(); });
+  ApplyingGuard applying(node, wanted);
+  return AnomalyMode::is_enabled() ? apply_with_anomaly_checks(node, std::move(grads))
+                                   : validate_grads(node, node.apply(std::move(grads)));
+}
+
+bool Engine::wants_gradient(const Node& node, size_t i) {
+  if (applying_node == &node) return (*applying_wanted)[i];
+  return node.next_edge(i).valid();
 }
 
 void Engine::queue_callback(std::function<void()> fn) {

@@ -5,19 +5,11 @@
 
 namespace brisk::autograd {
 
-namespace {
-
-struct Roots {
-  std::vector<Edge> edges;
-  TensorList grads;
-};
-
-// The root edges and their gradients; `op` names the caller in errors.
-Roots make_roots(const char* op, const TensorList& tensors, const TensorList& grad_tensors) {
+GraphRoots make_roots(const char* op, const TensorList& tensors, const TensorList& grad_tensors) {
   BRISK_CHECK(!tensors.empty(), "{}: no output tensors given", op);
   BRISK_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(), "{}: got {} tensors but {} gradients", op,
               tensors.size(), grad_tensors.size());
-  Roots roots;
+  GraphRoots roots;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     BRISK_CHECK(t.defined(), "{}: output {} is an undefined tensor", op, i);
@@ -40,17 +32,15 @@ Roots make_roots(const char* op, const TensorList& tensors, const TensorList& gr
   return roots;
 }
 
-}  // namespace
-
 void backward(const TensorList& tensors, const TensorList& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph) {
-  Roots roots = make_roots("backward", tensors, grad_tensors);
+  GraphRoots roots = make_roots("backward", tensors, grad_tensors);
   Engine::execute(roots.edges, roots.grads, retain_graph.value_or(create_graph), create_graph);
 }
 
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
                 std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
-  Roots roots = make_roots("grad", outputs, grad_outputs);
+  GraphRoots roots = make_roots("grad", outputs, grad_outputs);
   BRISK_CHECK(!inputs.empty(), "grad: no input tensors given");
   std::vector<Edge> capture;
   for (size_t i = 0; i < inputs.size(); ++i) {

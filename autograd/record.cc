@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "autograd/accumulate_grad.h"
+#include "autograd/engine.h"
 #include "autograd/grad_mode.h"
 #include "tensor/autograd_meta.h"
 #include "tensor/native/ops.h"
@@ -68,7 +69,7 @@ TensorList ClosureNode::apply(TensorList&& grads) {
   args.saved.reserve(saved_.size());
   for (const SavedTensor& s : saved_) args.saved.push_back(s.unpack(self));
   args.needs_grad.reserve(num_outputs());
-  for (const Edge& edge : next_edges()) args.needs_grad.push_back(edge.valid());
+  for (size_t i = 0; i < num_outputs(); ++i) args.needs_grad.push_back(Engine::wants_gradient(*this, i));
   return fn_(args);
 }
 

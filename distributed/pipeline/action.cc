@@ -16,6 +16,8 @@ std::string describe(const Action& action) {
   switch (action.kind) {
     case ActionKind::Forward: return fmt::format("forward mb {} stage {}", mb, stage);
     case ActionKind::Backward: return fmt::format("backward mb {} stage {}", mb, stage);
+    case ActionKind::BackwardInput: return fmt::format("backward input mb {} stage {}", mb, stage);
+    case ActionKind::BackwardWeight: return fmt::format("backward weight mb {} stage {}", mb, stage);
     case ActionKind::SendActivation: return fmt::format("send activation mb {} stage {} to rank {}", mb, stage, peer);
     case ActionKind::RecvActivation: return fmt::format("recv activation mb {} stage {} from rank {}", mb, stage, peer);
     case ActionKind::SendGradient: return fmt::format("send gradient mb {} stage {} to rank {}", mb, stage, peer);

@@ -8,6 +8,7 @@
 //   StageLayout layout(/*ranks=*/2, /*chunks=*/2);   // 4 stages: rank 0 holds 0 and 2
 //   layout.rank_of(3) == 1; layout.chunk_of(3) == 1;
 //   describe(Action{ActionKind::Forward, 1, 2})      // "forward mb 1 stage 2"
+//   describe(Action{ActionKind::BackwardWeight, 0, 1})  // "backward weight mb 0 stage 1"
 #include <string>
 
 namespace brisk::dist::pipeline {
@@ -34,7 +35,9 @@ class StageLayout {
 
 enum class ActionKind {
   Forward,
-  Backward,
+  Backward,        // the whole backward: input and weight gradients
+  BackwardInput,   // the gradients of the stage's inputs only (autograd/split_backward.h) ...
+  BackwardWeight,  // ... and later those of its weights, from what BackwardInput held
   SendActivation,  // this stage's outputs to stage + 1
   RecvActivation,  // this stage's inputs from stage - 1
   SendGradient,    // the gradient of this stage's inputs to stage - 1
@@ -49,7 +52,12 @@ struct Action {
   int stage = 0;
   int peer = -1;
 
-  bool is_compute() const { return kind == ActionKind::Forward || kind == ActionKind::Backward; }
+  bool is_compute() const {
+    return kind == ActionKind::Forward || kind == ActionKind::Backward || kind == ActionKind::BackwardInput ||
+           kind == ActionKind::BackwardWeight;
+  }
+  // Whether it computes the gradient of the stage's inputs, which the previous stage consumes.
+  bool is_input_backward() const { return kind == ActionKind::Backward || kind == ActionKind::BackwardInput; }
   bool is_send() const { return kind == ActionKind::SendActivation || kind == ActionKind::SendGradient; }
   bool is_recv() const { return kind == ActionKind::RecvActivation || kind == ActionKind::RecvGradient; }
   bool operator==(const Action& o) const {
@@ -58,7 +66,7 @@ struct Action {
   bool operator!=(const Action& o) const { return !(*this == o); }
 };
 
-// "forward mb 1 stage 2", "send activation mb 0 stage 1 to rank 2", "recv gradient mb 3
+// "forward mb 1 stage 2", "backward input mb 1 stage 2", "send activation mb 0 stage 1 to rank 2", "recv gradient mb 3
 // stage 0 from rank 1".
 std::string describe(const Action& action);
 

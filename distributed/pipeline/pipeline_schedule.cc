@@ -13,19 +13,29 @@ using Done = std::set<std::tuple<ActionKind, int, int>>;  // (kind, microbatch, 
 
 bool is_done(const Done& done, ActionKind kind, int mb, int stage) { return done.count({kind, mb, stage}) > 0; }
 
-// The computation that must precede `a` on another stage, if any is still missing; else "".
+// Whether the gradient of `stage`'s inputs is computed, by a whole or an input backward.
+bool has_input_gradient(const Done& done, int mb, int stage) {
+  return is_done(done, ActionKind::Backward, mb, stage) || is_done(done, ActionKind::BackwardInput, mb, stage);
+}
+
+// The computation that must precede `a`, if any is still missing; else "".
 std::string missing_input(const StageLayout& layout, const Done& done, const Action& a) {
+  const int mb = a.microbatch;
   if (a.kind == ActionKind::Forward) {
-    if (!layout.is_first(a.stage) && !is_done(done, ActionKind::Forward, a.microbatch, a.stage - 1)) {
-      return describe(Action{ActionKind::Forward, a.microbatch, a.stage - 1});
+    if (!layout.is_first(a.stage) && !is_done(done, ActionKind::Forward, mb, a.stage - 1)) {
+      return describe(Action{ActionKind::Forward, mb, a.stage - 1});
     }
     return "";
   }
-  if (!is_done(done, ActionKind::Forward, a.microbatch, a.stage)) {
-    return describe(Action{ActionKind::Forward, a.microbatch, a.stage});
+  if (a.kind == ActionKind::BackwardWeight) {
+    if (!is_done(done, ActionKind::BackwardInput, mb, a.stage)) {
+      return describe(Action{ActionKind::BackwardInput, mb, a.stage});
+    }
+    return "";
   }
-  if (!layout.is_last(a.stage) && !is_done(done, ActionKind::Backward, a.microbatch, a.stage + 1)) {
-    return describe(Action{ActionKind::Backward, a.microbatch, a.stage + 1});
+  if (!is_done(done, ActionKind::Forward, mb, a.stage)) return describe(Action{ActionKind::Forward, mb, a.stage});
+  if (!layout.is_last(a.stage) && !has_input_gradient(done, mb, a.stage + 1)) {
+    return describe(Action{ActionKind::Backward, mb, a.stage + 1});  // or its input backward
   }
   return "";
 }
@@ -33,6 +43,7 @@ std::string missing_input(const StageLayout& layout, const Done& done, const Act
 // `a` with the receive of its input before it and the send of its output after it, where the
 // neighbouring stage lives on another rank.
 std::vector<Action> with_messages(const StageLayout& layout, const Action& a) {
+  if (a.kind == ActionKind::BackwardWeight) return {a};  // its gradients stay on the stage
   const int rank = layout.rank_of(a.stage), mb = a.microbatch;
   const bool forward = a.kind == ActionKind::Forward;
   const int from = forward ? a.stage - 1 : a.stage + 1;  // the stage whose output a consumes

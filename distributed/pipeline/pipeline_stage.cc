@@ -90,6 +90,10 @@ Tensor PipelineStage::step(const std::vector<Tensor>& inputs, const std::vector<
   BRISK_CHECK(posted_.empty(), "PipelineStage::step: rank {} ended the step with receives posted", group_->rank());
   BRISK_CHECK(inputs_.empty() && outputs_.empty() && output_grads_.empty() && input_grads_.empty() && losses_.empty(),
               "PipelineStage::step: rank {} ended the step with microbatches not backwarded", group_->rank());
+  BRISK_CHECK(deferred_weights_.empty(),
+              "PipelineStage::step: rank {} ended the step with weight gradients not computed (microbatch {} on stage "
+              "{} first)",
+              group_->rank(), deferred_weights_.begin()->first.first, deferred_weights_.begin()->first.second);
   return loss_sum_;
 }
 
@@ -108,6 +112,8 @@ void PipelineStage::run(size_t index) {
   switch (a.kind) {
     case ActionKind::Forward: forward(a.microbatch, a.stage); break;
     case ActionKind::Backward: backward(a.microbatch, a.stage); break;
+    case ActionKind::BackwardInput: backward_input(a.microbatch, a.stage); break;
+    case ActionKind::BackwardWeight: backward_weight(a.microbatch, a.stage); break;
     case ActionKind::SendActivation: {
       const auto it = outputs_.find(key);
       BRISK_CHECK(it != outputs_.end(),
@@ -168,35 +174,58 @@ void PipelineStage::forward(int mb, int stage) {
   outputs_[key] = std::move(out);
 }
 
-void PipelineStage::backward(int mb, int stage) {
-  const StageLayout& layout = schedule_.layout();
+std::pair<std::vector<Tensor>, std::vector<Tensor>> PipelineStage::take_backward_roots(int mb, int stage) {
+  if (schedule_.layout().is_last(stage)) return {{take(losses_, mb, "loss", mb, stage)}, {Tensor()}};
   const Key key{mb, stage};
-  if (layout.is_last(stage)) {
-    take(losses_, mb, "loss", mb, stage).backward();
-  } else {
-    std::vector<Tensor> outputs = take(outputs_, key, "outputs", mb, stage);
-    std::vector<Tensor> grads = take(output_grads_, key, "output gradients", mb, stage);
-    BRISK_CHECK(grads.size() == outputs.size(),
-                "PipelineStage: stage {} returned {} tensors for microbatch {} but {} gradients came back", stage,
-                outputs.size(), mb, grads.size());
-    std::vector<Tensor> roots, root_grads;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      if (outputs[i].defined() && outputs[i].requires_grad() && grads[i].defined()) {
-        roots.push_back(outputs[i]);
-        root_grads.push_back(grads[i]);
-      }
+  std::vector<Tensor> outputs = take(outputs_, key, "outputs", mb, stage);
+  std::vector<Tensor> grads = take(output_grads_, key, "output gradients", mb, stage);
+  BRISK_CHECK(grads.size() == outputs.size(),
+              "PipelineStage: stage {} returned {} tensors for microbatch {} but {} gradients came back", stage,
+              outputs.size(), mb, grads.size());
+  std::vector<Tensor> roots, root_grads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].defined() && outputs[i].requires_grad() && grads[i].defined()) {
+      roots.push_back(outputs[i]);
+      root_grads.push_back(grads[i]);
     }
-    if (!roots.empty()) autograd::backward(roots, root_grads);
   }
-  if (layout.is_first(stage)) return;
-  std::vector<Tensor> in = take(inputs_, key, "inputs", mb, stage);
-  std::vector<Tensor> grads;
-  for (const Tensor& t : in) grads.push_back(t.defined() && t.requires_grad() ? t.grad() : Tensor());
+  return {roots, root_grads};
+}
+
+void PipelineStage::pass_input_grads(int mb, int stage, std::vector<Tensor> grads) {
+  const StageLayout& layout = schedule_.layout();
   if (layout.rank_of(stage - 1) == layout.rank_of(stage)) {
     output_grads_[{mb, stage - 1}] = std::move(grads);  // the previous stage is this rank's too
   } else {
-    input_grads_[key] = std::move(grads);
+    input_grads_[{mb, stage}] = std::move(grads);
   }
+}
+
+void PipelineStage::backward(int mb, int stage) {
+  auto [roots, root_grads] = take_backward_roots(mb, stage);
+  if (!roots.empty()) autograd::backward(roots, root_grads);
+  if (schedule_.layout().is_first(stage)) return;
+  std::vector<Tensor> grads;
+  for (const Tensor& t : take(inputs_, Key{mb, stage}, "inputs", mb, stage)) {
+    grads.push_back(t.defined() && t.requires_grad() ? t.grad() : Tensor());
+  }
+  pass_input_grads(mb, stage, std::move(grads));
+}
+
+void PipelineStage::backward_input(int mb, int stage) {
+  const bool first = schedule_.layout().is_first(stage);
+  auto [roots, root_grads] = take_backward_roots(mb, stage);
+  // The first stage's inputs are the batch: no gradient for them, the weight pass does it all.
+  std::vector<Tensor> in = first ? std::vector<Tensor>{} : take(inputs_, Key{mb, stage}, "inputs", mb, stage);
+  autograd::InputGradients computed;
+  if (!roots.empty()) computed = autograd::backward_input(roots, root_grads, in);
+  computed.grads.resize(in.size());  // undefined for every input when there were no roots
+  deferred_weights_[{mb, stage}] = std::move(computed.weights);
+  if (!first) pass_input_grads(mb, stage, std::move(computed.grads));
+}
+
+void PipelineStage::backward_weight(int mb, int stage) {
+  autograd::backward_weight(take(deferred_weights_, Key{mb, stage}, "held weight gradients", mb, stage));
 }
 
 }  // namespace brisk::dist::pipeline

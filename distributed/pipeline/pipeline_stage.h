@@ -40,6 +40,11 @@
 // receives wait (Gloo and MPI wait for each stream on its own thread: queued_group.h). Over
 // NCCL, whose point-to-point operations run in call order on one stream, a receive posted early
 // would hold up the sends issued after it: there each receive is posted when its action comes up.
+//
+// A split backward (BackwardInput, BackwardWeight: the zb-h1 schedule) computes the gradients
+// of the stage's inputs first, holding what the weights' gradients need until the weight
+// backward (autograd/split_backward.h); the sum is the whole backward's work, not more.
+//
 // Tensors received from another stage become leaves that require grad (floating dtypes), so
 // their gradients can be sent back; an output with no gradient (integer, or unused by the
 // loss) sends an undefined one. Each action is a profiler event (Category::User) named
@@ -51,6 +56,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/split_backward.h"
 #include "distributed/pipeline/pipeline_schedule.h"
 #include "distributed/pipeline/schedule_check.h"
 #include "distributed/pipeline/tensor_message.h"
@@ -87,6 +93,13 @@ class PipelineStage {
   void post(size_t index);
   void forward(int mb, int stage);
   void backward(int mb, int stage);
+  void backward_input(int mb, int stage);
+  void backward_weight(int mb, int stage);
+  // The roots of the backward of (mb, stage) and their gradients: the weighted loss on the last
+  // stage, else the outputs with a gradient received for them.
+  std::pair<std::vector<Tensor>, std::vector<Tensor>> take_backward_roots(int mb, int stage);
+  // Hands the gradients of the inputs of (mb, stage) to the previous stage.
+  void pass_input_grads(int mb, int stage, std::vector<Tensor> grads);
 
   std::shared_ptr<ProcessGroup> group_;
   std::vector<StageFunction> chunks_;
@@ -107,6 +120,8 @@ class PipelineStage {
   std::map<Key, std::vector<Tensor>> output_grads_;  // received for its outputs
   std::map<Key, std::vector<Tensor>> input_grads_;   // computed for its inputs, until sent
   std::map<int, Tensor> losses_;                     // weighted, per microbatch, until backward
+  // The weight gradients each BackwardInput left for its BackwardWeight.
+  std::map<Key, autograd::DeferredWeightGradients> deferred_weights_;
   Tensor loss_sum_;
   std::vector<PendingSend> sends_;
   std::map<Stream, PendingRecv> posted_;  // at most one per stream

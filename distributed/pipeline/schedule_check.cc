@@ -29,9 +29,26 @@ Action counterpart(const Action& a, int rank) {
   }
 }
 
+// The (microbatch, stage) pairs whose backward a rank's program splits into BackwardInput and
+// BackwardWeight; the others run a whole Backward.
+using SplitBackwards = std::set<std::pair<int, int>>;
+
+SplitBackwards split_backwards(const std::vector<Action>& program) {
+  SplitBackwards split;
+  for (const Action& a : program) {
+    if (a.kind == ActionKind::BackwardInput) split.insert({a.microbatch, a.stage});
+  }
+  return split;
+}
+
+// The computation giving the gradient of the inputs of stage `s` for `mb`.
+Key input_gradient(const SplitBackwards& split, int mb, int s) {
+  return {split.count({mb, s}) ? ActionKind::BackwardInput : ActionKind::Backward, mb, s};
+}
+
 // What must precede `a` on its rank (a computation needs its input, a send its output); the
 // alternatives are either a receive or the neighbouring stage's computation when local.
-std::vector<Key> prerequisites(const StageLayout& layout, const Action& a) {
+std::vector<Key> prerequisites(const StageLayout& layout, const SplitBackwards& split, const Action& a) {
   const int mb = a.microbatch, s = a.stage;
   const bool local_prev = !layout.is_first(s) && layout.rank_of(s - 1) == layout.rank_of(s);
   const bool local_next = !layout.is_last(s) && layout.rank_of(s + 1) == layout.rank_of(s);
@@ -39,27 +56,34 @@ std::vector<Key> prerequisites(const StageLayout& layout, const Action& a) {
     case ActionKind::Forward:
       if (layout.is_first(s)) return {};
       return {local_prev ? Key{ActionKind::Forward, mb, s - 1} : Key{ActionKind::RecvActivation, mb, s}};
-    case ActionKind::Backward: {
+    case ActionKind::Backward:
+    case ActionKind::BackwardInput: {
       std::vector<Key> keys{Key{ActionKind::Forward, mb, s}};
       if (!layout.is_last(s)) {
-        keys.push_back(local_next ? Key{ActionKind::Backward, mb, s + 1} : Key{ActionKind::RecvGradient, mb, s});
+        keys.push_back(local_next ? input_gradient(split, mb, s + 1) : Key{ActionKind::RecvGradient, mb, s});
       }
       return keys;
     }
+    case ActionKind::BackwardWeight: return {Key{ActionKind::BackwardInput, mb, s}};
     case ActionKind::SendActivation: return {Key{ActionKind::Forward, mb, s}};
-    case ActionKind::SendGradient: return {Key{ActionKind::Backward, mb, s}};
+    case ActionKind::SendGradient: return {input_gradient(split, mb, s)};
     default: return {};
   }
 }
 
 // The actions rank must run exactly once: its computations and the messages across ranks.
-std::set<Key> required_actions(const StageLayout& layout, int rank, int microbatches) {
+std::set<Key> required_actions(const StageLayout& layout, const SplitBackwards& split, int rank, int microbatches) {
   std::set<Key> keys;
   for (int c = 0; c < layout.chunks(); ++c) {
     const int s = layout.stage_of(rank, c);
     for (int mb = 0; mb < microbatches; ++mb) {
       keys.insert({ActionKind::Forward, mb, s});
-      keys.insert({ActionKind::Backward, mb, s});
+      if (split.count({mb, s})) {
+        keys.insert({ActionKind::BackwardInput, mb, s});
+        keys.insert({ActionKind::BackwardWeight, mb, s});
+      } else {
+        keys.insert({ActionKind::Backward, mb, s});
+      }
       if (!layout.is_first(s) && layout.rank_of(s - 1) != rank) {
         keys.insert({ActionKind::RecvActivation, mb, s});
         keys.insert({ActionKind::SendGradient, mb, s});
@@ -78,9 +102,10 @@ void check_programs(const PipelineSchedule& schedule, const std::vector<std::vec
   const StageLayout& layout = schedule.layout();
   const std::string name = schedule.name();
   for (int rank = 0; rank < layout.ranks(); ++rank) {
-    std::set<Key> required = required_actions(layout, rank, schedule.microbatches());
-    std::map<Key, size_t> seen;  // action -> its index in the program
     const auto& program = programs[rank];
+    const SplitBackwards split = split_backwards(program);
+    std::set<Key> required = required_actions(layout, split, rank, schedule.microbatches());
+    std::map<Key, size_t> seen;  // action -> its index in the program
     for (size_t i = 0; i < program.size(); ++i) {
       const Action& a = program[i];
       const Key key{a.kind, a.microbatch, a.stage};
@@ -93,7 +118,7 @@ void check_programs(const PipelineSchedule& schedule, const std::vector<std::vec
         BRISK_CHECK(a.peer == peer, "pipeline schedule '{}': {} names rank {} but stage {} is on rank {}", name,
                     at(rank, i, a), a.peer, counterpart(a, rank).stage, peer);
       }
-      for (const Key& needed : prerequisites(layout, a)) {
+      for (const Key& needed : prerequisites(layout, split, a)) {
         const Action before{std::get<0>(needed), std::get<1>(needed), std::get<2>(needed), -1};
         BRISK_CHECK(seen.count(needed), "pipeline schedule '{}': {} runs before rank {}'s {}", name, at(rank, i, a),
                     rank, describe(before));
@@ -125,7 +150,13 @@ Simulation simulate(const PipelineSchedule& schedule, const std::vector<std::vec
   const StageLayout& layout = schedule.layout();
   const int ranks = layout.ranks();
   const std::string name = schedule.name();
-  const double forward = costs.forward / layout.chunks(), backward = costs.backward / layout.chunks();
+  const double chunks = layout.chunks();
+  const std::map<ActionKind, double> cost{
+      {ActionKind::Forward, costs.forward / chunks},
+      {ActionKind::Backward, costs.backward / chunks},
+      {ActionKind::BackwardInput, (costs.backward - costs.weight_backward) / chunks},
+      {ActionKind::BackwardWeight, costs.weight_backward / chunks},
+  };
   std::map<std::tuple<int, int, int>, std::deque<Message>> channels;  // (src, dst, tag)
   Simulation sim{std::vector<double>(ranks, 0.0), std::vector<double>(ranks, 0.0), std::vector<int>(ranks, 0)};
   std::vector<int> live(ranks, 0);
@@ -151,10 +182,11 @@ Simulation simulate(const PipelineSchedule& schedule, const std::vector<std::vec
           channels[{r, a.peer, message_tag(a.kind)}].push_back({a, pc[r], sim.clock[r]});
           ++sim.messages;
         } else {
-          const double cost = a.kind == ActionKind::Forward ? forward : backward;
-          sim.clock[r] += cost;
-          sim.busy[r] += cost;
-          live[r] += a.kind == ActionKind::Forward ? 1 : -1;
+          sim.clock[r] += cost.at(a.kind);
+          sim.busy[r] += cost.at(a.kind);
+          // A microbatch's activations live from its forward to its (weight) backward.
+          if (a.kind == ActionKind::Forward) ++live[r];
+          if (a.kind == ActionKind::Backward || a.kind == ActionKind::BackwardWeight) --live[r];
           sim.peak[r] = std::max(sim.peak[r], live[r]);
         }
         ++pc[r];
@@ -193,6 +225,11 @@ Simulation simulate(const PipelineSchedule& schedule, const std::vector<std::vec
 
 ScheduleReport check_schedule(const PipelineSchedule& schedule, const CostModel& costs) {
   const StageLayout& layout = schedule.layout();
+  BRISK_CHECK(
+      costs.forward > 0 && costs.backward > 0 && costs.weight_backward >= 0 && costs.weight_backward <= costs.backward,
+      "check_schedule: costs must be positive and the weight backward a part of the backward, got forward {}, "
+      "backward {}, weight backward {}",
+      costs.forward, costs.backward, costs.weight_backward);
   std::vector<std::vector<Action>> programs;
   for (int rank = 0; rank < layout.ranks(); ++rank) programs.push_back(schedule.program(rank));
   check_programs(schedule, programs);
@@ -211,13 +248,18 @@ ScheduleReport check_schedule(const PipelineSchedule& schedule, const CostModel&
       "{} on {} ranks x {} chunks, {} microbatches: bubble {:.4f} (formula {:.4f}), peak activations per rank "
       "[{}], {} messages per step",
       schedule.name(), layout.ranks(), layout.chunks(), schedule.microbatches(), report.bubble_fraction,
-      formula_bubble(schedule), fmt::join(report.peak_activations, ", "), report.messages_per_step);
+      formula_bubble(schedule, costs), fmt::join(report.peak_activations, ", "), report.messages_per_step);
   return report;
 }
 
-double formula_bubble(const PipelineSchedule& schedule) {
+double formula_bubble(const PipelineSchedule& schedule, const CostModel& costs) {
   const StageLayout& layout = schedule.layout();
-  return static_cast<double>(layout.ranks() - 1) / (layout.chunks() * schedule.microbatches());
+  const int p = layout.ranks(), m = schedule.microbatches();
+  if (schedule.name() == schedule_name(ScheduleKind::ZeroBubbleH1)) {
+    const double f = costs.forward, w = costs.weight_backward, i = costs.backward - w;
+    return ((p - 1) * (f + i) - std::min(m - 1, p - 1) * w) / (m * (f + i + w));
+  }
+  return static_cast<double>(p - 1) / (layout.chunks() * m);
 }
 
 }  // namespace brisk::dist::pipeline

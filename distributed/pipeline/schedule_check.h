@@ -6,8 +6,9 @@
 //
 // The checks (an error names the ranks and the actions involved):
 // - every rank runs each of its stages' forward and backward once per microbatch, forward
-//   first; each computation comes after the receive (or local computation) producing its
-//   input, each send after the computation producing what it sends;
+//   first, the backward whole or split (an input backward, then a weight backward); each
+//   computation comes after the receive (or local computation) producing its input, each send
+//   after the computation producing what it sends;
 // - every send has exactly one receive and the reverse, matched in order per (sender,
 //   receiver, tag) as the process groups match them (action.h's message_tag);
 // - running the programs cannot deadlock: sends never block (their Works are waited at the end
@@ -15,10 +16,14 @@
 //   that all wait on one another are reported as the cycle of their receives.
 //
 // The cost model: a rank's forward of one microbatch through all of its layers costs 1 and the
-// backward 2 (the usual 2x); a chunk costs its share (1/chunks, 2/chunks); messages cost 0.
-// The bubble of a rank is its idle time within the step over its busy time (Megatron-LM's
-// definition), which this model makes (ranks-1)/m for GPipe and 1F1B and
-// (ranks-1)/(chunks*m) for interleaved 1F1B. Its share of the step is bubble/(1+bubble).
+// backward 2 (the usual 2x), of which the weight gradients 1 (a split backward: input 1, weight
+// 1); a chunk costs its share (1/chunks, 2/chunks); messages cost 0. A microbatch's activations
+// count from its forward to its backward (whole or weight). The bubble of a rank is its idle
+// time within the step over its busy time (Megatron-LM's definition), which this model makes
+// (ranks-1)/m for GPipe and 1F1B and (ranks-1)/(chunks*m) for interleaved 1F1B. For ZB-H1, with
+// forward F, input backward I and weight backward W <= F, it is
+// ((p-1)(F+I) - min(m-1, p-1) W) / (m (F+I+W)): with F = I = W, (p-1)/(3m) once m >= p, a third
+// of 1F1B's. Its share of the step is bubble/(1+bubble).
 #include <string>
 #include <vector>
 
@@ -27,8 +32,9 @@
 namespace brisk::dist::pipeline {
 
 struct CostModel {
-  double forward = 1.0;   // a rank's forward of one microbatch, all chunks together
-  double backward = 2.0;  // its backward
+  double forward = 1.0;          // a rank's forward of one microbatch, all chunks together
+  double backward = 2.0;         // its backward
+  double weight_backward = 1.0;  // the part of the backward a BackwardWeight runs
 };
 
 struct ScheduleReport {
@@ -48,7 +54,7 @@ struct ScheduleReport {
 ScheduleReport check_schedule(const PipelineSchedule& schedule, const CostModel& costs = {});
 
 // The bubble fraction the formula gives: (ranks-1)/m for gpipe and 1f1b, (ranks-1)/(chunks*m)
-// for interleaved.
-double formula_bubble(const PipelineSchedule& schedule);
+// for interleaved, ZB-H1's above (on `costs`) for zb-h1.
+double formula_bubble(const PipelineSchedule& schedule, const CostModel& costs = {});
 
 }  // namespace brisk::dist::pipeline

@@ -10,6 +10,8 @@ namespace {
 
 Action forward(int mb, int stage) { return Action{ActionKind::Forward, mb, stage, -1}; }
 Action backward(int mb, int stage) { return Action{ActionKind::Backward, mb, stage, -1}; }
+Action backward_input(int mb, int stage) { return Action{ActionKind::BackwardInput, mb, stage, -1}; }
+Action backward_weight(int mb, int stage) { return Action{ActionKind::BackwardWeight, mb, stage, -1}; }
 
 std::vector<Action> gpipe(const StageLayout& layout, int rank, int m) {
   std::vector<Action> order;
@@ -44,6 +46,21 @@ std::vector<Action> pipedream_flush(const StageLayout& layout, int rank, int m) 
   return one_forward_one_backward(forwards, backwards, std::min(layout.ranks() - 1 - rank, m));
 }
 
+std::vector<Action> zero_bubble_h1(const StageLayout& layout, int rank, int m) {
+  std::vector<Action> order;
+  int weights = 0;  // microbatches whose weight pass is placed
+  for (Action a : pipedream_flush(layout, rank, m)) {
+    if (a.kind == ActionKind::Forward) {
+      order.push_back(a);
+      continue;
+    }
+    order.push_back(backward_input(a.microbatch, rank));
+    if (a.microbatch >= rank) order.push_back(backward_weight(weights++, rank));
+  }
+  while (weights < m) order.push_back(backward_weight(weights++, rank));
+  return order;
+}
+
 std::vector<Action> interleaved(const StageLayout& layout, int rank, int m) {
   const int p = layout.ranks(), v = layout.chunks();
   std::vector<Action> forwards, backwards;
@@ -66,22 +83,24 @@ std::string schedule_name(ScheduleKind kind) {
     case ScheduleKind::GPipe: return "gpipe";
     case ScheduleKind::OneFOneB: return "1f1b";
     case ScheduleKind::Interleaved1F1B: return "interleaved";
+    case ScheduleKind::ZeroBubbleH1: return "zb-h1";
   }
   return "unknown";
 }
 
 ScheduleKind parse_schedule(const std::string& name) {
-  for (ScheduleKind kind : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved1F1B}) {
+  for (ScheduleKind kind :
+       {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved1F1B, ScheduleKind::ZeroBubbleH1}) {
     if (schedule_name(kind) == name) return kind;
   }
-  BRISK_FAIL("unknown pipeline schedule '{}' (known: gpipe, 1f1b, interleaved)", name);
+  BRISK_FAIL("unknown pipeline schedule '{}' (known: gpipe, 1f1b, interleaved, zb-h1)", name);
 }
 
 std::vector<std::vector<Action>> compute_orders(ScheduleKind kind, const StageLayout& layout, int microbatches) {
   const std::string name = schedule_name(kind);
   BRISK_CHECK(microbatches >= 1, "{} schedule: needs at least one microbatch, got {}", name, microbatches);
-  BRISK_CHECK(kind != ScheduleKind::OneFOneB || layout.chunks() == 1,
-              "1f1b schedule: runs one chunk per rank, got {} (use interleaved)", layout.chunks());
+  BRISK_CHECK((kind != ScheduleKind::OneFOneB && kind != ScheduleKind::ZeroBubbleH1) || layout.chunks() == 1,
+              "{} schedule: runs one chunk per rank, got {} (use interleaved)", name, layout.chunks());
   BRISK_CHECK(kind != ScheduleKind::Interleaved1F1B || microbatches % layout.ranks() == 0,
               "interleaved schedule: the microbatches ({}) must be a multiple of the pipeline ranks ({})", microbatches,
               layout.ranks());
@@ -91,6 +110,7 @@ std::vector<std::vector<Action>> compute_orders(ScheduleKind kind, const StageLa
       case ScheduleKind::GPipe: orders.push_back(gpipe(layout, rank, microbatches)); break;
       case ScheduleKind::OneFOneB: orders.push_back(pipedream_flush(layout, rank, microbatches)); break;
       case ScheduleKind::Interleaved1F1B: orders.push_back(interleaved(layout, rank, microbatches)); break;
+      case ScheduleKind::ZeroBubbleH1: orders.push_back(zero_bubble_h1(layout, rank, microbatches)); break;
     }
   }
   return orders;

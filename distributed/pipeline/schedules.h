@@ -15,6 +15,12 @@
 // of `ranks`, each round through chunk 0, 1, ... forward and back down for backward; the
 // warm-up is 2*(ranks-1-r) + (chunks-1)*ranks forwards. It shrinks the bubble by `chunks` at
 // the price of chunks-times the messages. Needs microbatches to be a multiple of ranks.
+// ZB-H1 (Qi et al., "Zero Bubble Pipeline Parallelism", 2023): 1F1B's order with each backward
+// split into BackwardInput, in 1F1B's place, and BackwardWeight, which rank r runs r
+// microbatches late (after the BackwardInput of microbatch k+r) and the rest at the end: the
+// input gradients reach the earlier ranks sooner, and the weight passes fill the waits of the
+// cool-down. Every rank then holds up to min(ranks, m) microbatches until their weight pass,
+// 1F1B's peak (its rank 0's). One chunk per rank.
 #include <string>
 #include <vector>
 
@@ -22,15 +28,16 @@
 
 namespace brisk::dist::pipeline {
 
-enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B };
+enum class ScheduleKind { GPipe, OneFOneB, Interleaved1F1B, ZeroBubbleH1 };
 
-// "gpipe", "1f1b", "interleaved".
+// "gpipe", "1f1b", "interleaved", "zb-h1".
 std::string schedule_name(ScheduleKind kind);
 // The inverse of schedule_name; an error naming the known schedules otherwise.
 ScheduleKind parse_schedule(const std::string& name);
 
-// For each rank of `layout`, its Forward and Backward actions (peer -1) in the order it runs
-// them. An error when the schedule does not support the layout or microbatch count.
+// For each rank of `layout`, its computations (Forward, Backward or BackwardInput and
+// BackwardWeight; peer -1) in the order it runs them. An error when the schedule does not
+// support the layout or microbatch count.
 std::vector<std::vector<Action>> compute_orders(ScheduleKind kind, const StageLayout& layout, int microbatches);
 
 }  // namespace brisk::dist::pipeline

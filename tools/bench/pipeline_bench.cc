@@ -1,14 +1,18 @@
 // The pipeline bubble measured in the profiler's timeline against the schedule checker's
-// formula, for GPipe, 1F1B and interleaved 1F1B at a few (ranks p, microbatches m, chunks v):
+// formula, for GPipe, 1F1B, interleaved 1F1B and ZB-H1 at a few (ranks p, microbatches m,
+// chunks v):
 //
 //   bazel run //tools/bench:pipeline_bench -- --work-ms 20
 //
 // The ranks are threads of this process, each with its own ProcessGroupGloo over loopback
 // TCP (one TCPStore), so the messages take the real send/recv path. Each stage is synthetic:
 // its chunk multiplies by a parameter and then occupies its rank for a fixed time, sleeping
-// --work-ms / v per microbatch forward and twice that in backward (a gradient hook), as a
-// device kernel keeps its host thread waiting. Sleeping rather than spinning keeps p ranks
-// from competing for this machine's cores, which would measure the machine, not the schedule.
+// --work-ms / v per microbatch forward and twice that in backward, as a device kernel keeps its
+// host thread waiting: half in a hook on the gradient of the chunk's product (the input
+// gradient's path), half in a hook on the parameter (its weight gradient), so that ZB-H1's
+// split backward runs one half in its input backward and the other in its weight backward (the
+// first stage, whose input needs no gradient, runs both in its weight backward). Sleeping rather than spinning keeps p
+// ranks from competing for this machine's cores, which would measure the machine, not the schedule.
 //
 // After a warm-up step, each of --steps steps is profiled alone; measure_bubble
 // (pipeline_timeline.h) takes each rank's busy time from its forward and backward events and
@@ -24,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -45,16 +50,19 @@ struct Config {
   int ranks, microbatches, chunks;
 };
 
-// A chunk that costs `forward` of sleep, and twice that in its backward.
+// A chunk that costs `forward` of sleep, and twice that in its backward: once on the input
+// gradient's path, once on the weight's.
 StageFunction synthetic_chunk(const Tensor& weight, std::chrono::microseconds forward) {
-  return [weight, forward](const std::vector<Tensor>& in) {
+  auto sleep = [forward](const Tensor&) {
+    std::this_thread::sleep_for(forward);
+    return Tensor();
+  };
+  weight.register_hook(sleep);
+  return [weight, forward, sleep](const std::vector<Tensor>& in) {
     std::this_thread::sleep_for(forward);
     Tensor scaled = in[0] * weight;
     // On an inner tensor, never a root of the stage's backward: its gradient always passes here.
-    scaled.register_hook([forward](const Tensor&) {
-      std::this_thread::sleep_for(2 * forward);
-      return Tensor();
-    });
+    scaled.register_hook(sleep);
     return std::vector<Tensor>{scaled * 1.0};
   };
 }
@@ -123,6 +131,9 @@ int main(int argc, char** argv) {
   CLI::App app{"pipeline bubble: formula, checker simulation and profiler timeline"};
   app.add_option("--work-ms", work_ms, "forward time of a rank's whole model share per microbatch (backward: 2x)");
   app.add_option("--steps", steps, "profiled steps per configuration (the median is printed)");
+  std::string only;
+  app.add_option("--schedule", only, "run only this schedule's rows (gpipe, 1f1b, interleaved, zb-h1)")
+      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved", "zb-h1"}));
   CLI11_PARSE(app, argc, argv);
 
   const std::vector<Config> configs{
@@ -130,11 +141,16 @@ int main(int argc, char** argv) {
       {ScheduleKind::OneFOneB, 2, 4, 1},        {ScheduleKind::OneFOneB, 4, 8, 1},
       {ScheduleKind::OneFOneB, 4, 16, 1},       {ScheduleKind::Interleaved1F1B, 2, 4, 2},
       {ScheduleKind::Interleaved1F1B, 4, 8, 2}, {ScheduleKind::Interleaved1F1B, 4, 8, 4},
+      {ScheduleKind::ZeroBubbleH1, 2, 4, 1},    {ScheduleKind::ZeroBubbleH1, 4, 8, 1},
+      {ScheduleKind::ZeroBubbleH1, 4, 16, 1},
   };
-  std::printf("forward %.1f ms per microbatch and rank (backward 2x), median of %d steps\n", work_ms, steps);
+  std::printf("forward %.1f ms per microbatch and rank (backward 2x: zb-h1's input and weight backwards 1x each), "
+              "median of %d steps\n",
+              work_ms, steps);
   std::printf("%-12s %3s %3s %3s  %8s %10s %9s %9s  %9s %9s  %s\n", "schedule", "p", "m", "v", "formula", "simulated",
               "measured", "rel.diff", "model ms", "step ms", "peak act. / messages");
   for (const Config& config : configs) {
+    if (!only.empty() && schedule_name(config.kind) != only) continue;
     PipelineSchedule schedule = PipelineSchedule::make(config.kind, config.ranks, config.microbatches, config.chunks);
     ScheduleReport report = check_schedule(schedule);
     const double formula = formula_bubble(schedule);

@@ -241,8 +241,9 @@ void add_train_flags(CLI::App& app, TrainOptions& o) {
       ->check(kPositiveInt32);
   app.add_option("--pp", o.pp, "--model gpt: pipeline stages' ranks (they split the blocks)")->check(kPositiveInt32);
   app.add_option("--pp-schedule", o.pp_schedule,
-                 "--model gpt: the pipeline schedule: gpipe, 1f1b, or interleaved (two stages per --pp rank)")
-      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+                 "--model gpt: the pipeline schedule: gpipe, 1f1b, interleaved (two stages per --pp rank), or zb-h1 "
+                 "(1f1b with the backward split, the weight gradients filling the bubble)")
+      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved", "zb-h1"}));
   app.add_option("--microbatches", o.microbatches,
                  "--model gpt: microbatches of each data-parallel rank's batch per pipeline step (0: --pp)")
       ->check(kNonNegativeInt32);

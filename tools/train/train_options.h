@@ -72,7 +72,7 @@ struct TrainOptions {
   int64_t top_k = 0;              // --sample draws among the k likeliest bytes; 0: among all
   // --model gpt on a (dp, tp, pp) layout of dp * tp * pp processes (parallel_language_model_training.h)
   int dp = 1, tp = 1, pp = 1;
-  std::string pp_schedule = "1f1b";  // gpipe, 1f1b or interleaved (two stages per pipeline rank)
+  std::string pp_schedule = "1f1b";  // gpipe, 1f1b, interleaved (two stages per pipeline rank) or zb-h1
   int microbatches = 0;              // per pipeline step; 0: --pp
 };
 

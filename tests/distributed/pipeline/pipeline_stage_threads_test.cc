@@ -1,6 +1,6 @@
 // Pipelines on in-process thread ranks equal one process on the global batch (float64, within
-// 1e-12): the loss and every parameter's gradient, for GPipe, 1F1B and interleaved 1F1B on 2-4
-// ranks, 1-8 microbatches with uneven splits and a batch size that changes every step, then
+// 1e-12): the loss and every parameter's gradient, for GPipe, 1F1B, interleaved 1F1B and ZB-H1
+// on 2-4 ranks, 1-8 microbatches with uneven splits and a batch size that changes every step, then
 // SGD steps; a skip connection passing two tensors between stages; every action a profiler
 // event, once, in the order run; each stream's next receive posted ahead, within the step.
 #include <catch2/catch.hpp>
@@ -43,6 +43,16 @@ TEST_CASE("GPipe and 1F1B on 2-4 ranks equal one process on the global batch", "
   }
 }
 
+TEST_CASE("ZB-H1 (split backward) on 2-4 ranks equals one process on the global batch", "[pipeline]") {
+  for (int ranks : {2, 3, 4}) {
+    for (int m : {1, 2, 4, 5}) check_equivalence(ScheduleKind::ZeroBubbleH1, ranks, m, 1, ChainOptions{});
+  }
+  ChainOptions skip;
+  skip.skip = true;
+  check_equivalence(ScheduleKind::ZeroBubbleH1, 3, 4, 1, skip);
+  check_equivalence(ScheduleKind::ZeroBubbleH1, 1, 3, 1, ChainOptions{});
+}
+
 TEST_CASE("Interleaved 1F1B with 2 chunks per rank equals one process", "[pipeline]") {
   for (int ranks : {2, 3, 4}) {
     for (int m : {ranks, 2 * ranks}) check_equivalence(ScheduleKind::Interleaved1F1B, ranks, m, 2, ChainOptions{});
@@ -64,7 +74,8 @@ TEST_CASE("One rank runs every stage locally", "[pipeline]") {
 
 TEST_CASE("Every action is a profiler event of its rank, once, in the order run", "[pipeline]") {
   const int ranks = 3;
-  PipelineSchedule schedule = PipelineSchedule::make(ScheduleKind::OneFOneB, ranks, 4);
+  const ScheduleKind kind = GENERATE(ScheduleKind::OneFOneB, ScheduleKind::ZeroBubbleH1);
+  PipelineSchedule schedule = PipelineSchedule::make(kind, ranks, 4);
   ChainOptions options;
   auto world = std::make_shared<ThreadWorld>(ranks);
   profiler::Profiler prof;

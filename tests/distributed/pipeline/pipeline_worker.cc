@@ -9,6 +9,7 @@
 //   1f1b         1F1B, 4 microbatches
 //   interleaved  interleaved 1F1B, 2 chunks per rank, 2*world microbatches
 //   skip         1F1B with a skip connection: two tensors per message
+//   zb-h1        ZB-H1 (split backward), 5 microbatches (uneven)
 // Every scenario runs three steps whose batch sizes differ (shape headers). The pipeline runs on
 // the group's device (worker_group.h), the one-process reference on the CPU.
 #include <cstdio>
@@ -25,7 +26,7 @@ using namespace brisk::dist::pipeline::testing;
 
 int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& group) {
   std::vector<std::string> names{what};
-  if (what == "all") names = {"gpipe", "1f1b", "interleaved", "skip"};
+  if (what == "all") names = {"gpipe", "1f1b", "interleaved", "skip", "zb-h1"};
   ChainOptions skip;
   skip.skip = true;
   int failures = 0;
@@ -36,6 +37,7 @@ int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& 
     else if (name == "interleaved")
       failure = train_and_compare(group, {ScheduleKind::Interleaved1F1B, 2 * group->size(), 2, ChainOptions{}});
     else if (name == "skip") failure = train_and_compare(group, {ScheduleKind::OneFOneB, 4, 1, skip});
+    else if (name == "zb-h1") failure = train_and_compare(group, {ScheduleKind::ZeroBubbleH1, 5, 1, ChainOptions{}});
     else failure = "unknown scenario";
     std::printf("%s %s %s\n", name.c_str(), failure.empty() ? "ok" : "FAILED", failure.c_str());
     std::fflush(stdout);
@@ -48,5 +50,5 @@ int run_all(const std::string& what, const std::shared_ptr<dist::ProcessGroup>& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return brisk::dist::testing::worker_main(argc, argv, "all|gpipe|1f1b|interleaved|skip", run_all);
+  return brisk::dist::testing::worker_main(argc, argv, "all|gpipe|1f1b|interleaved|skip|zb-h1", run_all);
 }

@@ -3,6 +3,9 @@
 // actions named.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <string>
+
 #include "distributed/pipeline/schedule_check.h"
 
 namespace {
@@ -195,11 +198,111 @@ TEST_CASE("Computation orders that deadlock fail while the global order is built
 }
 
 TEST_CASE("Schedule names parse back, unknown ones are named", "[pipeline]") {
-  for (ScheduleKind kind : {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved1F1B}) {
+  for (ScheduleKind kind :
+       {ScheduleKind::GPipe, ScheduleKind::OneFOneB, ScheduleKind::Interleaved1F1B, ScheduleKind::ZeroBubbleH1}) {
     CHECK(parse_schedule(schedule_name(kind)) == kind);
   }
-  CHECK_THROWS_WITH(parse_schedule("zb"), Contains("unknown pipeline schedule 'zb' (known: gpipe, 1f1b, interleaved)"));
+  CHECK(parse_schedule("zb-h1") == ScheduleKind::ZeroBubbleH1);
+  CHECK_THROWS_WITH(parse_schedule("zb"),
+                    Contains("unknown pipeline schedule 'zb' (known: gpipe, 1f1b, interleaved, zb-h1)"));
+  CHECK_THROWS_WITH(PipelineSchedule::make(ScheduleKind::ZeroBubbleH1, 2, 4, 2),
+                    Contains("zb-h1 schedule: runs one chunk per rank, got 2"));
   CHECK_THROWS_WITH(PipelineSchedule::make(ScheduleKind::OneFOneB, 2, 4, 2), Contains("1f1b schedule: runs one chunk"));
+}
+
+std::string names(const std::vector<Action>& actions) {
+  std::string text;
+  for (const Action& a : actions) {
+    const char* kind = a.kind == ActionKind::Forward ? "F" : a.kind == ActionKind::BackwardInput ? "I" : "W";
+    text += (text.empty() ? "" : " ") + std::string(kind) + std::to_string(a.microbatch);
+  }
+  return text;
+}
+
+TEST_CASE("ZB-H1: 1F1B's order with input backwards, rank r's weight backwards r microbatches late", "[pipeline]") {
+  const StageLayout layout(4, 1);
+  const auto orders = compute_orders(ScheduleKind::ZeroBubbleH1, layout, 8);
+  CHECK(names(orders[0]) == "F0 F1 F2 F3 I0 W0 F4 I1 W1 F5 I2 W2 F6 I3 W3 F7 I4 W4 I5 W5 I6 W6 I7 W7");
+  CHECK(names(orders[3]) == "F0 I0 F1 I1 F2 I2 F3 I3 W0 F4 I4 W1 F5 I5 W2 F6 I6 W3 F7 I7 W4 W5 W6 W7");
+  for (int p : {1, 2, 3, 4}) {
+    for (int m : {1, 2, 3, 5, 8}) {
+      const auto zb = compute_orders(ScheduleKind::ZeroBubbleH1, StageLayout(p, 1), m);
+      const auto one_f_one_b = compute_orders(ScheduleKind::OneFOneB, StageLayout(p, 1), m);
+      for (int r = 0; r < p; ++r) {
+        // Without the weight backwards, and input backwards read as whole ones, it is 1F1B.
+        std::vector<Action> rest;
+        for (Action a : zb[r]) {
+          if (a.kind == ActionKind::BackwardWeight) continue;
+          if (a.kind == ActionKind::BackwardInput) a.kind = ActionKind::Backward;
+          rest.push_back(a);
+        }
+        CHECK(rest == one_f_one_b[r]);
+      }
+    }
+  }
+}
+
+TEST_CASE("ZB-H1: the bubble formula on the cost model, a third of 1F1B's, 1F1B's activation peak", "[pipeline]") {
+  for (int p : {1, 2, 3, 4, 6}) {
+    for (int m : {1, 2, 3, 4, 5, 8, 13}) {
+      INFO("p=" << p << " m=" << m);
+      PipelineSchedule schedule = PipelineSchedule::make(ScheduleKind::ZeroBubbleH1, p, m);
+      ScheduleReport report = check_schedule(schedule);
+      // F = I = W = 1: ((p-1)*2 - min(m-1, p-1)) / 3m.
+      const double formula = (2.0 * (p - 1) - std::min(m - 1, p - 1)) / (3.0 * m);
+      CHECK(report.bubble_fraction == Approx(formula).epsilon(1e-12).margin(1e-12));
+      CHECK(formula_bubble(schedule) == Approx(formula).epsilon(1e-12).margin(1e-12));
+      if (m >= p) CHECK(report.bubble_fraction == Approx(double(p - 1) / (3 * m)).epsilon(1e-12).margin(1e-12));
+      const ScheduleReport one_f_one_b = check_schedule(PipelineSchedule::make(ScheduleKind::OneFOneB, p, m));
+      CHECK(report.bubble_fraction <= one_f_one_b.bubble_fraction + 1e-12);
+      // Every rank holds up to min(p, m) microbatches until their weight backward: 1F1B's peak.
+      CHECK(report.peak_activations == std::vector<int>(p, std::min(p, m)));
+      CHECK(*std::max_element(report.peak_activations.begin(), report.peak_activations.end()) ==
+            *std::max_element(one_f_one_b.peak_activations.begin(), one_f_one_b.peak_activations.end()));
+      for (int r = 0; r < p; ++r) CHECK(report.busy[r] == Approx(3.0 * m));
+      CHECK(report.messages_per_step == 2 * m * (p - 1));
+    }
+  }
+}
+
+TEST_CASE("ZB-H1: the formula holds for other costs while the weight backward costs at most the forward",
+          "[pipeline]") {
+  for (CostModel costs : {CostModel{1.0, 2.0, 1.0}, CostModel{1.0, 2.0, 0.5}, CostModel{2.0, 3.0, 1.0},
+                          CostModel{1.0, 1.5, 0.5}, CostModel{1.0, 3.0, 1.0}}) {
+    for (int p : {2, 3, 4}) {
+      for (int m : {1, 2, 4, 5, 8}) {
+        INFO("forward " << costs.forward << " backward " << costs.backward << " weight " << costs.weight_backward
+                        << " p=" << p << " m=" << m);
+        PipelineSchedule schedule = PipelineSchedule::make(ScheduleKind::ZeroBubbleH1, p, m);
+        CHECK(check_schedule(schedule, costs).bubble_fraction ==
+              Approx(formula_bubble(schedule, costs)).epsilon(1e-12).margin(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("Split backwards out of order are rejected", "[pipeline]") {
+  PipelineSchedule schedule = PipelineSchedule::make(ScheduleKind::ZeroBubbleH1, 2, 2);
+  std::vector<Action> program = schedule.program(1);
+  SECTION("a weight backward before its input backward") {
+    auto w = std::find(program.begin(), program.end(), Action{ActionKind::BackwardWeight, 0, 1, -1});
+    auto i = std::find(program.begin(), program.end(), Action{ActionKind::BackwardInput, 0, 1, -1});
+    REQUIRE((w != program.end() && i != program.end()));
+    std::iter_swap(w, i);
+    schedule.set_program(1, program);
+    CHECK_THROWS_WITH(check_schedule(schedule), Contains("(backward weight mb 0 stage 1) runs before rank 1's "
+                                                         "backward input mb 0 stage 1"));
+  }
+  SECTION("a missing weight backward") {
+    program.erase(std::find(program.begin(), program.end(), Action{ActionKind::BackwardWeight, 1, 1, -1}));
+    schedule.set_program(1, program);
+    CHECK_THROWS_WITH(check_schedule(schedule), Contains("rank 1 never runs backward weight mb 1 stage 1"));
+  }
+  SECTION("a whole backward beside a split one") {
+    program.push_back({ActionKind::Backward, 1, 1, -1});
+    schedule.set_program(1, program);
+    CHECK_THROWS_WITH(check_schedule(schedule), Contains("(backward mb 1 stage 1) is not an action of rank 1"));
+  }
 }
 
 }  // namespace

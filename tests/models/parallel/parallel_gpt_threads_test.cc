@@ -1,8 +1,8 @@
 // The GPT on every (dp, tp, pp) layout of 2, 4 and 8 thread ranks (tp 3: the vocabulary split
 // unevenly) equals the unsplit GPT trained in one process on the global batch (float64, within
 // 1e-12): the loss after each of three AdamW steps and every parameter after them, gathered
-// whole, for GPipe and 1F1B, interleaved 1F1B where pp is 2 (two stages per rank), ZeRO-1
-// on the dp dimension, and gradient clipping by the whole model's norm (parallel_gpt_training.h).
+// whole, for GPipe and 1F1B, interleaved 1F1B where pp is 2 (two stages per rank), ZB-H1 on a
+// few layouts, ZeRO-1 on the dp dimension, and gradient clipping by the whole model's norm (parallel_gpt_training.h).
 // parallel_gpt_multiprocess_test runs layouts across processes.
 #include <catch2/catch.hpp>
 
@@ -42,6 +42,13 @@ TEST_CASE("The GPT on every layout of 2, 4 and 8 thread ranks trains as one proc
       check_layout(LayoutCase{dp, tp, pp, kind}, initial);
     }
     if (pp == 2) check_layout(LayoutCase{dp, tp, pp, ScheduleKind::Interleaved1F1B, /*chunks=*/2}, initial);
+  }
+}
+
+TEST_CASE("ZB-H1 (the backward split in input and weight passes) trains the GPT as one process") {
+  const nn::StateDict initial = initial_state(test_config());
+  for (const auto& [dp, tp, pp] : std::vector<std::array<int, 3>>{{1, 1, 2}, {2, 2, 2}, {1, 3, 2}, {1, 1, 4}}) {
+    check_layout(LayoutCase{dp, tp, pp, ScheduleKind::ZeroBubbleH1}, initial);
   }
 }
 

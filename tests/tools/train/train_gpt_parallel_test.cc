@@ -1,5 +1,6 @@
 // train --model gpt --dp --tp --pp under the launcher: (2, 2, 2) on 8 processes with each
-// pipeline schedule, (2, 1, 2) with --shard zero1 and (1, 2, 2) with --max-grad-norm on 4, log
+// pipeline schedule, (2, 1, 2) with --shard zero1, (1, 2, 2) with zb-h1 and (1, 2, 2) with
+// --max-grad-norm on 4, log
 // the losses of the one-process
 // run (each rank draws one process's batches), up to float32 rounding: every step's train loss
 // and the held-out bits per byte within 2e-4. A checkpoint that (2, 2, 2) saves after its first
@@ -107,6 +108,7 @@ TEST_CASE("train --model gpt on (dp, tp, pp) layouts logs the one-process run's 
       {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "1f1b", "--microbatches", "4"}},
       {8, {"--dp", "2", "--tp", "2", "--pp", "2", "--pp-schedule", "interleaved"}},
       {4, {"--dp", "2", "--tp", "1", "--pp", "2", "--shard", "zero1"}},
+      {4, {"--dp", "1", "--tp", "2", "--pp", "2", "--pp-schedule", "zb-h1", "--microbatches", "4"}},
       {4, {"--dp", "1", "--tp", "2", "--pp", "2", "--max-grad-norm", "0.2"}, true},
   };
   for (const Layout& layout : layouts) {

@@ -184,6 +184,10 @@ TEST_CASE("check_train_options: flags that do not go together, named") {
   CHECK(layout.pp_schedule == "interleaved");
   CHECK(layout.microbatches == 4);
   REQUIRE_NOTHROW(check_train_options(layout));
+  TrainOptions zero_bubble;
+  REQUIRE(parse({"--model", "gpt", "--pp", "2", "--pp-schedule", "zb-h1", "--microbatches", "4"}, zero_bubble) == "");
+  CHECK(zero_bubble.pp_schedule == "zb-h1");
+  REQUIRE_NOTHROW(check_train_options(zero_bubble));
   TrainOptions graphed;
   REQUIRE(parse({"--cuda-graph", "--lr-schedule", "constant", "--amp", "bf16"}, graphed) == "");
   REQUIRE(graphed.cuda_graph);
