@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 models="${MODELS:-mini small}"
-rounds="${ROUNDS:-2}"
+rounds="${ROUNDS:-3}"
 batch="${BATCH:-8}"
 seq="${SEQ:-64}"
 microbatches="${MICROBATCHES:-4}"
