@@ -36,12 +36,16 @@
 // Loss: loss_first and loss_last are the global batch's loss in the first step (a warm-up one
 // when --warmup > 0) and in the last timed one (the mean over the ranks holding one), to check
 // that layouts train the same model.
-// Output: one line of key=value fields per run, "parallel_bench side=brisk ...".
+// Output: one line of key=value fields per run, "parallel_bench side=brisk ...". With
+// --key-averages N, then rank 0's ops and autograd nodes over N more profiled steps, per step
+// by self time ("key_average <name> <calls> <self ms> <total ms>", as parallel_bench_torch.py
+// prints torch.profiler's; docs/training.md, "Where the GPT's CPU step goes").
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,6 +82,7 @@ struct Config {
   std::string schedule = "1f1b";
   int64_t batch = 8, seq = 64;
   int microbatches = 4, warmup = 1, steps = 4, profiled_steps = 3, threads = 1;
+  int key_average_steps = 0;  // --key-averages: steps profiled for the op table, after the timed ones
   bench::MeshOptions mesh;  // --dp, --tp, --pp; its schedule and microbatches are the above
 };
 
@@ -264,6 +269,31 @@ bench::LayoutRun pipeline_layout(const models::GPTConfig& gpt, const Config& con
   return run;
 }
 
+// Rank 0's events of `steps` steps grouped by name, per step, by self time (descending):
+//   key_average <name> <calls> <self ms> <total ms>
+// the lines of parallel_bench_torch.py --key-averages, to set side by side.
+void print_key_averages(const std::vector<profiler::Event>& events, int steps) {
+  struct Totals {
+    int64_t count = 0, self_ns = 0, total_ns = 0;
+  };
+  std::map<std::string, Totals> by_name;
+  const std::vector<int64_t> self = profiler::self_times(events);
+  for (size_t i = 0; i < events.size(); ++i) {
+    Totals& t = by_name[events[i].name];
+    t.count += 1;
+    t.self_ns += self[i];
+    t.total_ns += events[i].duration_ns();
+  }
+  std::vector<std::pair<std::string, Totals>> rows(by_name.begin(), by_name.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.self_ns > b.second.self_ns; });
+  for (const auto& [name, t] : rows) {
+    std::string key = name;
+    std::replace(key.begin(), key.end(), ' ', '_');
+    std::printf("key_average %s %.2f %.4f %.4f\n", key.c_str(), static_cast<double>(t.count) / steps,
+                t.self_ns / 1e6 / steps, t.total_ns / 1e6 / steps);
+  }
+}
+
 // The mean over the ranks that computed one of their loss of the step (each dp rank of its
 // rows; tp ranks agree): the loss of the global batch, on every rank.
 double batch_loss(ProcessGroup& world, std::optional<double> loss) {
@@ -313,6 +343,14 @@ void run(const Config& config, const GroupPtr& world) {
     prof.stop();
     bubbles.push_back(gathered_bubble(*layout.pipeline, prof.events()));
   }
+  std::vector<profiler::Event> op_events;
+  if (config.key_average_steps > 0) {
+    profiler::Profiler prof;
+    prof.start();
+    for (int s = 0; s < config.key_average_steps; ++s) train_step();
+    prof.stop();
+    op_events = prof.events();
+  }
   const int64_t median_us = static_cast<int64_t>(bench::median(step_ms) * 1000);
   const int64_t bubble_ppm = bubbles.empty() ? -1 : static_cast<int64_t>(bench::median(bubbles) * 1e6);
   const std::vector<int64_t> most = all_reduce_values(
@@ -329,6 +367,7 @@ void run(const Config& config, const GroupPtr& world) {
               static_cast<double>(config.batch * config.seq) / step_s, most[1] / 1024.0, most[2] / 1024.0,
               most[3] / 1e6, layout.bubble_formula < 0 ? "-" : std::to_string(layout.bubble_formula).c_str(),
               most[4] < 0 ? "-" : std::to_string(static_cast<double>(most[4]) / 1e6).c_str(), loss_first, loss_last);
+  if (config.key_average_steps > 0) print_key_averages(op_events, config.key_average_steps);
 }
 
 }  // namespace
@@ -351,6 +390,8 @@ int main(int argc, char** argv) {
   app.add_option("--steps", config.steps, "measured steps");
   app.add_option("--profiled-steps", config.profiled_steps,
                  "pp, mesh: profiled steps after the timed ones (the bubble)");
+  app.add_option("--key-averages", config.key_average_steps,
+                 "profile this many steps after the timed ones; print rank 0's ops by self time per step");
   app.add_option("--threads", config.threads, "intra-op threads per process");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -200,6 +200,15 @@ def build(args, rank, world):
     return step, params, (p - 1) / (v * args.microbatches)
 
 
+def print_key_averages(prof, steps):
+    """torch.profiler's ops of `steps` steps, per step by self CPU time, as parallel_bench.cc
+    prints Brisk's: key_average <name> <calls> <self ms> <total ms>."""
+    rows = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
+    for e in rows:
+        print(f"key_average {e.key.replace(' ', '_')} {e.count / steps:.2f} "
+              f"{e.self_cpu_time_total / 1e3 / steps:.4f} {e.cpu_time_total / 1e3 / steps:.4f}", flush=True)
+
+
 def worker(rank, world, port, args, results):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     torch.set_num_threads(args.threads)
@@ -217,6 +226,14 @@ def worker(rank, world, port, args, results):
             opt.step()
             if s >= args.warmup:
                 times.append((time.perf_counter() - start) * 1e3)
+        if args.key_averages > 0:
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+                for _ in range(args.key_averages):
+                    opt.zero_grad(set_to_none=True)
+                    step()
+                    opt.step()
+            if rank == 0:
+                print_key_averages(prof, args.key_averages)
         most = torch.tensor([statistics.median(times), peak_rss_kb(), rss_base], dtype=torch.float64)
         dist.all_reduce(most, op=dist.ReduceOp.MAX)
         if rank == 0:
@@ -248,6 +265,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--key-averages", type=int, default=0,
+                        help="profile this many steps after the timed ones; print rank 0's ops by self CPU time")
     args = parser.parse_args()
     n_layer, _, n_embd, block_size = PRESETS[args.model]
     if args.seq > block_size:
