@@ -378,8 +378,8 @@ int main(int argc, char** argv) {
   app.add_option("--model", config.model, "a GPT preset (models/gpt_config.h)");
   app.add_option("--layout", config.layout, "single, dp, tp, pp or mesh")
       ->check(CLI::IsMember({"single", "dp", "tp", "pp", "mesh"}));
-  app.add_option("--schedule", config.schedule, "pp, mesh: gpipe, 1f1b or interleaved (2 chunks per rank)")
-      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+  app.add_option("--schedule", config.schedule,
+                 "pp, mesh: gpipe, 1f1b, interleaved (2 chunks per rank) or zb-h1 (pipeline/schedules.h)");
   app.add_option("--dp", config.mesh.dp, "mesh: data-parallel ranks");
   app.add_option("--tp", config.mesh.tp, "mesh: tensor-parallel ranks");
   app.add_option("--pp", config.mesh.pp, "mesh: pipeline ranks (--dp x --tp x --pp: the world size)");
