@@ -76,8 +76,8 @@
   X(random, (RandomOp op, const Tensor& out, uint64_t seed, uint64_t offset, OpParams params),                        \
     (op, out, seed, offset, params), op_name(op), (&out))
 
-// Convolution over NCHW floating point tensors, all contiguous or all channels_last (the
-// native op decides, tensor/native/conv.cc), and pooling over contiguous ones (the CPU computes
+// Convolution and pooling over NCHW floating point tensors, all contiguous or all
+// channels_last (the native ops decide, tensor/native/conv.cc, pool.cc; the CPU pools
 // bfloat16/float16 in float32), geometry checked by the native ops (tensor/native/conv.cc,
 // pool.cc). Optional: a backend without them raises "<op>: not implemented for device
 // <device> yet" (Backend's defaults).

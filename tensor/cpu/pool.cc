@@ -1,7 +1,9 @@
 // Max, average and adaptive average pooling on the CPU. The per-element arithmetic is
-// tensor/functors/pool.h, which the CUDA kernels run too; here planes (one image channel
-// [H, W]) are split over threads and each element of a plane is computed in turn. Gradients
-// gather per input element, so nothing is zeroed first or written twice.
+// tensor/functors/pool.h, which the CUDA kernels run too. In NCHW memory planes (one image
+// channel [H, W]) are split over threads and each element of a plane is computed in turn; in
+// channels_last memory pixels are split over threads and each pixel's channels, adjacent in
+// memory, are computed in turn. Average gradients gather per input element, so nothing is
+// zeroed first or written twice.
 #include <algorithm>
 
 #include "tensor/cpu/cpu_backend.h"
@@ -15,9 +17,15 @@ namespace {
 
 using functors::PoolPlane;
 
+// Whether a pooling op's [N, C, H, W] tensors (all contiguous, or all channels_last: the
+// backend's contract) are in channels_last memory: when one of `a` and `b` is not contiguous.
+// (A tensor can be both, as [N, C, 1, 1]; then its memory is the same either way.)
+bool channels_last(const Tensor& a, const Tensor& b) { return !(a.is_contiguous() && b.is_contiguous()); }
+
 // The plane geometry of a pooling op from its (batched) input and output.
 PoolPlane plane_of(const Tensor& in, const Tensor& out, const Pool2dParams& q = {}) {
-  return functors::pool_plane(q, in.size(2), in.size(3), out.size(2), out.size(3));
+  return functors::pool_plane(q, in.size(2), in.size(3), out.size(2), out.size(3),
+                              channels_last(in, out) ? in.size(1) : 1);
 }
 
 int64_t plane_count(const Tensor& t) { return t.size(0) * t.size(1); }
@@ -42,6 +50,16 @@ void for_each_element(int64_t planes, int64_t rows, int64_t cols, int64_t work, 
   });
 }
 
+// Calls f(n, y, x) for every pixel [rows, cols] of `images` images, split over threads
+// (`work` per pixel: its channels times the window visits of each).
+template <typename F>
+void for_each_pixel(int64_t images, int64_t rows, int64_t cols, int64_t work, const F& f) {
+  const int64_t pixels = rows * cols;
+  parallel_for(0, images * pixels, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work)), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) f(i / pixels, (i % pixels) / cols, i % cols);
+  });
+}
+
 // Input elements per adaptive bin, roughly (for the thread grain).
 int64_t adaptive_work(const PoolPlane& p) {
   return (p.in_h / std::max<int64_t>(p.out_h, 1) + 1) * (p.in_w / std::max<int64_t>(p.out_w, 1) + 1);
@@ -63,6 +81,15 @@ void avg_pool_planes(const char* op, const Tensor& to, const Tensor& from, int64
     const T* src = from.data_ptr<T>();
     T* dst = to.data_ptr<T>();
     int64_t rows = to.size(2), cols = to.size(3), from_plane = from.size(2) * from.size(3);
+    if (channels_last(to, from)) {
+      const int64_t channels = to.size(1);
+      for_each_pixel(to.size(0), rows, cols, channels * work, [&](int64_t n, int64_t y, int64_t x) {
+        T* out = dst + ((n * rows + y) * cols + x) * channels;
+        const T* image = src + n * from_plane * channels;
+        for (int64_t c = 0; c < channels; ++c) out[c] = at(image + c, y, x);
+      });
+      return;
+    }
     for_each_element(plane_count(to), rows, cols, work, [&](int64_t n, int64_t y, int64_t x) {
       dst[(n * rows + y) * cols + x] = at(src + n * from_plane, y, x);
     });
@@ -152,6 +179,15 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
     int64_t* idx = indices.data_ptr<int64_t>();
     int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
     int64_t window = p.kernel_h * p.kernel_w;
+    if (p.pixel_step != 1) {  // channels_last
+      const int64_t channels = p.pixel_step;
+      for_each_pixel(out.size(0), p.out_h, p.out_w, channels * window, [&](int64_t n, int64_t oy, int64_t ox) {
+        const int64_t o = ((n * p.out_h + oy) * p.out_w + ox) * channels;
+        const T* image = x + n * in_plane * channels;
+        for (int64_t c = 0; c < channels; ++c) y[o + c] = functors::max_pool_at(p, image + c, oy, ox, idx[o + c]);
+      });
+      return;
+    }
     if (p.pad_h == 0 && p.pad_w == 0 && p.dil_h == 1 && p.dil_w == 1) {
       const bool two_by_two =
           p.kernel_h == 2 && p.kernel_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.out_w >= kRowMin;
@@ -186,6 +222,17 @@ void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& gra
     const int64_t* idx = indices.data_ptr<int64_t>();
     T* gi = grad_input.data_ptr<T>();
     int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
+    if (p.pixel_step != 1) {  // channels_last: each image in turn, its outputs in order as above
+      const int64_t channels = p.pixel_step;
+      for_each_plane(grad_input.size(0), out_plane * channels, [&](int64_t n) {
+        T* image = gi + n * in_plane * channels;
+        std::fill(image, image + in_plane * channels, T(0));
+        for (int64_t o = n * out_plane * channels; o < (n + 1) * out_plane * channels; ++o) {
+          if (idx[o] >= 0 && idx[o] < in_plane) image[idx[o] * channels + o % channels] += go[o];
+        }
+      });
+      return;
+    }
     for_each_plane(plane_count(grad_input), out_plane, [&](int64_t n) {
       T* plane = gi + n * in_plane;
       std::fill(plane, plane + in_plane, T(0));

@@ -1,7 +1,11 @@
 #pragma once
-// The arithmetic of 2-D max, average and adaptive average pooling on one plane [H, W] of an
-// NCHW tensor, shared by the CPU (tensor/cpu/pool.cc) and CUDA (cuda/pool.cu) kernels. Each
-// function computes one element: an output of the forward, or an input's gradient.
+// The arithmetic of 2-D max, average and adaptive average pooling on one plane [H, W] (one
+// image channel) of an NCHW or channels_last tensor, shared by the CPU (tensor/cpu/pool.cc)
+// and CUDA (cuda/pool.cu) kernels. Each function computes one element: an output of the
+// forward, or an input's gradient. A plane is reached through a pointer to its first element;
+// its element (y, x) lies (y * W + x) * pixel_step further: pixel_step is 1 in NCHW memory
+// and C (the channels) in channels_last memory. Max pooling's indices are plane positions
+// y * W + x in either layout, as PyTorch's.
 //
 // Sums and comparisons are done in opmath_t<T> (tensor/functors/cast.h) and the result is
 // rounded to T once, as PyTorch's CUDA pooling does: float32 for bfloat16/float16 storage,
@@ -28,12 +32,26 @@ struct PoolPlane {
   int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
   bool count_include_pad;
   int64_t divisor_override;  // 0: none
+  int64_t pixel_step;        // 1 (NCHW) or the channels (channels_last)
 };
 
-inline PoolPlane pool_plane(const Pool2dParams& q, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w) {
-  return {
-      in_h,        in_w,         out_h,        out_w,         q.kernel[0],   q.kernel[1],         q.stride[0],
-      q.stride[1], q.padding[0], q.padding[1], q.dilation[0], q.dilation[1], q.count_include_pad, q.divisor_override};
+inline PoolPlane pool_plane(const Pool2dParams& q, int64_t in_h, int64_t in_w, int64_t out_h, int64_t out_w,
+                            int64_t pixel_step = 1) {
+  return {in_h,
+          in_w,
+          out_h,
+          out_w,
+          q.kernel[0],
+          q.kernel[1],
+          q.stride[0],
+          q.stride[1],
+          q.padding[0],
+          q.padding[1],
+          q.dilation[0],
+          q.dilation[1],
+          q.count_include_pad,
+          q.divisor_override,
+          pixel_step};
 }
 
 BRISK_INLINE int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -71,7 +89,7 @@ BRISK_INLINE T max_pool_at(const PoolPlane& p, const T* x, int64_t oy, int64_t o
   index = y0 * p.in_w + x0;
   for (int64_t iy = y0; iy < y_end; iy += p.dil_h) {
     for (int64_t ix = x0; ix < x_end; ix += p.dil_w) {
-      Acc v = cast<Acc>(x[iy * p.in_w + ix]);
+      Acc v = cast<Acc>(x[(iy * p.in_w + ix) * p.pixel_step]);
       if (max_pool_takes(v, best)) {
         best = v;
         index = iy * p.in_w + ix;
@@ -109,7 +127,7 @@ BRISK_INLINE T avg_pool_at(const PoolPlane& p, const T* x, int64_t oy, int64_t o
   using Acc = opmath_t<T>;
   Acc sum = 0;
   for (int64_t iy = w.y0; iy < w.y1; ++iy) {
-    for (int64_t ix = w.x0; ix < w.x1; ++ix) sum += cast<Acc>(x[iy * p.in_w + ix]);
+    for (int64_t ix = w.x0; ix < w.x1; ++ix) sum += cast<Acc>(x[(iy * p.in_w + ix) * p.pixel_step]);
   }
   return cast<T>(sum / static_cast<Acc>(w.divisor));
 }
@@ -123,7 +141,7 @@ BRISK_INLINE T avg_pool_backward_at(const PoolPlane& p, const T* grad_out, int64
   Acc sum = 0;
   for (int64_t oy = y_lo; oy < y_hi; ++oy) {
     for (int64_t ox = x_lo; ox < x_hi; ++ox) {
-      sum += cast<Acc>(grad_out[oy * p.out_w + ox]) / static_cast<Acc>(avg_window(p, oy, ox).divisor);
+      sum += cast<Acc>(grad_out[(oy * p.out_w + ox) * p.pixel_step]) / static_cast<Acc>(avg_window(p, oy, ox).divisor);
     }
   }
   return cast<T>(sum);
@@ -143,7 +161,7 @@ BRISK_INLINE T adaptive_avg_pool_at(const PoolPlane& p, const T* x, int64_t oy, 
   using Acc = opmath_t<T>;
   Acc sum = 0;
   for (int64_t iy = y0; iy < y1; ++iy) {
-    for (int64_t ix = x0; ix < x1; ++ix) sum += cast<Acc>(x[iy * p.in_w + ix]);
+    for (int64_t ix = x0; ix < x1; ++ix) sum += cast<Acc>(x[(iy * p.in_w + ix) * p.pixel_step]);
   }
   return cast<T>(sum / static_cast<Acc>((y1 - y0) * (x1 - x0)));
 }
@@ -158,7 +176,7 @@ BRISK_INLINE T adaptive_avg_pool_backward_at(const PoolPlane& p, const T* grad_o
     int64_t rows = bin_end(oy, p.in_h, p.out_h) - bin_start(oy, p.in_h, p.out_h);
     for (int64_t ox = x_lo; ox < x_hi; ++ox) {
       int64_t cols = bin_end(ox, p.in_w, p.out_w) - bin_start(ox, p.in_w, p.out_w);
-      sum += cast<Acc>(grad_out[oy * p.out_w + ox]) / static_cast<Acc>(rows * cols);
+      sum += cast<Acc>(grad_out[(oy * p.out_w + ox) * p.pixel_step]) / static_cast<Acc>(rows * cols);
     }
   }
   return cast<T>(sum);

@@ -133,6 +133,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
 // computed (the others are undefined).
 std::array<Tensor, 3> conv2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                                       const Conv2dParams& params, std::array<bool, 3> need);
+// Pooling keeps a 4-D input's channels_last layout (suggest_memory_format) in its output,
+// indices and gradient, as PyTorch; other inputs are computed contiguous.
 // Values and int64 indices (h * W + w within each input plane) of each window's maximum.
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Pool2dParams& params);
 Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Tensor& indices);

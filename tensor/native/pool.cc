@@ -38,35 +38,42 @@ Shape pool2d_output_shape(const char* op, const Tensor& input, const Pool2dParam
   return {n, input.size(-3), oh, ow};
 }
 
-Tensor as_batch(const Tensor& t) { return contiguous(t.dim() == 3 ? unsqueeze(t, 0) : t); }
-// `t`, computed contiguous by the backend, in the layout of `input` (PyTorch's pooling keeps a
-// channels_last input's layout in its output and gradient), without the batch dim of an
-// unbatched input.
-Tensor unbatch_like(const Tensor& t, const Tensor& input) {
-  if (input.dim() == 3) return squeeze(t, 0);
-  if (input.suggest_memory_format() != MemoryFormat::ChannelsLast) return t;
-  // Copied even when t's memory already reads as channels_last (size-1 dims), so the strides
-  // are exactly channels_last ones, as PyTorch allocates them.
-  Tensor out = empty(t.sizes(), t.options().memory_format(MemoryFormat::ChannelsLast));
-  return copy_(out, t);
+// The memory format pooling computes in: channels_last for a 4-D input that suggests it (its
+// output, indices and gradient are then channels_last too, as PyTorch's), else contiguous.
+MemoryFormat pool_format(const Tensor& input) {
+  return input.dim() == 4 && input.suggest_memory_format() == MemoryFormat::ChannelsLast ? MemoryFormat::ChannelsLast
+                                                                                         : MemoryFormat::Contiguous;
 }
 
-// The gradient of a pooling op as a contiguous batch, checked against the output shape.
+// `t` as a batch [N, C, H, W] in `input`'s pool_format.
+Tensor as_batch(const Tensor& t, const Tensor& input) {
+  return t.dim() == 3 ? contiguous(unsqueeze(t, 0)) : contiguous(t, pool_format(input));
+}
+// The shape of `t` as a batch.
+Shape batch_shape(const Tensor& t) { return t.dim() == 3 ? Shape{1, t.size(0), t.size(1), t.size(2)} : t.sizes(); }
+// An output of `shape` for a pooling op on `input`.
+Tensor new_batch(const Shape& shape, const Tensor& input, DType dtype) {
+  return empty(shape, TensorOptions(dtype).device(input.device()).memory_format(pool_format(input)));
+}
+// `t` without the batch dim of an unbatched input.
+Tensor unbatch_like(const Tensor& t, const Tensor& input) { return input.dim() == 3 ? squeeze(t, 0) : t; }
+
+// The gradient of a pooling op as a batch, checked against the output shape.
 Tensor batch_grad(const char* op, const Tensor& grad_out, const Tensor& input, const Shape& out_shape) {
-  Tensor g = as_batch(grad_out);
+  Tensor g = grad_out.dim() == 3 ? unsqueeze(grad_out, 0) : grad_out;
   BRISK_CHECK(g.sizes() == out_shape, "{}: gradient {} does not match the output shape {}", op, grad_out.describe(),
               out_shape);
   Device device = common_device(op, {grad_out, input});
-  return contiguous(to(g, device, input.dtype()));
+  return as_batch(to(g, device, input.dtype()), input);
 }
 
 }  // namespace
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Pool2dParams& params) {
   Shape out_shape = pool2d_output_shape("max_pool2d", input, params, true);
-  Tensor x = as_batch(input);
-  Tensor out = empty(out_shape, x.options());
-  Tensor indices = empty(out_shape, TensorOptions(kInt64).device(x.device()));
+  Tensor x = as_batch(input, input);
+  Tensor out = new_batch(out_shape, input, input.dtype());
+  Tensor indices = new_batch(out_shape, input, kInt64);
   if (out.numel() > 0) backend_for(x.device()).max_pool2d(out, indices, x, params);
   return {unbatch_like(out, input), unbatch_like(indices, input)};
 }
@@ -77,17 +84,17 @@ Tensor max_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Te
               "max_pool2d_backward: indices {} should be int64 with the gradient's shape {}", indices.describe(),
               grad_out.sizes());
   common_device("max_pool2d_backward", {grad_out, input, indices});
-  Tensor idx = as_batch(indices);
+  Tensor idx = as_batch(to(indices, input.device(), kInt64), input);
   Tensor g = batch_grad("max_pool2d_backward", grad_out, input, idx.sizes());
-  Tensor grad_input = empty(as_batch(input).sizes(), input.options());
-  backend_for(input.device()).max_pool2d_backward(grad_input, g, contiguous(to(idx, input.device(), kInt64)));
+  Tensor grad_input = new_batch(batch_shape(input), input, input.dtype());
+  backend_for(input.device()).max_pool2d_backward(grad_input, g, idx);
   return unbatch_like(grad_input, input);
 }
 
 Tensor avg_pool2d(const Tensor& input, const Pool2dParams& params) {
   Shape out_shape = pool2d_output_shape("avg_pool2d", input, params, false);
-  Tensor x = as_batch(input);
-  Tensor out = empty(out_shape, x.options());
+  Tensor x = as_batch(input, input);
+  Tensor out = new_batch(out_shape, input, input.dtype());
   if (out.numel() > 0) backend_for(x.device()).avg_pool2d(out, x, params);
   return unbatch_like(out, input);
 }
@@ -95,7 +102,7 @@ Tensor avg_pool2d(const Tensor& input, const Pool2dParams& params) {
 Tensor avg_pool2d_backward(const Tensor& grad_out, const Tensor& input, const Pool2dParams& params) {
   Shape out_shape = pool2d_output_shape("avg_pool2d_backward", input, params, false);
   Tensor g = batch_grad("avg_pool2d_backward", grad_out, input, out_shape);
-  Tensor grad_input = empty(as_batch(input).sizes(), input.options());
+  Tensor grad_input = new_batch(batch_shape(input), input, input.dtype());
   backend_for(input.device()).avg_pool2d_backward(grad_input, g, params);
   return unbatch_like(grad_input, input);
 }
@@ -104,8 +111,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair output_size) {
   check_input("adaptive_avg_pool2d", input);
   BRISK_CHECK(output_size[0] >= 0 && output_size[1] >= 0,
               "adaptive_avg_pool2d: output_size {} must be non-negative (input {})", output_size, input.sizes());
-  Tensor x = as_batch(input);
-  Tensor out = empty({x.size(0), x.size(1), output_size[0], output_size[1]}, x.options());
+  Tensor x = as_batch(input, input);
+  Tensor out = new_batch({x.size(0), x.size(1), output_size[0], output_size[1]}, input, input.dtype());
   if (out.numel() > 0) backend_for(x.device()).adaptive_avg_pool2d(out, x);
   return unbatch_like(out, input);
 }
@@ -115,8 +122,9 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input)
   BRISK_CHECK(grad_out.dim() == input.dim() && grad_out.size(-3) == input.size(-3) &&
                   (input.dim() == 3 || grad_out.size(0) == input.size(0)),
               "adaptive_avg_pool2d_backward: gradient {} does not fit input {}", grad_out.describe(), input.describe());
-  Tensor g = batch_grad("adaptive_avg_pool2d_backward", grad_out, input, as_batch(grad_out).sizes());
-  Tensor grad_input = empty(as_batch(input).sizes(), input.options());
+  Tensor g = batch_grad("adaptive_avg_pool2d_backward", grad_out, input,
+                        batch_shape(grad_out));
+  Tensor grad_input = new_batch(batch_shape(input), input, input.dtype());
   backend_for(input.device()).adaptive_avg_pool2d_backward(grad_input, g);
   return unbatch_like(grad_input, input);
 }

@@ -68,19 +68,37 @@ TEST_CASE("channels_last: conv2d forward and gradients equal the contiguous ones
   }
 }
 
-TEST_CASE("channels_last: pooling and batch norm keep the layout and the values") {
+TEST_CASE("channels_last: pooling keeps the layout and gives the contiguous values bit for bit") {
+  // The pooling kernels run on channels_last memory itself (no conversion): the same
+  // arithmetic per element, in the same order, so the results are exact.
+  for (DType dtype : {kFloat32, kFloat64, kBFloat16}) {
+    INFO(dtype_name(dtype));
+    require_layout_free([](const TensorList& in) { return F::max_pool2d(in[0], 2); }, {leaf({2, 5, 8, 6}, dtype, 8)},
+                        0.0);
+    require_layout_free([](const TensorList& in) { return F::max_pool2d(in[0], 3, 2, 1, 1, /*ceil_mode=*/true); },
+                        {leaf({2, 3, 7, 5}, dtype, 14)}, 0.0);
+    require_layout_free([](const TensorList& in) { return F::max_pool2d(in[0], {2, 3}, Size2{1, 2}, {0, 1}, 2); },
+                        {leaf({2, 4, 7, 9}, dtype, 15)}, 0.0);
+    require_layout_free([](const TensorList& in) { return F::avg_pool2d(in[0], 3, 2, 1); },
+                        {leaf({2, 5, 9, 7}, dtype, 9)}, 0.0);
+    require_layout_free(
+        [](const TensorList& in) {
+          return F::avg_pool2d(in[0], 3, 2, 1, /*ceil_mode=*/true, /*count_include_pad=*/false);
+        },
+        {leaf({2, 6, 8, 7}, dtype, 16)}, 0.0);
+    require_layout_free([](const TensorList& in) { return F::adaptive_avg_pool2d(in[0], {3, 2}); },
+                        {leaf({2, 5, 7, 6}, dtype, 10)}, 0.0);
+    require_layout_free([](const TensorList& in) { return F::adaptive_avg_pool2d(in[0], {1, 1}); },
+                        {leaf({3, 7, 4, 4}, dtype, 17)}, 0.0);
+    require_layout_free([](const TensorList& in) { return F::adaptive_avg_pool2d(in[0], {5, 9}); },
+                        {leaf({2, 4, 3, 4}, dtype, 18)}, 0.0);
+  }
+}
+
+TEST_CASE("channels_last: batch norm keeps the layout and the values") {
   for (DType dtype : {kFloat32, kFloat64}) {
     INFO(dtype_name(dtype));
     const double tol = dtype == kFloat32 ? 1e-5 : 1e-12;
-    require_layout_free([](const TensorList& in) { return F::max_pool2d(in[0], 2); }, {leaf({2, 5, 8, 6}, dtype, 8)},
-                        tol);
-    require_layout_free([](const TensorList& in) { return F::avg_pool2d(in[0], 3, 2, 1); },
-                        {leaf({2, 5, 9, 7}, dtype, 9)}, tol);
-    require_layout_free(
-        [](const TensorList& in) {
-          return F::adaptive_avg_pool2d(in[0], {3, 2});
-        },
-        {leaf({2, 5, 7, 6}, dtype, 10)}, tol);
     require_layout_free(
         [](const TensorList& in) { return F::batch_norm(in[0], Tensor(), Tensor(), in[1], in[2], true); },
         {leaf({4, 6, 5, 3}, dtype, 11), leaf({6}, dtype, 12), leaf({6}, dtype, 13)}, tol);
