@@ -12,7 +12,10 @@
 //
 // On CUDA the last two come from --activity-steps more steps (4 by default) recorded through
 // CUPTI (cuda/activity_recorder.h), untimed since recording slows launches: the GPU's kernels
-// per step, and the share of those steps' time the GPU was busy (cuda/gpu_activity.h).
+// per step, and the share of those steps' time the GPU was busy (cuda/gpu_activity.h). On the
+// simulated device, kernels per step are those of one more step as the device counts them
+// (tensor/sim/sim_graph.h: one per backend kernel call), and the busy share is "-": the
+// launches a GPU step would make, measurable without a GPU.
 //
 // for tools/bench/run_train_bench.sh, which runs the PyTorch twin (train_bench_torch.py)
 // with the same arguments, interleaved, and compares.
@@ -58,6 +61,7 @@
 #include "optim/sgd.h"
 #include "tensor/graphs/graph.h"
 #include "tensor/parallel.h"
+#include "tensor/sim/sim_graph.h"
 
 namespace {
 
@@ -189,6 +193,12 @@ int main(int argc, char** argv) try {
       sync();
       brisk::cuda::GpuActivity activity = recorder.stop();
       std::printf(" %.1f %.3f", static_cast<double>(activity.kernels) / args.activity_steps, activity.busy_share());
+    }
+    if (device.is_sim()) {
+      brisk::sim::reset_kernel_counts();
+      timed_step();
+      const brisk::sim::KernelCounts counts = brisk::sim::kernel_counts();
+      std::printf(" %llu -", static_cast<unsigned long long>(counts.run + counts.replayed));
     }
     std::printf("\n");
   }
