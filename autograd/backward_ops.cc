@@ -68,7 +68,10 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
 
 Tensor slice_backward(const Tensor& grad, const Shape& input_shape, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step) {
-  Tensor out = native::zeros(input_shape, grad.options());
+  // In grad's layout: a channels_last model's gradient stays channels_last through a slice
+  // (a contiguous one would turn the gradients that it is added to contiguous, and every
+  // channels_last kernel after would convert them back).
+  Tensor out = native::zeros(input_shape, grad.options().memory_format(grad.suggest_memory_format()));
   Tensor region = native::slice(out, dim, start, end, step);
   native::copy_(region, grad);
   return record("SliceBackwardBackward", out, {grad}, {},
