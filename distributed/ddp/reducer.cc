@@ -16,6 +16,17 @@ namespace {
 
 int64_t mib_to_bytes(double mib) { return static_cast<int64_t>(mib * 1024.0 * 1024.0); }
 
+// The slot of `param` in a flat bucket `flat`, from element `offset`: with the parameter's
+// own strides when it is dense (as PyTorch's reducer), so that a channels_last parameter's
+// gradient is copied into its slot without a conversion and, with gradient_as_bucket_view,
+// .grad keeps the parameter's layout; else contiguous.
+Tensor bucket_view(const Tensor& flat, int64_t offset, const Tensor& param) {
+  if (is_non_overlapping_and_dense(param.sizes(), param.strides())) {
+    return native::as_strided(flat, param.sizes(), param.strides(), flat.offset() + offset);
+  }
+  return native::view(native::narrow(flat, 0, offset, param.numel()), param.sizes());
+}
+
 }  // namespace
 
 Reducer::Reducer(std::vector<Tensor> parameters, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
@@ -66,8 +77,7 @@ void Reducer::initialize_buckets(const std::vector<std::vector<size_t>>& assignm
     bucket.buffer = native::zeros({numel}, first.options());
     for (size_t slot = 0; slot < variables.size(); ++slot) {
       const Tensor& p = parameters_[variables[slot]];
-      bucket.views.push_back(
-          native::view(native::narrow(bucket.buffer, 0, bucket.offsets[slot], p.numel()), p.sizes()));
+      bucket.views.push_back(bucket_view(bucket.buffer, bucket.offsets[slot], p));
       locators_[variables[slot]] = Locator{buckets_.size(), slot};
     }
     bucket.pending = variables.size();
@@ -245,7 +255,7 @@ void Reducer::copy_back_reduced() {
       Tensor reduced =
           result.is_same(bucket.buffer)
               ? bucket.views[slot]
-              : native::view(native::narrow(result, 0, bucket.offsets[slot], param.numel()), param.sizes());
+              : bucket_view(result, bucket.offsets[slot], param);
       Tensor& grad = param.mutable_grad();
       if (options_.gradient_as_bucket_view()) {
         if (!reduced.is_same(bucket.views[slot])) native::copy_(bucket.views[slot], reduced);

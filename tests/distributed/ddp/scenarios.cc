@@ -418,6 +418,29 @@ Outcome checkpoint_resume(const std::shared_ptr<ProcessGroup>& group) {
   return outcome;
 }
 
+// gradient_as_bucket_view with channels_last convolution weights: their bucket views keep the
+// parameters' strides, so every 4-D .grad is channels_last after each backward (nothing
+// converts it into the bucket, and the optimizer reads it in the parameter's layout), and the
+// replicas train as the reference does.
+Outcome bucket_view_channels_last(const std::shared_ptr<ProcessGroup>& group) {
+  const int world = group->size();
+  ChannelsLastNet reference;
+  init_weights(*reference, 190);
+  const nn::StateDict init = snapshot(*reference);
+  std::vector<Batch> data;
+  for (int s = 0; s < kSteps; ++s) data.push_back(make_batch(world * kB, {2, 4, 4}, 4, 190 + s));
+  train_reference(reference, [&](int s) { return F::cross_entropy(reference(data[s].x), data[s].y); });
+  return train(group, reference, init, bucket_views(), [&](auto& ddp, int s) {
+    Batch mine = data[s].rows(group->rank() * kB, kB).on(group->device());
+    F::cross_entropy(ddp->forward(mine.x), mine.y).backward();
+    for (const auto& [name, p] : ddp->module()->named_parameters()) {
+      BRISK_CHECK(p.dim() != 4 || p.grad().is_contiguous(MemoryFormat::ChannelsLast),
+                  "bucket_view_channels_last: rank {} step {}: the .grad of {} has strides {}, not channels_last",
+                  group->rank(), s, name, p.grad().strides());
+    }
+  });
+}
+
 // The replica's blocks under activation checkpointing, the reference's plain: every
 // parameter's hook fires once per backward (the reducer refuses a second), and the replicas
 // end where plain single-process training does.
@@ -442,7 +465,8 @@ const std::vector<std::string>& scenario_names() {
   static const std::vector<std::string> names{
       "equivalence", "rebuild", "no_sync",           "unused_per_step",       "unused_per_rank",    "micro_batches",
       "batchnorm",   "bf16",    "bucket_view",       "bucket_view_keep",      "bucket_view_unused", "clip_sgd_nesterov",
-      "clip_adam",   "adamw",   "checkpoint_resume", "activation_checkpoint", "forward_variants"};
+      "clip_adam",   "adamw",   "checkpoint_resume", "activation_checkpoint", "forward_variants",
+      "bucket_view_channels_last"};
   return names;
 }
 
@@ -481,6 +505,7 @@ Outcome run_scenario(const std::string& name, const std::shared_ptr<ProcessGroup
   if (name == "checkpoint_resume") return checkpoint_resume(group);
   if (name == "activation_checkpoint") return activation_checkpoint(group);
   if (name == "forward_variants") return forward_variants(group);
+  if (name == "bucket_view_channels_last") return bucket_view_channels_last(group);
   BRISK_FAIL("unknown DDP scenario \"{}\"", name);
 }
 

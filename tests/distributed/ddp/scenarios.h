@@ -31,7 +31,8 @@ struct Outcome {
 };
 
 // equivalence, rebuild, no_sync, unused_per_step, unused_per_rank, micro_batches,
-// batchnorm, bf16, bucket_view, bucket_view_keep, bucket_view_unused; and the step around
+// batchnorm, bf16, bucket_view, bucket_view_keep, bucket_view_unused,
+// bucket_view_channels_last (each 4-D .grad a channels_last bucket view); and the step around
 // DDP: clip_sgd_nesterov, clip_adam (clip_grad_norm_ of the averaged gradients, then SGD
 // with Nesterov momentum and weight decay / Adam with amsgrad), adamw, and
 // checkpoint_resume (rank 0 saves after 2 steps, every rank restores a fresh replica and

@@ -78,6 +78,24 @@ struct BatchNormNetImpl : nn::Module {
 };
 BRISK_MODULE(BatchNormNet);
 
+// conv -> relu -> conv -> relu -> linear over [N, 2, 4, 4] inputs, kept channels_last: its
+// convolution weights and activations (and so their gradients) are NHWC.
+struct ChannelsLastNetImpl : nn::Module {
+  ChannelsLastNetImpl() {
+    conv1 = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(2, 4, 3).padding(1)));
+    conv2 = register_module("conv2", nn::Conv2d(nn::Conv2dOptions(4, 3, 3).padding(1)));
+    fc = register_module("fc", nn::Linear(48, 4));
+    to(MemoryFormat::ChannelsLast);
+  }
+  Tensor forward(const Tensor& x) {
+    Tensor h = F::relu(conv1(x.contiguous(MemoryFormat::ChannelsLast)));
+    return fc(F::flatten(F::relu(conv2(h)), 1));
+  }
+  nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  nn::Linear fc{nullptr};
+};
+BRISK_MODULE(ChannelsLastNet);
+
 // `rows` inputs of `shape` (after the batch dim) and labels in [0, classes), from `seed`.
 struct Batch {
   Tensor x, y;
