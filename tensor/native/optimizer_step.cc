@@ -120,8 +120,9 @@ LayoutSplit split_by_layout(const std::vector<Tensor>& params, const std::vector
   for (size_t i = 0; i < params.size(); ++i) {
     const Shape& strides = params[i].strides();
     bool same_layout = is_non_overlapping_and_dense(params[i].sizes(), strides);
-    for (const OperandList& list : lists)
+    for (const OperandList& list : lists) {
       same_layout = same_layout && (!list.needed || has_strides((*list.tensors)[i], strides));
+    }
     if (!same_layout) {
       split.others.push_back(i);
       continue;
