@@ -1,7 +1,9 @@
-// The fused optimizer updates on CUDA: one grid-stride kernel per parameter, with the
+// The fused optimizer updates on CUDA: one grid-stride kernel per parameter, or the
+// multi-tensor kernels over lists of parameters (cuda/multi_tensor_apply.cu.h), both with the
 // element math of tensor/functors/optimizer_step.h (the CPU backend runs the same functors).
 #include "cuda/cuda_backend.h"
 #include "cuda/launch.h"
+#include "cuda/multi_tensor_apply.cu.h"
 #include "tensor/dispatch.h"
 #include "tensor/functors/optimizer_step.h"
 
@@ -41,6 +43,38 @@ template <typename T>
 T* data_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
 }
+
+// The multi-tensor kernels' element ops (multi_tensor_apply's op): data holds the tensor's
+// operands in the lists' order, null for a buffer the options do not use.
+template <typename T>
+struct SgdElement {
+  functors::SgdStep<T> step;
+  __device__ void operator()(void* const* data, int64_t i) const {
+    T unused = T(0);
+    T* buf = static_cast<T*>(data[2]);
+    step(static_cast<T*>(data[0])[i], static_cast<const T*>(data[1])[i], buf ? buf[i] : unused);
+  }
+};
+
+template <typename T>
+struct AdamElement {
+  functors::AdamStep<T> step;
+  __device__ void operator()(void* const* data, int64_t i) const {
+    T unused = T(0);
+    T* max_sq = static_cast<T*>(data[4]);
+    step(static_cast<T*>(data[0])[i], static_cast<const T*>(data[1])[i], static_cast<T*>(data[2])[i],
+         static_cast<T*>(data[3])[i], max_sq ? max_sq[i] : unused);
+  }
+};
+
+template <typename T>
+struct UnscaleElement {
+  functors::Unscale<T> unscale;
+  float* found_inf;
+  __device__ void operator()(void* const* data, int64_t i) const {
+    if (!unscale(static_cast<T*>(data[0])[i])) *found_inf = 1.0f;  // the same 1 from every thread
+  }
+};
 
 }  // namespace
 
@@ -82,6 +116,37 @@ void CudaBackend::non_finite_check_and_unscale(const Tensor& grad, const Tensor&
                                                                grad.data_ptr<T>(), found_inf.data_ptr<float>());
     BRISK_CUDA_CHECK_LAUNCH();
   });
+}
+
+void CudaBackend::multi_tensor_sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                                        const std::vector<Tensor>& momentum_buffers, const SgdStepParams& options) {
+  LaunchScope scope(params.front().device());
+  dispatch(TypeList<float, double>{}, params.front().dtype(), "multi_tensor_sgd_step", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    multi_tensor_apply<T, 3>({&params, &grads, &momentum_buffers}, SgdElement<T>{functors::SgdStep<T>(options)},
+                             scope.stream());
+  });
+}
+
+void CudaBackend::multi_tensor_adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                                         const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                                         const std::vector<Tensor>& max_exp_avg_sqs, const AdamStepParams& options) {
+  LaunchScope scope(params.front().device());
+  dispatch(TypeList<float, double>{}, params.front().dtype(), "multi_tensor_adam_step", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    multi_tensor_apply<T, 5>({&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs},
+                             AdamElement<T>{functors::AdamStep<T>(options)}, scope.stream());
+  });
+}
+
+void CudaBackend::multi_tensor_non_finite_check_and_unscale(const std::vector<Tensor>& grads, const Tensor& found_inf,
+                                                            float inv_scale) {
+  LaunchScope scope(grads.front().device());
+  dispatch(
+      TypeList<float, double>{}, grads.front().dtype(), "multi_tensor_non_finite_check_and_unscale", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        multi_tensor_apply<T, 1>({&grads}, UnscaleElement<T>{{inv_scale}, found_inf.data_ptr<float>()}, scope.stream());
+      });
 }
 
 }  // namespace brisk::cuda

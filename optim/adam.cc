@@ -1,10 +1,12 @@
 #include "optim/adam.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "optim/json_fields.h"
+#include "optim/multi_tensor_groups.h"
 #include "profiler/record.h"
 #include "tensor/native/ops.h"
 
@@ -63,9 +65,11 @@ void Adam::step() {
   for (ParamGroup& group : param_groups()) {
     const auto& o = static_cast<const AdamOptions&>(group.options());
     auto [beta1, beta2] = o.betas();
-    for (Tensor& p : group.params()) {
-      Tensor grad = p.grad();
-      if (!grad.defined()) continue;
+    // The parameters with a gradient, their state and their step counts after this step.
+    std::vector<Tensor> params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs;
+    std::vector<double> steps;
+    for (const Tensor& p : group.params()) {
+      if (!p.grad().defined()) continue;
       ParamState& state = this->state(p);
       if (state.empty()) {
         state["step"] = zeros(Shape{}, kFloat32);
@@ -74,25 +78,31 @@ void Adam::step() {
       }
       if (o.amsgrad() && state.count("max_exp_avg_sq") == 0) state["max_exp_avg_sq"] = zeros_like(p);
       Tensor& step_count = state.at("step");
-      Tensor& exp_avg = state.at("exp_avg");
-      Tensor& exp_avg_sq = state.at("exp_avg_sq");
-
       step_count.add_(1);
+      steps.push_back(step_count.item<float>());
+      params.push_back(p);
+      grads.push_back(p.grad());
+      exp_avgs.push_back(state.at("exp_avg"));
+      exp_avg_sqs.push_back(state.at("exp_avg_sq"));
+      if (o.amsgrad()) max_exp_avg_sqs.push_back(state.at("max_exp_avg_sq"));
+    }
+    auto key = [&](size_t i) { return std::make_tuple(params[i].device(), params[i].dtype(), steps[i]); };
+    for (const std::vector<size_t>& same : group_by(params.size(), key)) {
       // The scalar factors in float64, exactly as PyTorch computes them from the step count.
-      double step = step_count.item<float>();
-      AdamStepParams params;
-      params.lr = o.lr();
-      params.beta1 = beta1;
-      params.beta2 = beta2;
-      params.eps = o.eps();
-      params.weight_decay = o.weight_decay();
-      params.decoupled_weight_decay = o.decoupled_weight_decay();
-      params.amsgrad = o.amsgrad();
-      params.maximize = o.maximize();
-      params.step_size = o.lr() / (1.0 - std::pow(beta1, step));
-      params.bias_correction2_sqrt = std::pow(1.0 - std::pow(beta2, step), 0.5);
-      Tensor max_exp_avg_sq = o.amsgrad() ? state.at("max_exp_avg_sq") : Tensor();
-      native::adam_step_(p, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, params);
+      const double step = steps[same[0]];
+      AdamStepParams options;
+      options.lr = o.lr();
+      options.beta1 = beta1;
+      options.beta2 = beta2;
+      options.eps = o.eps();
+      options.weight_decay = o.weight_decay();
+      options.decoupled_weight_decay = o.decoupled_weight_decay();
+      options.amsgrad = o.amsgrad();
+      options.maximize = o.maximize();
+      options.step_size = o.lr() / (1.0 - std::pow(beta1, step));
+      options.bias_correction2_sqrt = std::pow(1.0 - std::pow(beta2, step), 0.5);
+      native::multi_tensor_adam_step_(pick(params, same), pick(grads, same), pick(exp_avgs, same),
+                                      pick(exp_avg_sqs, same), pick(max_exp_avg_sqs, same), options);
     }
   }
 }

@@ -11,8 +11,10 @@
 //
 // so the first step already moves by about lr (the bias corrections undo the zero start).
 //
-// Each parameter's update is one fused kernel on its device (tensor/functors/optimizer_step.h),
-// computing the op-by-op sequence above in one pass over memory.
+// Each parameter's update is fused (tensor/functors/optimizer_step.h): the op-by-op sequence
+// above in one pass over memory. A group's parameters that share device, dtype and step count
+// are updated by one multi-tensor call (native::multi_tensor_adam_step_): one kernel on the
+// simulated device, one launch per chunk of tensors on CUDA, as PyTorch's fused optimizers.
 //
 //   optim::Adam opt(model->parameters(), optim::AdamOptions(1e-3).betas({0.9, 0.98}).amsgrad(true));
 //   optim::AdamW opt(model->parameters(), optim::AdamWOptions(1e-3).weight_decay(0.05));

@@ -1,10 +1,12 @@
 #include "optim/grad_scaler.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "optim/json_fields.h"
+#include "optim/multi_tensor_groups.h"
 #include "tensor/native/ops.h"
 
 namespace brisk::optim {
@@ -43,15 +45,18 @@ void GradScaler::unscale_params(const void* optimizer, const std::vector<Tensor>
   // PyTorch's inv_scale: the reciprocal in float64, rounded to float32.
   const float inv_scale = static_cast<float>(1.0 / static_cast<double>(scale_));
   NoGradGuard no_grad;
+  std::vector<Tensor> grads;
   for (const Tensor& param : params) {
-    const Tensor& grad = param.grad();
-    if (!grad.defined()) continue;
-    const std::string device = grad.device().str();
-    auto found = state.found_inf.find(device);
+    if (param.grad().defined()) grads.push_back(param.grad());
+  }
+  auto key = [&](size_t i) { return std::make_tuple(grads[i].device(), grads[i].dtype()); };
+  for (const std::vector<size_t>& same : group_by(grads.size(), key)) {
+    const Device device = grads[same[0]].device();
+    auto found = state.found_inf.find(device.str());
     if (found == state.found_inf.end()) {
-      found = state.found_inf.emplace(device, zeros({1}, TensorOptions(kFloat32).device(grad.device()))).first;
+      found = state.found_inf.emplace(device.str(), zeros({1}, TensorOptions(kFloat32).device(device))).first;
     }
-    native::non_finite_check_and_unscale_(grad, found->second, inv_scale);
+    native::multi_tensor_non_finite_check_and_unscale_(pick(grads, same), found->second, inv_scale);
   }
   if (reduce) {
     std::vector<Tensor> flags;

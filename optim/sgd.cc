@@ -1,7 +1,10 @@
 #include "optim/sgd.h"
 
+#include <tuple>
+
 #include "autograd/grad_mode.h"
 #include "optim/json_fields.h"
+#include "optim/multi_tensor_groups.h"
 #include "profiler/record.h"
 #include "tensor/native/ops.h"
 
@@ -48,18 +51,26 @@ void SGD::step() {
   NoGradGuard no_grad;
   for (ParamGroup& group : param_groups()) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
-    SgdStepParams params{o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize()};
-    for (Tensor& p : group.params()) {
+    // The parameters with a gradient; with momentum their buffers, new ones at a first step.
+    std::vector<Tensor> params, grads, buffers;
+    std::vector<bool> first_step;
+    for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
-      Tensor buf;
-      params.first_step = false;
-      if (o.momentum() != 0.0) {
-        ParamState& state = this->state(p);
-        auto it = state.find("momentum_buffer");
-        params.first_step = it == state.end();
-        buf = params.first_step ? (state["momentum_buffer"] = native::empty_like(p)) : it->second;
-      }
-      native::sgd_step_(p, p.grad(), buf, params);
+      params.push_back(p);
+      grads.push_back(p.grad());
+      if (o.momentum() == 0.0) continue;
+      ParamState& state = this->state(p);
+      auto it = state.find("momentum_buffer");
+      first_step.push_back(it == state.end());
+      buffers.push_back(first_step.back() ? (state["momentum_buffer"] = native::empty_like(p)) : it->second);
+    }
+    auto key = [&](size_t i) {
+      return std::make_tuple(params[i].device(), params[i].dtype(), o.momentum() != 0.0 && first_step[i]);
+    };
+    for (const std::vector<size_t>& same : group_by(params.size(), key)) {
+      SgdStepParams options{
+          o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize(), std::get<2>(key(same[0]))};
+      native::multi_tensor_sgd_step_(pick(params, same), pick(grads, same), pick(buffers, same), options);
     }
   }
 }

@@ -7,8 +7,11 @@
 //     g = nesterov ? g + momentum * buf : buf
 //   p -= lr * g
 //
-// Each parameter's update is one fused kernel on its device (tensor/functors/optimizer_step.h),
-// computing the op-by-op sequence above in one pass over memory.
+// Each parameter's update is fused (tensor/functors/optimizer_step.h): the op-by-op sequence
+// above in one pass over memory. A group's parameters that share device, dtype and whether
+// their buffer is new are updated by one multi-tensor call (native::multi_tensor_sgd_step_):
+// one kernel on the simulated device, one launch per chunk of tensors on CUDA, as PyTorch's
+// fused optimizers.
 //
 //   optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).momentum(0.9).nesterov(true).weight_decay(1e-4));
 #include <vector>

@@ -1,7 +1,7 @@
 #include "tensor/backend.h"
 
 #include <array>
-#include <initializer_list>
+#include <vector>
 
 #include "profiler/record.h"
 #include "tensor/profiled_backend.h"
@@ -12,10 +12,14 @@ namespace {
 // The registered backends of the non-CPU device types (DeviceType::CUDA and Sim).
 std::array<Backend*, 3> registered{};
 
+Device device_of(const Tensor* input) { return input->device(); }
+Device device_of(const std::vector<Tensor>* inputs) { return inputs->front().device(); }
+
 // The error of an optional kernel a backend lacks, naming the device of the kernel's first
-// input (a row's inputs, whose first is always defined).
-[[noreturn]] void op_missing(const char* op, std::initializer_list<const Tensor*> inputs) {
-  BRISK_FAIL("{}: not implemented for device {} yet", op, (*inputs.begin())->device());
+// input (a row's inputs, whose first is always defined: a tensor or a non-empty list).
+template <typename First, typename... Rest>
+[[noreturn]] void op_missing(const char* op, const First* first, const Rest*...) {
+  BRISK_FAIL("{}: not implemented for device {} yet", op, device_of(first));
 }
 
 Backend& device_backend(Device device) {
@@ -40,7 +44,7 @@ Backend& backend_for(Device device) {
 }
 
 #define BRISK_BACKEND_DEFAULT(name, params, args, event, inputs) \
-  void Backend::name params { op_missing(#name, {BRISK_BACKEND_UNPACK inputs}); }
+  void Backend::name params { op_missing(#name, BRISK_BACKEND_UNPACK inputs); }
 BRISK_BACKEND_OPTIONAL_KERNELS(BRISK_BACKEND_DEFAULT)
 #undef BRISK_BACKEND_DEFAULT
 

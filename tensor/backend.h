@@ -18,7 +18,9 @@
 //   params  its parameter list; (args) the same parameters as a call's arguments;
 //   event   its name in profiles and in the simulated device's errors: PyTorch's name of the
 //           op, an expression over the parameters where one method runs several ops;
-//   inputs  the tensors a profile describes as the op's inputs, the first always defined.
+//   inputs  the tensors a profile describes as the op's inputs, the first always defined;
+//           an entry may be a list (a std::vector<Tensor> parameter: non-empty, its tensors
+//           defined), which the simulated device checks and aliases tensor by tensor.
 #include <cstdint>
 #include <vector>
 
@@ -153,18 +155,36 @@
 // (contiguous, or all channels_last: the kernels walk their memory as one flat array)
 // (tensor/functors/optimizer_step.h), in place on everything but grad. A buffer the options
 // do not use may be undefined. Optional: a backend without them raises (Backend's defaults).
-#define BRISK_BACKEND_OPTIMIZER_KERNELS(X)                                                                           \
-  X(sgd_step, (const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStepParams& params), \
-    (param, grad, momentum_buffer, params), "sgd_step_", (&param, &grad))                                            \
-  X(adam_step,                                                                                                       \
-    (const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,                       \
-     const Tensor& max_exp_avg_sq, const AdamStepParams& params),                                                    \
-    (param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, params), "adam_step_", (&param, &grad))                       \
-  /* GradScaler's unscale_ of one contiguous float32/float64 gradient: sets found_inf (float32,                      \
-     one element, on the gradient's device) to 1 when an element is inf or NaN, and multiplies                       \
-     every element by inv_scale (tensor/functors/optimizer_step.h's Unscale). */                                     \
-  X(non_finite_check_and_unscale, (const Tensor& grad, const Tensor& found_inf, float inv_scale),                    \
-    (grad, found_inf, inv_scale), "_amp_foreach_non_finite_check_and_unscale_", (&grad))
+#define BRISK_BACKEND_OPTIMIZER_KERNELS(X)                                                                             \
+  X(sgd_step, (const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStepParams& params),   \
+    (param, grad, momentum_buffer, params), "sgd_step_", (&param, &grad))                                              \
+  X(adam_step,                                                                                                         \
+    (const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,                         \
+     const Tensor& max_exp_avg_sq, const AdamStepParams& params),                                                      \
+    (param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, params), "adam_step_", (&param, &grad))                         \
+  /* GradScaler's unscale_ of one contiguous float32/float64 gradient: sets found_inf (float32,                        \
+     one element, on the gradient's device) to 1 when an element is inf or NaN, and multiplies                         \
+     every element by inv_scale (tensor/functors/optimizer_step.h's Unscale). */                                       \
+  X(non_finite_check_and_unscale, (const Tensor& grad, const Tensor& found_inf, float inv_scale),                      \
+    (grad, found_inf, inv_scale), "_amp_foreach_non_finite_check_and_unscale_", (&grad))                               \
+  /* The same updates over lists of tensors (PyTorch's multi_tensor_apply): index i of every                           \
+     list belongs to params[i], all tensors share one device and one dtype, each tensor is                             \
+     laid out as its parameter, every list is non-empty but a buffer list the options do not                           \
+     use, which is empty. Bit for bit the per-tensor kernels' results, in one call (on CUDA,                           \
+     one launch per chunk of tensors) instead of one per parameter. */                                                 \
+  X(multi_tensor_sgd_step,                                                                                             \
+    (const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& momentum_buffers, \
+     const SgdStepParams& options),                                                                                    \
+    (params, grads, momentum_buffers, options), "_fused_sgd_", (&params, &grads))                                      \
+  X(multi_tensor_adam_step,                                                                                            \
+    (const std::vector<Tensor>& params, const std::vector<Tensor>& grads, const std::vector<Tensor>& exp_avgs,         \
+     const std::vector<Tensor>& exp_avg_sqs, const std::vector<Tensor>& max_exp_avg_sqs,                               \
+     const AdamStepParams& options),                                                                                   \
+    (params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, options),                                                  \
+    options.decoupled_weight_decay ? "_fused_adamw_" : "_fused_adam_", (&params, &grads))                              \
+  X(multi_tensor_non_finite_check_and_unscale,                                                                         \
+    (const std::vector<Tensor>& grads, const Tensor& found_inf, float inv_scale), (grads, found_inf, inv_scale),       \
+    "_amp_foreach_non_finite_check_and_unscale_", (&grads))
 
 // The optional kernels: Backend defines each to raise "<name>: not implemented for device
 // <device> yet".

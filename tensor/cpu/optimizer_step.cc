@@ -63,4 +63,27 @@ void CpuBackend::non_finite_check_and_unscale(const Tensor& grad, const Tensor& 
   });
 }
 
+// The multi-tensor updates: the per-tensor kernels one tensor after the other, each split
+// over threads as above (a launch costs nothing on the CPU, so one call gains nothing more).
+void CpuBackend::multi_tensor_sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                                       const std::vector<Tensor>& momentum_buffers, const SgdStepParams& options) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    sgd_step(params[i], grads[i], momentum_buffers.empty() ? Tensor() : momentum_buffers[i], options);
+  }
+}
+
+void CpuBackend::multi_tensor_adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                                        const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                                        const std::vector<Tensor>& max_exp_avg_sqs, const AdamStepParams& options) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    adam_step(params[i], grads[i], exp_avgs[i], exp_avg_sqs[i], max_exp_avg_sqs.empty() ? Tensor() : max_exp_avg_sqs[i],
+              options);
+  }
+}
+
+void CpuBackend::multi_tensor_non_finite_check_and_unscale(const std::vector<Tensor>& grads, const Tensor& found_inf,
+                                                           float inv_scale) {
+  for (const Tensor& grad : grads) non_finite_check_and_unscale(grad, found_inf, inv_scale);
+}
+
 }  // namespace brisk::cpu

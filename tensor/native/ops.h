@@ -176,6 +176,19 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, 
 // inv_scale, and found_inf (float32, one element, on grad's device) set to 1 when grad held an
 // inf or NaN (left as it was otherwise). grad: float32 or float64.
 void non_finite_check_and_unscale_(const Tensor& grad, const Tensor& found_inf, float inv_scale);
+// The same updates over lists of parameters of one dtype on one device (optim's step groups
+// them so), index i of every list belonging to params[i]; a buffer list the options do not use
+// is empty. One backend call updates every tensor whose operands are laid out as its dense
+// parameter (on CUDA one launch per chunk of tensors, PyTorch's multi_tensor_apply); any other
+// goes through the per-tensor op above. Bit for bit the per-tensor ops' results.
+void multi_tensor_sgd_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                            const std::vector<Tensor>& momentum_buffers, const SgdStepParams& options);
+void multi_tensor_adam_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                             const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                             const std::vector<Tensor>& max_exp_avg_sqs, const AdamStepParams& options);
+// grads: of one dtype on one device, as found_inf.
+void multi_tensor_non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tensor& found_inf,
+                                                float inv_scale);
 
 // ---- Joining and indexing ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

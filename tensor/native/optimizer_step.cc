@@ -62,6 +62,84 @@ struct UpdatedOperand {
   Tensor work;
 };
 
+// unscale's operands: a float gradient and one float32 flag on its device.
+void check_unscale(const Tensor& grad, const Tensor& found_inf) {
+  BRISK_CHECK(grad.dtype() == kFloat32 || grad.dtype() == kFloat64,
+              "unscale: gradients must be float32 or float64 (keep the parameters in float32 under autocast), got a "
+              "{} gradient of shape {}",
+              grad.dtype(), grad.sizes());
+  BRISK_CHECK(found_inf.dtype() == kFloat32 && found_inf.numel() == 1 && found_inf.device() == grad.device(),
+              "unscale: found_inf {} must be one float32 element on the gradient's device {}", found_inf.describe(),
+              grad.device());
+}
+
+// A multi-tensor update's operands, list by list: the parameters first, then the gradients,
+// then the state buffers (a buffer list the options do not use is empty).
+struct OperandList {
+  const char* name;  // of one element: "grad", "exp_avg", ...
+  const std::vector<Tensor>* tensors;
+  bool needed;  // by the options; an unneeded list must be empty
+};
+
+// Checks the lists against the parameters (each of params' length, or empty when not needed)
+// and each parameter's operands as the per-tensor op does (check_operands); every parameter
+// must share params[0]'s dtype and device, as one kernel updates them all.
+void check_lists(const char* op, const std::vector<Tensor>& params, const std::vector<OperandList>& lists) {
+  for (const OperandList& list : lists) {
+    const size_t expected = list.needed ? params.size() : 0;
+    BRISK_CHECK(list.tensors->size() == expected, "{}: {} {}s for {} parameters (expected {})", op,
+                list.tensors->size(), list.name, params.size(), expected);
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor& param = params[i];
+    BRISK_CHECK(param.dtype() == params[0].dtype() && param.device() == params[0].device(),
+                "{}: parameter {} ({}) and parameter 0 ({}) differ in dtype or device; one call updates tensors of "
+                "one dtype on one device",
+                op, i, param.describe(), params[0].describe());
+    for (const OperandList& list : lists) {
+      if (!list.needed) continue;
+      const Tensor& t = (*list.tensors)[i];
+      BRISK_CHECK(t.defined(), "{}: parameter {} (shape {}) has no {}", op, i, param.sizes(), list.name);
+      check_operands(op, param, {{list.name, &t}});
+    }
+  }
+}
+
+// The tensors of a multi-tensor update whose operands all lie as their parameter does, a dense
+// one (what the backend's multi-tensor kernels take), and the indices of the others, which the
+// per-tensor op updates through its copies (UpdatedOperand).
+struct LayoutSplit {
+  std::vector<Tensor> params;
+  std::vector<std::vector<Tensor>> lists;  // the operand lists' tensors of `params`, in order
+  std::vector<size_t> others;
+};
+
+LayoutSplit split_by_layout(const std::vector<Tensor>& params, const std::vector<OperandList>& lists) {
+  LayoutSplit split;
+  split.lists.resize(lists.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Shape& strides = params[i].strides();
+    bool same_layout = is_non_overlapping_and_dense(params[i].sizes(), strides);
+    for (const OperandList& list : lists) {
+      same_layout = same_layout && (!list.needed || has_strides((*list.tensors)[i], strides));
+    }
+    if (!same_layout) {
+      split.others.push_back(i);
+      continue;
+    }
+    split.params.push_back(params[i]);
+    for (size_t l = 0; l < lists.size(); ++l) {
+      if (lists[l].needed) split.lists[l].push_back((*lists[l].tensors)[i]);
+    }
+  }
+  return split;
+}
+
+// Marks the tensors an update wrote as modified (see UpdatedOperand::write_back).
+void bump_versions(const std::vector<Tensor>& tensors) {
+  for (const Tensor& t : tensors) t.bump_version();
+}
+
 }  // namespace
 
 void sgd_step_(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStepParams& params) {
@@ -90,16 +168,71 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, 
 }
 
 void non_finite_check_and_unscale_(const Tensor& grad, const Tensor& found_inf, float inv_scale) {
-  BRISK_CHECK(grad.dtype() == kFloat32 || grad.dtype() == kFloat64,
-              "unscale: gradients must be float32 or float64 (keep the parameters in float32 under autocast), got a "
-              "{} gradient of shape {}",
-              grad.dtype(), grad.sizes());
-  BRISK_CHECK(found_inf.dtype() == kFloat32 && found_inf.numel() == 1 && found_inf.device() == grad.device(),
-              "unscale: found_inf {} must be one float32 element on the gradient's device {}", found_inf.describe(),
-              grad.device());
+  check_unscale(grad, found_inf);
   UpdatedOperand g(grad, update_strides(grad));
   backend_for(grad.device()).non_finite_check_and_unscale(g.work, found_inf, inv_scale);
   g.write_back();
+}
+
+void multi_tensor_sgd_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                            const std::vector<Tensor>& momentum_buffers, const SgdStepParams& options) {
+  const std::vector<OperandList> lists{{"grad", &grads, true},
+                                       {"momentum_buffer", &momentum_buffers, options.momentum != 0.0}};
+  check_lists("multi_tensor_sgd_step", params, lists);
+  LayoutSplit split = split_by_layout(params, lists);
+  if (!split.params.empty()) {
+    backend_for(params[0].device()).multi_tensor_sgd_step(split.params, split.lists[0], split.lists[1], options);
+    for (const std::vector<Tensor>* written : {&split.params, &split.lists[1]}) bump_versions(*written);
+  }
+  for (size_t i : split.others) {
+    sgd_step_(params[i], grads[i], momentum_buffers.empty() ? Tensor() : momentum_buffers[i], options);
+  }
+}
+
+void multi_tensor_adam_step_(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                             const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                             const std::vector<Tensor>& max_exp_avg_sqs, const AdamStepParams& options) {
+  const std::vector<OperandList> lists{{"grad", &grads, true},
+                                       {"exp_avg", &exp_avgs, true},
+                                       {"exp_avg_sq", &exp_avg_sqs, true},
+                                       {"max_exp_avg_sq", &max_exp_avg_sqs, options.amsgrad}};
+  check_lists("multi_tensor_adam_step", params, lists);
+  LayoutSplit split = split_by_layout(params, lists);
+  if (!split.params.empty()) {
+    backend_for(params[0].device())
+        .multi_tensor_adam_step(split.params, split.lists[0], split.lists[1], split.lists[2], split.lists[3], options);
+    for (const std::vector<Tensor>* written : {&split.params, &split.lists[1], &split.lists[2], &split.lists[3]}) {
+      bump_versions(*written);
+    }
+  }
+  for (size_t i : split.others) {
+    adam_step_(params[i], grads[i], exp_avgs[i], exp_avg_sqs[i],
+               max_exp_avg_sqs.empty() ? Tensor() : max_exp_avg_sqs[i], options);
+  }
+}
+
+void multi_tensor_non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tensor& found_inf,
+                                                float inv_scale) {
+  if (grads.empty()) return;
+  for (const Tensor& grad : grads) {
+    BRISK_CHECK(grad.dtype() == grads[0].dtype() && grad.device() == grads[0].device(),
+                "unscale: gradients {} and {} differ in dtype or device; one call unscales gradients of one dtype on "
+                "one device",
+                grads[0].describe(), grad.describe());
+  }
+  std::vector<Tensor> dense;
+  for (const Tensor& grad : grads) {
+    if (is_non_overlapping_and_dense(grad.sizes(), grad.strides())) dense.push_back(grad);
+  }
+  if (!dense.empty()) {
+    check_unscale(dense[0], found_inf);
+    backend_for(dense[0].device()).multi_tensor_non_finite_check_and_unscale(dense, found_inf, inv_scale);
+    bump_versions(dense);
+  }
+  for (const Tensor& grad : grads) {
+    if (!is_non_overlapping_and_dense(grad.sizes(), grad.strides()))
+      non_finite_check_and_unscale_(grad, found_inf, inv_scale);
+  }
 }
 
 }  // namespace brisk::native

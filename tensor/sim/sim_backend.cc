@@ -1,8 +1,8 @@
 #include "tensor/sim/sim_backend.h"
 
 #include <atomic>
-#include <initializer_list>
 #include <tuple>
+#include <vector>
 
 #include "tensor/graphs/capture_state.h"
 #include "tensor/sim/sim_graph.h"
@@ -13,35 +13,49 @@ namespace {
 
 std::atomic<uint64_t> device_to_host_copies{0}, host_to_device_copies{0}, device_to_device_copies{0};
 
-// Errors unless every defined tensor is on one simulated device, naming the op, the device
-// of the first defined tensor (the output, where there is one) and the odd tensor. Returns
-// that first tensor (null when none is defined).
-const Tensor* check_one_sim_device(const char* op, std::initializer_list<const Tensor*> tensors) {
-  const Tensor* first = nullptr;
-  for (const Tensor* t : tensors) {
-    if (t == nullptr || !t->defined()) continue;
-    if (first == nullptr) {
-      first = t;
-      BRISK_CHECK(t->device().is_sim(), "{}: the simulated device's kernel was given a tensor on {} ({})", op,
-                  t->device(), t->describe());
-      continue;
+// Checks that every defined tensor among a kernel's arguments (a list's too) is on one
+// simulated device, raising otherwise with the op, the device of the first defined tensor (the
+// output, where there is one) and the odd tensor; arguments that are no tensors are skipped.
+class OneSimDevice {
+ public:
+  explicit OneSimDevice(const char* op) : op_(op) {}
+
+  void operator()(const Tensor& t) {
+    if (!t.defined()) return;
+    if (first_ == nullptr) {
+      first_ = &t;
+      BRISK_CHECK(t.device().is_sim(), "{}: the simulated device's kernel was given a tensor on {} ({})", op_,
+                  t.device(), t.describe());
+      return;
     }
-    BRISK_CHECK(t->device() == first->device(),
+    BRISK_CHECK(t.device() == first_->device(),
                 "{}: expected all tensors to be on the same device, but found at least two devices, {} ({}) and {} "
                 "({})",
-                op, first->device(), first->describe(), t->device(), t->describe());
+                op_, first_->device(), first_->describe(), t.device(), t.describe());
   }
-  return first;
-}
+  void operator()(const std::vector<Tensor>& list) {
+    for (const Tensor& t : list) (*this)(t);
+  }
+  template <typename T>
+  void operator()(const T&) {}
 
-// A kernel argument as check_one_sim_device sees it (null: not a tensor) and as the host's
-// kernel receives it (a tensor's host alias, sim_memory.h; anything else unchanged).
-const Tensor* tensor_or_null(const Tensor& t) { return &t; }
-template <typename T>
-const Tensor* tensor_or_null(const T&) {
-  return nullptr;
-}
+  // The first defined tensor (null when none is).
+  const Tensor* first() const { return first_; }
+
+ private:
+  const char* op_;
+  const Tensor* first_ = nullptr;
+};
+
+// A kernel argument as the host's kernel receives it: a tensor's host alias (sim_memory.h), a
+// list of their host aliases, anything else unchanged.
 Tensor on_host_view(const Tensor& t) { return host_alias(t); }
+std::vector<Tensor> on_host_view(const std::vector<Tensor>& list) {
+  std::vector<Tensor> aliases;
+  aliases.reserve(list.size());
+  for (const Tensor& t : list) aliases.push_back(host_alias(t));
+  return aliases;
+}
 template <typename T>
 const T& on_host_view(const T& arg) {
   return arg;
@@ -52,7 +66,9 @@ const T& on_host_view(const T& arg) {
 // with copies of the arguments (the tensors' host aliases keep their memory alive).
 template <typename Kernel, typename... Args>
 void on_host(const char* op, const Kernel& kernel, const Args&... args) {
-  const Tensor* first = check_one_sim_device(op, {tensor_or_null(args)...});
+  OneSimDevice one_device(op);
+  (one_device(args), ...);
+  const Tensor* first = one_device.first();
   if (first != nullptr && capture_underway() &&
       record_kernel(first->device(), op,
                     [kernel, host_args = std::make_tuple(on_host_view(args)...)] { std::apply(kernel, host_args); })) {

@@ -1,8 +1,11 @@
 // The fused optimizer updates (native::sgd_step_, native::adam_step_) on CUDA against the CPU
 // backend's, in float32 and float64, for each option that changes the update, on contiguous
-// and transposed (strided) operands.
+// and transposed (strided) operands; and their multi-tensor forms (cuda/multi_tensor_apply.cu.h)
+// against the per-tensor kernels bit for bit, over lists that take several launches.
 #include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "tests/cuda/backend_test_util.h"
 
@@ -112,6 +115,101 @@ TEST_CASE("adam_step_ on CUDA matches the CPU", "[gpu]") {
         if (v_max.cpu.defined()) require_matches(v_max.gpu, v_max.cpu, step_tolerance(dtype));
       }
     }
+  }
+}
+
+// Lists that exercise multi_tensor_apply's launches: many small tensors (more than one launch
+// holds), an empty one, and two of many chunks whose chunks overflow one launch's table, so the
+// second is carried over into the next launch.
+std::vector<Shape> multi_tensor_shapes() {
+  std::vector<Shape> shapes;
+  for (int64_t i = 0; i < 130; ++i) shapes.push_back({1 + (i * 37) % 3001});
+  shapes.push_back({0});
+  shapes.push_back({200 * 65536 + 5});
+  shapes.push_back({150 * 65536 + 3});
+  shapes.push_back({7, 9});
+  return shapes;
+}
+
+// The same random list on the GPU twice: one for the multi-tensor kernel, one for the
+// per-tensor kernels.
+struct GpuList {
+  std::vector<Tensor> multi, per_tensor;
+};
+
+GpuList gpu_list(const std::vector<Shape>& shapes, DType dtype, uint64_t seed, double lo = -2.0, double hi = 2.0) {
+  GpuList list;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    Tensor cpu = random_cpu(shapes[i], dtype, seed * 1000 + i, lo, hi);
+    list.multi.push_back(on_gpu(cpu));
+    list.per_tensor.push_back(on_gpu(cpu));
+  }
+  return list;
+}
+
+void require_same_bits(const std::vector<Tensor>& multi, const std::vector<Tensor>& per_tensor) {
+  for (size_t i = 0; i < multi.size(); ++i) {
+    INFO("tensor " << i << " " << multi[i].describe());
+    REQUIRE(native::equal(on_cpu(multi[i]), on_cpu(per_tensor[i])));
+  }
+}
+
+TEST_CASE("multi_tensor_sgd_step_ on CUDA equals the per-tensor kernels bit for bit", "[gpu]") {
+  const std::vector<Shape> shapes = multi_tensor_shapes();
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const SgdStepParams& o : {sgd(0, 0, 0.01, false, true, false), sgd(0.9, 0.1, 0.01, false, false, false),
+                                   sgd(0.8, 0, 0.02, true, false, true)}) {
+      INFO(dtype_name(dtype) << " momentum " << o.momentum);
+      GpuList param = gpu_list(shapes, dtype, 1), grad = gpu_list(shapes, dtype, 2);
+      GpuList buf = o.momentum != 0 ? gpu_list(shapes, dtype, 3) : GpuList();
+      native::multi_tensor_sgd_step_(param.multi, grad.multi, buf.multi, o);
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        native::sgd_step_(param.per_tensor[i], grad.per_tensor[i],
+                          buf.per_tensor.empty() ? Tensor() : buf.per_tensor[i], o);
+      }
+      require_same_bits(param.multi, param.per_tensor);
+      require_same_bits(buf.multi, buf.per_tensor);
+    }
+  }
+}
+
+TEST_CASE("multi_tensor_adam_step_ on CUDA equals the per-tensor kernels bit for bit", "[gpu]") {
+  const std::vector<Shape> shapes = multi_tensor_shapes();
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const AdamStepParams& o : {adam(0.01, false, false, false, 3), adam(0.05, true, true, true, 2)}) {
+      INFO(dtype_name(dtype) << (o.amsgrad ? " amsgrad" : ""));
+      GpuList param = gpu_list(shapes, dtype, 1), grad = gpu_list(shapes, dtype, 2);
+      GpuList m = gpu_list(shapes, dtype, 3, -0.5, 0.5), v = gpu_list(shapes, dtype, 4, 0.0, 0.5);
+      GpuList v_max = o.amsgrad ? gpu_list(shapes, dtype, 5, 0.0, 0.5) : GpuList();
+      native::multi_tensor_adam_step_(param.multi, grad.multi, m.multi, v.multi, v_max.multi, o);
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        native::adam_step_(param.per_tensor[i], grad.per_tensor[i], m.per_tensor[i], v.per_tensor[i],
+                           v_max.per_tensor.empty() ? Tensor() : v_max.per_tensor[i], o);
+      }
+      for (GpuList* list : {&param, &m, &v, &v_max}) require_same_bits(list->multi, list->per_tensor);
+    }
+  }
+}
+
+TEST_CASE("multi_tensor_non_finite_check_and_unscale_ on CUDA finds an inf in a carried-over tensor", "[gpu]") {
+  const std::vector<Shape> shapes = multi_tensor_shapes();
+  for (bool with_inf : {false, true}) {
+    GpuList grad = gpu_list(shapes, kFloat32, 6);
+    if (with_inf) {
+      // The last element of the tensor whose chunks span two launches.
+      const size_t carried = shapes.size() - 2;
+      for (std::vector<Tensor>* list : {&grad.multi, &grad.per_tensor}) {
+        Tensor last = native::select((*list)[carried], 0, shapes[carried][0] - 1);
+        native::fill_(last, Scalar(std::numeric_limits<double>::infinity()));
+      }
+    }
+    Tensor found = on_gpu(native::zeros({1}, TensorOptions(kFloat32)));
+    Tensor found_per_tensor = on_gpu(native::zeros({1}, TensorOptions(kFloat32)));
+    native::multi_tensor_non_finite_check_and_unscale_(grad.multi, found, 0.125f);
+    for (const Tensor& g : grad.per_tensor) native::non_finite_check_and_unscale_(g, found_per_tensor, 0.125f);
+    require_same_bits(grad.multi, grad.per_tensor);
+    CHECK(on_cpu(found).to_vector<float>() == std::vector<float>{with_inf ? 1.0f : 0.0f});
+    CHECK(on_cpu(found_per_tensor).to_vector<float>() == std::vector<float>{with_inf ? 1.0f : 0.0f});
   }
 }
 

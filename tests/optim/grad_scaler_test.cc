@@ -2,15 +2,20 @@
 // tools/fixtures/gen_amp_fixtures.py), and on its own.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
+#include "models/cifar_resnet.h"
 #include "optim/clip_grad.h"
 #include "optim/grad_scaler.h"
 #include "optim/sgd.h"
+#include "tensor/generator.h"
+#include "tensor/native/ops.h"
+#include "tensor/sim/sim_graph.h"
 
 namespace brisk::optim {
 namespace {
@@ -189,6 +194,42 @@ TEST_CASE("GradScaler refuses 16-bit gradients, naming their dtype") {
   GradScaler scaler;
   scaler.scale(w.sum()).backward();
   CHECK_THROWS_WITH(scaler.unscale_(opt), Catch::Contains("float16") && Catch::Contains("float32"));
+}
+
+TEST_CASE(
+    "GradScaler: unscale_ of ResNet-20's gradients is one kernel per device and dtype, with the per-tensor bits") {
+  const Device sim = sim_device(0);
+  manual_seed(0);
+  models::CIFARResNet model = models::resnet20();
+  model->to(sim);
+  std::vector<Tensor> params = model->parameters();
+  // Each gradient also unscaled by the per-tensor op, one call per gradient; one holds an inf.
+  const double scale = 1024.0;
+  std::vector<Tensor> per_tensor;
+  Tensor per_tensor_found = zeros({1}, TensorOptions(kFloat32).device(sim));
+  Generator gen(1);
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor grad = randn(params[i].sizes(), {}, &gen) * scale;
+    if (i == 7) {
+      NoGradGuard no_grad;
+      grad.view({-1}).select(0, 3).fill_(std::numeric_limits<double>::infinity());
+    }
+    params[i].set_grad(grad.to(sim));
+    per_tensor.push_back(grad.to(sim));
+    native::non_finite_check_and_unscale_(per_tensor.back(), per_tensor_found, static_cast<float>(1.0 / scale));
+  }
+  SGD opt(params, SGDOptions(0.1));
+  GradScaler scaler(GradScalerOptions().init_scale(scale));
+  sim::reset_kernel_counts();
+  scaler.unscale_(opt);
+  CHECK(sim::kernel_counts().run == 2);  // found_inf's zeros, then one unscale of every gradient
+  for (size_t i = 0; i < params.size(); ++i) {
+    INFO("gradient " << i);
+    Tensor mine = params[i].grad().to(kCPU), theirs = per_tensor[i].to(kCPU);
+    CHECK(std::memcmp(mine.raw_data(), theirs.raw_data(), mine.nbytes()) == 0);
+  }
+  CHECK(per_tensor_found.to(kCPU).item<float>() == 1.0f);
+  CHECK_FALSE(scaler.step(opt));  // the inf found: the step is skipped
 }
 
 }  // namespace

@@ -81,17 +81,19 @@ TEST_CASE("profiler: ops with shapes and dtypes, autograd nodes, optimizer steps
   std::vector<const Event*> steps = named(events, "Optimizer.step#SGD.step");
   REQUIRE(steps.size() == 1);
   CHECK(steps[0]->category == Category::Optimizer);
-  std::vector<const Event*> kernels = named(events, "sgd_step_");
+  // One multi-tensor kernel for every parameter of the group (here one): its inputs are lists.
+  std::vector<const Event*> kernels = named(events, "_fused_sgd_");
   REQUIRE(kernels.size() == 1);
   CHECK(contains(*steps[0], *kernels[0]));
-  CHECK(arg(*kernels[0], "Input Dims") == "[[4, 1], [4, 1]]");
+  CHECK(arg(*kernels[0], "Input Dims") == "[[[4, 1]], [[4, 1]]]");
+  CHECK(arg(*kernels[0], "Input type") == "TensorList, TensorList");
 
   // The table: the step's total includes its kernel.
   KeyAverages averages = prof.key_averages();
   const KeyAverage* step = averages.find("Optimizer.step#SGD.step");
   REQUIRE(step);
-  CHECK(step->total_ns >= averages.find("sgd_step_")->total_ns);
-  CHECK(step->self_ns == step->total_ns - averages.find("sgd_step_")->total_ns);
+  CHECK(step->total_ns >= averages.find("_fused_sgd_")->total_ns);
+  CHECK(step->self_ns == step->total_ns - averages.find("_fused_sgd_")->total_ns);
   std::string table = averages.table("cpu_time_total", 5);
   CHECK_THAT(table, Contains("Self CPU time total: "));
   CHECK_THAT(table, Contains("Optimizer.step#SGD.step"));

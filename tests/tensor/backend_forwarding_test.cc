@@ -38,9 +38,14 @@ class RecordingBackend final : public Backend {
   template <typename... Args>
   void record(const char* method, const Args&... args) {
     Call call{method, {}};
+    auto note_tensor = [&](const Tensor& t) {
+      if (t.defined()) call.devices.push_back(t.device());
+    };
     auto note = [&](const auto& arg) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(arg)>, Tensor>) {
-        if (arg.defined()) call.devices.push_back(arg.device());
+      using Arg = std::decay_t<decltype(arg)>;
+      if constexpr (std::is_same_v<Arg, Tensor>) note_tensor(arg);
+      if constexpr (std::is_same_v<Arg, std::vector<Tensor>>) {
+        for (const Tensor& t : arg) note_tensor(t);
       }
     };
     (note(args), ...);
@@ -48,12 +53,15 @@ class RecordingBackend final : public Backend {
   }
 };
 
-// The argument of type P in a generated call: `t` for every tensor, otherwise a
-// value-initialized P (an op enum's first op, zero, default params, no dims).
+// The argument of type P in a generated call: `t` for every tensor, {t} for every list of
+// tensors, otherwise a value-initialized P (an op enum's first op, zero, default params, no
+// dims).
 template <typename P>
 decltype(auto) argument(const Tensor& t) {
   if constexpr (std::is_same_v<std::decay_t<P>, Tensor>) {
     return (t);
+  } else if constexpr (std::is_same_v<std::decay_t<P>, std::vector<Tensor>>) {
+    return std::vector<Tensor>{t};
   } else {
     return std::decay_t<P>{};
   }
@@ -113,6 +121,12 @@ TEST_CASE("the profiled backend forwards every method once and records one op ev
     bool found = false;
     for (const profiler::Event* e : events) found = found || e->name == name;
     CHECK(found);
+  }
+  // A list input is described as the list of its tensors' dims, its type as TensorList.
+  for (const profiler::Event* e : events) {
+    if (e->name != "_fused_sgd_") continue;
+    CHECK(e->args.at(0) == std::make_pair(std::string("Input Dims"), std::string("[[[2]], [[2]]]")));
+    CHECK(e->args.at(1) == std::make_pair(std::string("Input type"), std::string("TensorList, TensorList")));
   }
 
   CHECK_FALSE(profiled.has_batch_norm());
