@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensor/fused_activation.h"
+#include "tensor/nll_loss_params.h"
 #include "tensor/op_kinds.h"
 #include "tensor/optimizer_step_params.h"
 #include "tensor/scalar.h"
@@ -174,6 +175,19 @@ void adam_step_(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, 
 // inv_scale, and found_inf (float32, one element, on grad's device) set to 1 when grad held an
 // inf or NaN (left as it was otherwise). grad: float32 or float64.
 void non_finite_check_and_unscale_(const Tensor& grad, const Tensor& found_inf, float inv_scale);
+
+// ---- Fused class-index nll_loss (tensor/native/nll_loss.cc) ----
+// Backend::nll_loss (tensor/backend.h) says what is computed; nn::functional::nll_loss checks
+// the shapes under the caller's name. input [N, C, *] floating point, target int64 [N, *],
+// weight undefined or [C] (converted to the input's dtype), record undefined or the int64 [4]
+// target record the forward folds its bad targets into (nn/functional/class_targets.h).
+// Returns {loss (the target's shape for LossReduction::None, else []), total_weight}.
+std::array<Tensor, 2> nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, const Tensor& record,
+                               const NllLossParams& params);
+// The gradient of nll_loss's input (of `input_sizes`, grad_out's dtype) from the forward's
+// target, weight and total_weight.
+Tensor nll_loss_backward(const Tensor& grad_out, const Shape& input_sizes, const Tensor& target, const Tensor& weight,
+                         const Tensor& total_weight, const NllLossParams& params);
 
 // ---- Joining and indexing ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
