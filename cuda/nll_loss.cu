@@ -32,7 +32,7 @@ using sum_t = kernels::accumulate_t<T, false>;
 
 // total_weight's C++ type for an input of T (Backend::nll_loss).
 template <typename T>
-using total_weight_t = std::conditional_t<functors::is_reduced_float_v<T>, float, T>;
+using total_weight_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 
 // One thread's share of the forward: loss and weight sums, bad targets and the first of them.
 template <typename A>
@@ -69,11 +69,11 @@ __global__ void __launch_bounds__(kForwardThreads)
       continue;
     }
     const int64_t n = i / inner, s = i - n * inner;
-    const A wc = w != nullptr ? functors::cast<A>(w[c]) : A(1);
-    const A loss = -wc * functors::cast<A>(x[(n * classes + c) * inner + s]);
+    const A wc = w != nullptr ? cast<A>(w[c]) : A(1);
+    const A loss = -wc * cast<A>(x[(n * classes + c) * inner + s]);
     p.weights += wc;
     if (per_element) {
-      out[i] = functors::cast<T>(loss);
+      out[i] = cast<T>(loss);
     } else {
       p.sum += loss;
     }
@@ -81,8 +81,8 @@ __global__ void __launch_bounds__(kForwardThreads)
   __shared__ NllPartial<A> shared[kForwardThreads / kWarpSize];
   p = group_reduce_x(p, CombineNllPartials<A>{}, shared);
   if (threadIdx.x != 0) return;
-  if (!per_element) *out = functors::cast<T>(params.reduction == LossReduction::Mean ? p.sum / p.weights : p.sum);
-  *total_weight = functors::cast<total_weight_t<T>>(p.weights);
+  if (!per_element) *out = cast<T>(params.reduction == LossReduction::Mean ? p.sum / p.weights : p.sum);
+  *total_weight = cast<total_weight_t<T>>(p.weights);
   if (record != nullptr) functors::fold_bad_targets(record, p.bad, params.call, p.first, p.bad > 0 ? t[p.first] : 0);
 }
 
@@ -94,16 +94,16 @@ __global__ void __launch_bounds__(kBackwardThreads)
                              NllLossParams params) {
   using A = sum_t<T>;
   const bool per_element = params.reduction == LossReduction::None;
-  A scale = per_element ? A(0) : functors::cast<A>(*grad_out);
-  if (params.reduction == LossReduction::Mean) scale /= functors::cast<A>(*total_weight);
+  A scale = per_element ? A(0) : cast<A>(*grad_out);
+  if (params.reduction == LossReduction::Mean) scale /= cast<A>(*total_weight);
   const int64_t total = batch * classes * inner;
   for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < total; k += int64_t(gridDim.x) * blockDim.x) {
     const int64_t s = k % inner, nc = k / inner, c = nc % classes, n = nc / classes;
     const int64_t i = n * inner + s;
     T value = T(0);
     if (t[i] == c && functors::is_counted_target(c, classes, params.ignore_index)) {
-      const A wc = w != nullptr ? functors::cast<A>(w[c]) : A(1);
-      value = functors::cast<T>(-wc * (per_element ? functors::cast<A>(grad_out[i]) : scale));
+      const A wc = w != nullptr ? cast<A>(w[c]) : A(1);
+      value = cast<T>(-wc * (per_element ? cast<A>(grad_out[i]) : scale));
     }
     grad_input[k] = value;
   }
@@ -124,7 +124,7 @@ void CudaBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const 
     using T = typename decltype(tag)::type;
     nll_loss_kernel<T><<<1, kForwardThreads, 0, scope.stream()>>>(
         input.size(0), input.size(1), input.size(2), input.data_ptr<T>(), target.data_ptr<int64_t>(),
-        data_or_null<T>(weight), out.data_ptr<T>(), total_weight.data_ptr<total_weight_t<T>>(),
+        data_or_null<T>(weight), out.data_ptr<T>(), total_weight.template data_ptr<total_weight_t<T>>(),
         record.defined() ? record.data_ptr<int64_t>() : nullptr, params);
     BRISK_CUDA_CHECK_LAUNCH();
   });
@@ -141,7 +141,7 @@ void CudaBackend::nll_loss_backward(const Tensor& grad_input, const Tensor& grad
     nll_loss_backward_kernel<T><<<blocks, kBackwardThreads, 0, scope.stream()>>>(
         grad_input.size(0), grad_input.size(1), grad_input.size(2), grad_input.data_ptr<T>(),
         grad_out.data_ptr<T>(), target.data_ptr<int64_t>(), data_or_null<T>(weight),
-        total_weight.data_ptr<total_weight_t<T>>(), params);
+        total_weight.template data_ptr<total_weight_t<T>>(), params);
     BRISK_CUDA_CHECK_LAUNCH();
   });
 }

@@ -22,7 +22,7 @@ constexpr int64_t kNllBackwardGrain = 32768;
 
 // total_weight's C++ type for an input of T.
 template <typename T>
-using total_weight_t = std::conditional_t<functors::is_reduced_float_v<T>, float, T>;
+using total_weight_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 
 }  // namespace
 
@@ -47,18 +47,18 @@ void CpuBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const T
           if (per_element) o[i] = T(0);
           continue;
         }
-        const A wc = w != nullptr ? functors::cast<A>(w[c]) : A(1);
-        const A loss = -wc * functors::cast<A>(x[(n * classes + c) * inner + s]);
+        const A wc = w != nullptr ? cast<A>(w[c]) : A(1);
+        const A loss = -wc * cast<A>(x[(n * classes + c) * inner + s]);
         weights += wc;
         if (per_element) {
-          o[i] = functors::cast<T>(loss);
+          o[i] = cast<T>(loss);
         } else {
           sum += loss;
         }
       }
     }
-    if (!per_element) *o = functors::cast<T>(params.reduction == LossReduction::Mean ? sum / weights : sum);
-    *total_weight.data_ptr<total_weight_t<T>>() = functors::cast<total_weight_t<T>>(weights);
+    if (!per_element) *o = cast<T>(params.reduction == LossReduction::Mean ? sum / weights : sum);
+    *total_weight.template data_ptr<total_weight_t<T>>() = cast<total_weight_t<T>>(weights);
     if (record.defined()) {
       functors::fold_bad_targets(record.data_ptr<int64_t>(), bad, params.call, first_bad, bad > 0 ? t[first_bad] : 0);
     }
@@ -76,9 +76,9 @@ void CpuBackend::nll_loss_backward(const Tensor& grad_input, const Tensor& grad_
     const int64_t* t = target.data_ptr<int64_t>();  // [N, S]
     const T* w = data_or_null<T>(weight);  // [C]
     const bool per_element = params.reduction == LossReduction::None;
-    A scale = per_element ? A(0) : functors::cast<A>(*g);
+    A scale = per_element ? A(0) : cast<A>(*g);
     if (params.reduction == LossReduction::Mean) {
-      scale /= functors::cast<A>(*total_weight.data_ptr<total_weight_t<T>>());
+      scale /= cast<A>(*total_weight.template data_ptr<total_weight_t<T>>());
     }
     const int64_t row = classes * inner;
     parallel_for(0, batch, std::max<int64_t>(1, kNllBackwardGrain / std::max<int64_t>(row, 1)),
@@ -88,9 +88,9 @@ void CpuBackend::nll_loss_backward(const Tensor& grad_input, const Tensor& grad_
                      for (int64_t s = 0; s < inner; ++s) {
                        const int64_t i = n * inner + s, c = t[i];
                        if (!functors::is_counted_target(c, classes, params.ignore_index)) continue;
-                       const A wc = w != nullptr ? functors::cast<A>(w[c]) : A(1);
-                       const A grad = per_element ? functors::cast<A>(g[i]) : scale;
-                       gi[(n * classes + c) * inner + s] = functors::cast<T>(-wc * grad);
+                       const A wc = w != nullptr ? cast<A>(w[c]) : A(1);
+                       const A grad = per_element ? cast<A>(g[i]) : scale;
+                       gi[(n * classes + c) * inner + s] = cast<T>(-wc * grad);
                      }
                    }
                  });
