@@ -116,16 +116,16 @@ const T* data_or_null(const Tensor& t) {
 
 }  // namespace
 
-void CudaBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& record, const Tensor& input,
+void CudaBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& target_record, const Tensor& input,
                            const Tensor& target, const Tensor& weight, const NllLossParams& params) {
-  check_contiguous("nll_loss", {&out, &record, &input, &target, &weight});
+  check_contiguous("nll_loss", {&out, &target_record, &input, &target, &weight});
   LaunchScope scope(input.device());
   dispatch_floating(input.dtype(), "nll_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
     nll_loss_kernel<T><<<1, kForwardThreads, 0, scope.stream()>>>(
         input.size(0), input.size(1), input.size(2), input.data_ptr<T>(), target.data_ptr<int64_t>(),
         data_or_null<T>(weight), out.data_ptr<T>(), total_weight.template data_ptr<total_weight_t<T>>(),
-        record.defined() ? record.data_ptr<int64_t>() : nullptr, params);
+        target_record.defined() ? target_record.data_ptr<int64_t>() : nullptr, params);
     BRISK_CUDA_CHECK_LAUNCH();
   });
 }

@@ -178,12 +178,13 @@
   /* out = -weight[t] * input[n, t, s] per element (0 where t does not count), [N, S] for                            \
      LossReduction::None, else [] holding their sum, divided by total_weight for Mean (NaN                            \
      when no target counts). total_weight = the sum of weight[t] over the targets that count.                         \
-     record (int64 [4], or undefined: nothing recorded) receives this call's bad targets by                           \
+     target_record (int64 [4], or undefined: nothing recorded) receives this call's bad targets by                    \
      functors::fold_bad_targets, with params.call. */                                                                 \
   X(nll_loss,                                                                                                         \
-    (const Tensor& out, const Tensor& total_weight, const Tensor& record, const Tensor& input, const Tensor& target,   \
-     const Tensor& weight, const NllLossParams& params),                                                              \
-    (out, total_weight, record, input, target, weight, params), "nll_loss_forward", (&input, &target, &weight))       \
+    (const Tensor& out, const Tensor& total_weight, const Tensor& target_record, const Tensor& input,                  \
+     const Tensor& target, const Tensor& weight, const NllLossParams& params),                                        \
+    (out, total_weight, target_record, input, target, weight, params), "nll_loss_forward",                            \
+    (&input, &target, &weight))                                                                                       \
   /* grad_input [N, C, S] (overwritten, zeros included) of nll_loss given grad_out (its out's                         \
      shape and dtype) and the forward's total_weight: -weight[t] * grad_out (/ total_weight                           \
      for Mean) at [n, t, s] for each target that counts, 0 everywhere else. */                                        \

@@ -26,7 +26,7 @@ using total_weight_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 
 }  // namespace
 
-void CpuBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& record, const Tensor& input,
+void CpuBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& target_record, const Tensor& input,
                           const Tensor& target, const Tensor& weight, const NllLossParams& params) {
   const int64_t batch = input.size(0), classes = input.size(1), inner = input.size(2);
   dispatch_floating(input.dtype(), "nll_loss", [&](auto tag) {
@@ -59,8 +59,8 @@ void CpuBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const T
     }
     if (!per_element) *o = cast<T>(params.reduction == LossReduction::Mean ? sum / weights : sum);
     *total_weight.template data_ptr<total_weight_t<T>>() = cast<total_weight_t<T>>(weights);
-    if (record.defined()) {
-      functors::fold_bad_targets(record.data_ptr<int64_t>(), bad, params.call, first_bad, bad > 0 ? t[first_bad] : 0);
+    if (target_record.defined()) {
+      functors::fold_bad_targets(target_record.data_ptr<int64_t>(), bad, params.call, first_bad, bad > 0 ? t[first_bad] : 0);
     }
   });
 }
