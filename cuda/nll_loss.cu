@@ -116,8 +116,9 @@ const T* data_or_null(const Tensor& t) {
 
 }  // namespace
 
-void CudaBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& target_record, const Tensor& input,
-                           const Tensor& target, const Tensor& weight, const NllLossParams& params) {
+void CudaBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& target_record,
+                           const Tensor& input, const Tensor& target, const Tensor& weight,
+                           const NllLossParams& params) {
   check_contiguous("nll_loss", {&out, &target_record, &input, &target, &weight});
   LaunchScope scope(input.device());
   dispatch_floating(input.dtype(), "nll_loss", [&](auto tag) {
@@ -139,9 +140,9 @@ void CudaBackend::nll_loss_backward(const Tensor& grad_input, const Tensor& grad
     using T = typename decltype(tag)::type;
     unsigned blocks = grid_size(scope.device(), grad_input.numel(), kBackwardThreads);
     nll_loss_backward_kernel<T><<<blocks, kBackwardThreads, 0, scope.stream()>>>(
-        grad_input.size(0), grad_input.size(1), grad_input.size(2), grad_input.data_ptr<T>(),
-        grad_out.data_ptr<T>(), target.data_ptr<int64_t>(), data_or_null<T>(weight),
-        total_weight.template data_ptr<total_weight_t<T>>(), params);
+        grad_input.size(0), grad_input.size(1), grad_input.size(2), grad_input.data_ptr<T>(), grad_out.data_ptr<T>(),
+        target.data_ptr<int64_t>(), data_or_null<T>(weight), total_weight.template data_ptr<total_weight_t<T>>(),
+        params);
     BRISK_CUDA_CHECK_LAUNCH();
   });
 }

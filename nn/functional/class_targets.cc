@@ -58,8 +58,8 @@ void check_class_targets(const char* op, const Tensor& input, const Tensor& targ
   const bool unbatched = input.dim() == 1;
   Shape expected = input.sizes();
   expected.erase(expected.begin() + (unbatched ? 0 : 1));
-  BRISK_CHECK(target.sizes() == expected, "{}: input {} expects a target of shape {}, got target {}", op,
-              input.sizes(), expected, target.sizes());
+  BRISK_CHECK(target.sizes() == expected, "{}: input {} expects a target of shape {}, got target {}", op, input.sizes(),
+              expected, target.sizes());
   check_class_weight(op, weight, input.size(unbatched ? 0 : 1));
   BRISK_CHECK(!weight.defined() || weight.device() == input.device(), "{}: weight {} is not on the input's device {}",
               op, weight.describe(), input.device());

@@ -26,16 +26,17 @@ using total_weight_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
 
 }  // namespace
 
-void CpuBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& target_record, const Tensor& input,
-                          const Tensor& target, const Tensor& weight, const NllLossParams& params) {
+void CpuBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const Tensor& target_record,
+                          const Tensor& input, const Tensor& target, const Tensor& weight,
+                          const NllLossParams& params) {
   const int64_t batch = input.size(0), classes = input.size(1), inner = input.size(2);
   dispatch_floating(input.dtype(), "nll_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = kernels::accumulate_t<T, true>;
-    const T* x = input.data_ptr<T>();  // [N, C, S]
+    const T* x = input.data_ptr<T>();               // [N, C, S]
     const int64_t* t = target.data_ptr<int64_t>();  // [N, S]
-    const T* w = data_or_null<T>(weight);  // [C]
-    T* o = out.data_ptr<T>();  // [N, S] or []
+    const T* w = data_or_null<T>(weight);           // [C]
+    T* o = out.data_ptr<T>();                       // [N, S] or []
     const bool per_element = params.reduction == LossReduction::None;
     A sum = A(0), weights = A(0);
     int64_t bad = 0, first_bad = 0;
@@ -60,7 +61,8 @@ void CpuBackend::nll_loss(const Tensor& out, const Tensor& total_weight, const T
     if (!per_element) *o = cast<T>(params.reduction == LossReduction::Mean ? sum / weights : sum);
     *total_weight.template data_ptr<total_weight_t<T>>() = cast<total_weight_t<T>>(weights);
     if (target_record.defined()) {
-      functors::fold_bad_targets(target_record.data_ptr<int64_t>(), bad, params.call, first_bad, bad > 0 ? t[first_bad] : 0);
+      functors::fold_bad_targets(target_record.data_ptr<int64_t>(), bad, params.call, first_bad,
+                                 bad > 0 ? t[first_bad] : 0);
     }
   });
 }
@@ -71,10 +73,10 @@ void CpuBackend::nll_loss_backward(const Tensor& grad_input, const Tensor& grad_
   dispatch_floating(grad_input.dtype(), "nll_loss_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = kernels::accumulate_t<T, true>;
-    T* gi = grad_input.data_ptr<T>();  // [N, C, S]
-    const T* g = grad_out.data_ptr<T>();  // [N, S] or []
+    T* gi = grad_input.data_ptr<T>();               // [N, C, S]
+    const T* g = grad_out.data_ptr<T>();            // [N, S] or []
     const int64_t* t = target.data_ptr<int64_t>();  // [N, S]
-    const T* w = data_or_null<T>(weight);  // [C]
+    const T* w = data_or_null<T>(weight);           // [C]
     const bool per_element = params.reduction == LossReduction::None;
     A scale = per_element ? A(0) : cast<A>(*g);
     if (params.reduction == LossReduction::Mean) {

@@ -38,8 +38,7 @@ Shape loss_sizes(const Tensor& target, LossReduction reduction) {
 std::array<Tensor, 2> nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, const Tensor& record,
                                const NllLossParams& params) {
   Device device = common_device("nll_loss", {input, target, weight, record});
-  BRISK_CHECK(is_floating_point(input.dtype()), "nll_loss: expected a floating point input, got {}",
-              input.describe());
+  BRISK_CHECK(is_floating_point(input.dtype()), "nll_loss: expected a floating point input, got {}", input.describe());
   check_operands("nll_loss", input.sizes(), target, weight);
   BRISK_CHECK(!record.defined() || (record.dtype() == kInt64 && record.sizes() == Shape{4} && record.is_contiguous()),
               "nll_loss: the target record must be a contiguous int64 [4], got {}", record.describe());

@@ -150,13 +150,12 @@ TEST_CASE("cross_entropy (class indices and probabilities), nll_loss and mse_los
   }
 }
 
-TEST_CASE("the fused nll_loss on CUDA matches the CPU: [N, C] and [N, C, H, W], ignore_index, 16-bit floats",
-          "[gpu]") {
+TEST_CASE("the fused nll_loss on CUDA matches the CPU: [N, C] and [N, C, H, W], ignore_index, 16-bit floats", "[gpu]") {
   const Tensor target = tensor<int64_t>({1, 2, 4, 0, 3, 2}, {6});
   const Tensor spatial_target = tensor<int64_t>({0, 2, 2, 4, 1, 0, 4, 1, 3, 3, 0, 4}, {2, 3, 2});
   for (DType dtype : {kFloat32, kFloat64, kBFloat16, kFloat16}) {
     // The 16-bit floats: log_softmax and nll_loss in that dtype (no autocast), sums in float32.
-    const Tolerance tol = dtype == kBFloat16 ? Tolerance{2e-2, 2e-2}
+    const Tolerance tol = dtype == kBFloat16  ? Tolerance{2e-2, 2e-2}
                           : dtype == kFloat16 ? Tolerance{5e-3, 5e-3}
                                               : tolerance(dtype);
     const Tensor weight = random_cpu({5}, dtype, 3, 0.5, 1.5);
