@@ -207,10 +207,12 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 // ignore_index must then stay negative.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                      int64_t ignore_index = -100, Reduction reduction = Reduction::Mean, double label_smoothing = 0.0);
+// Class indices run one fused kernel forward and one backward (nn/functional/nll_loss_op.h),
+// after log_softmax's for cross_entropy; the class weights get no gradient, as in PyTorch.
 // Targets outside [0, C) other than ignore_index raise brisk::Error naming the value and C: at
-// the call for CPU tensors; for tensors on a device, whose targets the host cannot read
-// without waiting for it, at the next check_deferred_targets(), or at the latest at the 1000th
-// such call since the last check (nn/functional/class_targets.h).
+// the call for CPU tensors (naming the element too); for tensors on a device, whose targets
+// the host cannot read without waiting for it, at the next check_deferred_targets(), or at the
+// latest at the 1000th such call since the last check (nn/functional/class_targets.h).
 
 // Raises brisk::Error for the first bad target that this thread's nll_loss and cross_entropy
 // calls met on a device since the last check, naming its value, the number of classes, the

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tensor/fused_activation.h"
+#include "tensor/nll_loss_params.h"
 #include "tensor/op_kinds.h"
 #include "tensor/optimizer_step_params.h"
 #include "tensor/scalar.h"
@@ -186,12 +187,40 @@
     (const std::vector<Tensor>& grads, const Tensor& found_inf, float inv_scale), (grads, found_inf, inv_scale),       \
     "_amp_foreach_non_finite_check_and_unscale_", (&grads))
 
+// The fused class-index nll_loss (PyTorch's nll_loss_forward and nll_loss_backward) over an
+// input [N, C, S] (S: the spatial positions, 1 for [N, C]; the native op views the other
+// shapes so) of one float dtype, contiguous like every tensor here: targets int64 [N, S],
+// weight [C] of the input's dtype or undefined (1 for every class), total_weight [] float32
+// for bfloat16/float16 inputs, else the input's dtype. Only targets that count
+// (tensor/functors/nll_loss.h) contribute; a bad one counts as ignored. Optional: a backend
+// without them raises (Backend's defaults).
+#define BRISK_BACKEND_LOSS_KERNELS(X)                                                                                 \
+  /* out = -weight[t] * input[n, t, s] per element (0 where t does not count), [N, S] for                            \
+     LossReduction::None, else [] holding their sum, divided by total_weight for Mean (NaN                            \
+     when no target counts). total_weight = the sum of weight[t] over the targets that count.                         \
+     target_record (int64 [4], or undefined: nothing recorded) receives this call's bad targets by                    \
+     functors::fold_bad_targets, with params.call. */                                                                 \
+  X(nll_loss,                                                                                                         \
+    (const Tensor& out, const Tensor& total_weight, const Tensor& target_record, const Tensor& input,                  \
+     const Tensor& target, const Tensor& weight, const NllLossParams& params),                                        \
+    (out, total_weight, target_record, input, target, weight, params), "nll_loss_forward",                            \
+    (&input, &target, &weight))                                                                                       \
+  /* grad_input [N, C, S] (overwritten, zeros included) of nll_loss given grad_out (its out's                         \
+     shape and dtype) and the forward's total_weight: -weight[t] * grad_out (/ total_weight                           \
+     for Mean) at [n, t, s] for each target that counts, 0 everywhere else. */                                        \
+  X(nll_loss_backward,                                                                                                \
+    (const Tensor& grad_input, const Tensor& grad_out, const Tensor& target, const Tensor& weight,                    \
+     const Tensor& total_weight, const NllLossParams& params),                                                        \
+    (grad_input, grad_out, target, weight, total_weight, params), "nll_loss_backward",                                \
+    (&grad_out, &target, &weight))
+
 // The optional kernels: Backend defines each to raise "<name>: not implemented for device
 // <device> yet".
 #define BRISK_BACKEND_OPTIONAL_KERNELS(X) \
   BRISK_BACKEND_CONV_POOL_KERNELS(X)      \
   BRISK_BACKEND_BATCH_NORM_KERNELS(X)     \
-  BRISK_BACKEND_OPTIMIZER_KERNELS(X)
+  BRISK_BACKEND_OPTIMIZER_KERNELS(X)      \
+  BRISK_BACKEND_LOSS_KERNELS(X)
 
 // The kernels of one device: what the simulated device forwards to the host's kernels.
 #define BRISK_BACKEND_KERNELS(X) \

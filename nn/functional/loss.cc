@@ -1,16 +1,19 @@
-// The losses, composed from differentiable ops, with PyTorch's handling of class weights,
-// ignore_index and label smoothing.
+// The losses, with PyTorch's handling of class weights, ignore_index and label smoothing:
+// class-index nll_loss and cross_entropy run the fused nll_loss (nn/functional/nll_loss_op.h)
+// after log_softmax; label smoothing and class-probability targets are composed from ops.
 #include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 #include "nn/functional/class_targets.h"
+#include "nn/functional/nll_loss_op.h"
 
 namespace brisk::nn::functional {
 
 namespace {
 
 using detail::check_class_targets;
-using detail::ClassTargets;
+using detail::fused_nll_loss;
+using detail::NllLossResult;
 
 Tensor reduce(const Tensor& losses, Reduction reduction) {
   switch (reduction) {
@@ -21,31 +24,15 @@ Tensor reduce(const Tensor& losses, Reduction reduction) {
   return losses;
 }
 
-// weight[target] for each element (the class weight, or 1), zero where ignored.
-Tensor element_weights(const ClassTargets& t, const Tensor& weight) {
-  Tensor valid = t.valid.to(t.input.dtype());
-  if (!weight.defined()) return valid;
-  Tensor w = index_select(weight, 0, t.target.flatten()).view(t.target.sizes());
-  return w * valid;
-}
-
-// Per-element losses of checked targets reduced as nll_loss reduces them: the mean divides by
-// the total weight `w` of the elements (element_weights).
-Tensor reduce_weighted(const Tensor& losses, const ClassTargets& t, const Tensor& w, Reduction reduction) {
+NllLossParams nll_params(int64_t ignore_index, Reduction reduction) {
+  NllLossParams params;
+  params.ignore_index = ignore_index;
   switch (reduction) {
-    case Reduction::None: return t.unbatched ? losses.squeeze(0) : losses;
-    case Reduction::Sum: return losses.sum();
-    case Reduction::Mean: return losses.sum() / w.sum();
+    case Reduction::None: params.reduction = LossReduction::None; break;
+    case Reduction::Sum: params.reduction = LossReduction::Sum; break;
+    case Reduction::Mean: params.reduction = LossReduction::Mean; break;
   }
-  return losses;
-}
-
-// nll_loss of targets already checked (cross_entropy checks them once, under its own name).
-Tensor checked_nll_loss(const ClassTargets& t, const Tensor& weight, Reduction reduction) {
-  Tensor picked = gather(t.input, 1, t.target.unsqueeze(1)).squeeze(1);
-  Tensor w = element_weights(t, weight);
-  // where, not a product with 0: an ignored element's pick may be -inf.
-  return reduce_weighted(where(t.valid, -(picked * w), zeros_like(picked)), t, w, reduction);
+  return params;
 }
 
 // weight [C] viewed to multiply an input of `dims` dims whose classes are dim `class_dim`.
@@ -53,6 +40,27 @@ Tensor class_weight_view(const Tensor& weight, int64_t dims, int64_t class_dim) 
   Shape shape(dims, 1);
   shape[class_dim] = weight.size(0);
   return weight.view(shape);
+}
+
+// Label smoothing's share of cross_entropy with class indices: each element's
+// -sum_c weight[c] * log_probs[c], 0 where its target does not count (ignore_index, or a bad
+// one on a device), reduced as nll_loss reduces: the mean divides by the fused nll_loss's
+// total weight. Composed from ops (a dozen kernels); the plain loss is fused.
+Tensor smoothing_loss(const Tensor& log_probs, const Tensor& target, const Tensor& weight, int64_t ignore_index,
+                      Reduction reduction, const Tensor& total_weight) {
+  const int64_t class_dim = log_probs.dim() == 1 ? 0 : 1;
+  const int64_t classes = log_probs.size(class_dim);
+  Tensor weighted = log_probs;
+  if (weight.defined()) weighted = weighted * class_weight_view(weight, log_probs.dim(), class_dim);
+  Tensor summed = -weighted.sum({class_dim});
+  Tensor counted = logical_and(target.ne(ignore_index), logical_and(target.ge(0), target.lt(classes)));
+  Tensor losses = where(counted, summed, zeros_like(summed));
+  switch (reduction) {
+    case Reduction::None: return losses;
+    case Reduction::Sum: return losses.sum();
+    case Reduction::Mean: return losses.sum() / total_weight.to(losses.dtype());
+  }
+  return losses;
 }
 
 // cross_entropy with class probabilities (a target of the input's shape, soft labels as from
@@ -85,7 +93,8 @@ Tensor nll_loss(const Tensor& input_in, const Tensor& target, const Tensor& weig
                 Reduction reduction) {
   autograd::AutocastInputs autocast_inputs(autograd::AutocastOp::nll_loss, input_in, weight_in);
   const Tensor &input = autocast_inputs[0], &weight = autocast_inputs[1];
-  return checked_nll_loss(check_class_targets("nll_loss", input, target, weight, ignore_index), weight, reduction);
+  check_class_targets("nll_loss", input, target, weight);
+  return fused_nll_loss("nll_loss", input, target, weight, nll_params(ignore_index, reduction)).loss;
 }
 
 Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const Tensor& weight_in, int64_t ignore_index,
@@ -99,18 +108,14 @@ Tensor cross_entropy(const Tensor& input_in, const Tensor& target_in, const Tens
   if (target.is_floating_point()) {
     return cross_entropy_with_probabilities(input, target, weight, ignore_index, reduction, label_smoothing);
   }
+  check_class_targets("cross_entropy", input, target, weight);
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   Tensor log_probs = brisk::log_softmax(input, class_dim);
-  ClassTargets t = check_class_targets("cross_entropy", log_probs, target, weight, ignore_index);
-  Tensor nll = checked_nll_loss(t, weight, reduction);
-  if (label_smoothing == 0.0) return nll;
-
-  const int64_t classes = t.input.size(1);
-  Tensor weighted = t.input;
-  if (weight.defined()) weighted = weighted * class_weight_view(weight, t.input.dim(), 1);
-  Tensor summed = -weighted.sum({1});
-  Tensor smooth = reduce_weighted(where(t.valid, summed, zeros_like(summed)), t, element_weights(t, weight), reduction);
-  return nll * (1.0 - label_smoothing) + smooth * (label_smoothing / static_cast<double>(classes));
+  NllLossResult nll = fused_nll_loss("cross_entropy", log_probs, target, weight, nll_params(ignore_index, reduction));
+  if (label_smoothing == 0.0) return nll.loss;
+  return nll.loss * (1.0 - label_smoothing) +
+         smoothing_loss(log_probs, target, weight, ignore_index, reduction, nll.total_weight) *
+             (label_smoothing / static_cast<double>(input.size(class_dim)));
 }
 
 Tensor mse_loss(const Tensor& input_in, const Tensor& target_in, Reduction reduction) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tensor/fused_activation.h"
+#include "tensor/nll_loss_params.h"
 #include "tensor/op_kinds.h"
 #include "tensor/optimizer_step_params.h"
 #include "tensor/scalar.h"
@@ -189,6 +190,19 @@ void multi_tensor_adam_step_(const std::vector<Tensor>& params, const std::vecto
 // grads: of one dtype on one device, as found_inf.
 void multi_tensor_non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tensor& found_inf,
                                                 float inv_scale);
+
+// ---- Fused class-index nll_loss (tensor/native/nll_loss.cc) ----
+// Backend::nll_loss (tensor/backend.h) says what is computed; nn::functional::nll_loss checks
+// the shapes under the caller's name. input [N, C, *] floating point, target int64 [N, *],
+// weight undefined or [C] (converted to the input's dtype), record undefined or the int64 [4]
+// target record the forward folds its bad targets into (nn/functional/class_targets.h).
+// Returns {loss (the target's shape for LossReduction::None, else []), total_weight}.
+std::array<Tensor, 2> nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, const Tensor& record,
+                               const NllLossParams& params);
+// The gradient of nll_loss's input (of `input_sizes`, grad_out's dtype) from the forward's
+// target, weight and total_weight.
+Tensor nll_loss_backward(const Tensor& grad_out, const Shape& input_sizes, const Tensor& target, const Tensor& weight,
+                         const Tensor& total_weight, const NllLossParams& params);
 
 // ---- Joining and indexing ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

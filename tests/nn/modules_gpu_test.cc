@@ -1,6 +1,7 @@
 // nn on CUDA against the CPU: each module copied to the GPU (load_state_dict, then Module::to)
 // gives the CPU module's output, input gradient, parameter gradients (which land on the GPU,
 // the parameters' device) and buffers; the losses give the same values and gradients.
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -147,6 +148,50 @@ TEST_CASE("cross_entropy (class indices and probabilities), nll_loss and mse_los
           random_cpu({6, 5}, dtype, 5));
     }
   }
+}
+
+TEST_CASE("the fused nll_loss on CUDA matches the CPU: [N, C] and [N, C, H, W], ignore_index, 16-bit floats", "[gpu]") {
+  const Tensor target = tensor<int64_t>({1, 2, 4, 0, 3, 2}, {6});
+  const Tensor spatial_target = tensor<int64_t>({0, 2, 2, 4, 1, 0, 4, 1, 3, 3, 0, 4}, {2, 3, 2});
+  for (DType dtype : {kFloat32, kFloat64, kBFloat16, kFloat16}) {
+    // The 16-bit floats: log_softmax and nll_loss in that dtype (no autocast), sums in float32.
+    const Tolerance tol = dtype == kBFloat16  ? Tolerance{2e-2, 2e-2}
+                          : dtype == kFloat16 ? Tolerance{5e-3, 5e-3}
+                                              : tolerance(dtype);
+    const Tensor weight = random_cpu({5}, dtype, 3, 0.5, 1.5);
+    for (Reduction reduction : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
+      INFO(dtype_name(dtype) << ", reduction " << static_cast<int>(reduction) << " (0 none, 1 mean, 2 sum)");
+      for (bool spatial : {false, true}) {
+        INFO((spatial ? "[N, C, H, W]" : "[N, C]"));
+        Tensor x = random_cpu(spatial ? Shape{2, 5, 3, 2} : Shape{6, 5}, dtype, 11);
+        Tensor gx = on_gpu(x);
+        x.requires_grad_();
+        gx.requires_grad_();
+        const Tensor& t = spatial ? spatial_target : target;
+        Tensor y = F::cross_entropy(x, t, weight, 4, reduction);
+        Tensor gy = F::cross_entropy(gx, on_gpu(t), on_gpu(weight), 4, reduction);
+        require_matches(gy, y, tol);
+        Tensor upstream = random_cpu(y.sizes(), dtype, 98);
+        y.backward(upstream);
+        gy.backward(on_gpu(upstream));
+        require_matches(gx.grad(), x.grad(), tol);
+      }
+    }
+  }
+  // Every target ignored: the mean is NaN on both, the gradient zero.
+  Tensor ignored = on_gpu(tensor<int64_t>({-100, -100}, {2}));
+  CHECK(std::isnan(F::cross_entropy(on_gpu(random_cpu({2, 5}, kFloat32, 1)), ignored).item<float>()));
+}
+
+TEST_CASE("a bad target on CUDA counts as ignored and is reported by check_deferred_targets", "[gpu]") {
+  F::check_deferred_targets();
+  Tensor logits = random_cpu({3, 4}, kFloat32, 12);
+  Tensor loss = F::cross_entropy(on_gpu(logits), on_gpu(tensor<int64_t>({0, 9, 1}, {3})));
+  Tensor as_ignored = F::cross_entropy(logits, tensor<int64_t>({0, -100, 1}, {3}));
+  require_matches(loss, as_ignored, tolerance(kFloat32));
+  CHECK_THROWS_WITH(F::check_deferred_targets(),
+                    Catch::Contains("cross_entropy: target 9 is out of bounds for 4 classes (ignore_index -100)") &&
+                        Catch::Contains("element 1 of the target of call 1 of 1"));
 }
 
 }  // namespace
