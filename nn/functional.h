@@ -59,6 +59,12 @@ using brisk::tanh;
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 Tensor flatten(const Tensor& input, int64_t start_dim = 1, int64_t end_dim = -1);
 
+// ---- Padding (nn/functional/pad.cc) ----
+// Constant padding, as torch.nn.functional.pad(input, pad, value=value): `pad` holds (before,
+// after) pairs from the last dim backwards ({1, 2} pads the last dim, {1, 2, 0, 3} the last
+// two); a negative pad crops. A new tensor in input's layout (channels_last stays so).
+Tensor pad(const Tensor& input, IntArrayRef pad, double value = 0.0);
+
 // ---- Convolution (nn/functional/conv.cc) ----
 // weight [out_channels, in_channels / groups, kH, kW]; bias [out_channels] or undefined.
 // Zero padding. Differentiable twice (the backward is itself built from conv2d ops).
