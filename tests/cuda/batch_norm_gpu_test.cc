@@ -13,6 +13,7 @@
 namespace brisk {
 namespace {
 
+using testing::on_cpu;
 using testing::on_gpu;
 using testing::random_cpu;
 using testing::relative_error;
