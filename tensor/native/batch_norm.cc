@@ -56,8 +56,8 @@ std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, cons
   }
   const Tensor& counter = num_batches_tracked;
   BRISK_CHECK(!counter.defined() || (counter.dtype() == kInt64 && counter.dim() == 0 && counter.device() == device),
-              "batch_norm: num_batches_tracked {} must be an int64 scalar on the input's device {}",
-              counter.describe(), device);
+              "batch_norm: num_batches_tracked {} must be an int64 scalar on the input's device {}", counter.describe(),
+              device);
   const bool channels_last = is_channels_last(input);
   Tensor x = channels_last ? input : contiguous(input);
   TensorOptions stats = TensorOptions(stats_dtype(x.dtype())).device(device);
