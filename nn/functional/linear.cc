@@ -42,13 +42,15 @@ Tensor linear(const Tensor& input_in, const Tensor& weight_in, const Tensor& bia
   if (input.dim() != 2) out = native::view(out, out_shape);
   // The edges in addmm's order (bias, input, weight): the parameters' gradients become ready
   // in the order they did, the bias's first (DistributedDataParallel's rebuilt buckets follow it).
+  // The weight is saved as the view weight.t(), as addmm saved it, not as the parameter itself,
+  // which fully_shard swaps for its shard after forward (a view keeps the gathered weight).
   return autograd::record("LinearBackward", out, {bias, input, weight},
-                          {save_if(weight.requires_grad(), input), save_if(input.requires_grad(), weight)},
+                          {save_if(weight.requires_grad(), input), save_if(input.requires_grad(), weight.t())},
                           [input_shape = input.sizes()](const BackwardArgs& a) -> TensorList {
-                            const Tensor &input = a.saved[0], &weight = a.saved[1];
+                            const Tensor &input = a.saved[0], &weight_t = a.saved[1];
                             Tensor grad = a.grad().reshape(rows_shape(a.grad()));  // [rows, out_features]
                             return {a.needs_grad[0] ? grad.sum({0}) : Tensor(),
-                                    a.needs_grad[1] ? mm(grad, weight).reshape(input_shape) : Tensor(),
+                                    a.needs_grad[1] ? mm(grad, weight_t.t()).reshape(input_shape) : Tensor(),
                                     a.needs_grad[2] ? mm(grad.t(), input.reshape(rows_shape(input))) : Tensor()};
                           });
 }
