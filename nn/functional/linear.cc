@@ -1,8 +1,8 @@
 // linear is one op with its own backward, as PyTorch's: the input's leading dims are folded
-// into the rows of one GEMM (the bias its initial value), and the weight's gradient is
-// computed as grad^T @ input, [out_features, in_features] like the weight, so AccumulateGrad
-// keeps it as .grad instead of copying the transposed gradient that addmm(input, weight.t())
-// would hand back through its TransposeBackward.
+// into the rows of one GEMM, and the weight's gradient is computed as grad^T @ input,
+// [out_features, in_features] like the weight, so AccumulateGrad keeps it as .grad instead of
+// copying the transposed gradient that addmm(input, weight.t()) would hand back through its
+// TransposeBackward.
 #include "autograd/autocast.h"
 #include "autograd/ops.h"
 #include "autograd/record.h"
@@ -36,7 +36,10 @@ Tensor linear(const Tensor& input_in, const Tensor& weight_in, const Tensor& bia
               "linear: bias {} should have shape [{}] (weight {})", bias.describe(), weight.size(0), weight.sizes());
   Tensor rows = native::reshape(input, rows_shape(input));
   Tensor weight_t = native::transpose(weight, 0, 1);
-  Tensor out = bias.defined() ? native::addmm(bias, rows, weight_t) : native::mm(rows, weight_t);
+  // A 2-D input's bias is the GEMM's initial value; others add it after, as matmul + bias did
+  // (bitwise the results they had).
+  Tensor out = bias.defined() && input.dim() == 2 ? native::addmm(bias, rows, weight_t) : native::mm(rows, weight_t);
+  if (bias.defined() && input.dim() != 2) out = native::binary(BinaryOp::Add, out, bias, OpParams{1.0});
   Shape out_shape = input.sizes();
   out_shape.back() = weight.size(0);
   if (input.dim() != 2) out = native::view(out, out_shape);

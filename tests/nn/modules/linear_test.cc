@@ -29,8 +29,9 @@ uint64_t kernels_of_step(nn::Linear& layer, const Shape& input) {
 TEST_CASE("nn::Linear's forward and backward on sim copy no gradient") {
   nn::Linear with_bias(5, 4);
   with_bias->to(sim0);
-  // forward: the bias copied into the output, the GEMM; sum; backward: sum's gradient (one
-  // fill), grad_input, grad_weight, grad_bias. Was 8: the weight's transposed gradient copied.
+  // forward: the GEMM and the bias (copied in first for a 2-D input, added after otherwise);
+  // sum; backward: sum's gradient (one fill), grad_input, grad_weight, grad_bias. Was 8: the
+  // weight's transposed gradient copied.
   CHECK(kernels_of_step(with_bias, {3, 5}) == 7);
   CHECK(with_bias->weight.grad().is_contiguous());
   CHECK(kernels_of_step(with_bias, {2, 3, 5}) == 7);
