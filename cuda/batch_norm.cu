@@ -101,13 +101,16 @@ __global__ void __launch_bounds__(kThreads) partial_moments_kernel(Geometry<kCL>
 
 // Step 2 forward, one thread per channel: the splits' moments combined in order (Chan et
 // al.), the statistics saved and folded into the running ones, and the affine coefficients
-// coef[c] (scale) and coef[C + c] (shift) of step 3.
+// coef[c] (scale) and coef[C + c] (shift) of step 3. Thread 0 also counts the batch in
+// num_batches_tracked (when given).
 template <typename P>
 __global__ void finish_moments_kernel(uint32_t channels, uint32_t count, uint32_t splits, const double* moments,
-                                      const P* weight, const P* bias, P* running_mean, P* running_var, double momentum,
-                                      double eps, P* save_mean, P* save_invstd, P* coef) {
+                                      const P* weight, const P* bias, P* running_mean, P* running_var,
+                                      int64_t* num_batches_tracked, double momentum, double eps, P* save_mean,
+                                      P* save_invstd, P* coef) {
   const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= channels) return;
+  if (c == 0 && num_batches_tracked != nullptr) ++*num_batches_tracked;
   const uint32_t per = (count + splits - 1) / splits;
   double n = 0, mean = 0, m2 = 0;
   for (uint32_t k = 0; k < splits; ++k) {
@@ -289,7 +292,8 @@ Geometry<kCL> geometry_of(const Tensor& input) {
 template <typename T, bool kCL>
 void forward(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
              const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
-             bool training, double momentum, double eps, FusedActivation activation) {
+             const Tensor& num_batches_tracked, bool training, double momentum, double eps,
+             FusedActivation activation) {
   using P = opmath_t<T>;
   const Geometry<kCL> g = geometry_of<kCL>(input);
   const uint32_t numel = static_cast<uint32_t>(input.numel());
@@ -304,8 +308,9 @@ void forward(const Tensor& out, const Tensor& save_mean, const Tensor& save_invs
     BRISK_CUDA_CHECK_LAUNCH();
     finish_moments_kernel<P><<<(g.channels + 127) / 128, 128, 0, scope.stream()>>>(
         g.channels, g.count, launch.blocks.y, moments.data_ptr<double>(), data_or_null<P>(weight),
-        data_or_null<P>(bias), data_or_null<P>(running_mean), data_or_null<P>(running_var), momentum, eps,
-        save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(), coef.data_ptr<P>());
+        data_or_null<P>(bias), data_or_null<P>(running_mean), data_or_null<P>(running_var),
+        data_or_null<int64_t>(num_batches_tracked), momentum, eps, save_mean.data_ptr<P>(), save_invstd.data_ptr<P>(),
+        coef.data_ptr<P>());
     BRISK_CUDA_CHECK_LAUNCH();
   }
   normalize_kernel<T, kCL><<<grid_size(scope.device(), numel, kElementThreads), kElementThreads, 0, scope.stream()>>>(
@@ -346,15 +351,15 @@ void backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor&
 
 void CudaBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
                              const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                             const Tensor& running_var, bool training, double momentum, double eps,
-                             FusedActivation activation) {
+                             const Tensor& running_var, const Tensor& num_batches_tracked, bool training,
+                             double momentum, double eps, FusedActivation activation) {
   check_sizes("batch_norm", input);
   if (input.numel() == 0) return;
   dispatch(FloatingTypes{}, input.dtype(), "batch_norm", [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto run = is_channels_last(input) ? forward<T, true> : forward<T, false>;
-    run(out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training, momentum, eps,
-        activation);
+    run(out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, num_batches_tracked, training,
+        momentum, eps, activation);
   });
 }
 

@@ -1,7 +1,6 @@
 #include "models/basic_block.h"
 
 #include <optional>
-#include <vector>
 
 #include "autograd/ops.h"
 #include "nn/functional.h"
@@ -17,19 +16,13 @@ nn::Conv2d conv3x3(int64_t in_channels, int64_t out_channels, int64_t stride) {
 }
 
 // Option A: x[:, :, ::stride, ::stride], then zero channels before and after, as
-// F.pad(x[:, :, ::2, ::2], (0, 0, 0, 0, planes // 4, planes // 4)) in the reference.
+// F.pad(x[:, :, ::2, ::2], (0, 0, 0, 0, planes // 4, planes // 4)) in the reference: two
+// kernels (F::pad's fill and copy), in x's layout.
 Tensor zero_pad_shortcut(const Tensor& x, int64_t stride, int64_t out_channels) {
   Tensor sub = x.slice(2, 0, std::nullopt, stride).slice(3, 0, std::nullopt, stride);
   const int64_t added = out_channels - sub.size(1);
   if (added == 0) return sub;
-  const int64_t before = added / 2;
-  // In x's layout, as F.pad's output: a channels_last block stays channels_last.
-  const TensorOptions options = sub.options().memory_format(sub.suggest_memory_format());
-  std::vector<Tensor> parts;
-  if (before > 0) parts.push_back(zeros({sub.size(0), before, sub.size(2), sub.size(3)}, options));
-  parts.push_back(sub);
-  parts.push_back(zeros({sub.size(0), added - before, sub.size(2), sub.size(3)}, options));
-  return cat(parts, 1);
+  return F::pad(sub, {0, 0, 0, 0, added / 2, added - added / 2});
 }
 
 }  // namespace

@@ -59,6 +59,12 @@ using brisk::tanh;
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
 Tensor flatten(const Tensor& input, int64_t start_dim = 1, int64_t end_dim = -1);
 
+// ---- Padding (nn/functional/pad.cc) ----
+// Constant padding, as torch.nn.functional.pad(input, pad, value=value): `pad` holds (before,
+// after) pairs from the last dim backwards ({1, 2} pads the last dim, {1, 2, 0, 3} the last
+// two); a negative pad crops. A new tensor in input's layout (channels_last stays so).
+Tensor pad(const Tensor& input, IntArrayRef pad, double value = 0.0);
+
 // ---- Convolution (nn/functional/conv.cc) ----
 // weight [out_channels, in_channels / groups, kH, kW]; bias [out_channels] or undefined.
 // Zero padding. Differentiable twice (the backward is itself built from conv2d ops).
@@ -101,10 +107,13 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Size2 output_size);
 // is applied to the result, as relu(batch_norm(...)) would, but fused: on the devices with
 // batch norm kernels (CPU, sim, CUDA) normalization and activation are one kernel forward and
 // one backward, and the gradient reads the saved output (Relu) or input (Gelu), no
-// intermediate.
+// intermediate. num_batches_tracked (nn::BatchNorm's int64 [] counter on input's device), when
+// given, is incremented by one in training: by the batch norm kernel itself where there is
+// one (no kernel of its own), else as its own op.
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
-                  double momentum = 0.1, double eps = 1e-5, FusedActivation activation = FusedActivation::None);
+                  double momentum = 0.1, double eps = 1e-5, FusedActivation activation = FusedActivation::None,
+                  const Tensor& num_batches_tracked = Tensor());
 // How the processes that normalize parts of one batch together share their per-channel
 // statistics: sync_batch_norm's view of a process group (nn::SyncBatchNorm makes one from a
 // dist::ProcessGroup; tests make one within a process).
@@ -123,10 +132,12 @@ class BatchStatsExchange {
 // running stats (when given) updated with the whole batch's mean and unbiased variance. A
 // part may be empty. The gradient of input includes the other processes' outputs' dependence
 // on it (through the exchange); those of weight and bias are this part's only (DDP sums them).
-// `activation` is applied after, as its own op.
+// `activation` is applied after, as its own op; num_batches_tracked (when given) is
+// incremented by one, as batch_norm's in training.
 Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                        const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange,
-                       FusedActivation activation = FusedActivation::None);
+                       FusedActivation activation = FusedActivation::None,
+                       const Tensor& num_batches_tracked = Tensor());
 // Normalizes over the trailing dims given by normalized_shape (which must match them).
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);

@@ -130,13 +130,14 @@
      biased) and the running statistics, when defined, move towards them: running = (1 -                               \
      momentum) * running + momentum * batch, with the unbiased variance for running_var.                               \
      Otherwise they come from running_mean and running_var. save_mean and save_invstd [C]                              \
-     receive the mean and invstd used. */                                                                              \
+     receive the mean and invstd used. num_batches_tracked (int64 [] on the device, or                                 \
+     undefined) is incremented by one with `training`, in the same kernels. */                                         \
   X(batch_norm,                                                                                                        \
     (const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input, const Tensor& weight, \
-     const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,        \
-     double eps, FusedActivation activation),                                                                          \
-    (out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training, momentum, eps,             \
-     activation),                                                                                                      \
+     const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, const Tensor& num_batches_tracked,     \
+     bool training, double momentum, double eps, FusedActivation activation),                                          \
+    (out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, num_batches_tracked, training,       \
+     momentum, eps, activation),                                                                                       \
     "batch_norm", (&input, &weight, &bias))                                                                            \
   /* The gradients of batch_norm from its saved statistics; with `training` the gradient also                          \
      flows through the batch statistics. grad_out is the gradient of the activation's output;                          \

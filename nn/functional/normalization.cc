@@ -130,6 +130,15 @@ TensorList differentiable_batch_norm_backward(const Tensor& grad_out, const Tens
   return grads;
 }
 
+// Counts one batch in num_batches_tracked (when given) where the kernels cannot: in the
+// composite paths, as PyTorch's module does with add_(1).
+void count_batch(const Tensor& num_batches_tracked) {
+  if (!num_batches_tracked.defined()) return;
+  NoGradGuard no_grad;
+  Tensor counter = num_batches_tracked;
+  counter.add_(1);
+}
+
 // batch_norm of an empty batch, as PyTorch's: there are no batch statistics, so the running
 // ones stay as they are, and the (empty) output is a new tensor that keeps the graph to
 // input, weight and bias (whose gradients are then zeros). A rank of a data-parallel job can
@@ -175,24 +184,30 @@ Tensor differentiable_activation_backward(FusedActivation activation, const Tens
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                  const Tensor& bias, bool training, double momentum, double eps, FusedActivation activation) {
+                  const Tensor& bias, bool training, double momentum, double eps, FusedActivation activation,
+                  const Tensor& num_batches_tracked) {
   check_batch_norm_args("batch_norm", input, running_mean, running_var, weight, bias);
   const bool use_batch_stats = training || !running_mean.defined();
-  if (input.numel() == 0) return activate(empty_batch_norm(input, weight, bias), activation);
+  const Tensor counter = training ? num_batches_tracked : Tensor();
+  if (input.numel() == 0) {
+    count_batch(counter);
+    return activate(empty_batch_norm(input, weight, bias), activation);
+  }
   BRISK_CHECK(!use_batch_stats || channel_count(input) > 1,
               "batch_norm: expected more than 1 value per channel when training, got input {}", input.sizes());
   if (!native::has_batch_norm_kernel(input, {weight, bias, running_mean, running_var})) {
     if (mixed_precision(input, {weight, bias, running_mean, running_var})) {
-      Tensor normalized =
-          batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum, eps);
+      Tensor normalized = batch_norm(input.to(kFloat32), running_mean, running_var, weight, bias, training, momentum,
+                                     eps, FusedActivation::None, counter);
       return activate(normalized.to(input.dtype()), activation);
     }
+    count_batch(counter);
     return activate(
         composite_batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps),
         activation);
   }
-  std::array<Tensor, 3> result =
-      native::batch_norm(input, weight, bias, running_mean, running_var, use_batch_stats, momentum, eps, activation);
+  std::array<Tensor, 3> result = native::batch_norm(input, weight, bias, running_mean, running_var, use_batch_stats,
+                                                    momentum, eps, activation, counter);
   const Tensor &out = result[0], &save_mean = result[1], &save_invstd = result[2];
   // The output is saved only for Relu's mask, the bias only for Gelu's recomputed input.
   const Tensor saved_out = activation == FusedActivation::Relu ? out : Tensor();
@@ -220,8 +235,9 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 
 Tensor sync_batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                        const Tensor& bias, double momentum, double eps, const BatchStatsExchange& exchange,
-                       FusedActivation activation) {
+                       FusedActivation activation, const Tensor& num_batches_tracked) {
   check_batch_norm_args("sync_batch_norm", input, running_mean, running_var, weight, bias);
+  count_batch(num_batches_tracked);
   // Every process's count, mean and variance [P, 3, C], combined as Chan et al.'s parallel
   // variance (no E[x^2] - E[x]^2 cancellation); the counts carry no gradient.
   Tensor every = exchange.all_gather(local_batch_stats(input));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <ostream>
 
-#include "autograd/grad_mode.h"
 #include "autograd/ops.h"
 #include "nn/functional.h"
 #include "nn/init.h"
@@ -45,22 +44,21 @@ void BatchNormImplBase::reset_parameters() {
 Tensor BatchNormImplBase::forward(const Tensor& input) {
   BRISK_CHECK(std::find(input_dims_.begin(), input_dims_.end(), input.dim()) != input_dims_.end(),
               "{}: expected a {}-D input, got input {}", name_, fmt::join(input_dims_, "-D or "), input.describe());
+  // In training the batch is counted in num_batches_tracked by the op itself (in the batch norm
+  // kernel where the device has one). Without momentum the running statistics are the
+  // cumulative average, this batch weighted by 1 / the count that includes it.
+  const bool counting = is_training() && options.track_running_stats();
+  const Tensor counter = counting ? num_batches_tracked : Tensor();
   double momentum = options.momentum().value_or(0.0);
-  if (is_training() && options.track_running_stats()) {
-    {
-      NoGradGuard no_grad;
-      num_batches_tracked.add_(1);
-    }
-    if (!options.momentum()) momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>());
-  }
+  if (counting && !options.momentum()) momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>() + 1);
   if (is_training() && stats_exchange && stats_exchange->size() > 1) {
     return functional::sync_batch_norm(input, running_mean, running_var, weight, bias, momentum, options.eps(),
-                                       *stats_exchange, options.activation());
+                                       *stats_exchange, options.activation(), counter);
   }
   // Batch statistics in training, and always when no running statistics are kept.
   return functional::batch_norm(input, running_mean, running_var, weight, bias,
                                 is_training() || !options.track_running_stats(), momentum, options.eps(),
-                                options.activation());
+                                options.activation(), counter);
 }
 
 void BatchNormImplBase::pretty_print(std::ostream& stream) const {

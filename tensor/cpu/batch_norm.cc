@@ -229,8 +229,9 @@ void backward(const Layout& l, const T* grad_out, const T* x, const P* weight, c
 
 void CpuBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
                             const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                            const Tensor& running_var, bool training, double momentum, double eps,
-                            FusedActivation activation) {
+                            const Tensor& running_var, const Tensor& num_batches_tracked, bool training,
+                            double momentum, double eps, FusedActivation activation) {
+  if (training && num_batches_tracked.defined()) ++*num_batches_tracked.data_ptr<int64_t>();
   if (!input.is_contiguous()) {
     batch_norm_channels_last(out, save_mean, save_invstd, input, weight, bias, running_mean, running_var, training,
                              momentum, eps, activation);

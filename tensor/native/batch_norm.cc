@@ -47,20 +47,24 @@ bool has_batch_norm_kernel(const Tensor& input, const std::vector<Tensor>& chann
 
 std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                  const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
-                                 double eps, FusedActivation activation) {
+                                 double eps, FusedActivation activation, const Tensor& num_batches_tracked) {
   Device device = common_device("batch_norm", {input, weight, bias, running_mean, running_var});
   // The running statistics are updated in place, so they must be contiguous as they are.
   for (const Tensor& t : {running_mean, running_var}) {
     BRISK_CHECK(!t.defined() || t.is_contiguous(), "batch_norm: running statistics {} must be contiguous",
                 t.describe());
   }
+  const Tensor& counter = num_batches_tracked;
+  BRISK_CHECK(!counter.defined() || (counter.dtype() == kInt64 && counter.dim() == 0 && counter.device() == device),
+              "batch_norm: num_batches_tracked {} must be an int64 scalar on the input's device {}", counter.describe(),
+              device);
   const bool channels_last = is_channels_last(input);
   Tensor x = channels_last ? input : contiguous(input);
   TensorOptions stats = TensorOptions(stats_dtype(x.dtype())).device(device);
   Tensor out = empty_in_layout(x.sizes(), x.dtype(), device, channels_last);
   Tensor save_mean = empty({x.size(1)}, stats), save_invstd = empty({x.size(1)}, stats);
   backend_for(device).batch_norm(out, save_mean, save_invstd, x, maybe_contiguous(weight), maybe_contiguous(bias),
-                                 running_mean, running_var, training, momentum, eps, activation);
+                                 running_mean, running_var, num_batches_tracked, training, momentum, eps, activation);
   return {out, save_mean, save_invstd};
 }
 

@@ -155,10 +155,12 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& grad_out, const Tensor& input)
 // Whether the device of `input` has the kernels and they take these operands (every defined
 // [C] tensor of the dtype above); otherwise the caller composes the op.
 bool has_batch_norm_kernel(const Tensor& input, const std::vector<Tensor>& channel_tensors);
-// {out, save_mean, save_invstd}.
+// {out, save_mean, save_invstd}. num_batches_tracked (int64 [] on input's device, or undefined)
+// is incremented by one with `training`, by the kernels themselves.
 std::array<Tensor, 3> batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                  const Tensor& running_mean, const Tensor& running_var, bool training, double momentum,
-                                 double eps, FusedActivation activation = FusedActivation::None);
+                                 double eps, FusedActivation activation = FusedActivation::None,
+                                 const Tensor& num_batches_tracked = Tensor());
 // {grad_input, grad_weight, grad_bias} where `need` asks (the others undefined). `out` is
 // batch_norm's output (read for Relu's mask), `bias` its bias (read for Gelu's input).
 std::array<Tensor, 3> batch_norm_backward(const Tensor& grad_out, const Tensor& input, const Tensor& weight,

@@ -3,8 +3,9 @@
 // ones), contiguous NCHW and channels_last, training (batch statistics, running statistics
 // updated) and eval, without and with the fused relu/gelu, forward and backward; shapes with
 // a channel count that is not a multiple of 32 and one large enough to split each channel's
-// values over many blocks. Both devices sum in different orders, so results match within a
-// tolerance of the dtype; the [C] results within a relative error of their norm.
+// values over many blocks; num_batches_tracked counted by the training kernels. Both devices
+// sum in different orders, so results match within a tolerance of the dtype; the [C] results
+// within a relative error of their norm.
 #include <array>
 
 #include "tests/cuda/backend_test_util.h"
@@ -12,6 +13,7 @@
 namespace brisk {
 namespace {
 
+using testing::on_cpu;
 using testing::on_gpu;
 using testing::random_cpu;
 using testing::relative_error;
@@ -104,6 +106,24 @@ TEST_CASE("CUDA batch_norm_backward computes only the gradients asked for") {
   std::array<Tensor, 3> want = native::batch_norm_backward(g, x, w, Tensor(), Tensor(), cpu_y[1], cpu_y[2], true,
                                                            FusedActivation::None, {true, true, true});
   check_stats(only_weight[1], want[1], kFloat32);
+}
+
+TEST_CASE("CUDA batch_norm counts each training call in num_batches_tracked, evaluation calls not") {
+  Tensor x = random_cpu({4, 6, 5, 5}, kFloat32, 10);
+  Tensor mean = on_gpu(native::zeros({6}, kFloat32)), var = on_gpu(native::full({6}, 1.0, kFloat32));
+  Tensor counter = on_gpu(native::zeros({}, kInt64));
+  Tensor cpu_mean = native::zeros({6}, kFloat32), cpu_var = native::full({6}, 1.0, kFloat32);
+  Tensor cpu_counter = native::zeros({}, kInt64);
+  for (bool nhwc : {false, true, false}) {
+    Tensor in = nhwc ? channels_last(x) : x;
+    native::batch_norm(on_gpu(in), Tensor(), Tensor(), mean, var, true, 0.1, 1e-5, FusedActivation::None, counter);
+    native::batch_norm(in, Tensor(), Tensor(), cpu_mean, cpu_var, true, 0.1, 1e-5, FusedActivation::None, cpu_counter);
+  }
+  native::batch_norm(on_gpu(x), Tensor(), Tensor(), mean, var, false, 0.1, 1e-5, FusedActivation::None, counter);
+  CHECK(on_cpu(counter).item<int64_t>() == 3);
+  CHECK(cpu_counter.item<int64_t>() == 3);
+  check_stats(mean, cpu_mean, kFloat32);
+  check_stats(var, cpu_var, kFloat32);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // models::BasicBlock: parameter names, the three shortcuts (identity, zero padding, projection)
-// computed on their own by silencing the residual branch, and the stage builder.
+// computed on their own by silencing the residual branch, the zero-padding shortcut's kernels
+// on sim:0, and the stage builder.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -10,6 +11,8 @@
 #include "autograd/ops.h"
 #include "models/basic_block.h"
 #include "nn/functional.h"
+#include "tensor/sim/sim_backend.h"
+#include "tensor/sim/sim_graph.h"
 #include "tests/models/count_parameters.h"
 
 using namespace brisk;
@@ -60,6 +63,22 @@ TEST_CASE("BasicBlock: the zero-padding shortcut (option A) subsamples and adds 
   Tensor passed = gt(sub, zeros_like(sub)).to(kFloat32);
   REQUIRE(equal(x.grad().slice(2, 0, std::nullopt, 2).slice(3, 0, std::nullopt, 2), passed));
   REQUIRE(x.grad().abs().sum().item<float>() == passed.sum().item<float>());
+}
+
+TEST_CASE("BasicBlock: the zero-padding shortcut's forward is two kernels on sim (F::pad's fill and copy)") {
+  const Device sim0 = sim_device(0);
+  // The kernels of a training forward; the identity block's shortcut is its input, no kernel.
+  auto forward_kernels = [&](models::BasicBlockOptions options, const Shape& input) {
+    models::BasicBlock block(options.shortcut(models::Shortcut::ZeroPad));
+    block->to(sim0);
+    Tensor x = randn(input).to(sim0);
+    sim::reset_kernel_counts();
+    block(x);
+    return sim::kernel_counts().run;
+  };
+  const uint64_t zero_pad = forward_kernels(models::BasicBlockOptions(4, 8).stride(2), {2, 4, 6, 6});
+  const uint64_t identity = forward_kernels(models::BasicBlockOptions(8, 8), {2, 8, 3, 3});
+  CHECK(zero_pad - identity == 2);  // was 5: slices, two zeros and cat
 }
 
 TEST_CASE("BasicBlock: the projection shortcut (option B) is a strided 1x1 convolution and a BN") {

@@ -1,6 +1,6 @@
 // gradcheck (float64, central differences) of the nn ops with hand-written backwards or
-// composite gradients worth checking: conv2d, conv1d and conv_transpose2d across their
-// geometry, the pools, batch_norm in training and eval (its own backward kernel, and for
+// composite gradients worth checking: linear, pad, conv2d, conv1d and conv_transpose2d across
+// their geometry, the pools, batch_norm in training and eval (its own backward kernel, and for
 // double backward its gradient written with differentiable ops) with and without a fused
 // relu/gelu, on NCHW and channels_last inputs, add_relu, layer_norm, group_norm,
 // cross_entropy with label smoothing and ignore_index, embedding, interpolate. The
@@ -53,6 +53,36 @@ TEST_CASE("gradcheck: conv2d over stride, padding, dilation and groups") {
       };
       CHECK(gradcheck(fn, inputs));
       CHECK(gradgradcheck(fn, inputs));
+    }
+  }
+}
+
+TEST_CASE("gradcheck: linear with and without bias, on 1-D, 2-D and 3-D inputs") {
+  for (const Shape& input : {Shape{3}, Shape{4, 3}, Shape{2, 5, 3}}) {
+    for (bool bias : {true, false}) {
+      DYNAMIC_SECTION(input.size() << "-D input" << (bias ? ", bias" : ", no bias")) {
+        TensorList inputs{leaf(input), leaf({2, 3}, 0.5)};
+        if (bias) inputs.push_back(leaf({2}));
+        auto fn = [](const TensorList& in) { return F::linear(in[0], in[1], in.size() > 2 ? in[2] : Tensor()); };
+        CHECK(gradcheck(fn, inputs));
+        CHECK(gradgradcheck(fn, inputs));
+      }
+    }
+  }
+}
+
+TEST_CASE("gradcheck: pad, adding and cropping") {
+  const std::pair<Shape, std::vector<int64_t>> cases[] = {
+      {{2, 3, 4}, {1, 2}},
+      {{2, 3, 2, 3}, {0, 0, 0, 0, 1, 2}},
+      {{2, 3, 4, 5}, {-1, 2, 0, -2}},
+      {{3, 6}, {-1, -2, -1, 0}},
+  };
+  for (const auto& [shape, pad] : cases) {
+    DYNAMIC_SECTION(shape.size() << "-D input, " << pad.size() / 2 << " dims padded, from " << pad[0]) {
+      auto fn = [pad = pad](const TensorList& in) { return F::pad(in[0], pad, 0.5); };
+      CHECK(gradcheck(fn, {leaf(shape)}));
+      CHECK(gradgradcheck(fn, {leaf(shape)}));
     }
   }
 }

@@ -294,6 +294,17 @@ TEST_CASE("activation layers and Flatten match PyTorch") {
   }
 }
 
+TEST_CASE("pad (constant mode) matches PyTorch: pads from the last dim backwards, crops, a value") {
+  for (const std::string& name : nn_cases_of_kind("pad")) {
+    DYNAMIC_SECTION(name) {
+      const json& c = nn_case(name);
+      Tensors in = load_inputs(c);
+      const std::vector<int64_t> pad = c.at("params").at("pad");
+      check(c, {{"out", functional::pad(in.at("x"), pad, c.at("params").at("value"))}}, {{"x", in.at("x")}});
+    }
+  }
+}
+
 TEST_CASE("CrossEntropyLoss matches PyTorch (reductions, ignore_index, label smoothing, class weights, class "
           "probabilities)") {
   for (const std::string& name : nn_cases_of_kind("cross_entropy")) {
