@@ -67,6 +67,16 @@ auto seeded(uint64_t seed, F make) {
   return make();
 }
 
+// make() holding the same lock, for constructors that draw from the default generator values
+// nobody reads (a tensor-parallel layer's own initialization, which load_full_state_dict then
+// overwrites): unlocked, those draws could land between another rank's manual_seed and its
+// unsplit layer's draws, and the ranks' unsplit layers would differ.
+template <typename F>
+auto drawing_alone(F make) {
+  std::lock_guard<std::mutex> lock(seed_mutex);
+  return make();
+}
+
 // Every parameter's gradient of a tensor-parallel layer, gathered whole.
 Tensor gathered_grad(const TensorParallelLayer& layer, const Tensor& param, const std::string& name) {
   for (const ParallelParameter& p : layer.parallel_parameters())
@@ -87,7 +97,8 @@ TEST_CASE("ColumnParallelLinear (gather_output) and RowParallelLinear (whole inp
         const Tensor y_plain = plain(x_plain);
         (y_plain * y_plain).sum().backward();
 
-        ColumnParallelLinear column(ColumnParallelLinearOptions(5, 7).gather_output(true), group);
+        ColumnParallelLinear column =
+            drawing_alone([&] { return ColumnParallelLinear(ColumnParallelLinearOptions(5, 7).gather_output(true), group); });
         column->to(kFloat64);
         load_full_state_dict(*column, plain->state_dict());
         const Tensor y = column(x);
@@ -97,7 +108,8 @@ TEST_CASE("ColumnParallelLinear (gather_output) and RowParallelLinear (whole inp
         THREAD_CHECK(max_abs_diff(gathered_grad(*column, column->weight, "weight"), plain->weight.grad()) < 1e-13);
         THREAD_CHECK(max_abs_diff(gathered_grad(*column, column->bias, "bias"), plain->bias.grad()) < 1e-13);
 
-        RowParallelLinear row(RowParallelLinearOptions(5, 7).input_is_parallel(false), group);
+        RowParallelLinear row =
+            drawing_alone([&] { return RowParallelLinear(RowParallelLinearOptions(5, 7).input_is_parallel(false), group); });
         row->to(kFloat64);
         load_full_state_dict(*row, plain->state_dict());
         const Tensor x2 = x.detach().clone().requires_grad_();
@@ -123,7 +135,8 @@ TEST_CASE("VocabParallelEmbedding equals nn::Embedding, with a rank that holds n
         const Tensor y_plain = plain(ids);
         (y_plain * y_plain).sum().backward();
 
-        VocabParallelEmbedding embed(VocabParallelEmbeddingOptions(vocab, 3), group);
+        VocabParallelEmbedding embed =
+            drawing_alone([&] { return VocabParallelEmbedding(VocabParallelEmbeddingOptions(vocab, 3), group); });
         embed->to(kFloat64);
         load_full_state_dict(*embed, plain->state_dict());
         if (vocab == 5 && rank == 3) THREAD_CHECK(embed->weight.size(0) == 0);
@@ -142,8 +155,10 @@ TEST_CASE("VocabParallelEmbedding equals nn::Embedding, with a rank that holds n
 TEST_CASE("The unsplit state_dict goes in and comes back exactly; a wrong shape is named") {
   run_tp(3, [&](int, const GroupPtr& group) {
     nn::Sequential plain = seeded(6, [] { return nn::Sequential(nn::Linear(4, 7), nn::Linear(7, 5)); });
-    nn::Sequential split(ColumnParallelLinear(ColumnParallelLinearOptions(4, 7), group),
-                         RowParallelLinear(RowParallelLinearOptions(7, 5), group));
+    nn::Sequential split = drawing_alone([&] {
+      return nn::Sequential(ColumnParallelLinear(ColumnParallelLinearOptions(4, 7), group),
+                            RowParallelLinear(RowParallelLinearOptions(7, 5), group));
+    });
     load_full_state_dict(*split, plain->state_dict());
     const nn::StateDict back = full_state_dict(*split);
     const nn::StateDict original = plain->state_dict();
